@@ -1,0 +1,284 @@
+/* net.c — sockets and frames (see net.h). */
+#include "common/net.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+int pfs_addr_parse(const char *s, char *host, size_t hostsz, uint16_t *port)
+{
+	const char *colon, *hs = s;
+	size_t hl;
+	char *end;
+	unsigned long p;
+
+	if (!s)
+		return -EINVAL;
+	if (s[0] == '[') {
+		const char *rb = strchr(s, ']');
+		if (!rb || rb[1] != ':')
+			return -EINVAL;
+		hs = s + 1;
+		hl = (size_t)(rb - hs);
+		colon = rb + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon)
+			return -EINVAL;
+		hl = (size_t)(colon - s);
+	}
+	if (hl >= hostsz)
+		return -EINVAL;
+	memcpy(host, hs, hl);
+	host[hl] = '\0';
+	errno = 0;
+	p = strtoul(colon + 1, &end, 10);
+	if (errno || *end || colon[1] == '\0' || p > 65535)
+		return -EINVAL;
+	*port = (uint16_t)p;
+	return 0;
+}
+
+static int resolve(const char *host, uint16_t port, int passive, struct addrinfo **res)
+{
+	struct addrinfo hints;
+	char ps[8];
+	int rc;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = passive ? AI_PASSIVE : 0;
+	snprintf(ps, sizeof(ps), "%u", port);
+	rc = getaddrinfo(host && *host ? host : NULL, ps, &hints, res);
+	if (rc)
+		return rc == EAI_SYSTEM ? -errno : -EHOSTUNREACH;
+	return 0;
+}
+
+int pfs_net_listen(const char *host, uint16_t port, int *fd)
+{
+	struct addrinfo *res, *ai;
+	int rc, s = -1, one = 1;
+
+	rc = resolve(host, port, 1, &res);
+	if (rc)
+		return rc;
+	rc = -EADDRNOTAVAIL;
+	for (ai = res; ai; ai = ai->ai_next) {
+		s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+		if (s < 0) {
+			rc = -errno;
+			continue;
+		}
+		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(s, ai->ai_addr, ai->ai_addrlen) == 0 && listen(s, 512) == 0)
+			break;
+		rc = -errno;
+		close(s);
+		s = -1;
+	}
+	freeaddrinfo(res);
+	if (s < 0)
+		return rc;
+	*fd = s;
+	return 0;
+}
+
+int pfs_net_local_port(int fd, uint16_t *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl))
+		return -errno;
+	if (ss.ss_family == AF_INET)
+		*port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	else
+		*port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return 0;
+}
+
+int pfs_net_set_timeout(int fd, int timeout_ms)
+{
+	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+		return -errno;
+	return 0;
+}
+
+static int connect_one(const struct addrinfo *ai, int timeout_ms, int *fd)
+{
+	int s, rc, one = 1;
+
+	s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+	if (s < 0)
+		return -errno;
+	rc = connect(s, ai->ai_addr, ai->ai_addrlen);
+	if (rc && errno == EINPROGRESS) {
+		struct pollfd pfd = { .fd = s, .events = POLLOUT };
+		int err = 0;
+		socklen_t el = sizeof(err);
+
+		rc = poll(&pfd, 1, timeout_ms > 0 ? timeout_ms : -1);
+		if (rc == 0) {
+			close(s);
+			return -ETIMEDOUT;
+		}
+		if (rc < 0 || getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &el) || err) {
+			rc = err ? -err : -errno;
+			close(s);
+			return rc;
+		}
+	} else if (rc) {
+		rc = -errno;
+		close(s);
+		return rc;
+	}
+	fcntl(s, F_SETFL, fcntl(s, F_GETFL) & ~O_NONBLOCK);
+	setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	*fd = s;
+	return 0;
+}
+
+int pfs_net_connect(const char *host, uint16_t port, int timeout_ms, int *fd)
+{
+	struct addrinfo *res, *ai;
+	int rc;
+
+	rc = resolve(host, port, 0, &res);
+	if (rc)
+		return rc;
+	rc = -ECONNREFUSED;
+	for (ai = res; ai; ai = ai->ai_next) {
+		rc = connect_one(ai, timeout_ms, fd);
+		if (rc == 0)
+			break;
+	}
+	freeaddrinfo(res);
+	return rc;
+}
+
+int pfs_net_write_all(int fd, const void *p, size_t n)
+{
+	const uint8_t *c = p;
+
+	while (n > 0) {
+		ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int pfs_net_read_all(int fd, void *p, size_t n)
+{
+	uint8_t *c = p;
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = recv(fd, c + got, n - got, 0);
+		if (r == 0)
+			return got == 0 ? -ECONNRESET : -EPIPE;
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		}
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+int pfs_net_send_frame(int fd, pfs_hdr *h, const void *payload, size_t len,
+		       const void *bulk, size_t bulk_len)
+{
+	uint8_t hb[PFS_HDR_LEN];
+	struct iovec iov[3];
+	int n = 0;
+	size_t total;
+
+	if (len + bulk_len > PFS_MAX_PAYLOAD)
+		return -EMSGSIZE;
+	h->payload_len = (uint32_t)(len + bulk_len);
+	pfs_hdr_encode(h, hb);
+	iov[n++] = (struct iovec){ hb, PFS_HDR_LEN };
+	if (len)
+		iov[n++] = (struct iovec){ (void *)payload, len };
+	if (bulk_len)
+		iov[n++] = (struct iovec){ (void *)bulk, bulk_len };
+	total = PFS_HDR_LEN + len + bulk_len;
+	while (total > 0) {
+		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+		ssize_t w = sendmsg(fd, &mh, MSG_NOSIGNAL);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		}
+		total -= (size_t)w;
+		/* Advance the iovec past what was written. */
+		struct iovec *v = iov;
+		while (w > 0 && n > 0) {
+			if ((size_t)w >= v->iov_len) {
+				w -= (ssize_t)v->iov_len;
+				memmove(iov, iov + 1, sizeof(*iov) * (size_t)(--n));
+			} else {
+				v->iov_base = (uint8_t *)v->iov_base + w;
+				v->iov_len -= (size_t)w;
+				w = 0;
+			}
+		}
+	}
+	return 0;
+}
+
+int pfs_net_recv_frame(int fd, pfs_hdr *h, uint32_t max_payload, void *buf, size_t cap,
+		       uint8_t **dyn, uint8_t **data)
+{
+	uint8_t hb[PFS_HDR_LEN];
+	uint8_t *p;
+	int rc;
+
+	*dyn = NULL;
+	*data = NULL;
+	rc = pfs_net_read_all(fd, hb, sizeof(hb));
+	if (rc)
+		return rc;
+	rc = pfs_hdr_decode(hb, sizeof(hb), max_payload, h);
+	if (rc)
+		return rc;
+	if (h->payload_len <= cap && buf) {
+		p = buf;
+	} else {
+		p = malloc(h->payload_len ? h->payload_len : 1);
+		if (!p)
+			return -ENOMEM;
+		*dyn = p;
+	}
+	rc = pfs_net_read_all(fd, p, h->payload_len);
+	if (rc) {
+		free(*dyn);
+		*dyn = NULL;
+		return rc == -ECONNRESET ? -EPIPE : rc;
+	}
+	*data = p;
+	return 0;
+}

@@ -1,0 +1,36 @@
+/* net.h — TCP helpers and whole-frame send/receive on blocking sockets.
+ *
+ * All sockets are blocking with TCP_NODELAY; frames are written with one
+ * writev (header + payload + optional bulk) and read with exact-length reads,
+ * so a frame is never interleaved on a connection whose writers hold its send
+ * lock.  Functions return 0 or a negative errno; -ECONNRESET means the peer
+ * closed the connection cleanly at a frame boundary. */
+#ifndef PFS_NET_H
+#define PFS_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/proto.h"
+
+/* Parse "host:port" (host may be empty = 0.0.0.0, or [v6]); 0 or -EINVAL. */
+int pfs_addr_parse(const char *s, char *host, size_t hostsz, uint16_t *port);
+/* Listen on host:port (port 0 picks a free port; see pfs_net_local_port). */
+int pfs_net_listen(const char *host, uint16_t port, int *fd);
+int pfs_net_local_port(int fd, uint16_t *port);
+/* Connect with a timeout in milliseconds (0 = system default). */
+int pfs_net_connect(const char *host, uint16_t port, int timeout_ms, int *fd);
+/* Set send/receive timeouts (0 = none). */
+int pfs_net_set_timeout(int fd, int timeout_ms);
+int pfs_net_write_all(int fd, const void *p, size_t n);
+int pfs_net_read_all(int fd, void *p, size_t n);
+/* Send one frame; h->payload_len is set to len + bulk_len. */
+int pfs_net_send_frame(int fd, pfs_hdr *h, const void *payload, size_t len,
+		       const void *bulk, size_t bulk_len);
+/* Receive one frame.  The payload goes into buf if it fits in cap bytes,
+ * else into a malloc'd buffer returned in *dyn (caller frees; NULL when buf
+ * was used).  *data points at the payload either way. */
+int pfs_net_recv_frame(int fd, pfs_hdr *h, uint32_t max_payload, void *buf, size_t cap,
+		       uint8_t **dyn, uint8_t **data);
+
+#endif

@@ -1,0 +1,154 @@
+/* proto.h — the pfs wire protocol: frame header, opcodes, error codes.
+ *
+ * Every connection (client<->MDS, client<->OSS, OSS<->MDS control, pfsadmin)
+ * carries frames: a fixed PFS_HDR_LEN-byte little-endian header followed by
+ * payload_len bytes of payload.  Payloads are built and parsed with the
+ * bounds-checked codec in common/buf.h; the layout of each opcode's request
+ * and reply payload is documented next to its opcode below ("->" separates
+ * request from reply; cred = see pfs_cred in common/msg.h; str = u32 length +
+ * bytes, no NUL).  A reply reuses the request's opcode and req_id, sets
+ * PFS_F_REPLY and carries 0 or a negative errno in status; on error the reply
+ * payload is empty.
+ *
+ * Decoding never trusts the wire: bad magic, unknown version, oversized
+ * payloads and reserved bits are rejected with a negative errno, and the
+ * caller closes the connection (a frame boundary can no longer be trusted).
+ * An unknown opcode inside a well-formed frame gets an -EOPNOTSUPP reply.
+ *
+ * Every request carries the job id (the QoS unit, NUL-padded string) and the
+ * client id (a random 64-bit id chosen by each mount at start). */
+#ifndef PFS_PROTO_H
+#define PFS_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PFS_MAGIC 0x31534650u /* "PFS1" little-endian */
+#define PFS_PROTO_VERSION 1
+#define PFS_HDR_LEN 72
+#define PFS_JOBID_MAX 32 /* bytes in the header, including padding */
+/* Largest payload accepted: a 1 MiB bulk write plus its request fields, or a
+ * readdir page.  Anything larger is a protocol error. */
+#define PFS_MAX_IO (1u << 20)
+#define PFS_MAX_PAYLOAD (PFS_MAX_IO + 4096u)
+
+/* Header flags. */
+#define PFS_F_REPLY 0x1u
+#define PFS_F_MASK 0x1u
+
+typedef struct pfs_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t opcode;
+	uint32_t flags;
+	int32_t status;        /* replies: 0 or -errno */
+	uint64_t req_id;
+	uint64_t client_id;
+	uint32_t payload_len;
+	uint32_t reserved;     /* must be 0 */
+	char job_id[PFS_JOBID_MAX]; /* NUL-padded; not necessarily NUL-terminated */
+} pfs_hdr;
+
+enum pfs_opcode {
+	PFS_OP_PING = 1,            /* anything -> same bytes echoed */
+
+	/* ---- MDS: namespace (client -> MDS data-less metadata port) ---- */
+	PFS_OP_MDS_LOOKUP = 100,    /* cred, u64 parent, str name -> attr */
+	PFS_OP_MDS_GETATTR,         /* cred, u64 ino -> attr */
+	PFS_OP_MDS_SETATTR,         /* cred, u64 ino, u32 valid(PFS_SETATTR_*), u32 mode,
+	                               u32 uid, u32 gid, u64 size, i64 atime_ns, i64 mtime_ns
+	                               -> attr.  Size change only updates the MDS; the
+	                               client truncates the objects itself. */
+	PFS_OP_MDS_CREATE,          /* cred, u64 parent, str name, u32 mode, u32 flags
+	                               (PFS_CREATE_EXCL), u32 stripe_size, u32 stripe_count
+	                               (0 = inherit) -> attr, layout */
+	PFS_OP_MDS_MKNOD,           /* cred, u64 parent, str name, u32 mode, u32 rdev -> attr */
+	PFS_OP_MDS_MKDIR,           /* cred, u64 parent, str name, u32 mode -> attr */
+	PFS_OP_MDS_UNLINK,          /* cred, u64 parent, str name -> (empty) */
+	PFS_OP_MDS_RMDIR,           /* cred, u64 parent, str name -> (empty) */
+	PFS_OP_MDS_RENAME,          /* cred, u64 parent, str name, u64 newparent, str newname,
+	                               u32 flags (PFS_RENAME_NOREPLACE|EXCHANGE) -> (empty) */
+	PFS_OP_MDS_READDIR,         /* cred, u64 ino, u64 cookie (0 = start), u32 max
+	                               -> u32 count, u8 eof, count x { u64 ino, u32 mode,
+	                               u64 next_cookie, str name } */
+	PFS_OP_MDS_SYMLINK,         /* cred, u64 parent, str name, str target -> attr */
+	PFS_OP_MDS_READLINK,        /* cred, u64 ino -> str target */
+	PFS_OP_MDS_LINK,            /* cred, u64 ino, u64 newparent, str newname -> attr */
+	PFS_OP_MDS_STATFS,          /* cred -> statfs (pfs_statfs in msg.h) */
+	PFS_OP_MDS_SETXATTR,        /* cred, u64 ino, str name, str value, u32 flags
+	                               (XATTR_CREATE/REPLACE) -> (empty) */
+	PFS_OP_MDS_GETXATTR,        /* cred, u64 ino, str name -> str value */
+	PFS_OP_MDS_LISTXATTR,       /* cred, u64 ino -> str names (NUL-separated list) */
+	PFS_OP_MDS_REMOVEXATTR,     /* cred, u64 ino, str name -> (empty) */
+	PFS_OP_MDS_OPEN,            /* cred, u64 ino, u32 open flags -> attr, layout */
+	PFS_OP_MDS_ACCESS,          /* cred, u64 ino, u32 mask (R_OK|W_OK|X_OK) -> (empty) */
+	PFS_OP_MDS_SETSIZE,         /* cred, u64 ino, u64 size, i64 mtime_ns (0 = keep)
+	                               -> attr.  Grows only: size = max(size, current).
+	                               Pushed by clients on fsync/flush/close. */
+	PFS_OP_MDS_GETLAYOUT,       /* cred, u64 ino -> layout (empty layout for dirs) */
+	PFS_OP_MDS_SETSTRIPE,       /* cred, u64 ino, u32 stripe_size, u32 stripe_count
+	                               -> (empty).  On a directory: the default layout of
+	                               new files below; on a file: only if it has no data. */
+
+	/* ---- MDS: administration (pfsadmin) ---- */
+	PFS_OP_MDS_OST_LIST = 200,  /* (empty) -> u32 n, n x ost_info (msg.h) */
+
+	/* ---- MDS: control channel (OSS -> MDS) ---- */
+	PFS_OP_MDS_OSS_REGISTER = 250, /* str oss_name, str host, u16 data_port,
+	                                  u16 ctl_port, u32 n, n x { str ost_uuid,
+	                                  u64 total_bytes, u64 free_bytes, u64 objects }
+	                                  -> u32 n, n x u32 ost_index */
+	PFS_OP_MDS_OSS_HEARTBEAT,      /* str oss_name, u32 n, n x { u32 ost_index,
+	                                  u64 total_bytes, u64 free_bytes, u64 objects }
+	                                  -> (empty) */
+
+	/* ---- OSS: data port (client -> OSS) ---- */
+	PFS_OP_OSS_READ = 300,      /* u32 ost, u64 object, u64 offset, u32 len
+	                               -> bytes (short at object end; holes are zeros) */
+	PFS_OP_OSS_WRITE,           /* u32 ost, u64 object, u64 offset, u32 len, len bytes
+	                               -> u32 written */
+	PFS_OP_OSS_TRUNCATE,        /* u32 ost, u64 object, u64 size -> (empty) */
+	PFS_OP_OSS_PUNCH,           /* u32 ost, u64 object, u64 offset, u64 len -> (empty) */
+	PFS_OP_OSS_STAT,            /* u32 ost, u64 object -> u64 size, u64 blocks */
+	PFS_OP_OSS_SYNC,            /* u32 ost, u64 object -> (empty) */
+	PFS_OP_OSS_STATFS,          /* u32 ost -> u64 total_bytes, u64 free_bytes, u64 objects */
+
+	/* ---- OSS: control port (MDS/pfsadmin -> OSS) ---- */
+	PFS_OP_OSS_DESTROY = 350,   /* u32 ost, u64 object -> (empty); missing is success */
+	PFS_OP_OSS_LIST_OBJECTS,    /* u32 ost, u64 after, u32 max -> u32 n, u8 eof, n x u64 */
+	PFS_OP_OSS_JOBSTATS,        /* (empty) -> u32 n, n x job_stats (msg.h) */
+};
+
+/* PFS_OP_MDS_SETATTR valid bits. */
+#define PFS_SETATTR_MODE 0x01u
+#define PFS_SETATTR_UID 0x02u
+#define PFS_SETATTR_GID 0x04u
+#define PFS_SETATTR_SIZE 0x08u
+#define PFS_SETATTR_ATIME 0x10u
+#define PFS_SETATTR_MTIME 0x20u
+#define PFS_SETATTR_ATIME_NOW 0x40u
+#define PFS_SETATTR_MTIME_NOW 0x80u
+#define PFS_SETATTR_CTIME 0x100u
+
+#define PFS_CREATE_EXCL 0x1u
+#define PFS_RENAME_NOREPLACE 0x1u /* == RENAME_NOREPLACE */
+#define PFS_RENAME_EXCHANGE 0x2u  /* == RENAME_EXCHANGE */
+
+/* Encode h into exactly PFS_HDR_LEN bytes at out. */
+void pfs_hdr_encode(const pfs_hdr *h, uint8_t *out);
+/* Decode and validate a header from len bytes at in.
+ * Returns 0, -EAGAIN if len < PFS_HDR_LEN, -EBADMSG on bad magic or reserved
+ * bits, -EPROTONOSUPPORT on an unknown version, -EMSGSIZE if payload_len
+ * exceeds max_payload. */
+int pfs_hdr_decode(const uint8_t *in, size_t len, uint32_t max_payload, pfs_hdr *h);
+/* Fill a request header (magic, version, opcode, ids; job id truncated). */
+void pfs_hdr_init(pfs_hdr *h, uint16_t opcode, uint64_t req_id, uint64_t client_id,
+		  const char *job_id);
+/* Copy the job id out of a header into a NUL-terminated buffer of
+ * PFS_JOBID_MAX + 1 bytes. */
+void pfs_hdr_jobid(const pfs_hdr *h, char out[PFS_JOBID_MAX + 1]);
+const char *pfs_op_name(uint16_t opcode); /* "MDS_LOOKUP"; "?" if unknown */
+/* strerror for negative errno values, including the protocol ones. */
+const char *pfs_strerror(int err);
+
+#endif

@@ -1,0 +1,269 @@
+/* rpc.c — connection pool and request/reply calls (see rpc.h). */
+#include "common/rpc.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/net.h"
+
+struct pfs_rpc_pool {
+	char host[256];
+	uint16_t port;
+	pfs_rpc_opts opts;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int *idle;          /* idle fds; guarded by lock */
+	unsigned nidle;
+	unsigned nopen;     /* open fds, idle or borrowed; guarded by lock */
+	uint64_t next_req;  /* guarded by lock */
+};
+
+struct pfs_rpc_inflight {
+	pfs_rpc_pool *pool;
+	int fd;
+	uint64_t req_id;
+	uint16_t op;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int pfs_rpc_pool_create(const char *host, uint16_t port, const pfs_rpc_opts *opts,
+			pfs_rpc_pool **out)
+{
+	pfs_rpc_pool *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	if (strlen(host) >= sizeof(p->host)) {
+		free(p);
+		return -EINVAL;
+	}
+	strcpy(p->host, host);
+	p->port = port;
+	if (opts)
+		p->opts = *opts;
+	if (!p->opts.max_conns)
+		p->opts.max_conns = 8;
+	if (!p->opts.timeout_ms)
+		p->opts.timeout_ms = 60000;
+	if (!p->opts.retry_ms)
+		p->opts.retry_ms = 30000;
+	p->idle = calloc(p->opts.max_conns, sizeof(int));
+	if (!p->idle) {
+		free(p);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	p->next_req = 1;
+	*out = p;
+	return 0;
+}
+
+void pfs_rpc_pool_destroy(pfs_rpc_pool *p)
+{
+	if (!p)
+		return;
+	for (unsigned i = 0; i < p->nidle; i++)
+		close(p->idle[i]);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cond);
+	free(p->idle);
+	free(p);
+}
+
+const char *pfs_rpc_pool_host(const pfs_rpc_pool *p) { return p->host; }
+uint16_t pfs_rpc_pool_port(const pfs_rpc_pool *p) { return p->port; }
+
+/* Borrow a connection: an idle one, a new one, or wait for one. */
+static int conn_get(pfs_rpc_pool *p, int *fd, uint64_t *req_id)
+{
+	int rc;
+
+	pthread_mutex_lock(&p->lock);
+	while (p->nidle == 0 && p->nopen >= p->opts.max_conns)
+		pthread_cond_wait(&p->cond, &p->lock);
+	*req_id = p->next_req++;
+	while (p->nidle > 0) {
+		/* An idle connection the server has closed (it restarted) shows
+		 * as readable; drop it here so a request is never sent into a
+		 * dead socket. */
+		struct pollfd pfd = { .fd = p->idle[--p->nidle], .events = POLLIN | POLLRDHUP };
+
+		if (poll(&pfd, 1, 0) == 0) {
+			*fd = pfd.fd;
+			pthread_mutex_unlock(&p->lock);
+			return 0;
+		}
+		close(pfd.fd);
+		p->nopen--;
+	}
+	p->nopen++;
+	pthread_mutex_unlock(&p->lock);
+	rc = pfs_net_connect(p->host, p->port, p->opts.timeout_ms, fd);
+	if (rc == 0)
+		rc = pfs_net_set_timeout(*fd, p->opts.timeout_ms);
+	if (rc) {
+		pthread_mutex_lock(&p->lock);
+		p->nopen--;
+		pthread_cond_signal(&p->cond);
+		pthread_mutex_unlock(&p->lock);
+	}
+	return rc;
+}
+
+/* Give a connection back; broken ones are closed. */
+static void conn_put(pfs_rpc_pool *p, int fd, int broken)
+{
+	pthread_mutex_lock(&p->lock);
+	if (broken) {
+		close(fd);
+		p->nopen--;
+	} else {
+		p->idle[p->nidle++] = fd;
+	}
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* Drop every idle connection (after a server restart they are all dead). */
+static void conn_flush(pfs_rpc_pool *p)
+{
+	pthread_mutex_lock(&p->lock);
+	while (p->nidle > 0) {
+		close(p->idle[--p->nidle]);
+		p->nopen--;
+	}
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static int send_req(pfs_rpc_pool *p, int fd, uint64_t req_id, uint16_t op, const char *job_id,
+		    const void *req, size_t len, const void *bulk, size_t bulk_len)
+{
+	pfs_hdr h;
+
+	pfs_hdr_init(&h, op, req_id, p->opts.client_id, job_id);
+	return pfs_net_send_frame(fd, &h, req, len, bulk, bulk_len);
+}
+
+int pfs_rpc_start(pfs_rpc_pool *p, uint16_t op, const char *job_id,
+		  const void *req, size_t len, const void *bulk, size_t bulk_len,
+		  pfs_rpc_inflight **call)
+{
+	pfs_rpc_inflight *c;
+	uint64_t deadline = now_ms() + (uint64_t)p->opts.retry_ms;
+	unsigned delay = 10;
+	int rc;
+
+	c = malloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	for (;;) {
+		rc = conn_get(p, &c->fd, &c->req_id);
+		if (rc == 0) {
+			rc = send_req(p, c->fd, c->req_id, op, job_id, req, len, bulk, bulk_len);
+			if (rc == 0)
+				break;
+			/* A pooled connection the server closed: nothing was
+			 * processed, so resending is safe. */
+			conn_put(p, c->fd, 1);
+			conn_flush(p);
+		}
+		if (rc == -EMSGSIZE || now_ms() >= deadline)
+			goto fail;
+		usleep(delay * 1000);
+		if (delay < 500)
+			delay *= 2;
+	}
+	c->pool = p;
+	c->op = op;
+	*call = c;
+	return 0;
+fail:
+	free(c);
+	return rc;
+}
+
+void pfs_rpc_reply_init(pfs_rpc_reply *rep)
+{
+	void *buf = rep->buf;
+	size_t cap = rep->cap;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->buf = buf;
+	rep->cap = cap;
+}
+
+void pfs_rpc_reply_free(pfs_rpc_reply *rep)
+{
+	if (!rep)
+		return;
+	free(rep->dyn_);
+	rep->dyn_ = NULL;
+	rep->data = NULL;
+	rep->len = 0;
+}
+
+int pfs_rpc_finish(pfs_rpc_inflight *c, pfs_rpc_reply *rep)
+{
+	pfs_rpc_pool *p = c->pool;
+	int rc;
+
+	free(rep->dyn_);
+	rep->dyn_ = NULL;
+	rep->data = NULL;
+	rep->len = 0;
+	rc = pfs_net_recv_frame(c->fd, &rep->hdr, PFS_MAX_PAYLOAD, rep->buf, rep->cap,
+				&rep->dyn_, &rep->data);
+	if (rc == 0 && (!(rep->hdr.flags & PFS_F_REPLY) || rep->hdr.req_id != c->req_id ||
+			rep->hdr.opcode != c->op)) {
+		pfs_log(PFS_LOG_WARNING, "rpc %s:%u: reply does not match request %s",
+			p->host, p->port, pfs_op_name(c->op));
+		rc = -EBADMSG;
+	}
+	if (rc) {
+		pfs_rpc_reply_free(rep);
+		conn_put(p, c->fd, 1);
+		if (rc == -ECONNRESET)
+			rc = -EPIPE; /* the request may have been executed */
+		free(c);
+		return rc;
+	}
+	rep->len = rep->hdr.payload_len;
+	conn_put(p, c->fd, 0);
+	free(c);
+	return rep->hdr.status;
+}
+
+int pfs_rpc_call(pfs_rpc_pool *p, uint16_t op, const char *job_id, unsigned flags,
+		 const void *req, size_t len, const void *bulk, size_t bulk_len,
+		 pfs_rpc_reply *rep)
+{
+	uint64_t deadline = now_ms() + (uint64_t)p->opts.retry_ms;
+	pfs_rpc_inflight *c;
+	int rc;
+
+	for (;;) {
+		rc = pfs_rpc_start(p, op, job_id, req, len, bulk, bulk_len, &c);
+		if (rc)
+			return rc;
+		rc = pfs_rpc_finish(c, rep);
+		if (rc != -EPIPE || !(flags & PFS_RPC_IDEMPOTENT) || now_ms() >= deadline)
+			return rc;
+		conn_flush(p);
+		usleep(50 * 1000);
+	}
+}

@@ -1,0 +1,70 @@
+/* rpc.h — client side of the protocol: a pool of connections to one server.
+ *
+ * A pool holds up to max_conns blocking connections to host:port.  A call
+ * borrows an idle connection (opening one if the pool is not full, waiting
+ * otherwise), sends one request frame, reads one reply frame and gives the
+ * connection back.  pfs_rpc_start/pfs_rpc_finish split a call in two so a
+ * caller can put requests to several servers on the wire before waiting for
+ * any reply (the striped data path does this).
+ *
+ * Failure rule: a transport error closes that connection.  When the request
+ * could not be sent (connect refused, reset before sending), pfs_rpc_call
+ * retries with backoff for up to the pool's retry window, which is how
+ * clients ride out a server restart.  A request that was sent but got no
+ * reply is retried only if the caller marks it idempotent.
+ *
+ * Thread-safe: any number of threads may call into one pool. */
+#ifndef PFS_RPC_H
+#define PFS_RPC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/proto.h"
+
+typedef struct pfs_rpc_pool pfs_rpc_pool;
+typedef struct pfs_rpc_inflight pfs_rpc_inflight;
+
+typedef struct pfs_rpc_opts {
+	unsigned max_conns;   /* default 8 */
+	int timeout_ms;       /* per-call send/receive timeout, default 60000 */
+	int retry_ms;         /* how long to keep retrying a failed connect, default 30000 */
+	uint64_t client_id;   /* put in every header */
+} pfs_rpc_opts;
+
+/* A reply: payload is data[0..len).  If the caller set buf/cap before the
+ * call and the payload fits, it is read straight into buf (no copy). */
+typedef struct pfs_rpc_reply {
+	pfs_hdr hdr;
+	uint8_t *data;
+	size_t len;
+	void *buf;     /* optional caller buffer */
+	size_t cap;
+	uint8_t *dyn_; /* internal: malloc'd payload, freed by pfs_rpc_reply_free */
+} pfs_rpc_reply;
+
+/* Flags for calls. */
+#define PFS_RPC_IDEMPOTENT 0x1u
+
+int pfs_rpc_pool_create(const char *host, uint16_t port, const pfs_rpc_opts *opts,
+			pfs_rpc_pool **out);
+/* Closes all connections; no call may be in progress. */
+void pfs_rpc_pool_destroy(pfs_rpc_pool *p);
+const char *pfs_rpc_pool_host(const pfs_rpc_pool *p);
+uint16_t pfs_rpc_pool_port(const pfs_rpc_pool *p);
+
+/* One round trip.  Returns the reply's status (0 or -errno from the server)
+ * or a transport error; on success with status 0 the reply payload is in
+ * rep (free with pfs_rpc_reply_free, also safe after errors). */
+int pfs_rpc_call(pfs_rpc_pool *p, uint16_t op, const char *job_id, unsigned flags,
+		 const void *req, size_t len, const void *bulk, size_t bulk_len,
+		 pfs_rpc_reply *rep);
+int pfs_rpc_start(pfs_rpc_pool *p, uint16_t op, const char *job_id,
+		  const void *req, size_t len, const void *bulk, size_t bulk_len,
+		  pfs_rpc_inflight **call);
+/* Wait for the reply of a started call; always consumes call. */
+int pfs_rpc_finish(pfs_rpc_inflight *call, pfs_rpc_reply *rep);
+void pfs_rpc_reply_init(pfs_rpc_reply *rep);
+void pfs_rpc_reply_free(pfs_rpc_reply *rep);
+
+#endif
