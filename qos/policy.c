@@ -1,0 +1,47 @@
+/* policy.c — the registry of QoS policies and parameter helpers.
+ * Each policy module defines its qos_policy_ops; this table lists them. */
+#include "qos/policy.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Registry: one line per policy, in the order `pfs-sim --help` shows them.
+ * (Each policy module adds its own line here.) */
+static const qos_policy_ops *const policies[] = {
+	NULL,
+};
+
+const qos_policy_ops *const *qos_policy_all(void) { return policies; }
+
+const qos_policy_ops *qos_policy_find(const char *name)
+{
+	for (size_t i = 0; policies[i]; i++)
+		if (strcmp(policies[i]->name, name) == 0)
+			return policies[i];
+	return NULL;
+}
+
+double qos_param_get(const qos_params *p, const char *key, double def)
+{
+	if (!p)
+		return def;
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->v[i].key, key) == 0)
+			return p->v[i].value;
+	return def;
+}
+
+int qos_params_check(const qos_params *p, const char *const *known)
+{
+	if (!p)
+		return 0;
+	for (size_t i = 0; i < p->n; i++) {
+		size_t k;
+		for (k = 0; known && known[k]; k++)
+			if (strcmp(p->v[i].key, known[k]) == 0)
+				break;
+		if (!known || !known[k])
+			return -EINVAL;
+	}
+	return 0;
+}
