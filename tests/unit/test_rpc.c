@@ -1,0 +1,256 @@
+/* test_rpc.c — the threaded frame server and the client pool together on
+ * loopback: echo round trips, concurrent callers, split start/finish, bulk
+ * payloads, garbage/truncated/oversized frames (the server closes the bad
+ * connection and keeps serving), and a client riding out a server restart. */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "common/log.h"
+#include "common/net.h"
+#include "common/rpc.h"
+#include "common/server.h"
+
+/* Echo: PING returns its payload; opcode 7 replies -ENOENT; others EOPNOTSUPP. */
+static void echo(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
+{
+	if (h->opcode == PFS_OP_PING)
+		pfs_sconn_reply(c, h, 0, payload, h->payload_len, NULL, 0);
+	else if (h->opcode == 7)
+		pfs_sconn_reply(c, h, -ENOENT, NULL, 0, NULL, 0);
+	else
+		pfs_sconn_reply(c, h, -EOPNOTSUPP, NULL, 0, NULL, 0);
+	free(payload);
+}
+
+static pfs_server *start(uint16_t port)
+{
+	pfs_server_opts o = { .host = "127.0.0.1", .port = port, .name = "test" };
+	pfs_server *s = NULL;
+
+	assert_int_equal(pfs_server_start(&o, echo, NULL, &s), 0);
+	return s;
+}
+
+static pfs_rpc_pool *pool_for(pfs_server *s)
+{
+	pfs_rpc_opts o = { .max_conns = 4, .timeout_ms = 5000, .retry_ms = 3000, .client_id = 42 };
+	pfs_rpc_pool *p = NULL;
+
+	assert_int_equal(pfs_rpc_pool_create("127.0.0.1", pfs_server_port(s), &o, &p), 0);
+	return p;
+}
+
+static void test_rpc_echo(void **state)
+{
+	pfs_server *s = start(0);
+	pfs_rpc_pool *p = pool_for(s);
+	pfs_rpc_reply r = { 0 };
+
+	assert_int_equal(pfs_rpc_call(p, PFS_OP_PING, "job1", 0, "abc", 3, "defg", 4, &r), 0);
+	assert_int_equal(r.len, 7);
+	assert_memory_equal(r.data, "abcdefg", 7);
+	assert_int_equal(r.hdr.client_id, 42);
+	pfs_rpc_reply_free(&r);
+	assert_int_equal(pfs_rpc_call(p, 7, "job1", 0, NULL, 0, NULL, 0, &r), -ENOENT);
+	assert_int_equal(pfs_rpc_call(p, 999, "job1", 0, NULL, 0, NULL, 0, &r), -EOPNOTSUPP);
+	pfs_rpc_reply_free(&r);
+	pfs_rpc_pool_destroy(p);
+	pfs_server_stop(s);
+}
+
+static void test_rpc_bulk_into_caller_buffer(void **state)
+{
+	pfs_server *s = start(0);
+	pfs_rpc_pool *p = pool_for(s);
+	size_t n = PFS_MAX_IO;
+	uint8_t *big = malloc(n), *dst = malloc(n);
+	pfs_rpc_reply r = { .buf = dst, .cap = n };
+
+	for (size_t i = 0; i < n; i++)
+		big[i] = (uint8_t)(i * 7);
+	assert_int_equal(pfs_rpc_call(p, PFS_OP_PING, NULL, 0, NULL, 0, big, n, &r), 0);
+	assert_ptr_equal(r.data, dst); /* no copy */
+	assert_int_equal(r.len, n);
+	assert_memory_equal(dst, big, n);
+	pfs_rpc_reply_free(&r);
+	/* Over the limit: refused before sending. */
+	uint8_t *over = calloc(1, PFS_MAX_PAYLOAD + 1);
+	assert_int_equal(pfs_rpc_call(p, PFS_OP_PING, NULL, 0, NULL, 0, over, PFS_MAX_PAYLOAD + 1,
+				      &r), -EMSGSIZE);
+	free(over);
+	free(big);
+	free(dst);
+	pfs_rpc_pool_destroy(p);
+	pfs_server_stop(s);
+}
+
+struct worker {
+	pfs_rpc_pool *p;
+	int id, ok;
+};
+
+static void *hammer(void *arg)
+{
+	struct worker *w = arg;
+
+	for (int i = 0; i < 200; i++) {
+		char msg[32];
+		pfs_rpc_reply r = { 0 };
+		int n = snprintf(msg, sizeof(msg), "w%d-%d", w->id, i);
+		if (pfs_rpc_call(w->p, PFS_OP_PING, NULL, 0, msg, (size_t)n, NULL, 0, &r) == 0 &&
+		    r.len == (size_t)n && memcmp(r.data, msg, (size_t)n) == 0)
+			w->ok++;
+		pfs_rpc_reply_free(&r);
+	}
+	return NULL;
+}
+
+static void test_rpc_concurrent(void **state)
+{
+	pfs_server *s = start(0);
+	pfs_rpc_pool *p = pool_for(s);
+	pthread_t t[8];
+	struct worker w[8];
+
+	for (int i = 0; i < 8; i++) {
+		w[i] = (struct worker){ p, i, 0 };
+		pthread_create(&t[i], NULL, hammer, &w[i]);
+	}
+	for (int i = 0; i < 8; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(w[i].ok, 200);
+	}
+	/* start/finish: three in flight at once on one pool */
+	pfs_rpc_inflight *c[3];
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(pfs_rpc_start(p, PFS_OP_PING, NULL, "x", 1, NULL, 0, &c[i]), 0);
+	for (int i = 0; i < 3; i++) {
+		pfs_rpc_reply r = { 0 };
+		assert_int_equal(pfs_rpc_finish(c[i], &r), 0);
+		assert_int_equal(r.len, 1);
+		pfs_rpc_reply_free(&r);
+	}
+	pfs_rpc_pool_destroy(p);
+	pfs_server_stop(s);
+}
+
+static void send_raw_and_close(uint16_t port, const void *b, size_t n)
+{
+	int fd;
+	uint8_t junk[256];
+
+	assert_int_equal(pfs_net_connect("127.0.0.1", port, 2000, &fd), 0);
+	pfs_net_set_timeout(fd, 2000);
+	pfs_net_write_all(fd, b, n);
+	shutdown(fd, SHUT_WR);
+	while (read(fd, junk, sizeof(junk)) > 0)
+		; /* the server answers with an error or just closes */
+	close(fd);
+}
+
+static void test_rpc_garbage(void **state)
+{
+	pfs_server *s = start(0);
+	pfs_rpc_pool *p = pool_for(s);
+	uint16_t port = pfs_server_port(s);
+	uint8_t buf[4096];
+	unsigned seed = 99;
+	pfs_hdr h;
+	pfs_rpc_reply r = { 0 };
+
+	pfs_log_set_level(PFS_LOG_ERR); /* the server logs each bad frame */
+	for (int i = 0; i < 50; i++) {
+		for (size_t k = 0; k < sizeof(buf); k++)
+			buf[k] = (uint8_t)rand_r(&seed);
+		send_raw_and_close(port, buf, 1 + (size_t)rand_r(&seed) % sizeof(buf));
+	}
+	/* truncated header, truncated payload, oversized payload claim */
+	pfs_hdr_init(&h, PFS_OP_PING, 1, 1, "j");
+	h.payload_len = 100;
+	pfs_hdr_encode(&h, buf);
+	send_raw_and_close(port, buf, 10);
+	send_raw_and_close(port, buf, PFS_HDR_LEN + 50);
+	h.payload_len = 0xffffffffu;
+	pfs_hdr_encode(&h, buf);
+	send_raw_and_close(port, buf, PFS_HDR_LEN);
+
+	/* An oversized frame gets an error reply before the close. */
+	int fd;
+	pfs_hdr e;
+	uint8_t *dyn, *data;
+	assert_int_equal(pfs_net_connect("127.0.0.1", port, 2000, &fd), 0);
+	pfs_net_set_timeout(fd, 2000);
+	assert_int_equal(pfs_net_write_all(fd, buf, PFS_HDR_LEN), 0);
+	assert_int_equal(pfs_net_recv_frame(fd, &e, 0, NULL, 0, &dyn, &data), 0);
+	assert_int_equal(e.status, -EMSGSIZE);
+	free(dyn);
+	close(fd);
+
+	/* Still serving. */
+	assert_int_equal(pfs_rpc_call(p, PFS_OP_PING, NULL, 0, "ok", 2, NULL, 0, &r), 0);
+	assert_memory_equal(r.data, "ok", 2);
+	pfs_rpc_reply_free(&r);
+	pfs_log_set_level(PFS_LOG_NOTICE);
+	pfs_rpc_pool_destroy(p);
+	pfs_server_stop(s);
+}
+
+static void test_rpc_server_restart(void **state)
+{
+	pfs_server *s = start(0);
+	uint16_t port = pfs_server_port(s);
+	pfs_rpc_pool *p = pool_for(s);
+	pfs_rpc_reply r = { 0 };
+
+	assert_int_equal(pfs_rpc_call(p, PFS_OP_PING, NULL, 0, "a", 1, NULL, 0, &r), 0);
+	pfs_server_stop(s); /* pooled connection is now dead */
+	s = start(port);
+	assert_int_equal(pfs_rpc_call(p, PFS_OP_PING, NULL, 0, "b", 1, NULL, 0, &r), 0);
+	assert_memory_equal(r.data, "b", 1);
+	pfs_rpc_reply_free(&r);
+	pfs_server_stop(s);
+	/* No server: a bounded wait, then a connection error. */
+	assert_int_equal(pfs_rpc_call(p, PFS_OP_PING, NULL, 0, "c", 1, NULL, 0, &r), -ECONNREFUSED);
+	pfs_rpc_pool_destroy(p);
+}
+
+static void test_rpc_addr_parse(void **state)
+{
+	char host[64];
+	uint16_t port;
+
+	assert_int_equal(pfs_addr_parse("10.0.0.1:7700", host, sizeof(host), &port), 0);
+	assert_string_equal(host, "10.0.0.1");
+	assert_int_equal(port, 7700);
+	assert_int_equal(pfs_addr_parse("[::1]:80", host, sizeof(host), &port), 0);
+	assert_string_equal(host, "::1");
+	assert_int_equal(pfs_addr_parse(":9", host, sizeof(host), &port), 0);
+	assert_string_equal(host, "");
+	assert_int_equal(pfs_addr_parse("nohost", host, sizeof(host), &port), -EINVAL);
+	assert_int_equal(pfs_addr_parse("h:70000", host, sizeof(host), &port), -EINVAL);
+	assert_int_equal(pfs_addr_parse("h:", host, sizeof(host), &port), -EINVAL);
+	assert_int_equal(pfs_addr_parse("h:12x", host, sizeof(host), &port), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rpc_echo),
+		cmocka_unit_test(test_rpc_bulk_into_caller_buffer),
+		cmocka_unit_test(test_rpc_concurrent),
+		cmocka_unit_test(test_rpc_garbage),
+		cmocka_unit_test(test_rpc_server_restart),
+		cmocka_unit_test(test_rpc_addr_parse),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
