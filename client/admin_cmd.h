@@ -1,0 +1,68 @@
+/* admin_cmd.h — the pfsadmin commands, as functions over an RPC pool to the
+ * MDS and an output stream, so they can run against a fake MDS in tests.
+ *
+ * Each command sends its requests with pfs_rpc_call, prints either aligned
+ * tables (admin_fmt.h) or exactly one JSON document (jansson) to a->out,
+ * and returns 0 or a negative errno.  On error nothing is printed to a->out
+ * and a->what says what failed (e.g. "getstripe /mnt/pfs/f"), so the caller
+ * can print "pfsadmin: <what>: <strerror>".
+ *
+ * Path-based commands (setstripe, getstripe) stat(2) the path: inside a pfs
+ * mount, st_ino is the pfs inode number, which the MDS opcodes take.  They do
+ * not check that the path is on a pfs mount; the caller picked the MDS from
+ * that mount (admin_mnt.h) or was told the address explicitly.
+ *
+ * Namespace requests carry the caller's credentials (a->cred, filled by
+ * cli_admin_init from getuid/getgid/getgroups), so the MDS applies the same
+ * permission checks as for the FUSE client.  Requests carry the job id
+ * "pfsadmin.<uid>" (the procname.uid convention of DESIGN.md). */
+#ifndef CLI_ADMIN_CMD_H
+#define CLI_ADMIN_CMD_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "client/admin_args.h"
+#include "common/layout.h"
+#include "common/msg.h"
+#include "common/rpc.h"
+
+typedef struct cli_admin {
+	pfs_rpc_pool *pool; /* borrowed; outlives the calls */
+	FILE *out;          /* borrowed */
+	int json;           /* 1 = one JSON document instead of tables */
+	pfs_cred cred;
+	char job_id[PFS_JOBID_MAX + 1];
+	char what[512];     /* set when a command fails */
+} cli_admin;
+
+/* Fill a with the pool, stream, format and the process's credentials. */
+void cli_admin_init(cli_admin *a, pfs_rpc_pool *pool, FILE *out, int json);
+
+/* Fetch the OST table (PFS_OP_MDS_OST_LIST).  *osts is malloc'd (caller
+ * frees, also when *n is 0).  0, a server/transport errno, or -EBADMSG. */
+int cli_admin_get_osts(cli_admin *a, pfs_ost_info **osts, uint32_t *n);
+/* File system totals (PFS_OP_MDS_STATFS). */
+int cli_admin_get_statfs(cli_admin *a, pfs_statfs *s);
+/* Layout of ino (PFS_OP_MDS_GETLAYOUT).  *nobj gets the number of stripes
+ * that have objects: stripe_count for a file, 0 for a directory's default
+ * layout (which has size and count but no objects; 0/0 = none set). */
+int cli_admin_get_layout(cli_admin *a, uint64_t ino, pfs_layout *l, uint32_t *nobj);
+
+/* The commands (see admin_args.h for their command lines). */
+int cli_admin_ost_list(cli_admin *a);
+int cli_admin_df(cli_admin *a, int human);
+/* Omitted values (have_* = 0) keep the current layout's value, or for a new
+ * file are inherited from the directory (0 on the wire).  count
+ * CLI_STRIPE_ALL becomes the number of OSTs that are up now (at most
+ * PFS_MAX_STRIPES). */
+int cli_admin_setstripe(cli_admin *a, const char *path, int have_count, int32_t count,
+			int have_size, uint32_t size);
+int cli_admin_getstripe(cli_admin *a, const char *path);
+/* count round trips of PFS_OP_PING; checks the echo. */
+int cli_admin_ping(cli_admin *a, unsigned count);
+
+/* Run the command in args (not HELP). */
+int cli_admin_run(cli_admin *a, const cli_admin_args *args);
+
+#endif

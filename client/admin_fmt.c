@@ -1,0 +1,206 @@
+/* admin_fmt.c — human sizes and aligned tables for pfsadmin (see admin_fmt.h).
+ *
+ * A table keeps every cell as its own malloc'd string in a flat array that
+ * grows by doubling; tables printed by pfsadmin have at most a few hundred
+ * rows (one per OST or stripe), so nothing cleverer is needed. */
+#include "client/admin_fmt.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cli_table {
+	const cli_col *cols;
+	size_t ncols;
+	char **cells;   /* nrows * ncols; a row of all NULL is a break */
+	unsigned char *is_break; /* per row */
+	size_t nrows, cap;
+};
+
+char *cli_fmt_size(uint64_t bytes, int human, char *out, size_t outsz)
+{
+	static const char units[] = "BKMGTPE";
+	unsigned u = 0;
+	uint64_t whole = bytes;
+	uint64_t rem = 0;
+
+	if (!human) {
+		snprintf(out, outsz, "%" PRIu64, bytes);
+		return out;
+	}
+	while (whole >= 1024 && u < sizeof(units) - 2) {
+		rem = whole % 1024;
+		whole /= 1024;
+		u++;
+	}
+	if (u == 0) {
+		snprintf(out, outsz, "%" PRIu64 "B", bytes);
+	} else if (whole < 10) {
+		/* One decimal, rounded half up from the remainder in 1024ths;
+		 * 9.96 rounds to "10" rather than printing "10.0". */
+		uint64_t tenths = (rem * 10 + 512) / 1024;
+
+		if (tenths >= 10) {
+			whole++;
+			tenths = 0;
+		}
+		if (whole >= 10)
+			snprintf(out, outsz, "%" PRIu64 "%c", whole, units[u]);
+		else
+			snprintf(out, outsz, "%" PRIu64 ".%" PRIu64 "%c", whole, tenths, units[u]);
+	} else {
+		/* Round to nearest whole unit; 1023.6K becomes "1024K", which is
+		 * still exact enough and never wrong by more than half a unit. */
+		if (rem >= 512)
+			whole++;
+		snprintf(out, outsz, "%" PRIu64 "%c", whole, units[u]);
+	}
+	return out;
+}
+
+unsigned cli_fmt_pct(uint64_t used, uint64_t total)
+{
+	if (total == 0)
+		return 0;
+	/* Round up as df does, so a nearly full OST never shows as 99%
+	 * when it has only a few bytes left; use long double to avoid the
+	 * overflow of used * 100 on exabyte values. */
+	long double p = (long double)used * 100.0L / (long double)total;
+	unsigned r = (unsigned)p;
+
+	if ((long double)r < p)
+		r++;
+	return r > 100 ? 100 : r;
+}
+
+int cli_table_create(const cli_col *cols, size_t ncols, cli_table **out)
+{
+	cli_table *t;
+
+	if (!cols || ncols == 0)
+		return -EINVAL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->cols = cols;
+	t->ncols = ncols;
+	*out = t;
+	return 0;
+}
+
+static int grow(cli_table *t)
+{
+	size_t ncap;
+	char **nc;
+	unsigned char *nb;
+
+	if (t->nrows < t->cap)
+		return 0;
+	ncap = t->cap ? t->cap * 2 : 16;
+	nc = realloc(t->cells, ncap * t->ncols * sizeof(*nc));
+	if (!nc)
+		return -ENOMEM;
+	t->cells = nc;
+	nb = realloc(t->is_break, ncap);
+	if (!nb)
+		return -ENOMEM;
+	t->is_break = nb;
+	t->cap = ncap;
+	return 0;
+}
+
+int cli_table_add(cli_table *t, const char *const *cells)
+{
+	char **row;
+	size_t i;
+	int rc = grow(t);
+
+	if (rc)
+		return rc;
+	row = t->cells + t->nrows * t->ncols;
+	for (i = 0; i < t->ncols; i++) {
+		row[i] = strdup(cells[i] ? cells[i] : "-");
+		if (!row[i])
+			goto nomem;
+	}
+	t->is_break[t->nrows++] = 0;
+	return 0;
+nomem:
+	while (i-- > 0)
+		free(row[i]);
+	return -ENOMEM;
+}
+
+int cli_table_add_break(cli_table *t)
+{
+	int rc = grow(t);
+
+	if (rc)
+		return rc;
+	memset(t->cells + t->nrows * t->ncols, 0, t->ncols * sizeof(char *));
+	t->is_break[t->nrows++] = 1;
+	return 0;
+}
+
+static void print_row(const cli_table *t, const size_t *w, const char *const *cells, FILE *out)
+{
+	for (size_t c = 0; c < t->ncols; c++) {
+		int last = c + 1 == t->ncols;
+		int wi = (int)w[c];
+
+		if (t->cols[c].right)
+			fprintf(out, "%*s", wi, cells[c]);
+		else if (last) /* no trailing blanks */
+			fputs(cells[c], out);
+		else
+			fprintf(out, "%-*s", wi, cells[c]);
+		fputs(last ? "\n" : "  ", out);
+	}
+}
+
+void cli_table_print(const cli_table *t, FILE *out)
+{
+	size_t *w = calloc(t->ncols, sizeof(*w));
+	const char **hdr = calloc(t->ncols, sizeof(*hdr));
+
+	if (!w || !hdr) {
+		free(w);
+		free(hdr);
+		return;
+	}
+	for (size_t c = 0; c < t->ncols; c++) {
+		hdr[c] = t->cols[c].name;
+		w[c] = strlen(hdr[c]);
+	}
+	for (size_t r = 0; r < t->nrows; r++) {
+		if (t->is_break[r])
+			continue;
+		for (size_t c = 0; c < t->ncols; c++) {
+			size_t l = strlen(t->cells[r * t->ncols + c]);
+			if (l > w[c])
+				w[c] = l;
+		}
+	}
+	print_row(t, w, hdr, out);
+	for (size_t r = 0; r < t->nrows; r++) {
+		if (t->is_break[r])
+			fputc('\n', out);
+		else
+			print_row(t, w, (const char *const *)(t->cells + r * t->ncols), out);
+	}
+	free(w);
+	free(hdr);
+}
+
+void cli_table_free(cli_table *t)
+{
+	if (!t)
+		return;
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t c = 0; c < t->ncols; c++)
+			free(t->cells[r * t->ncols + c]);
+	free(t->cells);
+	free(t->is_break);
+	free(t);
+}
