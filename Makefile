@@ -61,6 +61,9 @@ BINS    := $(O)/bin/pfs-mds $(O)/bin/pfs-oss $(O)/bin/mount.pfs $(O)/bin/pfsadmi
 BINS    += $(if $(wildcard bench/sim/sim_main.c),$(O)/bin/pfs-sim)
 BINS    += $(if $(wildcard bench/pfs_bench_main.c),$(O)/bin/pfs-bench)
 
+ITOOL_SRC := $(wildcard tests/integration/tools/*.c)
+ITOOL_BIN := $(patsubst tests/integration/tools/%.c,$(O)/tests/tools/%,$(ITOOL_SRC))
+
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
 
@@ -109,17 +112,22 @@ $(eval $(call mktest,qos_,$(LIBS_QOS)))
 $(eval $(call mktest,sim_,$(LIBS_SIM)))
 $(eval $(call mktest,,$(LIBS_COMMON)))
 
+# Integration test tools (frame_spray, posix_check, ...): link common only.
+$(O)/tests/tools/%: tests/integration/tools/%.c $(LIBS_COMMON)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBS_COMMON) $(LDLIBS)
+
 deps:
 	@sh deploy/install-deps.sh
 
 unit: deps $(BINS) $(UNIT_BIN)
 	@sh tests/run-unit.sh $(O)/tests
 
-integration: deps $(BINS)
+integration: deps $(BINS) $(ITOOL_BIN)
 	@PFS_BIN=$(CURDIR)/$(O)/bin sh tests/integration/run.sh
 
 test: deps
-	@$(MAKE) --no-print-directory all $(UNIT_BIN)
+	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(ITOOL_BIN)
 	@sh tests/run-unit.sh $(O)/tests
 	@PFS_BIN=$(CURDIR)/$(O)/bin sh tests/integration/run.sh
 
