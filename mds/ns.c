@@ -1,0 +1,2280 @@
+/* ns.c — the pfs namespace on LMDB: inodes, directory entries with stable
+ * readdir cookies, xattrs, layouts, the OST registry and the destroy log.
+ *
+ * Databases (DBIs) in one environment; integers in keys are big-endian so
+ * LMDB's byte order is numeric order:
+ *   inodes   be64 ino -> ino_disk header, stripe_count x pfs_stripe, symlink target
+ *   dirents  be64 parent + name -> dent_val { child ino, mode, cookie }
+ *   cookies  be64 parent + be64 cookie -> { child ino, mode } + name
+ *   xattrs   be64 ino + name -> value
+ *   osts     be32 index -> ost_disk { uuid, oss, host, ports, next object id }
+ *   ostuuid  uuid -> u32 index
+ *   destroy  be64 seq -> n x { u32 ost, u64 object } (packed, 12 bytes each)
+ *   meta     "next_ino" -> u64
+ * A directory hands out cookies from its own counter (ino_disk.next_cookie),
+ * so an entry's cookie never changes while it exists and entries created
+ * later sort after it: READDIR pages through the cookie index with a range
+ * seek and sees each surviving entry exactly once, however large the
+ * directory and whatever changes between pages.
+ *
+ * Durability: every operation is one write transaction.  MDS_SYNC_FULL
+ * fsyncs every commit.  MDS_SYNC_PERIODIC (the default) opens the env with
+ * MDB_NOSYNC and a thread calls mdb_env_sync every sync_interval_ms (and the
+ * server calls mds_ns_sync when a client pushes SETSIZE for fsync).  LMDB
+ * writes committed pages with write(2), so they are in the page cache when
+ * the commit returns: a process crash (kill -9) loses nothing in either
+ * mode; only a machine crash can lose the last interval in periodic mode,
+ * and the database stays consistent (LMDB's meta pages are copy-on-write).
+ *
+ * Dropping the last link of a file with objects appends a destroy-log record
+ * in the same transaction; mds/destroy.c removes the objects and then the
+ * record, so a crash at any point leaks no object and loses no file.
+ *
+ * OST liveness and capacity come from heartbeats and are kept in memory
+ * only (ns->lock); after a restart every OST is down until it is heard
+ * from.  Limits: no open-file tracking, so an unlinked file's objects are
+ * destroyed even if a client still has it open (as NFS without silly
+ * rename). */
+#include "mds/ns.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <lmdb.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+
+#define ROOT_INO 1u
+#define FIRST_COOKIE 3u /* 1 and 2 are what "." and ".." would use */
+#define QOS_THRESHOLD_PCT 17 /* free-space imbalance that switches RR to weighted (Lustre's qos_threshold_rr) */
+
+/* Stored inode header; followed by stripes then the symlink target. */
+struct ino_disk {
+	uint32_t mode, nlink, uid, gid, rdev, tlen;
+	uint64_t size;
+	uint64_t parent;      /* directories: the containing directory */
+	uint64_t next_cookie; /* directories: next readdir cookie */
+	int64_t atime, mtime, ctime;
+	uint32_t def_ss, def_sc; /* directories: default layout of new files (0 = fs default) */
+	uint32_t ss, sc;         /* regular files: layout */
+};
+
+struct inode {
+	uint64_t ino;
+	struct ino_disk d;
+	pfs_stripe st[PFS_MAX_STRIPES];
+	char target[PFS_PATH_MAX + 1];
+};
+
+struct dent_val {
+	uint64_t child;
+	uint32_t mode, pad;
+	uint64_t cookie;
+};
+
+struct ost_disk {
+	char uuid[64], oss[64], host[64];
+	uint16_t data_port, ctl_port;
+	uint32_t pad;
+	uint64_t next_obj;
+};
+
+/* In-memory view of one OST; guarded by mds_ns.lock. */
+struct ost_mem {
+	int known;
+	char uuid[64], oss[64], host[64];
+	uint16_t data_port, ctl_port;
+	int heard;          /* a register/heartbeat arrived since start */
+	uint64_t last_ms;   /* monotonic time of the last one */
+	uint64_t total, free_, objects;
+	int64_t wrr_cur;    /* smooth weighted round robin state */
+};
+
+struct mds_ns {
+	MDB_env *env;
+	MDB_dbi inodes, dirents, cookies, xattrs, osts, ostuuid, destroy, meta;
+	mds_ns_opts opts;
+	pthread_mutex_t lock;  /* guards ost, nost, rr, notify */
+	struct ost_mem *ost;
+	uint32_t nost;
+	uint32_t rr;           /* round-robin cursor */
+	void (*notify)(void *);
+	void *notify_arg;
+	/* periodic sync thread */
+	pthread_t syncer;
+	int syncer_on;
+	int stop;              /* guarded by lock */
+	pthread_cond_t cv;
+};
+
+/* ------------------------------------------------------------------ helpers */
+
+static int lmdb_err(int rc)
+{
+	if (rc == 0)
+		return 0;
+	if (rc > 0)
+		return -rc;
+	if (rc == MDB_NOTFOUND)
+		return -ENOENT;
+	if (rc == MDB_MAP_FULL || rc == MDB_TXN_FULL)
+		return -ENOSPC;
+	if (rc == MDB_KEYEXIST)
+		return -EEXIST;
+	pfs_log(PFS_LOG_ERR, "lmdb: %s", mdb_strerror(rc));
+	return -EIO;
+}
+
+static void be64_put(uint8_t *p, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--) {
+		p[i] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+static uint64_t be64_get(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static void be32_put(uint8_t *p, uint32_t v)
+{
+	for (int i = 3; i >= 0; i--) {
+		p[i] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+static uint32_t be32_get(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static uint64_t mono_ms(mds_ns *ns)
+{
+	struct timespec ts;
+
+	if (ns->opts.clock_ms)
+		return ns->opts.clock_ms(ns->opts.clock_arg);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int check_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0)
+		return -ENOENT;
+	if (n > PFS_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (strchr(name, '/'))
+		return -EINVAL;
+	return 0;
+}
+
+static int is_dot(const char *name)
+{
+	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+}
+
+static int wbegin(mds_ns *ns, MDB_txn **t)
+{
+	return lmdb_err(mdb_txn_begin(ns->env, NULL, 0, t));
+}
+
+static int rbegin(mds_ns *ns, MDB_txn **t)
+{
+	return lmdb_err(mdb_txn_begin(ns->env, NULL, MDB_RDONLY, t));
+}
+
+/* Commit on success, abort on error; then wake the destroyer if asked. */
+static int wend(mds_ns *ns, MDB_txn *t, int rc, int notify)
+{
+	void (*fn)(void *);
+	void *arg;
+
+	if (rc) {
+		mdb_txn_abort(t);
+		return rc;
+	}
+	rc = lmdb_err(mdb_txn_commit(t));
+	if (rc == 0 && notify) {
+		pthread_mutex_lock(&ns->lock);
+		fn = ns->notify;
+		arg = ns->notify_arg;
+		pthread_mutex_unlock(&ns->lock);
+		if (fn)
+			fn(arg);
+	}
+	return rc;
+}
+
+/* ------------------------------------------------------------------ inodes */
+
+static int ino_get(mds_ns *ns, MDB_txn *t, uint64_t ino, struct inode *in)
+{
+	uint8_t kb[8];
+	MDB_val k = { 8, kb }, v;
+	int rc;
+
+	be64_put(kb, ino);
+	rc = mdb_get(t, ns->inodes, &k, &v);
+	if (rc)
+		return lmdb_err(rc);
+	if (v.mv_size < sizeof(struct ino_disk))
+		return -EIO;
+	memcpy(&in->d, v.mv_data, sizeof(in->d));
+	size_t need = sizeof(in->d) + (size_t)in->d.sc * sizeof(pfs_stripe) + in->d.tlen;
+	if (in->d.sc > PFS_MAX_STRIPES || in->d.tlen > PFS_PATH_MAX || v.mv_size != need)
+		return -EIO;
+	const uint8_t *p = (const uint8_t *)v.mv_data + sizeof(in->d);
+	memcpy(in->st, p, (size_t)in->d.sc * sizeof(pfs_stripe));
+	p += (size_t)in->d.sc * sizeof(pfs_stripe);
+	memcpy(in->target, p, in->d.tlen);
+	in->target[in->d.tlen] = '\0';
+	in->ino = ino;
+	return 0;
+}
+
+static int ino_put(mds_ns *ns, MDB_txn *t, const struct inode *in)
+{
+	uint8_t kb[8];
+	size_t sn = (size_t)in->d.sc * sizeof(pfs_stripe);
+	MDB_val k = { 8, kb }, v = { sizeof(in->d) + sn + in->d.tlen, NULL };
+	int rc;
+
+	be64_put(kb, in->ino);
+	rc = mdb_put(t, ns->inodes, &k, &v, MDB_RESERVE);
+	if (rc)
+		return lmdb_err(rc);
+	uint8_t *p = v.mv_data;
+	memcpy(p, &in->d, sizeof(in->d));
+	memcpy(p + sizeof(in->d), in->st, sn);
+	memcpy(p + sizeof(in->d) + sn, in->target, in->d.tlen);
+	return 0;
+}
+
+static int dir_get(mds_ns *ns, MDB_txn *t, uint64_t ino, struct inode *in)
+{
+	int rc = ino_get(ns, t, ino, in);
+
+	if (rc == 0 && !S_ISDIR(in->d.mode))
+		rc = -ENOTDIR;
+	return rc;
+}
+
+static void to_attr(const struct inode *in, pfs_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->ino = in->ino;
+	a->mode = in->d.mode;
+	a->nlink = in->d.nlink;
+	a->uid = in->d.uid;
+	a->gid = in->d.gid;
+	a->rdev = in->d.rdev;
+	a->size = S_ISDIR(in->d.mode) ? 4096 : in->d.size;
+	a->blocks = (a->size + 511) / 512;
+	a->atime_ns = in->d.atime;
+	a->mtime_ns = in->d.mtime;
+	a->ctime_ns = in->d.ctime;
+}
+
+static void to_layout(const struct inode *in, pfs_layout *l)
+{
+	memset(l, 0, sizeof(*l));
+	if (S_ISREG(in->d.mode)) {
+		l->stripe_size = in->d.ss;
+		l->stripe_count = in->d.sc;
+		memcpy(l->stripe, in->st, (size_t)in->d.sc * sizeof(pfs_stripe));
+	} else if (S_ISDIR(in->d.mode)) {
+		l->stripe_size = in->d.def_ss;
+	}
+}
+
+/* POSIX rwx check; mask is a combination of R_OK/W_OK/X_OK.  Root passes
+ * everything except executing a file without any x bit. */
+static int may(const pfs_cred *c, const struct inode *in, uint32_t mask)
+{
+	uint32_t m = in->d.mode, bits;
+
+	mask &= 7;
+	if (c->uid == 0) {
+		if ((mask & X_OK) && !S_ISDIR(m) && !(m & 0111))
+			return -EACCES;
+		return 0;
+	}
+	if (c->uid == in->d.uid)
+		bits = (m >> 6) & 7;
+	else if (pfs_cred_in_group(c, in->d.gid))
+		bits = (m >> 3) & 7;
+	else
+		bits = m & 7;
+	return (bits & mask) == mask ? 0 : -EACCES;
+}
+
+/* Sticky directories: only the owner of the entry, of the directory, or
+ * root may remove or rename it. */
+static int sticky_ok(const pfs_cred *c, const struct inode *dir, const struct inode *victim)
+{
+	if (!(dir->d.mode & S_ISVTX) || c->uid == 0 || c->uid == victim->d.uid ||
+	    c->uid == dir->d.uid)
+		return 0;
+	return -EPERM;
+}
+
+static int meta_next(mds_ns *ns, MDB_txn *t, const char *key, uint64_t first, uint64_t *out)
+{
+	MDB_val k = { strlen(key), (void *)key }, v;
+	uint64_t next = first;
+	int rc = mdb_get(t, ns->meta, &k, &v);
+
+	if (rc == 0 && v.mv_size == 8)
+		memcpy(&next, v.mv_data, 8);
+	else if (rc && rc != MDB_NOTFOUND)
+		return lmdb_err(rc);
+	*out = next;
+	next++;
+	v.mv_size = 8;
+	v.mv_data = &next;
+	return lmdb_err(mdb_put(t, ns->meta, &k, &v, 0));
+}
+
+/* ------------------------------------------------------------------ dirents */
+
+static size_t dkey(uint8_t *kb, uint64_t parent, const char *name)
+{
+	size_t n = strlen(name);
+
+	be64_put(kb, parent);
+	memcpy(kb + 8, name, n);
+	return 8 + n;
+}
+
+static int dent_get(mds_ns *ns, MDB_txn *t, uint64_t parent, const char *name,
+		    struct dent_val *dv)
+{
+	uint8_t kb[8 + PFS_NAME_MAX];
+	MDB_val k = { dkey(kb, parent, name), kb }, v;
+	int rc = mdb_get(t, ns->dirents, &k, &v);
+
+	if (rc)
+		return lmdb_err(rc);
+	if (v.mv_size != sizeof(*dv))
+		return -EIO;
+	memcpy(dv, v.mv_data, sizeof(*dv));
+	return 0;
+}
+
+/* Write the entry and its cookie index record (cookie given). */
+static int dent_set(mds_ns *ns, MDB_txn *t, uint64_t parent, const char *name,
+		    uint64_t child, uint32_t mode, uint64_t cookie)
+{
+	uint8_t kb[8 + PFS_NAME_MAX], ck[16];
+	uint8_t cv[12 + PFS_NAME_MAX];
+	size_t nl = strlen(name);
+	struct dent_val dv = { child, mode, 0, cookie };
+	MDB_val k = { dkey(kb, parent, name), kb }, v = { sizeof(dv), &dv };
+	int rc = mdb_put(t, ns->dirents, &k, &v, 0);
+
+	if (rc)
+		return lmdb_err(rc);
+	be64_put(ck, parent);
+	be64_put(ck + 8, cookie);
+	memcpy(cv, &child, 8);
+	memcpy(cv + 8, &mode, 4);
+	memcpy(cv + 12, name, nl);
+	k.mv_size = 16;
+	k.mv_data = ck;
+	v.mv_size = 12 + nl;
+	v.mv_data = cv;
+	return lmdb_err(mdb_put(t, ns->cookies, &k, &v, 0));
+}
+
+/* New entry in dir with the next cookie; dir is updated in memory (caller
+ * stores it). */
+static int dent_add(mds_ns *ns, MDB_txn *t, struct inode *dir, const char *name,
+		    uint64_t child, uint32_t mode)
+{
+	if (dir->d.next_cookie < FIRST_COOKIE)
+		dir->d.next_cookie = FIRST_COOKIE;
+	return dent_set(ns, t, dir->ino, name, child, mode, dir->d.next_cookie++);
+}
+
+static int dent_del(mds_ns *ns, MDB_txn *t, uint64_t parent, const char *name, uint64_t cookie)
+{
+	uint8_t kb[8 + PFS_NAME_MAX], ck[16];
+	MDB_val k = { dkey(kb, parent, name), kb };
+	int rc = mdb_del(t, ns->dirents, &k, NULL);
+
+	if (rc)
+		return lmdb_err(rc);
+	be64_put(ck, parent);
+	be64_put(ck + 8, cookie);
+	k.mv_size = 16;
+	k.mv_data = ck;
+	return lmdb_err(mdb_del(t, ns->cookies, &k, NULL));
+}
+
+/* 1 if directory ino has no entries, 0 if it has, or a negative errno. */
+static int dir_empty(mds_ns *ns, MDB_txn *t, uint64_t ino)
+{
+	MDB_cursor *cur;
+	uint8_t ck[16];
+	MDB_val k = { 16, ck }, v;
+	int rc = mdb_cursor_open(t, ns->cookies, &cur);
+
+	if (rc)
+		return lmdb_err(rc);
+	be64_put(ck, ino);
+	be64_put(ck + 8, 0);
+	rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	if (rc == MDB_NOTFOUND)
+		rc = 1;
+	else if (rc)
+		rc = lmdb_err(rc);
+	else
+		rc = !(k.mv_size == 16 && be64_get(k.mv_data) == ino);
+	mdb_cursor_close(cur);
+	return rc;
+}
+
+/* Delete every record whose key starts with be64 ino. */
+static int del_prefix(MDB_txn *t, MDB_dbi dbi, uint64_t ino)
+{
+	MDB_cursor *cur;
+	uint8_t kb[8];
+	MDB_val k = { 8, kb }, v;
+	int rc = mdb_cursor_open(t, dbi, &cur);
+
+	if (rc)
+		return lmdb_err(rc);
+	be64_put(kb, ino);
+	rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	while (rc == 0 && k.mv_size >= 8 && be64_get(k.mv_data) == ino) {
+		rc = mdb_cursor_del(cur, 0);
+		if (rc)
+			break;
+		rc = mdb_cursor_get(cur, &k, &v, MDB_GET_CURRENT);
+	}
+	mdb_cursor_close(cur);
+	return rc == MDB_NOTFOUND || rc == EINVAL ? 0 : lmdb_err(rc);
+}
+
+/* ------------------------------------------------------------------ destroy log */
+
+static int destroy_append(mds_ns *ns, MDB_txn *t, const pfs_stripe *st, uint32_t n)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	uint8_t kb[8], val[12 * MDS_DESTROY_MAX];
+	uint64_t seq = 1;
+	int rc = mdb_cursor_open(t, ns->destroy, &cur);
+
+	if (rc)
+		return lmdb_err(rc);
+	rc = mdb_cursor_get(cur, &k, &v, MDB_LAST);
+	if (rc == 0 && k.mv_size == 8)
+		seq = be64_get(k.mv_data) + 1;
+	mdb_cursor_close(cur);
+	if (rc && rc != MDB_NOTFOUND)
+		return lmdb_err(rc);
+	for (uint32_t i = 0; i < n; i++) {
+		memcpy(val + 12 * i, &st[i].ost, 4);
+		memcpy(val + 12 * i + 4, &st[i].object, 8);
+	}
+	be64_put(kb, seq);
+	k.mv_size = 8;
+	k.mv_data = kb;
+	v.mv_size = 12 * (size_t)n;
+	v.mv_data = val;
+	return lmdb_err(mdb_put(t, ns->destroy, &k, &v, 0));
+}
+
+/* Remove one link to victim (already unlinked from its directory).  The last
+ * link of a file frees the inode and logs its objects for destruction;
+ * *logged is set then.  Directories are freed at once. */
+static int drop_link(mds_ns *ns, MDB_txn *t, struct inode *victim, int64_t now, int *logged)
+{
+	int rc;
+
+	if (!S_ISDIR(victim->d.mode) && victim->d.nlink > 1) {
+		victim->d.nlink--;
+		victim->d.ctime = now;
+		return ino_put(ns, t, victim);
+	}
+	if (S_ISREG(victim->d.mode) && victim->d.sc > 0) {
+		rc = destroy_append(ns, t, victim->st, victim->d.sc);
+		if (rc)
+			return rc;
+		*logged = 1;
+	}
+	rc = del_prefix(t, ns->xattrs, victim->ino);
+	if (rc)
+		return rc;
+	uint8_t kb[8];
+	MDB_val k = { 8, kb };
+	be64_put(kb, victim->ino);
+	return lmdb_err(mdb_del(t, ns->inodes, &k, NULL));
+}
+
+/* ------------------------------------------------------------------ OST choice */
+
+static int ost_up(mds_ns *ns, const struct ost_mem *o, uint64_t now)
+{
+	return o->known && o->heard && now - o->last_ms <= ns->opts.heartbeat_timeout_ms;
+}
+
+/* Pick up to want distinct up OSTs into idx[]; returns how many (0 if none
+ * is up).  Round robin while free space is balanced; when the spread between
+ * the fullest and emptiest OST exceeds QOS_THRESHOLD_PCT of the largest free
+ * space, a smooth weighted round robin by free space (as Lustre's QOS
+ * allocator), so emptier OSTs fill faster and nearly full ones are skipped. */
+static uint32_t ost_choose(mds_ns *ns, uint32_t want, uint32_t *idx)
+{
+	uint32_t up[1024], k = 0, got = 0;
+	uint64_t now = mono_ms(ns), maxf = 0, minf = UINT64_MAX;
+
+	pthread_mutex_lock(&ns->lock);
+	for (uint32_t i = 0; i < ns->nost && k < 1024; i++) {
+		if (!ost_up(ns, &ns->ost[i], now))
+			continue;
+		up[k++] = i;
+		if (ns->ost[i].free_ > maxf)
+			maxf = ns->ost[i].free_;
+		if (ns->ost[i].free_ < minf)
+			minf = ns->ost[i].free_;
+	}
+	if (k == 0)
+		goto out;
+	if (want > k)
+		want = k;
+	if (maxf == 0 || (maxf - minf) <= maxf / 100 * QOS_THRESHOLD_PCT) {
+		uint32_t start = ns->rr++ % k;
+		for (uint32_t i = 0; i < want; i++)
+			idx[got++] = up[(start + i) % k];
+		goto out;
+	}
+	uint8_t chosen[1024] = { 0 };
+	for (uint32_t s = 0; s < want; s++) {
+		int64_t total = 0;
+		int best = -1;
+		for (uint32_t i = 0; i < k; i++) {
+			struct ost_mem *o = &ns->ost[up[i]];
+			int64_t w = (int64_t)(o->free_ >> 20);
+			if (chosen[i])
+				continue;
+			o->wrr_cur += w;
+			total += w;
+			if (best < 0 || o->wrr_cur > ns->ost[up[best]].wrr_cur)
+				best = (int)i;
+		}
+		chosen[best] = 1;
+		ns->ost[up[best]].wrr_cur -= total;
+		idx[got++] = up[best];
+	}
+out:
+	pthread_mutex_unlock(&ns->lock);
+	return got;
+}
+
+/* Resolve stripe hints (0 = default; UINT32_MAX count = all OSTs up), pick
+ * OSTs and object ids; fills in->d.ss/sc and in->st. */
+static int layout_alloc(mds_ns *ns, MDB_txn *t, uint32_t ss, uint32_t sc, struct inode *in)
+{
+	uint32_t idx[PFS_MAX_STRIPES], got;
+	int rc;
+
+	if (ss == 0)
+		ss = ns->opts.default_stripe_size;
+	if (sc == 0)
+		sc = ns->opts.default_stripe_count ? ns->opts.default_stripe_count
+						   : PFS_DEFAULT_STRIPE_COUNT;
+	if (sc == UINT32_MAX)
+		sc = PFS_MAX_STRIPES;
+	rc = pfs_layout_check(ss, sc);
+	if (rc)
+		return rc;
+	got = ost_choose(ns, sc, idx);
+	if (got == 0)
+		return -ENOSPC;
+	for (uint32_t i = 0; i < got; i++) {
+		uint8_t kb[4];
+		MDB_val k = { 4, kb }, v;
+		struct ost_disk od;
+
+		be32_put(kb, idx[i]);
+		rc = mdb_get(t, ns->osts, &k, &v);
+		if (rc || v.mv_size != sizeof(od))
+			return rc ? lmdb_err(rc) : -EIO;
+		memcpy(&od, v.mv_data, sizeof(od));
+		in->st[i].ost = idx[i];
+		in->st[i].object = od.next_obj++;
+		v.mv_size = sizeof(od);
+		v.mv_data = &od;
+		rc = mdb_put(t, ns->osts, &k, &v, 0);
+		if (rc)
+			return lmdb_err(rc);
+	}
+	in->d.ss = ss;
+	in->d.sc = got;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ open/close */
+
+static void *syncer_main(void *arg)
+{
+	mds_ns *ns = arg;
+	struct timespec ts;
+
+	pthread_mutex_lock(&ns->lock);
+	while (!ns->stop) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += ns->opts.sync_interval_ms / 1000;
+		ts.tv_nsec += (long)(ns->opts.sync_interval_ms % 1000) * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&ns->cv, &ns->lock, &ts);
+		if (ns->stop)
+			break;
+		pthread_mutex_unlock(&ns->lock);
+		mdb_env_sync(ns->env, 1);
+		pthread_mutex_lock(&ns->lock);
+	}
+	pthread_mutex_unlock(&ns->lock);
+	return NULL;
+}
+
+static int load_osts(mds_ns *ns, MDB_txn *t)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	int rc = mdb_cursor_open(t, ns->osts, &cur);
+
+	if (rc)
+		return lmdb_err(rc);
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		struct ost_disk od;
+		uint32_t idx;
+
+		if (k.mv_size != 4 || v.mv_size != sizeof(od))
+			continue;
+		idx = be32_get(k.mv_data);
+		if (idx >= 65536)
+			continue;
+		if (idx >= ns->nost) {
+			struct ost_mem *no = realloc(ns->ost, (idx + 1) * sizeof(*no));
+			if (!no) {
+				rc = ENOMEM;
+				break;
+			}
+			memset(no + ns->nost, 0, (idx + 1 - ns->nost) * sizeof(*no));
+			ns->ost = no;
+			ns->nost = idx + 1;
+		}
+		memcpy(&od, v.mv_data, sizeof(od));
+		struct ost_mem *o = &ns->ost[idx];
+		o->known = 1;
+		memcpy(o->uuid, od.uuid, 64);
+		memcpy(o->oss, od.oss, 64);
+		memcpy(o->host, od.host, 64);
+		o->data_port = od.data_port;
+		o->ctl_port = od.ctl_port;
+	}
+	mdb_cursor_close(cur);
+	return rc == MDB_NOTFOUND ? 0 : lmdb_err(rc);
+}
+
+int mds_ns_open(const mds_ns_opts *opts, mds_ns **out)
+{
+	mds_ns *ns = calloc(1, sizeof(*ns));
+	MDB_txn *t = NULL;
+	struct inode *root = NULL;
+	int rc;
+
+	if (!ns)
+		return -ENOMEM;
+	ns->opts = *opts;
+	if (!ns->opts.sync_interval_ms)
+		ns->opts.sync_interval_ms = 1000;
+	if (!ns->opts.default_stripe_size)
+		ns->opts.default_stripe_size = PFS_DEFAULT_STRIPE_SIZE;
+	if (!ns->opts.heartbeat_timeout_ms)
+		ns->opts.heartbeat_timeout_ms = 10000;
+	if (!ns->opts.mapsize)
+		ns->opts.mapsize = 64ull << 30;
+	rc = pfs_layout_check(ns->opts.default_stripe_size, ns->opts.default_stripe_count);
+	if (rc)
+		goto out_free;
+	pthread_mutex_init(&ns->lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ns->cv, &ca);
+	pthread_condattr_destroy(&ca);
+
+	if (!opts->path || !*opts->path) {
+		rc = -EINVAL;
+		goto out_sync;
+	}
+	if (mkdir(opts->path, 0700) && errno != EEXIST) {
+		rc = -errno;
+		goto out_sync;
+	}
+	rc = lmdb_err(mdb_env_create(&ns->env));
+	if (rc)
+		goto out_sync;
+	rc = lmdb_err(mdb_env_set_mapsize(ns->env, ns->opts.mapsize));
+	if (!rc)
+		rc = lmdb_err(mdb_env_set_maxdbs(ns->env, 16));
+	if (!rc)
+		rc = lmdb_err(mdb_env_set_maxreaders(ns->env, 4096));
+	if (!rc)
+		rc = lmdb_err(mdb_env_open(ns->env, opts->path,
+					   MDB_NOTLS | (opts->sync_mode == MDS_SYNC_FULL ? 0 : MDB_NOSYNC),
+					   0600));
+	if (rc)
+		goto out_env;
+	rc = wbegin(ns, &t);
+	if (rc)
+		goto out_env;
+	struct { const char *name; MDB_dbi *dbi; } dbs[] = {
+		{ "inodes", &ns->inodes }, { "dirents", &ns->dirents },
+		{ "cookies", &ns->cookies }, { "xattrs", &ns->xattrs },
+		{ "osts", &ns->osts }, { "ostuuid", &ns->ostuuid },
+		{ "destroy", &ns->destroy }, { "meta", &ns->meta },
+	};
+	for (size_t i = 0; i < sizeof(dbs) / sizeof(dbs[0]) && !rc; i++)
+		rc = lmdb_err(mdb_dbi_open(t, dbs[i].name, MDB_CREATE, dbs[i].dbi));
+	if (rc)
+		goto out_txn;
+	root = calloc(1, sizeof(*root));
+	if (!root) {
+		rc = -ENOMEM;
+		goto out_txn;
+	}
+	rc = ino_get(ns, t, ROOT_INO, root);
+	if (rc == -ENOENT) {
+		int64_t now = now_ns();
+		uint64_t first;
+
+		memset(root, 0, sizeof(*root));
+		root->ino = ROOT_INO;
+		root->d.mode = S_IFDIR | 0755;
+		root->d.nlink = 2;
+		root->d.parent = ROOT_INO;
+		root->d.next_cookie = FIRST_COOKIE;
+		root->d.atime = root->d.mtime = root->d.ctime = now;
+		rc = ino_put(ns, t, root);
+		if (!rc)
+			rc = meta_next(ns, t, "next_ino", ROOT_INO + 1, &first);
+	}
+	if (!rc)
+		rc = load_osts(ns, t);
+	if (rc)
+		goto out_txn;
+	rc = lmdb_err(mdb_txn_commit(t));
+	t = NULL;
+	if (rc)
+		goto out_env;
+	if (opts->sync_mode != MDS_SYNC_FULL) {
+		rc = -pthread_create(&ns->syncer, NULL, syncer_main, ns);
+		if (rc)
+			goto out_env;
+		ns->syncer_on = 1;
+	}
+	free(root);
+	*out = ns;
+	return 0;
+out_txn:
+	mdb_txn_abort(t);
+out_env:
+	mdb_env_close(ns->env);
+out_sync:
+	free(root);
+	free(ns->ost);
+	pthread_cond_destroy(&ns->cv);
+	pthread_mutex_destroy(&ns->lock);
+out_free:
+	free(ns);
+	return rc;
+}
+
+void mds_ns_close(mds_ns *ns)
+{
+	if (!ns)
+		return;
+	if (ns->syncer_on) {
+		pthread_mutex_lock(&ns->lock);
+		ns->stop = 1;
+		pthread_cond_broadcast(&ns->cv);
+		pthread_mutex_unlock(&ns->lock);
+		pthread_join(ns->syncer, NULL);
+	}
+	mdb_env_sync(ns->env, 1);
+	mdb_env_close(ns->env);
+	free(ns->ost);
+	pthread_cond_destroy(&ns->cv);
+	pthread_mutex_destroy(&ns->lock);
+	free(ns);
+}
+
+int mds_ns_sync(mds_ns *ns)
+{
+	return lmdb_err(mdb_env_sync(ns->env, 1));
+}
+
+void mds_ns_set_destroy_notify(mds_ns *ns, void (*fn)(void *arg), void *arg)
+{
+	pthread_mutex_lock(&ns->lock);
+	ns->notify = fn;
+	ns->notify_arg = arg;
+	pthread_mutex_unlock(&ns->lock);
+}
+
+/* ------------------------------------------------------------------ lookups */
+
+/* Working set of one operation: inodes are ~5 KiB, kept off small stacks. */
+struct work {
+	struct inode a, b, c, d;
+};
+
+static struct work *work_new(void)
+{
+	return malloc(sizeof(struct work));
+}
+
+int mds_ns_lookup(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		  pfs_attr *out)
+{
+	struct work *w = work_new();
+	struct dent_val dv;
+	MDB_txn *t = NULL;
+	int rc;
+
+	if (!w)
+		return -ENOMEM;
+	rc = rbegin(ns, &t);
+	if (rc)
+		goto out;
+	rc = dir_get(ns, t, parent, &w->a);
+	if (!rc)
+		rc = may(c, &w->a, X_OK);
+	if (rc)
+		goto out;
+	if (strcmp(name, ".") == 0) {
+		w->b = w->a;
+	} else if (strcmp(name, "..") == 0) {
+		rc = ino_get(ns, t, w->a.d.parent, &w->b);
+	} else {
+		rc = check_name(name);
+		if (!rc)
+			rc = dent_get(ns, t, parent, name, &dv);
+		if (!rc)
+			rc = ino_get(ns, t, dv.child, &w->b);
+	}
+	if (!rc)
+		to_attr(&w->b, out);
+out:
+	if (t)
+		mdb_txn_abort(t);
+	free(w);
+	return rc;
+}
+
+int mds_ns_getattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, pfs_attr *out)
+{
+	struct work *w = work_new();
+	MDB_txn *t = NULL;
+	int rc;
+
+	if (!w)
+		return -ENOMEM;
+	rc = rbegin(ns, &t);
+	if (!rc)
+		rc = ino_get(ns, t, ino, &w->a);
+	if (!rc)
+		to_attr(&w->a, out);
+	if (t)
+		mdb_txn_abort(t);
+	free(w);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ setattr */
+
+int mds_ns_setattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t valid,
+		   uint32_t mode, uint32_t uid, uint32_t gid, uint64_t size,
+		   int64_t atime_ns, int64_t mtime_ns, pfs_attr *out)
+{
+	struct work *w = work_new();
+	struct inode *in;
+	MDB_txn *t = NULL;
+	int64_t now = now_ns();
+	int owner, rc;
+
+	if (!w)
+		return -ENOMEM;
+	in = &w->a;
+	rc = wbegin(ns, &t);
+	if (rc)
+		goto out;
+	rc = ino_get(ns, t, ino, in);
+	if (rc)
+		goto out;
+	owner = c->uid == 0 || c->uid == in->d.uid;
+
+	if (valid & (PFS_SETATTR_UID | PFS_SETATTR_GID)) {
+		if ((valid & PFS_SETATTR_UID) && uid != (uint32_t)-1 && uid != in->d.uid) {
+			if (c->uid != 0) {
+				rc = -EPERM;
+				goto out;
+			}
+			in->d.uid = uid;
+		}
+		if ((valid & PFS_SETATTR_GID) && gid != (uint32_t)-1 && gid != in->d.gid) {
+			if (c->uid != 0 && !(c->uid == in->d.uid && pfs_cred_in_group(c, gid))) {
+				rc = -EPERM;
+				goto out;
+			}
+			in->d.gid = gid;
+		}
+		/* A non-root chown must not hand out set-id privileges. */
+		if (c->uid != 0 && !S_ISDIR(in->d.mode))
+			in->d.mode &= ~(uint32_t)(S_ISUID | S_ISGID);
+	}
+	if (valid & PFS_SETATTR_MODE) {
+		if (!owner) {
+			rc = -EPERM;
+			goto out;
+		}
+		uint32_t m = mode & 07777;
+		if (c->uid != 0 && !S_ISDIR(in->d.mode) && !pfs_cred_in_group(c, in->d.gid))
+			m &= ~(uint32_t)S_ISGID;
+		in->d.mode = (in->d.mode & S_IFMT) | m;
+	}
+	if (valid & PFS_SETATTR_SIZE) {
+		if (S_ISDIR(in->d.mode)) {
+			rc = -EISDIR;
+			goto out;
+		}
+		if (!S_ISREG(in->d.mode)) {
+			rc = -EINVAL;
+			goto out;
+		}
+		rc = may(c, in, W_OK);
+		if (rc)
+			goto out;
+		if (size != in->d.size || !(valid & PFS_SETATTR_MTIME))
+			in->d.mtime = now;
+		in->d.size = size;
+	}
+	if (valid & (PFS_SETATTR_ATIME | PFS_SETATTR_MTIME | PFS_SETATTR_ATIME_NOW |
+		     PFS_SETATTR_MTIME_NOW)) {
+		int explicit_t = ((valid & PFS_SETATTR_ATIME) && !(valid & PFS_SETATTR_ATIME_NOW)) ||
+				 ((valid & PFS_SETATTR_MTIME) && !(valid & PFS_SETATTR_MTIME_NOW));
+		if (!owner) {
+			/* utimes(NULL) needs only write permission; explicit times
+			 * need ownership. */
+			if (explicit_t) {
+				rc = -EPERM;
+				goto out;
+			}
+			rc = may(c, in, W_OK);
+			if (rc)
+				goto out;
+		}
+		if (valid & PFS_SETATTR_ATIME_NOW)
+			in->d.atime = now;
+		else if (valid & PFS_SETATTR_ATIME)
+			in->d.atime = atime_ns;
+		if (valid & PFS_SETATTR_MTIME_NOW)
+			in->d.mtime = now;
+		else if (valid & PFS_SETATTR_MTIME)
+			in->d.mtime = mtime_ns;
+	}
+	in->d.ctime = now;
+	rc = ino_put(ns, t, in);
+	if (!rc)
+		to_attr(in, out);
+out:
+	rc = t ? wend(ns, t, rc, 0) : rc;
+	free(w);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ create */
+
+/* Fill a new inode owned by c in directory dir (set-gid directories pass
+ * their group on, and their set-gid bit to subdirectories). */
+static int inode_new(mds_ns *ns, MDB_txn *t, const pfs_cred *c, const struct inode *dir,
+		     uint32_t mode, uint32_t rdev, int64_t now, struct inode *in)
+{
+	int rc;
+
+	memset(&in->d, 0, sizeof(in->d));
+	in->target[0] = '\0';
+	rc = meta_next(ns, t, "next_ino", ROOT_INO + 1, &in->ino);
+	if (rc)
+		return rc;
+	in->d.mode = mode;
+	in->d.uid = c->uid;
+	in->d.gid = c->gid;
+	if (dir->d.mode & S_ISGID) {
+		in->d.gid = dir->d.gid;
+		if (S_ISDIR(mode))
+			in->d.mode |= S_ISGID;
+	}
+	if (c->uid != 0 && S_ISREG(mode) && (in->d.mode & S_ISGID) &&
+	    !pfs_cred_in_group(c, in->d.gid))
+		in->d.mode &= ~(uint32_t)S_ISGID;
+	in->d.rdev = rdev;
+	in->d.nlink = S_ISDIR(mode) ? 2 : 1;
+	in->d.atime = in->d.mtime = in->d.ctime = now;
+	if (S_ISDIR(mode)) {
+		in->d.parent = dir->ino;
+		in->d.next_cookie = FIRST_COOKIE;
+		in->d.def_ss = dir->d.def_ss;
+		in->d.def_sc = dir->d.def_sc;
+	}
+	return 0;
+}
+
+/* Common front of every entry-creating call: load the parent, check
+ * permission and that name is free.  Returns -EEXIST with *dv filled when
+ * the name exists. */
+static int create_prep(mds_ns *ns, MDB_txn *t, const pfs_cred *c, uint64_t parent,
+		       const char *name, struct inode *dir, struct dent_val *dv)
+{
+	int rc = check_name(name);
+
+	if (rc)
+		return rc;
+	rc = dir_get(ns, t, parent, dir);
+	if (!rc)
+		rc = may(c, dir, W_OK | X_OK);
+	if (rc)
+		return rc;
+	if (is_dot(name))
+		return -EEXIST;
+	if (dir->d.nlink == 0)
+		return -ENOENT;
+	rc = dent_get(ns, t, parent, name, dv);
+	if (rc == 0)
+		return -EEXIST;
+	return rc == -ENOENT ? 0 : rc;
+}
+
+/* Link the new inode in and store both. */
+static int create_finish(mds_ns *ns, MDB_txn *t, struct inode *dir, const char *name,
+			 struct inode *in, int64_t now)
+{
+	int rc = dent_add(ns, t, dir, name, in->ino, in->d.mode);
+
+	if (rc)
+		return rc;
+	if (S_ISDIR(in->d.mode))
+		dir->d.nlink++;
+	dir->d.mtime = dir->d.ctime = now;
+	rc = ino_put(ns, t, dir);
+	if (!rc)
+		rc = ino_put(ns, t, in);
+	return rc;
+}
+
+static int do_create(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		     uint32_t mode, uint32_t rdev, uint32_t flags, uint32_t ss, uint32_t sc,
+		     const char *target, pfs_attr *out, pfs_layout *lay)
+{
+	struct work *w = work_new();
+	struct dent_val dv;
+	MDB_txn *t = NULL;
+	int64_t now = now_ns();
+	int rc;
+
+	if (!w)
+		return -ENOMEM;
+	rc = wbegin(ns, &t);
+	if (rc)
+		goto out;
+	rc = create_prep(ns, t, c, parent, name, &w->a, &dv);
+	if (rc == -EEXIST && S_ISREG(mode) && lay && !(flags & PFS_CREATE_EXCL) &&
+	    !is_dot(name)) {
+		/* open(O_CREAT) of an existing file opens it. */
+		rc = ino_get(ns, t, dv.child, &w->b);
+		if (!rc && S_ISDIR(w->b.d.mode))
+			rc = -EISDIR;
+		if (!rc) {
+			to_attr(&w->b, out);
+			to_layout(&w->b, lay);
+		}
+		goto out;
+	}
+	if (rc)
+		goto out;
+	rc = inode_new(ns, t, c, &w->a, mode, rdev, now, &w->b);
+	if (rc)
+		goto out;
+	if (S_ISREG(mode)) {
+		rc = layout_alloc(ns, t, ss ? ss : w->a.d.def_ss, sc ? sc : w->a.d.def_sc, &w->b);
+		if (rc)
+			goto out;
+	}
+	if (target) {
+		w->b.d.tlen = (uint32_t)strlen(target);
+		memcpy(w->b.target, target, w->b.d.tlen + 1);
+		w->b.d.size = w->b.d.tlen;
+	}
+	rc = create_finish(ns, t, &w->a, name, &w->b, now);
+	if (rc)
+		goto out;
+	to_attr(&w->b, out);
+	if (lay)
+		to_layout(&w->b, lay);
+out:
+	rc = t ? wend(ns, t, rc, 0) : rc;
+	free(w);
+	return rc;
+}
+
+int mds_ns_create(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		  uint32_t mode, uint32_t flags, uint32_t stripe_size, uint32_t stripe_count,
+		  pfs_attr *out, pfs_layout *lay)
+{
+	if ((mode & S_IFMT) && !S_ISREG(mode))
+		return -EINVAL;
+	return do_create(ns, c, parent, name, S_IFREG | (mode & 07777), 0, flags, stripe_size,
+			 stripe_count, NULL, out, lay);
+}
+
+int mds_ns_mknod(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		 uint32_t mode, uint32_t rdev, pfs_attr *out)
+{
+	pfs_layout lay;
+	uint32_t type = mode & S_IFMT;
+
+	if (type == 0)
+		type = S_IFREG;
+	if (type != S_IFREG && type != S_IFCHR && type != S_IFBLK && type != S_IFIFO &&
+	    type != S_IFSOCK)
+		return -EINVAL;
+	if ((type == S_IFCHR || type == S_IFBLK) && c->uid != 0)
+		return -EPERM;
+	return do_create(ns, c, parent, name, type | (mode & 07777), rdev, PFS_CREATE_EXCL, 0, 0,
+			 NULL, out, type == S_IFREG ? &lay : NULL);
+}
+
+int mds_ns_mkdir(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		 uint32_t mode, pfs_attr *out)
+{
+	return do_create(ns, c, parent, name, S_IFDIR | (mode & 07777), 0, PFS_CREATE_EXCL, 0, 0,
+			 NULL, out, NULL);
+}
+
+int mds_ns_symlink(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		   const char *target, pfs_attr *out)
+{
+	size_t n = strlen(target);
+
+	if (n == 0)
+		return -ENOENT;
+	if (n > PFS_PATH_MAX)
+		return -ENAMETOOLONG;
+	return do_create(ns, c, parent, name, S_IFLNK | 0777, 0, PFS_CREATE_EXCL, 0, 0, target,
+			 out, NULL);
+}
+
+int mds_ns_readlink(mds_ns *ns, const pfs_cred *c, uint64_t ino, char *target)
+{
+	struct work *w = work_new();
+	MDB_txn *t = NULL;
+	int rc;
+
+	if (!w)
+		return -ENOMEM;
+	rc = rbegin(ns, &t);
+	if (!rc)
+		rc = ino_get(ns, t, ino, &w->a);
+	if (!rc && !S_ISLNK(w->a.d.mode))
+		rc = -EINVAL;
+	if (!rc)
+		memcpy(target, w->a.target, w->a.d.tlen + 1);
+	if (t)
+		mdb_txn_abort(t);
+	free(w);
+	return rc;
+}
+
+int mds_ns_link(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t newparent,
+		const char *newname, pfs_attr *out)
+{
+	struct work *w = work_new();
+	struct dent_val dv;
+	MDB_txn *t = NULL;
+	int64_t now = now_ns();
+	int rc;
+
+	if (!w)
+		return -ENOMEM;
+	rc = wbegin(ns, &t);
+	if (rc)
+		goto out;
+	rc = ino_get(ns, t, ino, &w->b);
+	if (rc)
+		goto out;
+	if (S_ISDIR(w->b.d.mode)) {
+		rc = -EPERM;
+		goto out;
+	}
+	if (w->b.d.nlink >= 65000) {
+		rc = -EMLINK;
+		goto out;
+	}
+	rc = create_prep(ns, t, c, newparent, newname, &w->a, &dv);
+	if (rc)
+		goto out;
+	w->b.d.nlink++;
+	w->b.d.ctime = now;
+	rc = create_finish(ns, t, &w->a, newname, &w->b, now);
+	if (!rc)
+		to_attr(&w->b, out);
+out:
+	rc = t ? wend(ns, t, rc, 0) : rc;
+	free(w);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ remove */
+
+static int do_remove(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name, int dir)
+{
+	struct work *w = work_new();
+	struct dent_val dv;
+	MDB_txn *t = NULL;
+	int64_t now = now_ns();
+	int logged = 0, rc;
+
+	if (!w)
+		return -ENOMEM;
+	rc = wbegin(ns, &t);
+	if (rc)
+		goto out;
+	rc = dir_get(ns, t, parent, &w->a);
+	if (!rc)
+		rc = may(c, &w->a, W_OK | X_OK);
+	if (rc)
+		goto out;
+	if (is_dot(name)) {
+		rc = dir ? (strcmp(name, ".") == 0 ? -EINVAL : -ENOTEMPTY) : -EISDIR;
+		goto out;
+	}
+	rc = check_name(name);
+	if (!rc)
+		rc = dent_get(ns, t, parent, name, &dv);
+	if (!rc)
+		rc = ino_get(ns, t, dv.child, &w->b);
+	if (!rc)
+		rc = sticky_ok(c, &w->a, &w->b);
+	if (rc)
+		goto out;
+	if (dir && !S_ISDIR(w->b.d.mode)) {
+		rc = -ENOTDIR;
+		goto out;
+	}
+	if (!dir && S_ISDIR(w->b.d.mode)) {
+		rc = -EISDIR;
+		goto out;
+	}
+	if (dir) {
+		rc = dir_empty(ns, t, w->b.ino);
+		if (rc == 0)
+			rc = -ENOTEMPTY;
+		if (rc < 0)
+			goto out;
+		w->a.d.nlink--;
+	}
+	rc = dent_del(ns, t, parent, name, dv.cookie);
+	if (!rc)
+		rc = drop_link(ns, t, &w->b, now, &logged);
+	if (rc)
+		goto out;
+	w->a.d.mtime = w->a.d.ctime = now;
+	rc = ino_put(ns, t, &w->a);
+out:
+	rc = t ? wend(ns, t, rc, logged) : rc;
+	free(w);
+	return rc;
+}
+
+int mds_ns_unlink(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name)
+{
+	return do_remove(ns, c, parent, name, 0);
+}
+
+int mds_ns_rmdir(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name)
+{
+	return do_remove(ns, c, parent, name, 1);
+}
+
+/* ------------------------------------------------------------------ rename */
+
+/* 1 if directory anc is dir or one of its ancestors, 0 if not, or -errno. */
+static int is_ancestor(mds_ns *ns, MDB_txn *t, uint64_t anc, uint64_t dir, struct inode *tmp)
+{
+	uint64_t cur = dir;
+
+	for (int depth = 0; depth < 100000; depth++) {
+		if (cur == anc)
+			return 1;
+		if (cur == ROOT_INO)
+			return 0;
+		int rc = ino_get(ns, t, cur, tmp);
+		if (rc)
+			return rc;
+		cur = tmp->d.parent;
+	}
+	return -ELOOP;
+}
+
+int mds_ns_rename(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		  uint64_t newparent, const char *newname, uint32_t flags)
+{
+	struct work *w = work_new();
+	struct inode *p1, *p2, *src, *dst = NULL;
+	struct dent_val sdv, ddv;
+	MDB_txn *t = NULL;
+	int64_t now = now_ns();
+	int logged = 0, rc;
+
+	if (!w)
+		return -ENOMEM;
+	if ((flags & ~(PFS_RENAME_NOREPLACE | PFS_RENAME_EXCHANGE)) ||
+	    flags == (PFS_RENAME_NOREPLACE | PFS_RENAME_EXCHANGE)) {
+		rc = -EINVAL;
+		goto out;
+	}
+	if (is_dot(name) || is_dot(newname)) {
+		rc = -EBUSY;
+		goto out;
+	}
+	rc = check_name(name);
+	if (!rc)
+		rc = check_name(newname);
+	if (!rc)
+		rc = wbegin(ns, &t);
+	if (rc)
+		goto out;
+	p1 = &w->a;
+	p2 = parent == newparent ? p1 : &w->b;
+	src = &w->c;
+	rc = dir_get(ns, t, parent, p1);
+	if (!rc && p2 != p1)
+		rc = dir_get(ns, t, newparent, p2);
+	if (!rc)
+		rc = may(c, p1, W_OK | X_OK);
+	if (!rc && p2 != p1)
+		rc = may(c, p2, W_OK | X_OK);
+	if (!rc)
+		rc = dent_get(ns, t, parent, name, &sdv);
+	if (!rc)
+		rc = ino_get(ns, t, sdv.child, src);
+	if (rc)
+		goto out;
+	rc = dent_get(ns, t, newparent, newname, &ddv);
+	if (rc == 0) {
+		dst = &w->d;
+		rc = ino_get(ns, t, ddv.child, dst);
+	} else if (rc == -ENOENT) {
+		rc = (flags & PFS_RENAME_EXCHANGE) ? -ENOENT : 0;
+	}
+	if (rc)
+		goto out;
+	if (dst && (flags & PFS_RENAME_NOREPLACE)) {
+		rc = -EEXIST;
+		goto out;
+	}
+	if (dst && dst->ino == src->ino)
+		goto out; /* same file: POSIX says do nothing */
+	rc = sticky_ok(c, p1, src);
+	if (!rc && dst)
+		rc = sticky_ok(c, p2, dst);
+	if (rc)
+		goto out;
+	/* Moving a directory rewrites its "..": needs write permission on it,
+	 * and it must not land inside itself. */
+	if (S_ISDIR(src->d.mode) && p1 != p2) {
+		rc = may(c, src, W_OK);
+		if (!rc) {
+			rc = is_ancestor(ns, t, src->ino, newparent, &w->d);
+			if (rc == 1)
+				rc = -EINVAL;
+		}
+		if (rc)
+			goto out;
+		if (dst) /* is_ancestor used w->d as scratch */
+			rc = ino_get(ns, t, ddv.child, dst);
+		if (rc)
+			goto out;
+	}
+	if (dst && (flags & PFS_RENAME_EXCHANGE) && S_ISDIR(dst->d.mode) && p1 != p2) {
+		struct inode *scratch = malloc(sizeof(*scratch));
+		if (!scratch) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		rc = may(c, dst, W_OK);
+		if (!rc) {
+			rc = is_ancestor(ns, t, dst->ino, parent, scratch);
+			if (rc == 1)
+				rc = -EINVAL;
+		}
+		free(scratch);
+		if (rc)
+			goto out;
+	}
+
+	if (flags & PFS_RENAME_EXCHANGE) {
+		rc = dent_set(ns, t, parent, name, dst->ino, dst->d.mode, sdv.cookie);
+		if (!rc)
+			rc = dent_set(ns, t, newparent, newname, src->ino, src->d.mode, ddv.cookie);
+		if (rc)
+			goto out;
+		if (p1 != p2) {
+			if (S_ISDIR(src->d.mode)) {
+				p1->d.nlink--;
+				p2->d.nlink++;
+				src->d.parent = p2->ino;
+			}
+			if (S_ISDIR(dst->d.mode)) {
+				p2->d.nlink--;
+				p1->d.nlink++;
+				dst->d.parent = p1->ino;
+			}
+		}
+		dst->d.ctime = now;
+		rc = ino_put(ns, t, dst);
+		if (rc)
+			goto out;
+	} else {
+		if (dst) {
+			if (S_ISDIR(src->d.mode) && !S_ISDIR(dst->d.mode)) {
+				rc = -ENOTDIR;
+				goto out;
+			}
+			if (!S_ISDIR(src->d.mode) && S_ISDIR(dst->d.mode)) {
+				rc = -EISDIR;
+				goto out;
+			}
+			if (S_ISDIR(dst->d.mode)) {
+				rc = dir_empty(ns, t, dst->ino);
+				if (rc == 0)
+					rc = -ENOTEMPTY;
+				if (rc < 0)
+					goto out;
+				p2->d.nlink--;
+			}
+			rc = dent_del(ns, t, newparent, newname, ddv.cookie);
+			if (!rc)
+				rc = drop_link(ns, t, dst, now, &logged);
+			if (rc)
+				goto out;
+		}
+		rc = dent_del(ns, t, parent, name, sdv.cookie);
+		if (!rc)
+			rc = dent_add(ns, t, p2, newname, src->ino, src->d.mode);
+		if (rc)
+			goto out;
+		if (S_ISDIR(src->d.mode) && p1 != p2) {
+			p1->d.nlink--;
+			p2->d.nlink++;
+			src->d.parent = p2->ino;
+		}
+	}
+	src->d.ctime = now;
+	p1->d.mtime = p1->d.ctime = now;
+	p2->d.mtime = p2->d.ctime = now;
+	rc = ino_put(ns, t, src);
+	if (!rc)
+		rc = ino_put(ns, t, p1);
+	if (!rc && p2 != p1)
+		rc = ino_put(ns, t, p2);
+out:
+	rc = t ? wend(ns, t, rc, logged) : rc;
+	free(w);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ readdir */
+
+int mds_ns_readdir(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t cookie,
+		   uint32_t max, mds_dirent *out, uint32_t *n, int *eof)
+{
+	struct work *w = work_new();
+	MDB_txn *t = NULL;
+	MDB_cursor *cur = NULL;
+	uint8_t ck[16];
+	MDB_val k = { 16, ck }, v;
+	uint32_t got = 0;
+	int rc, mrc;
+
+	if (!w)
+		return -ENOMEM;
+	if (max > PFS_READDIR_MAX)
+		max = PFS_READDIR_MAX;
+	rc = rbegin(ns, &t);
+	if (!rc)
+		rc = dir_get(ns, t, ino, &w->a);
+	if (!rc)
+		rc = may(c, &w->a, R_OK);
+	if (!rc)
+		rc = lmdb_err(mdb_cursor_open(t, ns->cookies, &cur));
+	if (rc)
+		goto out;
+	if (cookie == UINT64_MAX) {
+		*n = 0;
+		*eof = 1;
+		goto out;
+	}
+	be64_put(ck, ino);
+	be64_put(ck + 8, cookie + 1);
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0 && got < max;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size != 16 || be64_get(k.mv_data) != ino)
+			break;
+		if (v.mv_size < 12 || v.mv_size > 12 + PFS_NAME_MAX) {
+			rc = -EIO;
+			goto out;
+		}
+		mds_dirent *e = &out[got++];
+		memcpy(&e->ino, v.mv_data, 8);
+		memcpy(&e->mode, (uint8_t *)v.mv_data + 8, 4);
+		memcpy(e->name, (uint8_t *)v.mv_data + 12, v.mv_size - 12);
+		e->name[v.mv_size - 12] = '\0';
+		e->next_cookie = be64_get((uint8_t *)k.mv_data + 8);
+	}
+	if (mrc && mrc != MDB_NOTFOUND) {
+		rc = lmdb_err(mrc);
+		goto out;
+	}
+	*eof = 1;
+	if (got == max && mrc == 0) {
+		/* Stopped for room: peek whether anything follows. */
+		mrc = mdb_cursor_get(cur, &k, &v, MDB_GET_CURRENT);
+		if (mrc == 0 && k.mv_size == 16 && be64_get(k.mv_data) == ino)
+			*eof = 0;
+	}
+	*n = got;
+out:
+	if (cur)
+		mdb_cursor_close(cur);
+	if (t)
+		mdb_txn_abort(t);
+	free(w);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ statfs */
+
+int mds_ns_statfs(mds_ns *ns, const pfs_cred *c, pfs_statfs *out)
+{
+	uint64_t total = 0, free_ = 0;
+	MDB_txn *t = NULL;
+	MDB_stat st;
+	int rc;
+
+	pthread_mutex_lock(&ns->lock);
+	for (uint32_t i = 0; i < ns->nost; i++) {
+		if (!ns->ost[i].known || !ns->ost[i].heard)
+			continue;
+		total += ns->ost[i].total;
+		free_ += ns->ost[i].free_;
+	}
+	pthread_mutex_unlock(&ns->lock);
+	rc = rbegin(ns, &t);
+	if (!rc)
+		rc = lmdb_err(mdb_stat(t, ns->inodes, &st));
+	if (t)
+		mdb_txn_abort(t);
+	if (rc)
+		return rc;
+	memset(out, 0, sizeof(*out));
+	out->bsize = 4096;
+	out->namemax = PFS_NAME_MAX;
+	out->blocks = total / 4096;
+	out->bfree = free_ / 4096;
+	out->bavail = out->bfree;
+	/* Inodes are LMDB records: the limit is the map, not a table. */
+	out->ffree = 1ull << 32;
+	out->files = st.ms_entries + out->ffree;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ xattrs */
+
+enum { XNS_USER, XNS_PRIV, XNS_SYSTEM };
+
+static int xattr_ns(const char *name, int *kind)
+{
+	size_t n = strlen(name);
+
+	if (n == 0)
+		return -EINVAL;
+	if (n > PFS_XATTR_NAME_MAX)
+		return -ERANGE;
+	if (strncmp(name, "user.", 5) == 0 && n > 5)
+		*kind = XNS_USER;
+	else if ((strncmp(name, "trusted.", 8) == 0 && n > 8) ||
+		 (strncmp(name, "security.", 9) == 0 && n > 9))
+		*kind = XNS_PRIV;
+	else if (strncmp(name, "system.", 7) == 0)
+		*kind = XNS_SYSTEM;
+	else
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* Permission for touching an xattr of in: write (set/remove) or read. */
+static int xattr_may(const pfs_cred *c, const struct inode *in, int kind, int write)
+{
+	if (kind == XNS_SYSTEM)
+		return -EOPNOTSUPP;
+	if (kind == XNS_PRIV) {
+		if (write && c->uid != 0)
+			return -EPERM;
+		return 0;
+	}
+	/* user.* only on regular files and directories (as Linux). */
+	if (!S_ISREG(in->d.mode) && !S_ISDIR(in->d.mode))
+		return write ? -EPERM : -ENODATA;
+	return may(c, in, write ? W_OK : R_OK);
+}
+
+int mds_ns_setxattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, const char *name,
+		    const void *value, size_t len, uint32_t flags)
+{
+	struct work *w = work_new();
+	uint8_t kb[8 + PFS_XATTR_NAME_MAX];
+	MDB_val k, v, old;
+	MDB_txn *t = NULL;
+	int kind, rc;
+
+	if (!w)
+		return -ENOMEM;
+	rc = xattr_ns(name, &kind);
+	if (rc)
+		goto out;
+	if (len > PFS_XATTR_SIZE_MAX || (flags & ~(uint32_t)(XATTR_CREATE | XATTR_REPLACE))) {
+		rc = len > PFS_XATTR_SIZE_MAX ? -E2BIG : -EINVAL;
+		goto out;
+	}
+	rc = wbegin(ns, &t);
+	if (!rc)
+		rc = ino_get(ns, t, ino, &w->a);
+	if (!rc)
+		rc = xattr_may(c, &w->a, kind, 1);
+	if (rc)
+		goto out;
+	k.mv_size = dkey(kb, ino, name);
+	k.mv_data = kb;
+	rc = mdb_get(t, ns->xattrs, &k, &old);
+	if (rc && rc != MDB_NOTFOUND) {
+		rc = lmdb_err(rc);
+		goto out;
+	}
+	if (rc == 0 && (flags & XATTR_CREATE)) {
+		rc = -EEXIST;
+		goto out;
+	}
+	if (rc == MDB_NOTFOUND && (flags & XATTR_REPLACE)) {
+		rc = -ENODATA;
+		goto out;
+	}
+	v.mv_size = len;
+	v.mv_data = (void *)value;
+	rc = lmdb_err(mdb_put(t, ns->xattrs, &k, &v, 0));
+	if (rc)
+		goto out;
+	w->a.d.ctime = now_ns();
+	rc = ino_put(ns, t, &w->a);
+out:
+	rc = t ? wend(ns, t, rc, 0) : rc;
+	free(w);
+	return rc;
+}
+
+int mds_ns_getxattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, const char *name,
+		    void **value, size_t *len)
+{
+	struct work *w = work_new();
+	uint8_t kb[8 + PFS_XATTR_NAME_MAX];
+	MDB_val k, v;
+	MDB_txn *t = NULL;
+	int kind, rc;
+
+	if (!w)
+		return -ENOMEM;
+	rc = xattr_ns(name, &kind);
+	if (!rc)
+		rc = rbegin(ns, &t);
+	if (!rc)
+		rc = ino_get(ns, t, ino, &w->a);
+	if (!rc)
+		rc = xattr_may(c, &w->a, kind, 0);
+	/* trusted.* is invisible to non-root, as on Linux. */
+	if (!rc && kind == XNS_PRIV && c->uid != 0 && strncmp(name, "trusted.", 8) == 0)
+		rc = -ENODATA;
+	if (rc)
+		goto out;
+	k.mv_size = dkey(kb, ino, name);
+	k.mv_data = kb;
+	rc = mdb_get(t, ns->xattrs, &k, &v);
+	if (rc) {
+		rc = rc == MDB_NOTFOUND ? -ENODATA : lmdb_err(rc);
+		goto out;
+	}
+	*value = malloc(v.mv_size ? v.mv_size : 1);
+	if (!*value) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	memcpy(*value, v.mv_data, v.mv_size);
+	*len = v.mv_size;
+out:
+	if (t)
+		mdb_txn_abort(t);
+	free(w);
+	return rc;
+}
+
+int mds_ns_listxattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, char **list, size_t *len)
+{
+	struct work *w = work_new();
+	uint8_t kb[8];
+	MDB_val k = { 8, kb }, v;
+	MDB_txn *t = NULL;
+	MDB_cursor *cur = NULL;
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	int rc, mrc;
+
+	if (!w)
+		return -ENOMEM;
+	rc = rbegin(ns, &t);
+	if (!rc)
+		rc = ino_get(ns, t, ino, &w->a);
+	if (!rc)
+		rc = lmdb_err(mdb_cursor_open(t, ns->xattrs, &cur));
+	if (rc)
+		goto out;
+	be64_put(kb, ino);
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size <= 8 || be64_get(k.mv_data) != ino)
+			break;
+		size_t nl = k.mv_size - 8;
+		const char *nm = (const char *)k.mv_data + 8;
+		if (c->uid != 0 && nl >= 8 && memcmp(nm, "trusted.", 8) == 0)
+			continue;
+		if (n + nl + 1 > cap) {
+			size_t ncap = (cap ? cap * 2 : 256) + nl + 1;
+			char *nb = realloc(buf, ncap);
+			if (!nb) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		memcpy(buf + n, nm, nl);
+		buf[n + nl] = '\0';
+		n += nl + 1;
+	}
+	if (mrc && mrc != MDB_NOTFOUND) {
+		rc = lmdb_err(mrc);
+		goto out;
+	}
+	if (!buf && !(buf = malloc(1))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	*list = buf;
+	*len = n;
+	buf = NULL;
+out:
+	free(buf);
+	if (cur)
+		mdb_cursor_close(cur);
+	if (t)
+		mdb_txn_abort(t);
+	free(w);
+	return rc;
+}
+
+int mds_ns_removexattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, const char *name)
+{
+	struct work *w = work_new();
+	uint8_t kb[8 + PFS_XATTR_NAME_MAX];
+	MDB_val k;
+	MDB_txn *t = NULL;
+	int kind, rc;
+
+	if (!w)
+		return -ENOMEM;
+	rc = xattr_ns(name, &kind);
+	if (!rc)
+		rc = wbegin(ns, &t);
+	if (!rc)
+		rc = ino_get(ns, t, ino, &w->a);
+	if (!rc)
+		rc = xattr_may(c, &w->a, kind, 1);
+	if (rc)
+		goto out;
+	k.mv_size = dkey(kb, ino, name);
+	k.mv_data = kb;
+	rc = mdb_del(t, ns->xattrs, &k, NULL);
+	if (rc) {
+		rc = rc == MDB_NOTFOUND ? -ENODATA : lmdb_err(rc);
+		goto out;
+	}
+	w->a.d.ctime = now_ns();
+	rc = ino_put(ns, t, &w->a);
+out:
+	rc = t ? wend(ns, t, rc, 0) : rc;
+	free(w);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ open, access, size, layout */
+
+int mds_ns_open_file(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t flags,
+		     pfs_attr *out, pfs_layout *lay)
+{
+	struct work *w = work_new();
+	MDB_txn *t = NULL;
+	uint32_t mask = 0;
+	int rc;
+
+	if (!w)
+		return -ENOMEM;
+	switch (flags & O_ACCMODE) {
+	case O_RDONLY: mask = R_OK; break;
+	case O_WRONLY: mask = W_OK; break;
+	default: mask = R_OK | W_OK; break;
+	}
+	if (flags & O_TRUNC)
+		mask |= W_OK;
+	rc = rbegin(ns, &t);
+	if (!rc)
+		rc = ino_get(ns, t, ino, &w->a);
+	if (!rc && S_ISDIR(w->a.d.mode) && (mask & W_OK))
+		rc = -EISDIR;
+	if (!rc && S_ISLNK(w->a.d.mode))
+		rc = -ELOOP;
+	if (!rc)
+		rc = may(c, &w->a, mask);
+	if (!rc) {
+		to_attr(&w->a, out);
+		to_layout(&w->a, lay);
+	}
+	if (t)
+		mdb_txn_abort(t);
+	free(w);
+	return rc;
+}
+
+int mds_ns_access(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t mask)
+{
+	struct work *w = work_new();
+	MDB_txn *t = NULL;
+	int rc;
+
+	if (!w)
+		return -ENOMEM;
+	rc = rbegin(ns, &t);
+	if (!rc)
+		rc = ino_get(ns, t, ino, &w->a);
+	if (!rc && (mask & 7))
+		rc = may(c, &w->a, mask & 7);
+	if (t)
+		mdb_txn_abort(t);
+	free(w);
+	return rc;
+}
+
+int mds_ns_setsize(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t size,
+		   int64_t mtime_ns, pfs_attr *out)
+{
+	struct work *w = work_new();
+	MDB_txn *t = NULL;
+	int rc;
+
+	if (!w)
+		return -ENOMEM;
+	rc = wbegin(ns, &t);
+	if (!rc)
+		rc = ino_get(ns, t, ino, &w->a);
+	if (!rc && !S_ISREG(w->a.d.mode))
+		rc = S_ISDIR(w->a.d.mode) ? -EISDIR : -EINVAL;
+	if (rc)
+		goto out;
+	if (size > w->a.d.size)
+		w->a.d.size = size;
+	if (mtime_ns) {
+		w->a.d.mtime = mtime_ns;
+		w->a.d.ctime = now_ns();
+	}
+	rc = ino_put(ns, t, &w->a);
+	if (!rc)
+		to_attr(&w->a, out);
+out:
+	rc = t ? wend(ns, t, rc, 0) : rc;
+	free(w);
+	return rc;
+}
+
+int mds_ns_getlayout(mds_ns *ns, const pfs_cred *c, uint64_t ino, pfs_layout *lay)
+{
+	struct work *w = work_new();
+	MDB_txn *t = NULL;
+	int rc;
+
+	if (!w)
+		return -ENOMEM;
+	rc = rbegin(ns, &t);
+	if (!rc)
+		rc = ino_get(ns, t, ino, &w->a);
+	if (!rc)
+		to_layout(&w->a, lay);
+	if (t)
+		mdb_txn_abort(t);
+	free(w);
+	return rc;
+}
+
+int mds_ns_setstripe(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t stripe_size,
+		     uint32_t stripe_count)
+{
+	struct work *w = work_new();
+	struct inode *in;
+	MDB_txn *t = NULL;
+	int logged = 0, rc;
+
+	if (!w)
+		return -ENOMEM;
+	in = &w->a;
+	rc = pfs_layout_check(stripe_size ? stripe_size : ns->opts.default_stripe_size,
+			      stripe_count == UINT32_MAX ? 1 : stripe_count);
+	if (!rc)
+		rc = wbegin(ns, &t);
+	if (!rc)
+		rc = ino_get(ns, t, ino, in);
+	if (rc)
+		goto out;
+	if (c->uid != 0 && c->uid != in->d.uid) {
+		rc = -EPERM;
+		goto out;
+	}
+	if (S_ISDIR(in->d.mode)) {
+		in->d.def_ss = stripe_size;
+		in->d.def_sc = stripe_count;
+	} else if (S_ISREG(in->d.mode)) {
+		pfs_stripe old[PFS_MAX_STRIPES];
+		uint32_t nold = in->d.sc;
+
+		if (in->d.size != 0) {
+			rc = -EBUSY;
+			goto out;
+		}
+		memcpy(old, in->st, sizeof(old));
+		rc = layout_alloc(ns, t, stripe_size, stripe_count, in);
+		if (!rc && nold) {
+			rc = destroy_append(ns, t, old, nold);
+			logged = 1;
+		}
+		if (rc)
+			goto out;
+	} else {
+		rc = -EINVAL;
+		goto out;
+	}
+	in->d.ctime = now_ns();
+	rc = ino_put(ns, t, in);
+out:
+	rc = t ? wend(ns, t, rc, logged) : rc;
+	free(w);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ OST registry */
+
+static int ost_mem_grow(mds_ns *ns, uint32_t idx)
+{
+	if (idx < ns->nost)
+		return 0;
+	struct ost_mem *no = realloc(ns->ost, (size_t)(idx + 1) * sizeof(*no));
+	if (!no)
+		return -ENOMEM;
+	memset(no + ns->nost, 0, (size_t)(idx + 1 - ns->nost) * sizeof(*no));
+	ns->ost = no;
+	ns->nost = idx + 1;
+	return 0;
+}
+
+static void copy_field(char *dst, const char *src)
+{
+	memset(dst, 0, 64);
+	strncpy(dst, src, 63);
+}
+
+int mds_ns_oss_register(mds_ns *ns, const char *oss, const char *host,
+			uint16_t data_port, uint16_t ctl_port, const mds_ost_report *r,
+			uint32_t n, uint32_t *idx)
+{
+	MDB_txn *t = NULL;
+	MDB_stat st;
+	int rc;
+
+	if (!*oss || strlen(oss) > 63 || strlen(host) > 63 || n > 1024)
+		return -EINVAL;
+	for (uint32_t i = 0; i < n; i++)
+		if (!r[i].uuid[0] || strnlen(r[i].uuid, 64) > 63)
+			return -EINVAL;
+	rc = wbegin(ns, &t);
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < n && !rc; i++) {
+		MDB_val uk = { strlen(r[i].uuid), (void *)r[i].uuid }, uv, k, v;
+		uint8_t kb[4];
+		struct ost_disk od;
+
+		rc = mdb_get(t, ns->ostuuid, &uk, &uv);
+		if (rc == 0 && uv.mv_size == 4) {
+			memcpy(&idx[i], uv.mv_data, 4);
+		} else if (rc == MDB_NOTFOUND) {
+			rc = lmdb_err(mdb_stat(t, ns->osts, &st));
+			if (rc)
+				break;
+			idx[i] = (uint32_t)st.ms_entries;
+			uv.mv_size = 4;
+			uv.mv_data = &idx[i];
+			rc = mdb_put(t, ns->ostuuid, &uk, &uv, 0);
+		}
+		if (rc) {
+			rc = lmdb_err(rc);
+			break;
+		}
+		be32_put(kb, idx[i]);
+		k.mv_size = 4;
+		k.mv_data = kb;
+		memset(&od, 0, sizeof(od));
+		od.next_obj = 1;
+		rc = mdb_get(t, ns->osts, &k, &v);
+		if (rc == 0 && v.mv_size == sizeof(od))
+			memcpy(&od, v.mv_data, sizeof(od));
+		else if (rc && rc != MDB_NOTFOUND) {
+			rc = lmdb_err(rc);
+			break;
+		}
+		copy_field(od.uuid, r[i].uuid);
+		copy_field(od.oss, oss);
+		copy_field(od.host, host);
+		od.data_port = data_port;
+		od.ctl_port = ctl_port;
+		v.mv_size = sizeof(od);
+		v.mv_data = &od;
+		rc = lmdb_err(mdb_put(t, ns->osts, &k, &v, 0));
+	}
+	rc = wend(ns, t, rc, 0);
+	if (rc)
+		return rc;
+	uint64_t now = mono_ms(ns);
+	pthread_mutex_lock(&ns->lock);
+	for (uint32_t i = 0; i < n && !rc; i++) {
+		rc = ost_mem_grow(ns, idx[i]);
+		if (rc)
+			break;
+		struct ost_mem *o = &ns->ost[idx[i]];
+		o->known = 1;
+		copy_field(o->uuid, r[i].uuid);
+		copy_field(o->oss, oss);
+		copy_field(o->host, host);
+		o->data_port = data_port;
+		o->ctl_port = ctl_port;
+		o->heard = 1;
+		o->last_ms = now;
+		o->total = r[i].total_bytes;
+		o->free_ = r[i].free_bytes;
+		o->objects = r[i].objects;
+	}
+	pthread_mutex_unlock(&ns->lock);
+	if (!rc)
+		pfs_log(PFS_LOG_INFO, "registered %u OST(s) of %s at %s", n, oss, host);
+	return rc;
+}
+
+int mds_ns_oss_heartbeat(mds_ns *ns, const char *oss, const mds_ost_report *r, uint32_t n)
+{
+	uint64_t now = mono_ms(ns);
+	int rc = 0;
+
+	pthread_mutex_lock(&ns->lock);
+	for (uint32_t i = 0; i < n; i++) {
+		if (r[i].index >= ns->nost || !ns->ost[r[i].index].known) {
+			rc = -ENOENT;
+			continue;
+		}
+		struct ost_mem *o = &ns->ost[r[i].index];
+		if (strncmp(o->oss, oss, 64) != 0) {
+			rc = -EPERM;
+			continue;
+		}
+		o->heard = 1;
+		o->last_ms = now;
+		o->total = r[i].total_bytes;
+		o->free_ = r[i].free_bytes;
+		o->objects = r[i].objects;
+	}
+	pthread_mutex_unlock(&ns->lock);
+	return rc;
+}
+
+int mds_ns_ost_list(mds_ns *ns, pfs_ost_info **out, uint32_t *n)
+{
+	uint64_t now = mono_ms(ns);
+	uint32_t k = 0;
+	pfs_ost_info *v;
+
+	pthread_mutex_lock(&ns->lock);
+	v = calloc(ns->nost ? ns->nost : 1, sizeof(*v));
+	if (!v) {
+		pthread_mutex_unlock(&ns->lock);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < ns->nost; i++) {
+		struct ost_mem *o = &ns->ost[i];
+		if (!o->known)
+			continue;
+		v[k].index = i;
+		memcpy(v[k].uuid, o->uuid, 64);
+		memcpy(v[k].oss, o->oss, 64);
+		memcpy(v[k].host, o->host, 64);
+		v[k].data_port = o->data_port;
+		v[k].ctl_port = o->ctl_port;
+		v[k].up = (uint8_t)ost_up(ns, o, now);
+		v[k].total_bytes = o->total;
+		v[k].free_bytes = o->free_;
+		v[k].objects = o->objects;
+		k++;
+	}
+	pthread_mutex_unlock(&ns->lock);
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+int mds_ns_ost_addr(mds_ns *ns, uint32_t idx, char *host, uint16_t *ctl_port, int *up)
+{
+	int rc = -ENOENT;
+
+	pthread_mutex_lock(&ns->lock);
+	if (idx < ns->nost && ns->ost[idx].known) {
+		memcpy(host, ns->ost[idx].host, 64);
+		*ctl_port = ns->ost[idx].ctl_port;
+		*up = ost_up(ns, &ns->ost[idx], mono_ms(ns));
+		rc = 0;
+	}
+	pthread_mutex_unlock(&ns->lock);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ destroy log */
+
+int mds_ns_destroy_next(mds_ns *ns, uint64_t after, uint64_t *seq, pfs_stripe *st,
+			uint32_t *n)
+{
+	MDB_txn *t = NULL;
+	MDB_cursor *cur = NULL;
+	uint8_t kb[8];
+	MDB_val k = { 8, kb }, v;
+	int rc;
+
+	if (after == UINT64_MAX)
+		return -ENOENT;
+	rc = rbegin(ns, &t);
+	if (!rc)
+		rc = lmdb_err(mdb_cursor_open(t, ns->destroy, &cur));
+	if (rc)
+		goto out;
+	be64_put(kb, after + 1);
+	rc = lmdb_err(mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE));
+	if (rc)
+		goto out;
+	if (k.mv_size != 8 || v.mv_size % 12 || v.mv_size / 12 > MDS_DESTROY_MAX) {
+		rc = -EIO;
+		goto out;
+	}
+	*seq = be64_get(k.mv_data);
+	*n = (uint32_t)(v.mv_size / 12);
+	for (uint32_t i = 0; i < *n; i++) {
+		memcpy(&st[i].ost, (uint8_t *)v.mv_data + 12 * i, 4);
+		memcpy(&st[i].object, (uint8_t *)v.mv_data + 12 * i + 4, 8);
+	}
+out:
+	if (cur)
+		mdb_cursor_close(cur);
+	if (t)
+		mdb_txn_abort(t);
+	return rc;
+}
+
+int mds_ns_destroy_done(mds_ns *ns, uint64_t seq)
+{
+	MDB_txn *t = NULL;
+	uint8_t kb[8];
+	MDB_val k = { 8, kb };
+	int rc = wbegin(ns, &t);
+
+	if (rc)
+		return rc;
+	be64_put(kb, seq);
+	rc = lmdb_err(mdb_del(t, ns->destroy, &k, NULL));
+	return wend(ns, t, rc, 0);
+}
+
+int mds_ns_destroy_count(mds_ns *ns, uint64_t *n)
+{
+	MDB_txn *t = NULL;
+	MDB_stat st;
+	int rc = rbegin(ns, &t);
+
+	if (!rc)
+		rc = lmdb_err(mdb_stat(t, ns->destroy, &st));
+	if (!rc)
+		*n = st.ms_entries;
+	if (t)
+		mdb_txn_abort(t);
+	return rc;
+}

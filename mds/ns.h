@@ -1,0 +1,164 @@
+/* ns.h — the pfs namespace: inodes, directory entries, layouts, xattrs, the
+ * OST registry and the object destroy log, all in one LMDB environment.
+ *
+ * Every mutating call is one LMDB write transaction, so it is applied
+ * completely or not at all; LMDB serialises writers, readers never block.
+ * Permission checks follow POSIX with the caller's pfs_cred (see ns.c).
+ * Inode 1 is the root directory (FUSE_ROOT_ID).  Names are at most
+ * PFS_NAME_MAX bytes without '/' or NUL; "." and ".." are never stored
+ * (READDIR does not return them; LOOKUP resolves them).
+ *
+ * Functions return 0 or a negative errno; out-parameters are written only
+ * on success.  An mds_ns is thread-safe: any number of threads may call into
+ * one handle. */
+#ifndef MDS_NS_H
+#define MDS_NS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/layout.h"
+#include "common/msg.h"
+
+typedef struct mds_ns mds_ns;
+
+#define MDS_SYNC_PERIODIC 0 /* MDB_NOSYNC + mdb_env_sync every sync_interval_ms */
+#define MDS_SYNC_FULL 1     /* fsync on every commit */
+
+typedef struct mds_ns_opts {
+	const char *path;              /* LMDB directory (created if missing) */
+	int sync_mode;                 /* MDS_SYNC_* */
+	unsigned sync_interval_ms;     /* periodic mode; default 1000 */
+	uint32_t default_stripe_size;  /* 0 = PFS_DEFAULT_STRIPE_SIZE */
+	uint32_t default_stripe_count; /* 0 = min(4, OSTs up) */
+	unsigned heartbeat_timeout_ms; /* OST "up" window; default 10000 */
+	uint64_t mapsize;              /* 0 = 64 GiB (sparse) */
+	/* Monotonic clock in ms for OST liveness; NULL = CLOCK_MONOTONIC.
+	 * Tests set it to drive time. */
+	uint64_t (*clock_ms)(void *arg);
+	void *clock_arg;
+} mds_ns_opts;
+
+/* One OST as an OSS reports it in REGISTER / HEARTBEAT. */
+typedef struct mds_ost_report {
+	char uuid[64];   /* REGISTER only */
+	uint32_t index;  /* HEARTBEAT only */
+	uint64_t total_bytes, free_bytes, objects;
+} mds_ost_report;
+
+/* One READDIR entry. */
+typedef struct mds_dirent {
+	uint64_t ino;
+	uint32_t mode;
+	uint64_t next_cookie; /* pass back to continue after this entry */
+	char name[PFS_NAME_MAX + 1];
+} mds_dirent;
+
+/* Open (creating the root on first use) / close.  On error *out is untouched
+ * and everything is released.  close stops the sync thread, syncs and frees;
+ * no call may be in progress. */
+int mds_ns_open(const mds_ns_opts *opts, mds_ns **out);
+void mds_ns_close(mds_ns *ns);
+/* Flush committed transactions to disk (mdb_env_sync, forced). */
+int mds_ns_sync(mds_ns *ns);
+/* Called (outside any transaction) after a commit that appended a destroy-log
+ * record; the destroyer uses it to wake up.  fn may be NULL. */
+void mds_ns_set_destroy_notify(mds_ns *ns, void (*fn)(void *arg), void *arg);
+
+/* ---- namespace operations (the PFS_OP_MDS_* opcodes) ---- */
+int mds_ns_lookup(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		  pfs_attr *out);
+int mds_ns_getattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, pfs_attr *out);
+/* valid = PFS_SETATTR_* bits; out gets the new attributes. */
+int mds_ns_setattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t valid,
+		   uint32_t mode, uint32_t uid, uint32_t gid, uint64_t size,
+		   int64_t atime_ns, int64_t mtime_ns, pfs_attr *out);
+/* Regular file with a layout; stripe_size/count 0 = inherit (directory
+ * default, then file system default).  flags: PFS_CREATE_EXCL.  Without
+ * EXCL an existing regular file is returned as is (open(O_CREAT)).
+ * -ENOSPC when no OST is up. */
+int mds_ns_create(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		  uint32_t mode, uint32_t flags, uint32_t stripe_size, uint32_t stripe_count,
+		  pfs_attr *out, pfs_layout *lay);
+/* Any non-directory type; S_IFREG gets a layout like create. */
+int mds_ns_mknod(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		 uint32_t mode, uint32_t rdev, pfs_attr *out);
+int mds_ns_mkdir(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		 uint32_t mode, pfs_attr *out);
+int mds_ns_unlink(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name);
+int mds_ns_rmdir(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name);
+/* flags: PFS_RENAME_NOREPLACE | PFS_RENAME_EXCHANGE. */
+int mds_ns_rename(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		  uint64_t newparent, const char *newname, uint32_t flags);
+/* Entries after cookie (0 = from the start), at most max (capped at
+ * PFS_READDIR_MAX) into out[]; *n gets the count, *eof 1 when the directory
+ * has no more entries.  Cookies are stable: an entry keeps its cookie until
+ * removed, new entries get larger ones, so paging sees every entry that
+ * exists throughout exactly once.  Needs read permission on the directory. */
+int mds_ns_readdir(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t cookie,
+		   uint32_t max, mds_dirent *out, uint32_t *n, int *eof);
+int mds_ns_symlink(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		   const char *target, pfs_attr *out);
+/* target must hold PFS_PATH_MAX + 1 bytes; NUL-terminated. */
+int mds_ns_readlink(mds_ns *ns, const pfs_cred *c, uint64_t ino, char *target);
+int mds_ns_link(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t newparent,
+		const char *newname, pfs_attr *out);
+int mds_ns_statfs(mds_ns *ns, const pfs_cred *c, pfs_statfs *out);
+/* flags: XATTR_CREATE / XATTR_REPLACE.  Namespaces: user.* needs write
+ * permission (read for get), trusted.* and security.* need root to set,
+ * system.* is not supported (-EOPNOTSUPP, so no POSIX ACLs). */
+int mds_ns_setxattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, const char *name,
+		    const void *value, size_t len, uint32_t flags);
+/* The whole value into a malloc'd *value (caller frees), length in *len. */
+int mds_ns_getxattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, const char *name,
+		    void **value, size_t *len);
+/* NUL-separated names (each NUL-terminated) in a malloc'd *list. */
+int mds_ns_listxattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, char **list,
+		     size_t *len);
+int mds_ns_removexattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, const char *name);
+/* Permission check for the O_ACCMODE of flags (O_TRUNC also needs write);
+ * -EISDIR for writing a directory.  Returns attributes and layout. */
+int mds_ns_open_file(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t flags,
+		     pfs_attr *out, pfs_layout *lay);
+/* mask = R_OK|W_OK|X_OK or F_OK. */
+int mds_ns_access(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t mask);
+/* size = max(size, current); mtime_ns != 0 sets mtime.  No permission check:
+ * the client wrote through a descriptor it was allowed to open. */
+int mds_ns_setsize(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t size,
+		   int64_t mtime_ns, pfs_attr *out);
+/* Layout of a file; stripe_count 0 for others (stripe_size is then the
+ * directory's default for new files). */
+int mds_ns_getlayout(mds_ns *ns, const pfs_cred *c, uint64_t ino, pfs_layout *lay);
+/* Directory: default layout of files created below (0 = file system
+ * default), inherited by subdirectories created afterwards.  File: a new
+ * layout, only while its size is 0 (else -EBUSY); old objects go to the
+ * destroy log.  Owner or root only. */
+int mds_ns_setstripe(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t stripe_size,
+		     uint32_t stripe_count);
+
+/* ---- OST registry ---- */
+/* Register n OSTs of one OSS: an uuid seen before keeps its index.  idx[]
+ * gets the indices; the OSTs are up from now on. */
+int mds_ns_oss_register(mds_ns *ns, const char *oss, const char *host,
+			uint16_t data_port, uint16_t ctl_port, const mds_ost_report *r,
+			uint32_t n, uint32_t *idx);
+/* Update capacity and liveness; -ENOENT for an unknown index, -EPERM if it
+ * belongs to another OSS. */
+int mds_ns_oss_heartbeat(mds_ns *ns, const char *oss, const mds_ost_report *r, uint32_t n);
+/* All OSTs, by index, in a malloc'd *out (caller frees); *n the count. */
+int mds_ns_ost_list(mds_ns *ns, pfs_ost_info **out, uint32_t *n);
+/* Control address of OST idx (host holds 64 bytes); *up its liveness. */
+int mds_ns_ost_addr(mds_ns *ns, uint32_t idx, char *host, uint16_t *ctl_port, int *up);
+
+/* ---- destroy log ---- */
+#define MDS_DESTROY_MAX PFS_MAX_STRIPES
+/* The first record with seq > after: *seq, objects in st[] (MDS_DESTROY_MAX
+ * room), count in *n.  -ENOENT when there is none. */
+int mds_ns_destroy_next(mds_ns *ns, uint64_t after, uint64_t *seq, pfs_stripe *st,
+			uint32_t *n);
+/* Remove record seq once its objects are gone (missing is fine). */
+int mds_ns_destroy_done(mds_ns *ns, uint64_t seq);
+/* Number of records in the log. */
+int mds_ns_destroy_count(mds_ns *ns, uint64_t *n);
+
+#endif
