@@ -1,0 +1,570 @@
+/* mdc.c — typed MDS calls over the RPC pool (see mdc.h).
+ *
+ * Every call follows the same shape: encode (cred first for namespace ops),
+ * one pfs_rpc_call, decode with a pfs_rbuf, require pfs_rbuf_done.  The
+ * helpers below keep that shape in one place so each opcode is a few lines. */
+#include "client/mdc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+struct cli_mdc {
+	pfs_rpc_pool *pool;
+};
+
+int cli_client_id_new(uint64_t *out)
+{
+	uint64_t v = 0;
+
+	/* 0 would look like "no client id" in logs; draw again. */
+	while (v == 0) {
+		ssize_t n = getrandom(&v, sizeof(v), 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)sizeof(v))
+			return n < 0 ? -errno : -EIO;
+	}
+	*out = v;
+	return 0;
+}
+
+int cli_mdc_create(const char *host, uint16_t port, const pfs_rpc_opts *opts, cli_mdc **out)
+{
+	cli_mdc *m = calloc(1, sizeof(*m));
+	int rc;
+
+	if (!m)
+		return -ENOMEM;
+	rc = pfs_rpc_pool_create(host, port, opts, &m->pool);
+	if (rc) {
+		free(m);
+		return rc;
+	}
+	*out = m;
+	return 0;
+}
+
+void cli_mdc_destroy(cli_mdc *m)
+{
+	if (!m)
+		return;
+	pfs_rpc_pool_destroy(m->pool);
+	free(m);
+}
+
+static int name_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0)
+		return -EINVAL;
+	return n > PFS_NAME_MAX ? -ENAMETOOLONG : 0;
+}
+
+/* Start a namespace request: cred first. */
+static void begin(pfs_wbuf *w, const cli_ctx *c)
+{
+	pfs_wbuf_init(w);
+	pfs_cred_encode(w, &c->cred);
+}
+
+/* Send w (freed here) and return the reply in rep; rep must be freed by the
+ * caller on every path (pfs_rpc_reply_free is safe on an empty reply). */
+static int call(cli_mdc *m, const char *job, uint16_t op, unsigned flags, pfs_wbuf *w,
+		pfs_rpc_reply *rep)
+{
+	int rc = pfs_wbuf_error(w);
+
+	pfs_rpc_reply_init(rep);
+	if (rc == 0)
+		rc = pfs_rpc_call(m->pool, op, job, flags, w->data, w->len, NULL, 0, rep);
+	pfs_wbuf_free(w);
+	return rc;
+}
+
+/* A call whose reply is empty. */
+static int call_empty(cli_mdc *m, const cli_ctx *c, uint16_t op, unsigned flags, pfs_wbuf *w)
+{
+	pfs_rpc_reply rep = { 0 };
+	pfs_rbuf r;
+	int rc = call(m, c->job, op, flags, w, &rep);
+
+	if (rc == 0) {
+		pfs_rbuf_init(&r, rep.data, rep.len);
+		rc = pfs_rbuf_done(&r);
+	}
+	pfs_rpc_reply_free(&rep);
+	return rc;
+}
+
+/* A call whose reply is attr [+ layout when layout != NULL]. */
+static int call_attr(cli_mdc *m, const cli_ctx *c, uint16_t op, unsigned flags, pfs_wbuf *w,
+		     pfs_attr *attr, pfs_layout *layout)
+{
+	pfs_rpc_reply rep = { 0 };
+	pfs_rbuf r;
+	pfs_attr tmp;
+	int rc = call(m, c->job, op, flags, w, &rep);
+
+	if (rc)
+		goto out;
+	pfs_rbuf_init(&r, rep.data, rep.len);
+	rc = pfs_attr_decode(&r, attr ? attr : &tmp);
+	if (rc == 0 && layout)
+		rc = pfs_layout_decode(&r, layout);
+	if (rc == 0)
+		rc = pfs_rbuf_done(&r);
+	if (rc == -EINVAL) /* a layout that fails pfs_layout_check */
+		rc = -EBADMSG;
+out:
+	pfs_rpc_reply_free(&rep);
+	return rc;
+}
+
+int cli_mdc_lookup(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+		   pfs_attr *attr)
+{
+	pfs_wbuf w;
+	int rc = name_ok(name);
+
+	if (rc)
+		return rc;
+	begin(&w, c);
+	pfs_wbuf_u64(&w, parent);
+	pfs_wbuf_str(&w, name);
+	return call_attr(m, c, PFS_OP_MDS_LOOKUP, PFS_RPC_IDEMPOTENT, &w, attr, NULL);
+}
+
+int cli_mdc_getattr(cli_mdc *m, const cli_ctx *c, uint64_t ino, pfs_attr *attr)
+{
+	pfs_wbuf w;
+
+	begin(&w, c);
+	pfs_wbuf_u64(&w, ino);
+	return call_attr(m, c, PFS_OP_MDS_GETATTR, PFS_RPC_IDEMPOTENT, &w, attr, NULL);
+}
+
+int cli_mdc_setattr(cli_mdc *m, const cli_ctx *c, uint64_t ino, const cli_setattr *sa,
+		    pfs_attr *attr)
+{
+	pfs_wbuf w;
+
+	begin(&w, c);
+	pfs_wbuf_u64(&w, ino);
+	pfs_wbuf_u32(&w, sa->valid);
+	pfs_wbuf_u32(&w, sa->mode);
+	pfs_wbuf_u32(&w, sa->uid);
+	pfs_wbuf_u32(&w, sa->gid);
+	pfs_wbuf_u64(&w, sa->size);
+	pfs_wbuf_i64(&w, sa->atime_ns);
+	pfs_wbuf_i64(&w, sa->mtime_ns);
+	return call_attr(m, c, PFS_OP_MDS_SETATTR, PFS_RPC_IDEMPOTENT, &w, attr, NULL);
+}
+
+int cli_mdc_create_file(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+			uint32_t mode, uint32_t flags, uint32_t stripe_size,
+			uint32_t stripe_count, pfs_attr *attr, pfs_layout *layout)
+{
+	pfs_wbuf w;
+	int rc = name_ok(name);
+
+	if (rc)
+		return rc;
+	begin(&w, c);
+	pfs_wbuf_u64(&w, parent);
+	pfs_wbuf_str(&w, name);
+	pfs_wbuf_u32(&w, mode);
+	pfs_wbuf_u32(&w, flags);
+	pfs_wbuf_u32(&w, stripe_size);
+	pfs_wbuf_u32(&w, stripe_count);
+	return call_attr(m, c, PFS_OP_MDS_CREATE, 0, &w, attr, layout);
+}
+
+int cli_mdc_mknod(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+		  uint32_t mode, uint32_t rdev, pfs_attr *attr)
+{
+	pfs_wbuf w;
+	int rc = name_ok(name);
+
+	if (rc)
+		return rc;
+	begin(&w, c);
+	pfs_wbuf_u64(&w, parent);
+	pfs_wbuf_str(&w, name);
+	pfs_wbuf_u32(&w, mode);
+	pfs_wbuf_u32(&w, rdev);
+	return call_attr(m, c, PFS_OP_MDS_MKNOD, 0, &w, attr, NULL);
+}
+
+int cli_mdc_mkdir(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+		  uint32_t mode, pfs_attr *attr)
+{
+	pfs_wbuf w;
+	int rc = name_ok(name);
+
+	if (rc)
+		return rc;
+	begin(&w, c);
+	pfs_wbuf_u64(&w, parent);
+	pfs_wbuf_str(&w, name);
+	pfs_wbuf_u32(&w, mode);
+	return call_attr(m, c, PFS_OP_MDS_MKDIR, 0, &w, attr, NULL);
+}
+
+static int name_op(cli_mdc *m, const cli_ctx *c, uint16_t op, uint64_t parent,
+		   const char *name)
+{
+	pfs_wbuf w;
+	int rc = name_ok(name);
+
+	if (rc)
+		return rc;
+	begin(&w, c);
+	pfs_wbuf_u64(&w, parent);
+	pfs_wbuf_str(&w, name);
+	return call_empty(m, c, op, 0, &w);
+}
+
+int cli_mdc_unlink(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name)
+{
+	return name_op(m, c, PFS_OP_MDS_UNLINK, parent, name);
+}
+
+int cli_mdc_rmdir(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name)
+{
+	return name_op(m, c, PFS_OP_MDS_RMDIR, parent, name);
+}
+
+int cli_mdc_rename(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+		   uint64_t newparent, const char *newname, uint32_t flags)
+{
+	pfs_wbuf w;
+	int rc = name_ok(name);
+
+	if (rc == 0)
+		rc = name_ok(newname);
+	if (rc)
+		return rc;
+	begin(&w, c);
+	pfs_wbuf_u64(&w, parent);
+	pfs_wbuf_str(&w, name);
+	pfs_wbuf_u64(&w, newparent);
+	pfs_wbuf_str(&w, newname);
+	pfs_wbuf_u32(&w, flags);
+	return call_empty(m, c, PFS_OP_MDS_RENAME, 0, &w);
+}
+
+int cli_mdc_readdir(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint64_t cookie, uint32_t max,
+		    cli_dirent *ents, uint32_t *n, int *eof)
+{
+	pfs_rpc_reply rep = { 0 };
+	pfs_wbuf w;
+	pfs_rbuf r;
+	uint32_t count;
+	int rc;
+
+	if (max == 0 || max > PFS_READDIR_MAX)
+		return -EINVAL;
+	begin(&w, c);
+	pfs_wbuf_u64(&w, ino);
+	pfs_wbuf_u64(&w, cookie);
+	pfs_wbuf_u32(&w, max);
+	rc = call(m, c->job, PFS_OP_MDS_READDIR, PFS_RPC_IDEMPOTENT, &w, &rep);
+	if (rc)
+		goto out;
+	pfs_rbuf_init(&r, rep.data, rep.len);
+	count = pfs_rbuf_u32(&r);
+	*eof = pfs_rbuf_u8(&r) != 0;
+	if (pfs_rbuf_error(&r) == 0 && count > max) {
+		rc = -EBADMSG;
+		goto out;
+	}
+	for (uint32_t i = 0; i < count && !pfs_rbuf_error(&r); i++) {
+		ents[i].ino = pfs_rbuf_u64(&r);
+		ents[i].mode = pfs_rbuf_u32(&r);
+		ents[i].next_cookie = pfs_rbuf_u64(&r);
+		pfs_rbuf_cstr(&r, ents[i].name, sizeof(ents[i].name));
+	}
+	rc = pfs_rbuf_done(&r);
+	if (rc == 0)
+		*n = count;
+out:
+	pfs_rpc_reply_free(&rep);
+	return rc;
+}
+
+int cli_mdc_symlink(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+		    const char *target, pfs_attr *attr)
+{
+	pfs_wbuf w;
+	int rc = name_ok(name);
+
+	if (rc)
+		return rc;
+	if (strlen(target) >= PFS_PATH_MAX)
+		return -ENAMETOOLONG;
+	begin(&w, c);
+	pfs_wbuf_u64(&w, parent);
+	pfs_wbuf_str(&w, name);
+	pfs_wbuf_str(&w, target);
+	return call_attr(m, c, PFS_OP_MDS_SYMLINK, 0, &w, attr, NULL);
+}
+
+int cli_mdc_readlink(cli_mdc *m, const cli_ctx *c, uint64_t ino, char *buf, size_t sz)
+{
+	pfs_rpc_reply rep = { 0 };
+	pfs_wbuf w;
+	pfs_rbuf r;
+	const char *s;
+	size_t n;
+	int rc;
+
+	begin(&w, c);
+	pfs_wbuf_u64(&w, ino);
+	rc = call(m, c->job, PFS_OP_MDS_READLINK, PFS_RPC_IDEMPOTENT, &w, &rep);
+	if (rc)
+		goto out;
+	pfs_rbuf_init(&r, rep.data, rep.len);
+	s = pfs_rbuf_str(&r, PFS_PATH_MAX, &n);
+	rc = pfs_rbuf_done(&r);
+	if (rc)
+		goto out;
+	if (n >= sz) {
+		rc = -ENAMETOOLONG;
+		goto out;
+	}
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+out:
+	pfs_rpc_reply_free(&rep);
+	return rc;
+}
+
+int cli_mdc_link(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint64_t newparent,
+		 const char *newname, pfs_attr *attr)
+{
+	pfs_wbuf w;
+	int rc = name_ok(newname);
+
+	if (rc)
+		return rc;
+	begin(&w, c);
+	pfs_wbuf_u64(&w, ino);
+	pfs_wbuf_u64(&w, newparent);
+	pfs_wbuf_str(&w, newname);
+	return call_attr(m, c, PFS_OP_MDS_LINK, 0, &w, attr, NULL);
+}
+
+int cli_mdc_statfs(cli_mdc *m, const cli_ctx *c, pfs_statfs *st)
+{
+	pfs_rpc_reply rep = { 0 };
+	pfs_wbuf w;
+	pfs_rbuf r;
+	int rc;
+
+	begin(&w, c);
+	rc = call(m, c->job, PFS_OP_MDS_STATFS, PFS_RPC_IDEMPOTENT, &w, &rep);
+	if (rc == 0) {
+		pfs_rbuf_init(&r, rep.data, rep.len);
+		rc = pfs_statfs_decode(&r, st);
+		if (rc == 0)
+			rc = pfs_rbuf_done(&r);
+	}
+	pfs_rpc_reply_free(&rep);
+	return rc;
+}
+
+int cli_mdc_setxattr(cli_mdc *m, const cli_ctx *c, uint64_t ino, const char *name,
+		     const void *value, size_t size, uint32_t flags)
+{
+	pfs_wbuf w;
+
+	if (strlen(name) > PFS_XATTR_NAME_MAX || !*name)
+		return -ERANGE;
+	if (size > PFS_XATTR_SIZE_MAX)
+		return -E2BIG;
+	begin(&w, c);
+	pfs_wbuf_u64(&w, ino);
+	pfs_wbuf_str(&w, name);
+	pfs_wbuf_strn(&w, value, size);
+	pfs_wbuf_u32(&w, flags);
+	/* A plain set is idempotent; a resent XATTR_CREATE/REPLACE could
+	 * report a false -EEXIST/-ENODATA, so those are not resent. */
+	return call_empty(m, c, PFS_OP_MDS_SETXATTR, flags ? 0 : PFS_RPC_IDEMPOTENT, &w);
+}
+
+/* getxattr/listxattr: reply is one str, copied out to a malloc'd buffer. */
+static int call_blob(cli_mdc *m, const cli_ctx *c, uint16_t op, pfs_wbuf *w, size_t max,
+		     void **val, size_t *len)
+{
+	pfs_rpc_reply rep = { 0 };
+	pfs_rbuf r;
+	const char *s;
+	size_t n;
+	int rc = call(m, c->job, op, PFS_RPC_IDEMPOTENT, w, &rep);
+
+	*val = NULL;
+	*len = 0;
+	if (rc)
+		goto out;
+	pfs_rbuf_init(&r, rep.data, rep.len);
+	s = pfs_rbuf_str(&r, max, &n);
+	rc = pfs_rbuf_done(&r);
+	if (rc || n == 0)
+		goto out;
+	*val = malloc(n);
+	if (!*val) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	memcpy(*val, s, n);
+	*len = n;
+out:
+	pfs_rpc_reply_free(&rep);
+	return rc;
+}
+
+int cli_mdc_getxattr(cli_mdc *m, const cli_ctx *c, uint64_t ino, const char *name,
+		     void **val, size_t *len)
+{
+	pfs_wbuf w;
+
+	if (strlen(name) > PFS_XATTR_NAME_MAX || !*name)
+		return -ERANGE;
+	begin(&w, c);
+	pfs_wbuf_u64(&w, ino);
+	pfs_wbuf_str(&w, name);
+	return call_blob(m, c, PFS_OP_MDS_GETXATTR, &w, PFS_XATTR_SIZE_MAX, val, len);
+}
+
+int cli_mdc_listxattr(cli_mdc *m, const cli_ctx *c, uint64_t ino, void **list, size_t *len)
+{
+	pfs_wbuf w;
+
+	begin(&w, c);
+	pfs_wbuf_u64(&w, ino);
+	return call_blob(m, c, PFS_OP_MDS_LISTXATTR, &w, PFS_MAX_PAYLOAD, list, len);
+}
+
+int cli_mdc_removexattr(cli_mdc *m, const cli_ctx *c, uint64_t ino, const char *name)
+{
+	pfs_wbuf w;
+
+	if (strlen(name) > PFS_XATTR_NAME_MAX || !*name)
+		return -ERANGE;
+	begin(&w, c);
+	pfs_wbuf_u64(&w, ino);
+	pfs_wbuf_str(&w, name);
+	return call_empty(m, c, PFS_OP_MDS_REMOVEXATTR, 0, &w);
+}
+
+int cli_mdc_open(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t flags, pfs_attr *attr,
+		 pfs_layout *layout)
+{
+	pfs_wbuf w;
+
+	begin(&w, c);
+	pfs_wbuf_u64(&w, ino);
+	pfs_wbuf_u32(&w, flags);
+	return call_attr(m, c, PFS_OP_MDS_OPEN, PFS_RPC_IDEMPOTENT, &w, attr, layout);
+}
+
+int cli_mdc_access(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t mask)
+{
+	pfs_wbuf w;
+
+	begin(&w, c);
+	pfs_wbuf_u64(&w, ino);
+	pfs_wbuf_u32(&w, mask);
+	return call_empty(m, c, PFS_OP_MDS_ACCESS, PFS_RPC_IDEMPOTENT, &w);
+}
+
+int cli_mdc_setsize(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint64_t size,
+		    int64_t mtime_ns, pfs_attr *attr)
+{
+	pfs_wbuf w;
+
+	begin(&w, c);
+	pfs_wbuf_u64(&w, ino);
+	pfs_wbuf_u64(&w, size);
+	pfs_wbuf_i64(&w, mtime_ns);
+	return call_attr(m, c, PFS_OP_MDS_SETSIZE, PFS_RPC_IDEMPOTENT, &w, attr, NULL);
+}
+
+int cli_mdc_getlayout(cli_mdc *m, const cli_ctx *c, uint64_t ino, pfs_layout *layout)
+{
+	pfs_rpc_reply rep = { 0 };
+	pfs_wbuf w;
+	pfs_rbuf r;
+	int rc;
+
+	begin(&w, c);
+	pfs_wbuf_u64(&w, ino);
+	rc = call(m, c->job, PFS_OP_MDS_GETLAYOUT, PFS_RPC_IDEMPOTENT, &w, &rep);
+	if (rc == 0) {
+		pfs_rbuf_init(&r, rep.data, rep.len);
+		rc = pfs_layout_decode(&r, layout);
+		if (rc == 0)
+			rc = pfs_rbuf_done(&r);
+		if (rc == -EINVAL)
+			rc = -EBADMSG;
+	}
+	pfs_rpc_reply_free(&rep);
+	return rc;
+}
+
+int cli_mdc_setstripe(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t stripe_size,
+		      uint32_t stripe_count)
+{
+	pfs_wbuf w;
+
+	begin(&w, c);
+	pfs_wbuf_u64(&w, ino);
+	pfs_wbuf_u32(&w, stripe_size);
+	pfs_wbuf_u32(&w, stripe_count);
+	return call_empty(m, c, PFS_OP_MDS_SETSTRIPE, PFS_RPC_IDEMPOTENT, &w);
+}
+
+int cli_mdc_ost_list(cli_mdc *m, const char *job, pfs_ost_info **osts, uint32_t *n)
+{
+	pfs_rpc_reply rep = { 0 };
+	pfs_wbuf w;
+	pfs_rbuf r;
+	pfs_ost_info *arr = NULL;
+	uint32_t count;
+	int rc;
+
+	pfs_wbuf_init(&w);
+	rc = call(m, job, PFS_OP_MDS_OST_LIST, PFS_RPC_IDEMPOTENT, &w, &rep);
+	if (rc)
+		goto out;
+	pfs_rbuf_init(&r, rep.data, rep.len);
+	count = pfs_rbuf_u32(&r);
+	/* Each entry takes at least 4+3*4+2+2+1+3*8 bytes: bound the count by
+	 * what the payload can hold before allocating for it. */
+	if (pfs_rbuf_error(&r) || count > pfs_rbuf_left(&r) / 45) {
+		rc = -EBADMSG;
+		goto out;
+	}
+	arr = calloc(count ? count : 1, sizeof(*arr));
+	if (!arr) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < count && rc == 0; i++)
+		rc = pfs_ost_info_decode(&r, &arr[i]);
+	if (rc == 0)
+		rc = pfs_rbuf_done(&r);
+	if (rc)
+		goto out;
+	*osts = arr;
+	*n = count;
+	arr = NULL;
+out:
+	free(arr);
+	pfs_rpc_reply_free(&rep);
+	return rc;
+}

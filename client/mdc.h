@@ -1,0 +1,113 @@
+/* mdc.h — metadata client: one typed call per PFS_OP_MDS_* opcode.
+ *
+ * Each function encodes its request with common/buf.h and msg.h, makes one
+ * round trip on a pfs_rpc_pool to the MDS, and decodes the reply; a reply
+ * with bytes left over or missing is -EBADMSG (pfs_rbuf_done must hold).
+ * Every namespace request carries the caller's credentials (cli_ctx.cred) and
+ * every request the job id (cli_ctx.job) in its header; the client id is put
+ * in every header by the pool (pfs_rpc_opts.client_id).
+ *
+ * Read-only calls and calls whose repetition has the same effect (getattr,
+ * setattr, setsize, open, ...) are marked idempotent, so the RPC layer may
+ * resend them after a lost connection; create/unlink/rename and friends are
+ * not, and a transport failure after sending surfaces as -EPIPE.
+ *
+ * Thread-safe: any number of threads may call into one cli_mdc. */
+#ifndef CLI_MDC_H
+#define CLI_MDC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/layout.h"
+#include "common/msg.h"
+#include "common/proto.h"
+#include "common/rpc.h"
+
+typedef struct cli_mdc cli_mdc;
+
+/* Who is asking: credentials and job id of the process behind a request. */
+typedef struct cli_ctx {
+	pfs_cred cred;
+	char job[PFS_JOBID_MAX + 1];
+} cli_ctx;
+
+/* One READDIR entry; next_cookie resumes the listing after this entry. */
+typedef struct cli_dirent {
+	uint64_t ino;
+	uint32_t mode;
+	uint64_t next_cookie;
+	char name[PFS_NAME_MAX + 1];
+} cli_dirent;
+
+/* SETATTR arguments; valid is a PFS_SETATTR_* mask saying which fields count. */
+typedef struct cli_setattr {
+	uint32_t valid;
+	uint32_t mode, uid, gid;
+	uint64_t size;
+	int64_t atime_ns, mtime_ns;
+} cli_setattr;
+
+/* A fresh random 64-bit client id (getrandom); 0 or -errno. */
+int cli_client_id_new(uint64_t *out);
+
+/* Connect lazily to host:port (nothing is sent until the first call).
+ * opts is copied.  0, -EINVAL or -ENOMEM. */
+int cli_mdc_create(const char *host, uint16_t port, const pfs_rpc_opts *opts, cli_mdc **out);
+/* No call may be in progress. */
+void cli_mdc_destroy(cli_mdc *m);
+
+/* All calls return 0, the MDS's -errno, a transport error, -ENAMETOOLONG
+ * (a name longer than PFS_NAME_MAX, checked before sending) or -EBADMSG (a
+ * malformed reply). */
+int cli_mdc_lookup(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+		   pfs_attr *attr);
+int cli_mdc_getattr(cli_mdc *m, const cli_ctx *c, uint64_t ino, pfs_attr *attr);
+int cli_mdc_setattr(cli_mdc *m, const cli_ctx *c, uint64_t ino, const cli_setattr *sa,
+		    pfs_attr *attr);
+/* flags: PFS_CREATE_EXCL; stripe_size/stripe_count 0 = inherit. */
+int cli_mdc_create_file(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+			uint32_t mode, uint32_t flags, uint32_t stripe_size,
+			uint32_t stripe_count, pfs_attr *attr, pfs_layout *layout);
+int cli_mdc_mknod(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+		  uint32_t mode, uint32_t rdev, pfs_attr *attr);
+int cli_mdc_mkdir(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+		  uint32_t mode, pfs_attr *attr);
+int cli_mdc_unlink(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name);
+int cli_mdc_rmdir(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name);
+int cli_mdc_rename(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+		   uint64_t newparent, const char *newname, uint32_t flags);
+/* One page of directory ino from cookie (0 = start): at most max entries
+ * (max <= PFS_READDIR_MAX) into ents, *n of them; *eof set when the listing
+ * ends with this page. */
+int cli_mdc_readdir(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint64_t cookie, uint32_t max,
+		    cli_dirent *ents, uint32_t *n, int *eof);
+int cli_mdc_symlink(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+		    const char *target, pfs_attr *attr);
+/* Target into buf (NUL-terminated); -ENAMETOOLONG if it does not fit in sz. */
+int cli_mdc_readlink(cli_mdc *m, const cli_ctx *c, uint64_t ino, char *buf, size_t sz);
+int cli_mdc_link(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint64_t newparent,
+		 const char *newname, pfs_attr *attr);
+int cli_mdc_statfs(cli_mdc *m, const cli_ctx *c, pfs_statfs *st);
+int cli_mdc_setxattr(cli_mdc *m, const cli_ctx *c, uint64_t ino, const char *name,
+		     const void *value, size_t size, uint32_t flags);
+/* Value (or NUL-separated name list) in a malloc'd *val of *len bytes; the
+ * caller frees it.  *val may be NULL when *len is 0. */
+int cli_mdc_getxattr(cli_mdc *m, const cli_ctx *c, uint64_t ino, const char *name,
+		     void **val, size_t *len);
+int cli_mdc_listxattr(cli_mdc *m, const cli_ctx *c, uint64_t ino, void **list, size_t *len);
+int cli_mdc_removexattr(cli_mdc *m, const cli_ctx *c, uint64_t ino, const char *name);
+/* flags: open(2) flags; the MDS checks access and returns fresh attr + layout. */
+int cli_mdc_open(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t flags, pfs_attr *attr,
+		 pfs_layout *layout);
+int cli_mdc_access(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t mask);
+/* Grow-only size update (size = max(size, current)); mtime_ns 0 = keep. */
+int cli_mdc_setsize(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint64_t size,
+		    int64_t mtime_ns, pfs_attr *attr);
+int cli_mdc_getlayout(cli_mdc *m, const cli_ctx *c, uint64_t ino, pfs_layout *layout);
+int cli_mdc_setstripe(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t stripe_size,
+		      uint32_t stripe_count);
+/* OST table in a malloc'd array *osts of *n entries (caller frees). */
+int cli_mdc_ost_list(cli_mdc *m, const char *job, pfs_ost_info **osts, uint32_t *n);
+
+#endif

@@ -1,0 +1,522 @@
+/* test_cli_osc.c — the striped I/O path of the object storage client against
+ * in-process fake servers: a fake MDS answering OST_LIST and fake OSSes
+ * keeping objects in memory.  Covers the split (pieces per OSS, cutting at
+ * the RPC payload limit), merge (zero-fill of holes, short object reads and
+ * missing objects), truncate (per-object sizes), concurrency of pieces on
+ * different OSSes, the one-piece-per-OSS wave rule, and OST map refresh. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "client/mdc.h"
+#include "client/osc.h"
+#include "common/buf.h"
+#include "common/msg.h"
+#include "common/server.h"
+
+#define NOSS 4
+#define MAXOBJ 64
+
+typedef struct fobj {
+	uint32_t ost;
+	uint64_t id;
+	uint8_t *data;
+	size_t size;
+} fobj;
+
+typedef struct foss {
+	pfs_server *srv;
+	pthread_mutex_t lock;
+	fobj objs[MAXOBJ];
+	int nobj;
+	unsigned reqs[400]; /* per opcode - 300 */
+} foss;
+
+/* Rendezvous: when expect > 0, each READ waits until expect requests have
+ * arrived over all OSSes, proving they were on the wire together. */
+static pthread_mutex_t rv_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t rv_cond = PTHREAD_COND_INITIALIZER;
+static int rv_expect, rv_arrived;
+
+typedef struct fmds {
+	pfs_server *srv;
+	uint32_t nost;
+	uint16_t port[16]; /* data port of each OST index */
+} fmds;
+
+static foss oss[NOSS];
+static fmds mds;
+
+static fobj *find_obj(foss *f, uint32_t ost, uint64_t id, int create)
+{
+	for (int i = 0; i < f->nobj; i++)
+		if (f->objs[i].ost == ost && f->objs[i].id == id)
+			return &f->objs[i];
+	if (!create || f->nobj == MAXOBJ)
+		return NULL;
+	f->objs[f->nobj] = (fobj){ ost, id, NULL, 0 };
+	return &f->objs[f->nobj++];
+}
+
+static int obj_resize(fobj *o, size_t size)
+{
+	uint8_t *p = realloc(o->data, size ? size : 1);
+
+	if (!p)
+		return -ENOMEM;
+	if (size > o->size)
+		memset(p + o->size, 0, size - o->size);
+	o->data = p;
+	o->size = size;
+	return 0;
+}
+
+static void rendezvous(void)
+{
+	struct timespec ts;
+
+	pthread_mutex_lock(&rv_lock);
+	if (rv_expect > 0) {
+		rv_arrived++;
+		pthread_cond_broadcast(&rv_cond);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 10; /* only a deadlock guard: failure is rv_arrived < expect */
+		while (rv_arrived < rv_expect)
+			if (pthread_cond_timedwait(&rv_cond, &rv_lock, &ts))
+				break;
+	}
+	pthread_mutex_unlock(&rv_lock);
+}
+
+static void oss_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
+{
+	foss *f = ctx;
+	pfs_rbuf r;
+	pfs_wbuf w;
+	uint32_t ost, len = 0;
+	uint64_t id, off = 0;
+	fobj *o;
+	int rc = 0;
+	const uint8_t *data = NULL, *out = NULL;
+	size_t outlen = 0;
+
+	pfs_wbuf_init(&w);
+	pfs_rbuf_init(&r, payload, h->payload_len);
+	ost = pfs_rbuf_u32(&r);
+	id = pfs_rbuf_u64(&r);
+	if (h->opcode == PFS_OP_OSS_READ)
+		rendezvous();
+	pthread_mutex_lock(&f->lock);
+	if (h->opcode >= 300 && h->opcode < 400)
+		f->reqs[h->opcode - 300]++;
+	switch (h->opcode) {
+	case PFS_OP_OSS_READ:
+		off = pfs_rbuf_u64(&r);
+		len = pfs_rbuf_u32(&r);
+		if ((rc = pfs_rbuf_done(&r)))
+			break;
+		o = find_obj(f, ost, id, 0);
+		if (!o) {
+			rc = -ENOENT;
+			break;
+		}
+		if (off < o->size) {
+			out = o->data + off;
+			outlen = o->size - off < len ? o->size - off : len;
+		}
+		break;
+	case PFS_OP_OSS_WRITE:
+		off = pfs_rbuf_u64(&r);
+		len = pfs_rbuf_u32(&r);
+		data = pfs_rbuf_bytes(&r, len);
+		if ((rc = pfs_rbuf_done(&r)))
+			break;
+		o = find_obj(f, ost, id, 1);
+		if (!o) {
+			rc = -ENOSPC;
+			break;
+		}
+		if (off + len > o->size && (rc = obj_resize(o, off + len)))
+			break;
+		memcpy(o->data + off, data, len);
+		pfs_wbuf_u32(&w, len);
+		break;
+	case PFS_OP_OSS_TRUNCATE:
+		off = pfs_rbuf_u64(&r);
+		if ((rc = pfs_rbuf_done(&r)))
+			break;
+		o = find_obj(f, ost, id, 1);
+		rc = o ? obj_resize(o, off) : -ENOSPC;
+		break;
+	case PFS_OP_OSS_SYNC:
+		if ((rc = pfs_rbuf_done(&r)))
+			break;
+		rc = find_obj(f, ost, id, 0) ? 0 : -ENOENT;
+		break;
+	default:
+		rc = -EOPNOTSUPP;
+	}
+	if (rc == 0 && h->opcode == PFS_OP_OSS_READ)
+		pfs_sconn_reply(c, h, 0, out, outlen, NULL, 0);
+	else
+		pfs_sconn_reply(c, h, rc, rc ? NULL : w.data, rc ? 0 : w.len, NULL, 0);
+	pthread_mutex_unlock(&f->lock);
+	pfs_wbuf_free(&w);
+	free(payload);
+}
+
+static void mds_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
+{
+	fmds *m = ctx;
+	pfs_wbuf w;
+
+	pfs_wbuf_init(&w);
+	if (h->opcode != PFS_OP_MDS_OST_LIST) {
+		pfs_sconn_reply(c, h, -EOPNOTSUPP, NULL, 0, NULL, 0);
+		goto out;
+	}
+	pfs_wbuf_u32(&w, m->nost);
+	for (uint32_t i = 0; i < m->nost; i++) {
+		pfs_ost_info oi = { .index = i, .up = 1, .data_port = m->port[i] };
+
+		snprintf(oi.uuid, sizeof(oi.uuid), "ost%u", i);
+		snprintf(oi.oss, sizeof(oi.oss), "oss");
+		/* The wildcard address: the client must use loopback for it. */
+		snprintf(oi.host, sizeof(oi.host), "%s", i % 2 ? "127.0.0.1" : "0.0.0.0");
+		pfs_ost_info_encode(&w, &oi);
+	}
+	pfs_sconn_reply(c, h, 0, w.data, w.len, NULL, 0);
+out:
+	pfs_wbuf_free(&w);
+	free(payload);
+}
+
+typedef struct fixture {
+	cli_mdc *mdc;
+	cli_osc *osc;
+} fixture;
+
+/* nost OSTs; OST i is served by OSS (i % noss). */
+static int start_cluster(void **state, uint32_t nost, unsigned noss)
+{
+	fixture *fx = calloc(1, sizeof(*fx));
+	pfs_server_opts so = { .host = "127.0.0.1", .port = 0, .name = "fake" };
+	pfs_rpc_opts ro = { .max_conns = 4, .timeout_ms = 20000, .retry_ms = 1000,
+			    .client_id = 42 };
+
+	assert_non_null(fx);
+	memset(oss, 0, sizeof(oss));
+	memset(&mds, 0, sizeof(mds));
+	for (unsigned i = 0; i < NOSS; i++) {
+		pthread_mutex_init(&oss[i].lock, NULL);
+		assert_int_equal(pfs_server_start(&so, oss_handler, &oss[i], &oss[i].srv), 0);
+	}
+	mds.nost = nost;
+	for (uint32_t i = 0; i < nost; i++)
+		mds.port[i] = pfs_server_port(oss[i % noss].srv);
+	assert_int_equal(pfs_server_start(&so, mds_handler, &mds, &mds.srv), 0);
+	assert_int_equal(cli_mdc_create("127.0.0.1", pfs_server_port(mds.srv), &ro, &fx->mdc), 0);
+	assert_int_equal(cli_osc_create(fx->mdc, &ro, &fx->osc), 0);
+	rv_expect = rv_arrived = 0;
+	*state = fx;
+	return 0;
+}
+
+static int setup4(void **state) { return start_cluster(state, 4, 4); }
+static int setup_shared(void **state) { return start_cluster(state, 2, 1); }
+
+static int teardown(void **state)
+{
+	fixture *fx = *state;
+
+	cli_osc_destroy(fx->osc);
+	cli_mdc_destroy(fx->mdc);
+	pfs_server_stop(mds.srv);
+	for (unsigned i = 0; i < NOSS; i++) {
+		pfs_server_stop(oss[i].srv);
+		for (int k = 0; k < oss[i].nobj; k++)
+			free(oss[i].objs[k].data);
+		pthread_mutex_destroy(&oss[i].lock);
+	}
+	free(fx);
+	return 0;
+}
+
+static pfs_layout mklayout(uint32_t ss, uint32_t sc)
+{
+	pfs_layout l;
+
+	memset(&l, 0, sizeof(l));
+	l.stripe_size = ss;
+	l.stripe_count = sc;
+	for (uint32_t i = 0; i < sc; i++) {
+		l.stripe[i].ost = i;
+		l.stripe[i].object = 1000 + i;
+	}
+	return l;
+}
+
+static void fill(uint8_t *p, size_t n, uint64_t seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)((seed + i) * 2654435761u >> 13);
+}
+
+/* ---- pure helpers ---- */
+
+static void test_osc_plan_split(void **state)
+{
+	pfs_layout l = mklayout(64 << 10, 4);
+	pfs_extent e[64];
+	size_t n;
+
+	/* 200 KiB from 32 KiB: stripes 0 (32K), 1 (64K), 2 (64K), 3 (40K). */
+	n = cli_osc_plan(&l, 32 << 10, 200 << 10, PFS_MAX_IO, e, 64);
+	assert_int_equal(n, 4);
+	assert_int_equal(e[0].idx, 0);
+	assert_int_equal(e[0].obj_off, 32 << 10);
+	assert_int_equal(e[0].len, 32 << 10);
+	assert_int_equal(e[3].idx, 3);
+	assert_int_equal(e[3].buf_off, 160 << 10);
+	assert_int_equal(e[3].len, 40 << 10);
+
+	/* One stripe: a single contiguous extent, cut at the piece limit. */
+	l = mklayout(1 << 20, 1);
+	n = cli_osc_plan(&l, 100, 3u << 20, 1 << 20, e, 64);
+	assert_int_equal(n, 3);
+	assert_int_equal(e[1].obj_off, 100 + (1 << 20));
+	assert_int_equal(e[1].buf_off, 1 << 20);
+	assert_int_equal(e[2].len, 1 << 20);
+	/* Asking with a small array reports the size needed. */
+	assert_int_equal(cli_osc_plan(&l, 100, 3u << 20, 1 << 20, e, 1), 3);
+}
+
+static void test_osc_clip_zero(void **state)
+{
+	uint8_t buf[16];
+	pfs_extent e = { 0, 0, 4, 8 };
+
+	assert_int_equal(cli_osc_clip(0, 100, 50), 50);
+	assert_int_equal(cli_osc_clip(50, 100, 50), 0);
+	assert_int_equal(cli_osc_clip(60, 100, 50), 0);
+	assert_int_equal(cli_osc_clip(10, 20, 1000), 20);
+	memset(buf, 0xAA, sizeof(buf));
+	cli_osc_zero_tail(buf, &e, 3);
+	for (int i = 0; i < 16; i++)
+		assert_int_equal(buf[i], (i >= 7 && i < 12) ? 0 : 0xAA);
+}
+
+/* ---- against the fake cluster ---- */
+
+static void test_osc_write_read(void **state)
+{
+	fixture *fx = *state;
+	pfs_layout l = mklayout(64 << 10, 4);
+	size_t len = 3u << 20, got;
+	uint8_t *src = malloc(len), *dst = malloc(len);
+	uint64_t off = 12345;
+
+	assert_non_null(src);
+	assert_non_null(dst);
+	fill(src, len, 7);
+	/* In FUSE-sized calls, at an unaligned offset. */
+	for (size_t done = 0; done < len; done += 1u << 20)
+		assert_int_equal(cli_osc_write(fx->osc, "job1", &l, off + done, 1u << 20,
+					       src + done), 0);
+	memset(dst, 0xEE, len);
+	assert_int_equal(cli_osc_read(fx->osc, "job1", &l, off + len, off, len, dst, &got), 0);
+	assert_int_equal(got, len);
+	assert_memory_equal(src, dst, len);
+	/* 64 KiB stripes over 4 OSSes: every OSS got a quarter of the pieces
+	 * (each unaligned 1 MiB call touches 16 + 1 stripe units). */
+	unsigned total = 0;
+	for (int i = 0; i < NOSS; i++) {
+		assert_true(oss[i].reqs[PFS_OP_OSS_WRITE - 300] >= 12);
+		total += oss[i].reqs[PFS_OP_OSS_WRITE - 300];
+	}
+	assert_int_equal(total, 3 * 17);
+	/* Per-object sizes are what the layout says. */
+	for (uint32_t i = 0; i < 4; i++) {
+		fobj *o = find_obj(&oss[i], i, 1000 + i, 0);
+		assert_non_null(o);
+		assert_int_equal(o->size, pfs_layout_object_size(&l, off + len, i));
+	}
+	free(src);
+	free(dst);
+}
+
+static void test_osc_holes(void **state)
+{
+	fixture *fx = *state;
+	pfs_layout l = mklayout(1 << 20, 4);
+	uint8_t data[100], *dst = malloc(6u << 20);
+	size_t got;
+
+	assert_non_null(dst);
+	fill(data, sizeof(data), 3);
+	/* Only stripe 1 (OST 1, bytes 5 MiB..) gets data: objects 0, 2 and 3
+	 * do not exist at all. */
+	assert_int_equal(cli_osc_write(fx->osc, "j", &l, (5u << 20) + 10, sizeof(data), data), 0);
+	memset(dst, 0xEE, 6u << 20);
+	/* The file is longer than the data: a short object read at the end. */
+	assert_int_equal(cli_osc_read(fx->osc, "j", &l, 6u << 20, 0, 6u << 20, dst, &got), 0);
+	assert_int_equal(got, 6u << 20);
+	for (size_t i = 0; i < (6u << 20); i++) {
+		if (i >= (5u << 20) + 10 && i < (5u << 20) + 10 + sizeof(data))
+			assert_int_equal(dst[i], data[i - (5u << 20) - 10]);
+		else if (dst[i] != 0)
+			fail_msg("byte %zu is %u, not a zero", i, dst[i]);
+	}
+	/* Reads at and past EOF return nothing and touch nothing. */
+	assert_int_equal(cli_osc_read(fx->osc, "j", &l, 6u << 20, 6u << 20, 4096, dst, &got), 0);
+	assert_int_equal(got, 0);
+	/* A read crossing EOF is clipped. */
+	assert_int_equal(cli_osc_read(fx->osc, "j", &l, (5u << 20) + 20, 5u << 20, 4096, dst,
+				      &got), 0);
+	assert_int_equal(got, 20);
+	assert_memory_equal(dst + 10, data, 10);
+	free(dst);
+}
+
+static void test_osc_truncate_sync(void **state)
+{
+	fixture *fx = *state;
+	pfs_layout l = mklayout(64 << 10, 4);
+	uint8_t *src = malloc(1 << 20), dst[4096];
+	size_t got;
+	uint64_t cut = (300 << 10) + 5;
+
+	assert_non_null(src);
+	fill(src, 1 << 20, 9);
+	assert_int_equal(cli_osc_write(fx->osc, "j", &l, 0, 1 << 20, src), 0);
+	assert_int_equal(cli_osc_truncate(fx->osc, "j", &l, cut), 0);
+	for (uint32_t i = 0; i < 4; i++) {
+		fobj *o = find_obj(&oss[i], i, 1000 + i, 0);
+		assert_non_null(o);
+		assert_int_equal(o->size, pfs_layout_object_size(&l, cut, i));
+		assert_int_equal(oss[i].reqs[PFS_OP_OSS_TRUNCATE - 300], 1);
+	}
+	/* Grow again: the cut-off bytes read back as zeros, not old data. */
+	assert_int_equal(cli_osc_truncate(fx->osc, "j", &l, 1 << 20), 0);
+	assert_int_equal(cli_osc_read(fx->osc, "j", &l, 1 << 20, cut - 5, sizeof(dst), dst, &got),
+			 0);
+	assert_memory_equal(dst, src + cut - 5, 5);
+	for (size_t i = 5; i < sizeof(dst); i++)
+		assert_int_equal(dst[i], 0);
+	assert_int_equal(cli_osc_sync(fx->osc, "j", &l), 0);
+	for (int i = 0; i < NOSS; i++)
+		assert_int_equal(oss[i].reqs[PFS_OP_OSS_SYNC - 300], 1);
+	free(src);
+}
+
+static void test_osc_sync_missing(void **state)
+{
+	fixture *fx = *state;
+	pfs_layout l = mklayout(64 << 10, 4);
+
+	/* Nothing written: no object exists, and that is not an error. */
+	assert_int_equal(cli_osc_sync(fx->osc, "j", &l), 0);
+	assert_int_equal(cli_osc_truncate(fx->osc, "j", &l, 0), 0);
+}
+
+static void test_osc_concurrent_pieces(void **state)
+{
+	fixture *fx = *state;
+	pfs_layout l = mklayout(256 << 10, 4);
+	uint8_t *src = malloc(1 << 20), *dst = malloc(1 << 20);
+	uint64_t pieces, waves, refreshes;
+	size_t got;
+
+	assert_non_null(src);
+	assert_non_null(dst);
+	fill(src, 1 << 20, 11);
+	assert_int_equal(cli_osc_write(fx->osc, "j", &l, 0, 1 << 20, src), 0);
+	/* Each of the 4 OSSes holds its READ until all 4 have arrived: a client
+	 * that waited for one reply before sending the next would never get
+	 * there. */
+	pthread_mutex_lock(&rv_lock);
+	rv_expect = 4;
+	rv_arrived = 0;
+	pthread_mutex_unlock(&rv_lock);
+	assert_int_equal(cli_osc_read(fx->osc, "j", &l, 1 << 20, 0, 1 << 20, dst, &got), 0);
+	pthread_mutex_lock(&rv_lock);
+	assert_int_equal(rv_arrived, 4);
+	rv_expect = 0;
+	pthread_mutex_unlock(&rv_lock);
+	assert_memory_equal(src, dst, 1 << 20);
+	cli_osc_counters(fx->osc, &pieces, &waves, &refreshes);
+	assert_int_equal(waves, 2); /* one write, one read: one wave each */
+	assert_int_equal(pieces, 8);
+	assert_int_equal(refreshes, 1); /* the OST map was loaded once */
+	free(src);
+	free(dst);
+}
+
+static void test_osc_shared_oss_waves(void **state)
+{
+	fixture *fx = *state;
+	pfs_layout l = mklayout(64 << 10, 2); /* both OSTs on the same OSS */
+	uint8_t *src = malloc(512 << 10), *dst = malloc(512 << 10);
+	uint64_t pieces, waves, refreshes;
+	size_t got;
+
+	assert_non_null(src);
+	assert_non_null(dst);
+	fill(src, 512 << 10, 5);
+	assert_int_equal(cli_osc_write(fx->osc, "j", &l, 0, 512 << 10, src), 0);
+	cli_osc_counters(fx->osc, &pieces, &waves, &refreshes);
+	/* 8 units alternating over 2 objects of one OSS: 8 pieces (not
+	 * contiguous in the buffer, so not mergeable), one per wave. */
+	assert_int_equal(pieces, 8);
+	assert_int_equal(waves, 8);
+	assert_int_equal(oss[0].reqs[PFS_OP_OSS_WRITE - 300], 8);
+	assert_int_equal(oss[1].reqs[PFS_OP_OSS_WRITE - 300], 0);
+	assert_int_equal(cli_osc_read(fx->osc, "j", &l, 512 << 10, 0, 512 << 10, dst, &got), 0);
+	assert_memory_equal(src, dst, 512 << 10);
+	free(src);
+	free(dst);
+}
+
+static void test_osc_unknown_ost(void **state)
+{
+	fixture *fx = *state;
+	pfs_layout l = mklayout(64 << 10, 4);
+	uint64_t pieces, waves, refreshes;
+	uint8_t b[10] = { 0 };
+
+	l.stripe[0].ost = 9; /* the MDS does not know OST 9 */
+	assert_int_equal(cli_osc_write(fx->osc, "j", &l, 0, sizeof(b), b), -EIO);
+	cli_osc_counters(fx->osc, &pieces, &waves, &refreshes);
+	assert_int_equal(refreshes, 1);
+	assert_int_equal(pieces, 0);
+	/* A known one afterwards needs no further refresh. */
+	l.stripe[0].ost = 0;
+	assert_int_equal(cli_osc_write(fx->osc, "j", &l, 0, sizeof(b), b), 0);
+	cli_osc_counters(fx->osc, &pieces, &waves, &refreshes);
+	assert_int_equal(refreshes, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_osc_plan_split),
+		cmocka_unit_test(test_osc_clip_zero),
+		cmocka_unit_test_setup_teardown(test_osc_write_read, setup4, teardown),
+		cmocka_unit_test_setup_teardown(test_osc_holes, setup4, teardown),
+		cmocka_unit_test_setup_teardown(test_osc_truncate_sync, setup4, teardown),
+		cmocka_unit_test_setup_teardown(test_osc_sync_missing, setup4, teardown),
+		cmocka_unit_test_setup_teardown(test_osc_concurrent_pieces, setup4, teardown),
+		cmocka_unit_test_setup_teardown(test_osc_shared_oss_waves, setup_shared, teardown),
+		cmocka_unit_test_setup_teardown(test_osc_unknown_ost, setup4, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
