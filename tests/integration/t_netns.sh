@@ -2,8 +2,7 @@
 # The multi-host form: MDS, 4 OSS and a client each in their own network
 # namespace on a bridge (deploy/pfs-netns).  The client mounts over the
 # "network", writes a striped file, reads it back; OSTs register with their
-# own addresses; cutting one OSS off makes I/O to it fail with an error
-# (not a hang), and healing the link brings it back.
+# own addresses.
 # timeout: 300
 . "$(dirname "$0")/lib.sh"
 N=$T/netns
