@@ -163,7 +163,7 @@ static int decode_layout(const uint8_t *p, size_t len, pfs_layout *l, uint32_t *
 	if (pfs_rbuf_error(&r))
 		return -EBADMSG;
 	if (pfs_rbuf_left(&r) == 0) {
-		if (count && pfs_layout_check(size, count))
+		if (count && count != CLI_STRIPE_ALL_WIRE && pfs_layout_check(size, count))
 			return -EBADMSG;
 		l->stripe_size = size;
 		l->stripe_count = count;
@@ -380,26 +380,6 @@ out:
 	return rc;
 }
 
-/* Number of OSTs up now, for stripe count -1. */
-static int count_up_osts(cli_admin *a, uint32_t *out)
-{
-	pfs_ost_info *o = NULL;
-	uint32_t n, up = 0;
-	int rc = cli_admin_get_osts(a, &o, &n);
-
-	if (rc)
-		return rc;
-	for (uint32_t i = 0; i < n; i++)
-		up += o[i].up ? 1 : 0;
-	free(o);
-	if (up == 0) {
-		what(a, "stripe count -1: no OST is up");
-		return -ENOSPC;
-	}
-	*out = up > PFS_MAX_STRIPES ? PFS_MAX_STRIPES : up;
-	return 0;
-}
-
 static int set_stripe(cli_admin *a, uint64_t ino, uint32_t size, uint32_t count)
 {
 	pfs_rpc_reply rep = { 0 };
@@ -492,11 +472,14 @@ static int print_layout(cli_admin *a, const char *path, uint64_t ino, int is_dir
 				 json_pack("{s:s,s:I,s:s,s:I,s:I,s:o}", "path", path,
 					   "ino", ji(ino), "type", is_dir ? "directory" : "file",
 					   "stripe_size", (json_int_t)l->stripe_size,
-					   "stripe_count", (json_int_t)l->stripe_count,
+					   "stripe_count", l->stripe_count == CLI_STRIPE_ALL_WIRE ?
+					   (json_int_t)-1 : (json_int_t)l->stripe_count,
 					   "stripes", arr));
 	}
 	fprintf(a->out, "%s\n", path);
 	if (is_dir && l->stripe_count == 0 && l->stripe_size == 0) {
+		/* (the MDS does not report a directory's default count yet, so
+		 * a count set alone also shows up here) */
 		fputs("  default layout: none set (new files get the file system default)\n",
 		      a->out);
 		return 0;
@@ -504,7 +487,13 @@ static int print_layout(cli_admin *a, const char *path, uint64_t ino, int is_dir
 	cli_fmt_size(l->stripe_size, 1, sz, sizeof(sz));
 	fprintf(a->out, "  %sstripe_size:  %u (%s)\n", is_dir ? "default " : "",
 		l->stripe_size, sz);
-	fprintf(a->out, "  %sstripe_count: %u\n", is_dir ? "default " : "", l->stripe_count);
+	if (l->stripe_count == CLI_STRIPE_ALL_WIRE)
+		fprintf(a->out, "  default stripe_count: -1 (all OSTs)\n");
+	else if (is_dir && l->stripe_count == 0)
+		fprintf(a->out, "  default stripe_count: file system default\n");
+	else
+		fprintf(a->out, "  %sstripe_count: %u\n", is_dir ? "default " : "",
+			l->stripe_count);
 	if (nobj == 0)
 		return 0;
 	rc = cli_table_create(cols, sizeof(cols) / sizeof(cols[0]), &t);
@@ -531,7 +520,7 @@ int cli_admin_setstripe(cli_admin *a, const char *path, int have_count, int32_t 
 {
 	struct stat st;
 	pfs_layout *l = calloc(1, sizeof(*l));
-	uint32_t nobj = 0, wcount = 0, wsize = have_size ? size : 0;
+	uint32_t nobj = 0, wsize = have_size ? size : 0, wcount = 0;
 	char *dcopy = NULL, *bcopy = NULL;
 	int rc;
 
@@ -539,34 +528,22 @@ int cli_admin_setstripe(cli_admin *a, const char *path, int have_count, int32_t 
 		what(a, "setstripe %s", path);
 		return -ENOMEM;
 	}
-	if (have_count && count == CLI_STRIPE_ALL) {
-		rc = count_up_osts(a, &wcount);
-		if (rc)
-			goto out;
-	} else if (have_count) {
-		wcount = (uint32_t)count;
-	}
+	/* -1 goes to the MDS as "all OSTs up", resolved when each file is
+	 * created, so a directory default keeps up with OSTs added later. */
+	if (have_count)
+		wcount = count == CLI_STRIPE_ALL ? CLI_STRIPE_ALL_WIRE : (uint32_t)count;
 	if (stat(path, &st) == 0) {
 		if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
 			rc = -EINVAL;
 			what(a, "setstripe %s: not a regular file or directory", path);
 			goto out;
 		}
+		/* The MDS refuses too (-EBUSY); checking here first gives a
+		 * message that says why. */
 		if (S_ISREG(st.st_mode) && st.st_size > 0) {
-			rc = -EEXIST;
+			rc = -EBUSY;
 			what(a, "setstripe %s: the file has data, its layout is fixed", path);
 			goto out;
-		}
-		/* SETSTRIPE sets both values: keep the current one for what
-		 * was not given, or the file system default if none is set. */
-		if (!have_count || !have_size) {
-			rc = cli_admin_get_layout(a, (uint64_t)st.st_ino, l, &nobj);
-			if (rc)
-				goto out;
-			if (!have_count)
-				wcount = l->stripe_count ? l->stripe_count : PFS_DEFAULT_STRIPE_COUNT;
-			if (!have_size)
-				wsize = l->stripe_size ? l->stripe_size : PFS_DEFAULT_STRIPE_SIZE;
 		}
 		rc = set_stripe(a, (uint64_t)st.st_ino, wsize, wcount);
 		if (rc) {

@@ -27,6 +27,10 @@
 #include "common/msg.h"
 #include "common/rpc.h"
 
+/* Stripe count "all OSTs up" on the wire (SETSTRIPE, CREATE), the MDS's
+ * convention (mds/ns.c); not yet named in common/proto.h. */
+#define CLI_STRIPE_ALL_WIRE UINT32_MAX
+
 typedef struct cli_admin {
 	pfs_rpc_pool *pool; /* borrowed; outlives the calls */
 	FILE *out;          /* borrowed */
@@ -46,16 +50,18 @@ int cli_admin_get_osts(cli_admin *a, pfs_ost_info **osts, uint32_t *n);
 int cli_admin_get_statfs(cli_admin *a, pfs_statfs *s);
 /* Layout of ino (PFS_OP_MDS_GETLAYOUT).  *nobj gets the number of stripes
  * that have objects: stripe_count for a file, 0 for a directory's default
- * layout (which has size and count but no objects; 0/0 = none set). */
+ * layout, which comes as size and count with no stripe list (0/0 = none
+ * set; the MDS of today sends the size and count 0). */
 int cli_admin_get_layout(cli_admin *a, uint64_t ino, pfs_layout *l, uint32_t *nobj);
 
 /* The commands (see admin_args.h for their command lines). */
 int cli_admin_ost_list(cli_admin *a);
 int cli_admin_df(cli_admin *a, int human);
-/* Omitted values (have_* = 0) keep the current layout's value, or for a new
- * file are inherited from the directory (0 on the wire).  count
- * CLI_STRIPE_ALL becomes the number of OSTs that are up now (at most
- * PFS_MAX_STRIPES). */
+/* Omitted values (have_* = 0) go as 0, "the default", as with lfs: a
+ * directory's default, then the file system's.  count CLI_STRIPE_ALL goes
+ * as CLI_STRIPE_ALL_WIRE, which the MDS resolves to every OST that is up
+ * when a file is created.  A regular file that has data is refused with
+ * -EBUSY before asking the MDS (which refuses it too). */
 int cli_admin_setstripe(cli_admin *a, const char *path, int have_count, int32_t count,
 			int have_size, uint32_t size);
 int cli_admin_getstripe(cli_admin *a, const char *path);

@@ -78,8 +78,7 @@ int main(int argc, char **argv)
 
 	pfs_log_init("pfsadmin", PFS_LOG_ERR);
 	if (cli_admin_parse_args(argc, argv, &args, err, sizeof(err))) {
-		fprintf(stderr, "pfsadmin: %s\n", err);
-		cli_admin_usage(stderr);
+		fprintf(stderr, "pfsadmin: %s (see 'pfsadmin help')\n", err);
 		return 2;
 	}
 	if (args.cmd == CLI_ADMIN_HELP) {

@@ -392,7 +392,8 @@ typedef struct fake_mds {
 	uint64_t file_ino, dir_ino, data_ino;
 	int fail_statfs;   /* STATFS replies -EIO */
 	int bad_ost_list;  /* OST_LIST reply claims more entries than it has */
-	int dir_default;   /* dir has a default layout (else 0/0) */
+	int dir_default;   /* dir default: 0 none, 1 4M/3, 2 4M/0 (as the real
+			    * MDS sends it), 3 4M/all */
 	/* recorded */
 	int nreq[400];
 	pfs_cred last_cred;
@@ -482,8 +483,10 @@ static void fake_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *pay
 			pfs_layout_encode(&w, &l);
 		} else if (ino == m->dir_ino) {
 			/* a directory's default: size and count, no stripes */
+			static const uint32_t cnt[] = { 0, 3, 0, UINT32_MAX };
+
 			pfs_wbuf_u32(&w, m->dir_default ? 4u << 20 : 0);
-			pfs_wbuf_u32(&w, m->dir_default ? 3 : 0);
+			pfs_wbuf_u32(&w, cnt[m->dir_default & 3]);
 		} else {
 			status = -ENOENT;
 		}
@@ -518,7 +521,8 @@ static void fake_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *pay
 		pfs_attr_encode(&w, &at);
 		memset(&l, 0, sizeof(l));
 		l.stripe_size = m->cr_size ? m->cr_size : 1u << 20;
-		l.stripe_count = m->cr_count ? m->cr_count : 1;
+		/* "all" (UINT32_MAX) = the two OSTs that are up */
+		l.stripe_count = m->cr_count == UINT32_MAX ? 2 : m->cr_count ? m->cr_count : 1;
 		for (uint32_t i = 0; i < l.stripe_count; i++) {
 			l.stripe[i].ost = i;
 			l.stripe[i].object = 100 + i;
@@ -824,6 +828,37 @@ static void test_admin_cmd_getstripe_dir(void **state)
 	assert_non_null(strstr(s, "default stripe_size:  4194304 (4.0M)\n"));
 	assert_non_null(strstr(s, "default stripe_count: 3\n"));
 	assert_null(strstr(s, "OBJECT_ID")); /* no objects for a directory */
+
+	/* the form the real MDS sends: size, count 0 */
+	x->m.dir_default = 2;
+	x->a.json = 1;
+	{
+		json_t *j;
+
+		fclose(x->f);
+		free(x->out);
+		x->out = NULL;
+		x->f = open_memstream(&x->out, &x->outlen);
+		assert_non_null(x->f);
+		x->a.out = x->f;
+		assert_int_equal(cli_admin_getstripe(&x->a, x->dir), 0);
+		j = output_json(x);
+		assert_string_equal(json_string_value(json_object_get(j, "type")), "directory");
+		assert_int_equal(json_integer_value(json_object_get(j, "stripe_size")), 4 << 20);
+		assert_int_equal(json_integer_value(json_object_get(j, "stripe_count")), 0);
+		assert_int_equal(json_array_size(json_object_get(j, "stripes")), 0);
+		json_decref(j);
+	}
+	x->m.dir_default = 3;
+	x->a.json = 0;
+	fclose(x->f);
+	free(x->out);
+	x->out = NULL;
+	x->f = open_memstream(&x->out, &x->outlen);
+	assert_non_null(x->f);
+	x->a.out = x->f;
+	assert_int_equal(cli_admin_getstripe(&x->a, x->dir), 0);
+	assert_non_null(strstr(output(x), "default stripe_count: -1 (all OSTs)\n"));
 }
 
 static void test_admin_cmd_getstripe_missing(void **state)
@@ -852,39 +887,42 @@ static void test_admin_cmd_setstripe_dir(void **state)
 	json_decref(output_json(x)); /* one valid JSON document */
 }
 
-/* Only -c given: the size stays what the file has (1M in the fake). */
+/* Only -c given: the size goes as 0 = default. */
 static void test_admin_cmd_setstripe_empty_file(void **state)
 {
 	fixture *x = *state;
 
 	assert_int_equal(cli_admin_setstripe(&x->a, x->file, 1, 3, 0, 0), 0);
 	assert_int_equal(x->m.set_ino, x->m.file_ino);
-	assert_int_equal(x->m.set_size, 1u << 20);
+	assert_int_equal(x->m.set_size, 0);
 	assert_int_equal(x->m.set_count, 3);
+	/* and the layout is read back and shown */
+	assert_int_equal(x->m.nreq[PFS_OP_MDS_GETLAYOUT], 1);
+	assert_non_null(strstr(output(x), "  stripe_count: 2\n"));
 }
 
-/* Only -S on a directory without a default: count = the fs default. */
+/* Only -S on a directory: count 0 = default. */
 static void test_admin_cmd_setstripe_dir_size_only(void **state)
 {
 	fixture *x = *state;
 
 	assert_int_equal(cli_admin_setstripe(&x->a, x->dir, 0, 0, 1, 128u << 10), 0);
 	assert_int_equal(x->m.set_size, 128u << 10);
-	assert_int_equal(x->m.set_count, PFS_DEFAULT_STRIPE_COUNT);
+	assert_int_equal(x->m.set_count, 0);
 }
 
 static void test_admin_cmd_setstripe_has_data(void **state)
 {
 	fixture *x = *state;
 
-	assert_int_equal(cli_admin_setstripe(&x->a, x->data, 1, 2, 0, 0), -EEXIST);
+	assert_int_equal(cli_admin_setstripe(&x->a, x->data, 1, 2, 0, 0), -EBUSY);
 	assert_int_equal(x->m.nreq[PFS_OP_MDS_SETSTRIPE], 0);
 	assert_non_null(strstr(x->a.what, "has data"));
 	assert_string_equal(output(x), "");
 }
 
-/* A new path: CREATE in the parent's inode with the hints; -1 = all OSTs
- * that are up (2 of the fake's 3). */
+/* A new path: CREATE in the parent's inode with the hints; -1 goes as
+ * UINT32_MAX ("all OSTs up", resolved by the MDS). */
 static void test_admin_cmd_setstripe_create(void **state)
 {
 	fixture *x = *state;
@@ -903,7 +941,8 @@ static void test_admin_cmd_setstripe_create(void **state)
 	assert_int_equal(x->m.cr_mode, S_IFREG | 0644);
 	assert_int_equal(x->m.cr_flags, PFS_CREATE_EXCL);
 	assert_int_equal(x->m.cr_size, 256u << 10);
-	assert_int_equal(x->m.cr_count, 2);
+	assert_int_equal(x->m.cr_count, UINT32_MAX);
+	assert_int_equal(x->m.nreq[PFS_OP_MDS_OST_LIST], 0);
 	assert_int_equal(x->m.last_cred.uid, getuid());
 	j = output_json(x);
 	assert_int_equal(json_integer_value(json_object_get(j, "ino")), 4242);
