@@ -1,0 +1,274 @@
+/* oss_main.c — pfs-oss, the object storage server daemon.
+ *
+ *   pfs-oss [--config FILE] [--key=value ...]      (section [oss])
+ *
+ * Opens (formatting on first use) each OST directory, serves the data and
+ * control ports (server.h), registers with the MDS and heartbeats
+ * (mds_link.h).  Runs in the foreground; SIGTERM/SIGINT stop it cleanly.
+ * Exit status: 0 after a clean stop, 2 for a bad configuration, 1 when
+ * something fails at start (an OST that cannot be opened, a port in use). */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/config.h"
+#include "common/log.h"
+#include "common/net.h"
+#include "oss/mds_link.h"
+#include "oss/server.h"
+#include "oss/store.h"
+
+#define MAX_OSTS 64
+
+typedef struct oss_cfg {
+	char name[64];
+	char osts[8192];
+	char mds[300];
+	char listen_host[256];
+	char advertise_host[256];
+	int data_port, ctl_port;
+	char port_file[PATH_MAX];
+	char pid_file[PATH_MAX];
+	int io_threads;
+	int heartbeat_ms;
+	int o_direct;
+	char log_level[16];
+	int fd_cache;
+} oss_cfg;
+
+#define STR(f) PFS_CFG_STR, offsetof(oss_cfg, f), sizeof(((oss_cfg *)0)->f)
+#define NUM(t, f) t, offsetof(oss_cfg, f), 0
+static const pfs_cfg_opt cfg_tab[] = {
+	{ "name", STR(name), "", "OSS name (default: host name)" },
+	{ "osts", STR(osts), "", "comma-separated OST directories (created if missing)" },
+	{ "mds", STR(mds), "", "MDS address host:port (required)" },
+	{ "listen_host", STR(listen_host), "0.0.0.0", "bind address" },
+	{ "advertise_host", STR(advertise_host), "127.0.0.1", "address given to the MDS" },
+	{ "data_port", NUM(PFS_CFG_INT, data_port), "0", "data port (0 = any free)" },
+	{ "ctl_port", NUM(PFS_CFG_INT, ctl_port), "0", "control port (0 = any free)" },
+	{ "port_file", STR(port_file), "", "write data=N/ctl=N here once listening" },
+	{ "pid_file", STR(pid_file), "", "write the process id here" },
+	{ "io_threads", NUM(PFS_CFG_INT, io_threads), "8", "I/O worker threads" },
+	{ "heartbeat_ms", NUM(PFS_CFG_INT, heartbeat_ms), "1000", "MDS heartbeat interval" },
+	{ "o_direct", NUM(PFS_CFG_BOOL, o_direct), "0", "O_DIRECT for aligned I/O" },
+	{ "log_level", STR(log_level), "notice", "err, warning, notice, info, debug" },
+	{ "fd_cache", NUM(PFS_CFG_INT, fd_cache), "1024", "open object files kept per OST" },
+	PFS_CFG_END,
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: pfs-oss [--config FILE] [--key=value ...]\n"
+		     "options (also keys of section [oss] in FILE):\n");
+	pfs_cfg_usage(cfg_tab, out);
+}
+
+/* Check ranges and required keys; fills err. */
+static int cfg_check(oss_cfg *c, char *mds_host, size_t hostsz, uint16_t *mds_port,
+		     char *err, size_t errlen)
+{
+	if (!c->mds[0]) {
+		snprintf(err, errlen, "mds=host:port is required");
+		return -EINVAL;
+	}
+	if (pfs_addr_parse(c->mds, mds_host, hostsz, mds_port) || !*mds_port) {
+		snprintf(err, errlen, "mds: bad address '%s' (want host:port)", c->mds);
+		return -EINVAL;
+	}
+	if (!c->osts[0]) {
+		snprintf(err, errlen, "osts=DIR[,DIR...] is required");
+		return -EINVAL;
+	}
+	if (c->data_port < 0 || c->data_port > 65535 || c->ctl_port < 0 || c->ctl_port > 65535) {
+		snprintf(err, errlen, "data_port/ctl_port must be 0..65535");
+		return -EINVAL;
+	}
+	if (c->data_port && c->data_port == c->ctl_port) {
+		snprintf(err, errlen, "data_port and ctl_port must differ");
+		return -EINVAL;
+	}
+	if (c->io_threads < 1 || c->io_threads > 1024) {
+		snprintf(err, errlen, "io_threads must be 1..1024");
+		return -EINVAL;
+	}
+	if (c->heartbeat_ms < 10 || c->heartbeat_ms > 3600000) {
+		snprintf(err, errlen, "heartbeat_ms must be 10..3600000");
+		return -EINVAL;
+	}
+	if (c->fd_cache < 1 || c->fd_cache > 1000000) {
+		snprintf(err, errlen, "fd_cache must be 1..1000000");
+		return -EINVAL;
+	}
+	if (pfs_log_level_parse(c->log_level) < 0) {
+		snprintf(err, errlen, "log_level: unknown level '%s'", c->log_level);
+		return -EINVAL;
+	}
+	if (!c->advertise_host[0]) {
+		snprintf(err, errlen, "advertise_host must not be empty");
+		return -EINVAL;
+	}
+	if (!c->name[0] && gethostname(c->name, sizeof(c->name) - 1))
+		snprintf(c->name, sizeof(c->name), "oss");
+	return 0;
+}
+
+/* Split the osts list in place; 0 or -EINVAL. */
+static int split_osts(char *list, char **dirs, size_t *n, char *err, size_t errlen)
+{
+	char *save = NULL;
+
+	*n = 0;
+	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		while (*t == ' ')
+			t++;
+		if (!*t)
+			continue;
+		if (*n >= MAX_OSTS) {
+			snprintf(err, errlen, "osts: at most %d OSTs per OSS", MAX_OSTS);
+			return -EINVAL;
+		}
+		dirs[(*n)++] = t;
+	}
+	if (!*n) {
+		snprintf(err, errlen, "osts: no directory given");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Write text to path atomically (tmp file + rename), so readers polling
+ * for the file never see it half written. */
+static int write_file_atomic(const char *path, const char *text)
+{
+	char tmp[PATH_MAX + 32];
+	FILE *f;
+	int rc = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	if (fputs(text, f) < 0)
+		rc = -EIO;
+	if (fclose(f) && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, path))
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static oss_cfg cfg; /* large: keep it off the stack */
+	char err[512] = "", mds_host[256], text[64];
+	char *dirs[MAX_OSTS];
+	oss_store *stores[MAX_OSTS] = { 0 };
+	size_t n = 0;
+	uint16_t mds_port = 0;
+	oss_server *srv = NULL;
+	oss_mds_link *link = NULL;
+	oss_server_opts so = { 0 };
+	oss_mds_link_opts lo = { 0 };
+	sigset_t sigs;
+	int help = 0, npos = 0, rc, status = 1, pid_written = 0, sig;
+	char *pos[1];
+
+	pfs_log_init("pfs-oss", PFS_LOG_NOTICE);
+	rc = pfs_cfg_parse_argv(cfg_tab, &cfg, "oss", argc, argv, pos, 0, &npos, &help, err,
+				sizeof(err));
+	if (help) {
+		usage(stdout);
+		return 0;
+	}
+	if (!rc)
+		rc = cfg_check(&cfg, mds_host, sizeof(mds_host), &mds_port, err, sizeof(err));
+	if (!rc)
+		rc = split_osts(cfg.osts, dirs, &n, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "pfs-oss: %s\n", err);
+		usage(stderr);
+		return 2;
+	}
+	pfs_log_set_level(pfs_log_level_parse(cfg.log_level));
+
+	/* Signals are taken by sigwait in main; every thread started below
+	 * inherits the blocked mask. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	for (size_t i = 0; i < n; i++) {
+		oss_store_opts o = { (unsigned)cfg.fd_cache, cfg.o_direct };
+
+		rc = oss_store_open(dirs[i], &o, &stores[i], err, sizeof(err));
+		if (rc) {
+			pfs_log(PFS_LOG_ERR, "OST %s: %s", dirs[i], err);
+			goto out;
+		}
+		pfs_log(PFS_LOG_INFO, "OST %s uuid %s", dirs[i], oss_store_uuid(stores[i]));
+	}
+	so.host = cfg.listen_host;
+	so.data_port = (uint16_t)cfg.data_port;
+	so.ctl_port = (uint16_t)cfg.ctl_port;
+	so.io_threads = (unsigned)cfg.io_threads;
+	so.osts = stores;
+	so.n_osts = n;
+	rc = oss_server_start(&so, &srv, err, sizeof(err));
+	if (rc) {
+		pfs_log(PFS_LOG_ERR, "%s", err);
+		goto out;
+	}
+	if (cfg.pid_file[0]) {
+		snprintf(text, sizeof(text), "%ld\n", (long)getpid());
+		rc = write_file_atomic(cfg.pid_file, text);
+		if (rc) {
+			pfs_log(PFS_LOG_ERR, "pid_file %s: %s", cfg.pid_file, pfs_strerror(rc));
+			goto out;
+		}
+		pid_written = 1;
+	}
+	if (cfg.port_file[0]) {
+		snprintf(text, sizeof(text), "data=%u\nctl=%u\n", oss_server_data_port(srv),
+			 oss_server_ctl_port(srv));
+		rc = write_file_atomic(cfg.port_file, text);
+		if (rc) {
+			pfs_log(PFS_LOG_ERR, "port_file %s: %s", cfg.port_file, pfs_strerror(rc));
+			goto out;
+		}
+	}
+	lo.mds_host = mds_host;
+	lo.mds_port = mds_port;
+	lo.name = cfg.name;
+	lo.advertise_host = cfg.advertise_host;
+	lo.heartbeat_ms = (unsigned)cfg.heartbeat_ms;
+	rc = oss_mds_link_start(&lo, srv, &link);
+	if (rc) {
+		pfs_log(PFS_LOG_ERR, "MDS link: %s", pfs_strerror(rc));
+		goto out;
+	}
+	pfs_log(PFS_LOG_NOTICE, "oss %s: %zu OST(s), data port %u, control port %u, MDS %s",
+		cfg.name, n, oss_server_data_port(srv), oss_server_ctl_port(srv), cfg.mds);
+
+	do {
+		rc = sigwait(&sigs, &sig);
+	} while (rc == EINTR);
+	pfs_log(PFS_LOG_NOTICE, "oss %s: signal %d, stopping", cfg.name, sig);
+	status = 0;
+out:
+	oss_mds_link_stop(link);
+	oss_server_stop(srv);
+	for (size_t i = 0; i < n; i++)
+		oss_store_close(stores[i]);
+	if (pid_written)
+		unlink(cfg.pid_file);
+	return status;
+}

@@ -1,0 +1,433 @@
+/* test_oss_store.c — the OST object store: data round trips, holes, short
+ * reads, truncate, punch, destroy, listing, uuid persistence, and the fd
+ * cache under concurrent I/O with destroys. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "oss/store.h"
+
+typedef struct fixture {
+	char dir[64];
+	oss_store *st;
+} fixture;
+
+static int rm_rf(const char *path)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
+	return system(cmd);
+}
+
+static int setup(void **state)
+{
+	fixture *f = calloc(1, sizeof(*f));
+	oss_store_opts o = { 4, 0 }; /* small cache: exercise eviction */
+	char err[256];
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/pfs-test-store-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	/* The store creates its directory: hand it a path below the temp dir. */
+	strcat(f->dir, "/ost");
+	if (oss_store_open(f->dir, &o, &f->st, err, sizeof(err))) {
+		fprintf(stderr, "open: %s\n", err);
+		return -1;
+	}
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+	char *slash;
+
+	oss_store_close(f->st);
+	slash = strrchr(f->dir, '/');
+	*slash = '\0';
+	rm_rf(f->dir);
+	free(f);
+	return 0;
+}
+
+static void fill(uint8_t *p, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(seed * 31 + i * 7 + (i >> 8));
+}
+
+static void test_store_write_read(void **state)
+{
+	fixture *f = *state;
+	uint8_t w[10000], r[10000];
+	size_t got;
+	uint64_t size, blocks;
+
+	fill(w, sizeof(w), 1);
+	assert_int_equal(oss_store_write(f->st, 42, 0, w, sizeof(w)), 0);
+	assert_int_equal(oss_store_read(f->st, 42, 0, r, sizeof(r), &got), 0);
+	assert_int_equal(got, sizeof(w));
+	assert_memory_equal(r, w, sizeof(w));
+	/* A read in the middle. */
+	assert_int_equal(oss_store_read(f->st, 42, 1234, r, 100, &got), 0);
+	assert_int_equal(got, 100);
+	assert_memory_equal(r, w + 1234, 100);
+	assert_int_equal(oss_store_stat(f->st, 42, &size, &blocks), 0);
+	assert_int_equal(size, sizeof(w));
+	assert_true(blocks > 0);
+}
+
+static void test_store_missing_reads_empty(void **state)
+{
+	fixture *f = *state;
+	uint8_t r[64];
+	size_t got = 99;
+	uint64_t size = 9, blocks = 9;
+
+	assert_int_equal(oss_store_read(f->st, 7, 0, r, sizeof(r), &got), 0);
+	assert_int_equal(got, 0);
+	assert_int_equal(oss_store_stat(f->st, 7, &size, &blocks), 0);
+	assert_int_equal(size, 0);
+	assert_int_equal(blocks, 0);
+	/* Reads, stats, sync and punch of a missing object do not create it. */
+	assert_int_equal(oss_store_sync(f->st, 7), 0);
+	assert_int_equal(oss_store_punch(f->st, 7, 0, 100), 0);
+	assert_int_equal(oss_store_truncate(f->st, 7, 0), 0);
+	{
+		uint64_t t, fr, objs;
+		assert_int_equal(oss_store_statfs(f->st, &t, &fr, &objs), 0);
+		assert_int_equal(objs, 0);
+		assert_true(t > 0);
+		assert_true(fr <= t);
+	}
+}
+
+static void test_store_holes_and_short_read(void **state)
+{
+	fixture *f = *state;
+	uint8_t w[100], r[300], zero[200] = { 0 };
+	size_t got;
+
+	fill(w, sizeof(w), 2);
+	/* Write at 200: [0,200) is a hole. */
+	assert_int_equal(oss_store_write(f->st, 5, 200, w, sizeof(w)), 0);
+	memset(r, 0xAA, sizeof(r));
+	assert_int_equal(oss_store_read(f->st, 5, 0, r, sizeof(r), &got), 0);
+	assert_int_equal(got, 300);
+	assert_memory_equal(r, zero, 200);
+	assert_memory_equal(r + 200, w, 100);
+	/* Short read at the end, and nothing past it. */
+	assert_int_equal(oss_store_read(f->st, 5, 250, r, sizeof(r), &got), 0);
+	assert_int_equal(got, 50);
+	assert_memory_equal(r, w + 50, 50);
+	assert_int_equal(oss_store_read(f->st, 5, 1000, r, sizeof(r), &got), 0);
+	assert_int_equal(got, 0);
+}
+
+static void test_store_truncate(void **state)
+{
+	fixture *f = *state;
+	uint8_t w[4096], r[8192], zero[4096] = { 0 };
+	size_t got;
+	uint64_t size, blocks;
+
+	fill(w, sizeof(w), 3);
+	assert_int_equal(oss_store_write(f->st, 9, 0, w, sizeof(w)), 0);
+	/* Down: data past the size is gone. */
+	assert_int_equal(oss_store_truncate(f->st, 9, 1000), 0);
+	assert_int_equal(oss_store_stat(f->st, 9, &size, &blocks), 0);
+	assert_int_equal(size, 1000);
+	assert_int_equal(oss_store_read(f->st, 9, 0, r, sizeof(r), &got), 0);
+	assert_int_equal(got, 1000);
+	assert_memory_equal(r, w, 1000);
+	/* Up: the new range reads as zeros. */
+	assert_int_equal(oss_store_truncate(f->st, 9, 5096), 0);
+	assert_int_equal(oss_store_read(f->st, 9, 0, r, sizeof(r), &got), 0);
+	assert_int_equal(got, 5096);
+	assert_memory_equal(r, w, 1000);
+	assert_memory_equal(r + 1000, zero, 4096);
+	/* Truncating a missing object up creates it. */
+	assert_int_equal(oss_store_truncate(f->st, 10, 123), 0);
+	assert_int_equal(oss_store_stat(f->st, 10, &size, &blocks), 0);
+	assert_int_equal(size, 123);
+}
+
+static void test_store_punch(void **state)
+{
+	fixture *f = *state;
+	uint8_t w[16384], r[16384], zero[8192] = { 0 };
+	size_t got;
+	uint64_t size, blocks;
+
+	fill(w, sizeof(w), 4);
+	assert_int_equal(oss_store_write(f->st, 11, 0, w, sizeof(w)), 0);
+	assert_int_equal(oss_store_punch(f->st, 11, 4096, 8192), 0);
+	assert_int_equal(oss_store_stat(f->st, 11, &size, &blocks), 0);
+	assert_int_equal(size, sizeof(w)); /* KEEP_SIZE */
+	assert_int_equal(oss_store_read(f->st, 11, 0, r, sizeof(r), &got), 0);
+	assert_int_equal(got, sizeof(w));
+	assert_memory_equal(r, w, 4096);
+	assert_memory_equal(r + 4096, zero, 8192);
+	assert_memory_equal(r + 12288, w + 12288, 4096);
+	/* len 0 is a no-op. */
+	assert_int_equal(oss_store_punch(f->st, 11, 0, 0), 0);
+	assert_int_equal(oss_store_read(f->st, 11, 0, r, 16, &got), 0);
+	assert_memory_equal(r, w, 16);
+}
+
+static void test_store_destroy(void **state)
+{
+	fixture *f = *state;
+	uint8_t w[100], r[100];
+	size_t got;
+	uint64_t t, fr, objs;
+
+	fill(w, sizeof(w), 5);
+	assert_int_equal(oss_store_write(f->st, 3, 0, w, sizeof(w)), 0);
+	assert_int_equal(oss_store_statfs(f->st, &t, &fr, &objs), 0);
+	assert_int_equal(objs, 1);
+	assert_int_equal(oss_store_destroy(f->st, 3), 0);
+	assert_int_equal(oss_store_statfs(f->st, &t, &fr, &objs), 0);
+	assert_int_equal(objs, 0);
+	/* Gone, even though its descriptor was cached. */
+	assert_int_equal(oss_store_read(f->st, 3, 0, r, sizeof(r), &got), 0);
+	assert_int_equal(got, 0);
+	/* Missing: success. */
+	assert_int_equal(oss_store_destroy(f->st, 3), 0);
+	assert_int_equal(oss_store_destroy(f->st, 999999), 0);
+	/* A write after destroy makes a fresh object. */
+	assert_int_equal(oss_store_write(f->st, 3, 10, w, 5), 0);
+	assert_int_equal(oss_store_read(f->st, 3, 0, r, sizeof(r), &got), 0);
+	assert_int_equal(got, 15);
+}
+
+static void test_store_list_paging(void **state)
+{
+	fixture *f = *state;
+	/* Ids spread over subdirectories, inserted out of order. */
+	const uint64_t want[] = { 1, 2, 255, 256, 257, 4096, 70000, 0x123456789abull };
+	const size_t nw = sizeof(want) / sizeof(want[0]);
+	uint64_t ids[3], after = 0;
+	size_t n, seen = 0;
+	int eof = 0, pages = 0;
+
+	for (size_t i = nw; i-- > 0;)
+		assert_int_equal(oss_store_write(f->st, want[i], 0, "x", 1), 0);
+	while (!eof) {
+		assert_int_equal(oss_store_list(f->st, after, ids, 3, &n, &eof), 0);
+		pages++;
+		for (size_t i = 0; i < n; i++) {
+			assert_true(seen < nw);
+			assert_int_equal(ids[i], want[seen]);
+			seen++;
+		}
+		if (n)
+			after = ids[n - 1];
+		assert_true(pages <= 4);
+	}
+	assert_int_equal(seen, nw);
+	assert_int_equal(pages, 3);
+	/* A page that ends exactly at the last id says eof. */
+	assert_int_equal(oss_store_list(f->st, 256, ids, 3, &n, &eof), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(ids[0], 257);
+	assert_false(eof);
+	assert_int_equal(oss_store_list(f->st, 4096, ids, 3, &n, &eof), 0);
+	assert_int_equal(n, 2);
+	assert_true(eof);
+	/* Foreign files in the object tree are not objects. */
+	{
+		char p[128];
+		int fd;
+		snprintf(p, sizeof(p), "%s/O/01/not-an-object", f->dir);
+		fd = open(p, O_CREAT | O_WRONLY, 0644);
+		assert_true(fd >= 0);
+		close(fd);
+	}
+	assert_int_equal(oss_store_list(f->st, 0, ids, 3, &n, &eof), 0);
+	assert_int_equal(ids[0], 1);
+}
+
+static void test_store_uuid_persists(void **state)
+{
+	fixture *f = *state;
+	char uuid[OSS_STORE_UUID_LEN + 1], err[256];
+	oss_store *again = NULL, *other = NULL;
+	char odir[96];
+	uint64_t t, fr, objs;
+
+	strcpy(uuid, oss_store_uuid(f->st));
+	assert_int_equal(strlen(uuid), OSS_STORE_UUID_LEN);
+	assert_int_equal(uuid[14], '4'); /* version 4 */
+	assert_int_equal(oss_store_write(f->st, 77, 0, "abc", 3), 0);
+	oss_store_close(f->st);
+	f->st = NULL;
+	assert_int_equal(oss_store_open(f->dir, NULL, &again, err, sizeof(err)), 0);
+	f->st = again;
+	assert_string_equal(oss_store_uuid(again), uuid);
+	/* The object count is rebuilt from disk. */
+	assert_int_equal(oss_store_statfs(again, &t, &fr, &objs), 0);
+	assert_int_equal(objs, 1);
+	/* Another OST gets another uuid. */
+	snprintf(odir, sizeof(odir), "%s2", f->dir);
+	assert_int_equal(oss_store_open(odir, NULL, &other, err, sizeof(err)), 0);
+	assert_string_not_equal(oss_store_uuid(other), uuid);
+	oss_store_close(other);
+	rm_rf(odir);
+}
+
+static void test_store_bad_uuid_file(void **state)
+{
+	fixture *f = *state;
+	char d[96], p[128], err[256] = "";
+	oss_store *st = NULL;
+	FILE *fp;
+
+	snprintf(d, sizeof(d), "%s3", f->dir);
+	assert_int_equal(mkdir(d, 0755), 0);
+	snprintf(p, sizeof(p), "%s/ost.uuid", d);
+	fp = fopen(p, "w");
+	assert_non_null(fp);
+	fputs("garbage\n", fp);
+	fclose(fp);
+	assert_int_equal(oss_store_open(d, NULL, &st, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not a uuid"));
+	rm_rf(d);
+}
+
+/* ---- concurrency: writers and readers verify their data while another
+ * thread destroys objects under them and the cache (4 entries) churns. ---- */
+
+#define CONC_OBJS 16
+#define CONC_ITERS 400
+
+typedef struct conc {
+	oss_store *st;
+	unsigned id;
+	int errors;
+} conc;
+
+static void *conc_io(void *arg)
+{
+	conc *c = arg;
+	uint8_t w[512], r[512];
+
+	for (unsigned i = 0; i < CONC_ITERS; i++) {
+		/* Each thread owns the objects id*100 + k: data it reads back must
+		 * be its own (whole) or absent (destroyed, read as empty). */
+		uint64_t obj = c->id * 100 + 1 + i % CONC_OBJS;
+		size_t got;
+
+		fill(w, sizeof(w), c->id + i);
+		if (oss_store_write(c->st, obj, 0, w, sizeof(w)))
+			c->errors++;
+		if (oss_store_read(c->st, obj, 0, r, sizeof(r), &got))
+			c->errors++;
+		if (got == sizeof(r) && memcmp(r, w, sizeof(r))) {
+			/* Destroyed and rewritten by nobody else: must match. */
+			c->errors++;
+		}
+		if (got != 0 && got != sizeof(r))
+			c->errors++;
+	}
+	return NULL;
+}
+
+static void *conc_destroy(void *arg)
+{
+	conc *c = arg;
+
+	for (unsigned i = 0; i < CONC_ITERS; i++)
+		for (unsigned t = 0; t < 4; t++)
+			if (oss_store_destroy(c->st, t * 100 + 1 + i % CONC_OBJS))
+				c->errors++;
+	return NULL;
+}
+
+static void test_store_concurrent_fd_cache(void **state)
+{
+	fixture *f = *state;
+	pthread_t th[5];
+	conc c[5];
+	uint64_t t, fr, objs, ids[128];
+	size_t n;
+	int eof;
+
+	for (unsigned i = 0; i < 5; i++) {
+		c[i].st = f->st;
+		c[i].id = i;
+		c[i].errors = 0;
+		assert_int_equal(pthread_create(&th[i], NULL, i < 4 ? conc_io : conc_destroy,
+						&c[i]), 0);
+	}
+	for (unsigned i = 0; i < 5; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(c[i].errors, 0);
+	}
+	/* The object counter agrees with what is on disk. */
+	assert_int_equal(oss_store_statfs(f->st, &t, &fr, &objs), 0);
+	assert_int_equal(oss_store_list(f->st, 0, ids, 128, &n, &eof), 0);
+	assert_true(eof);
+	assert_int_equal(objs, n);
+}
+
+static void test_store_o_direct_option(void **state)
+{
+	fixture *f = *state;
+	char d[96], err[256];
+	oss_store_opts o = { 8, 1 };
+	oss_store *st;
+	uint8_t *w, *r;
+	size_t got;
+
+	/* Aligned and unaligned I/O both work with o_direct (falling back to
+	 * buffered I/O where the file system has no O_DIRECT, e.g. tmpfs). */
+	snprintf(d, sizeof(d), "%s4", f->dir);
+	assert_int_equal(oss_store_open(d, &o, &st, err, sizeof(err)), 0);
+	assert_int_equal(posix_memalign((void **)&w, 4096, 8192), 0);
+	assert_int_equal(posix_memalign((void **)&r, 4096, 8192), 0);
+	fill(w, 8192, 6);
+	assert_int_equal(oss_store_write(st, 1, 0, w, 8192), 0);
+	assert_int_equal(oss_store_write(st, 1, 8192, w + 1, 100), 0);
+	assert_int_equal(oss_store_read(st, 1, 0, r, 8192, &got), 0);
+	assert_int_equal(got, 8192);
+	assert_memory_equal(r, w, 8192);
+	assert_int_equal(oss_store_read(st, 1, 4096, r, 8192, &got), 0);
+	assert_int_equal(got, 4096 + 100);
+	assert_memory_equal(r, w + 4096, 4096);
+	assert_memory_equal(r + 4096, w + 1, 100);
+	free(w);
+	free(r);
+	oss_store_close(st);
+	rm_rf(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_store_write_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_missing_reads_empty, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_holes_and_short_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_truncate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_punch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_destroy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_list_paging, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_uuid_persists, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_bad_uuid_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_concurrent_fd_cache, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_o_direct_option, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
