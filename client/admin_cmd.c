@@ -622,7 +622,12 @@ int cli_admin_getstripe(cli_admin *a, const char *path)
 	}
 	rc = cli_admin_get_layout(a, (uint64_t)st.st_ino, l, &nobj);
 	if (rc) {
-		what(a, "getstripe %s", path);
+		char mds[300];
+
+		/* The path exists here; say that the MDS answered, so an
+		 * ENOENT for a path outside pfs is not a riddle. */
+		what(a, "getstripe %s: inode %llu on MDS %s", path, (unsigned long long)st.st_ino,
+		     mds_name(a, mds, sizeof(mds)));
 		goto out;
 	}
 	rc = print_layout(a, path, (uint64_t)st.st_ino, S_ISDIR(st.st_mode), l, nobj);
