@@ -1,6 +1,8 @@
 /* policy.c — the registry of QoS policies and parameter helpers.
  * Each policy module defines its qos_policy_ops; this table lists them. */
 #include "qos/policy.h"
+#include "qos/adaptbf.h"
+#include "qos/padll.h"
 
 #include <errno.h>
 #include <string.h>
@@ -8,6 +10,11 @@
 /* Registry: one line per policy, in the order `pfs-sim --help` shows them.
  * (Each policy module adds its own line here.) */
 static const qos_policy_ops *const policies[] = {
+	&qos_policy_adaptbf,
+	&qos_policy_uniform,
+	&qos_policy_priority,
+	&qos_policy_proportional,
+	&qos_policy_psfa,
 	NULL,
 };
 
