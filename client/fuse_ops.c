@@ -1,0 +1,1083 @@
+/* fuse_ops.c — FUSE low-level handlers of mount.pfs (see fuse_ops.h).
+ *
+ * Inode table: a node exists while the kernel holds a lookup reference
+ * (every fuse_reply_entry/create adds one, FORGET drops them) or while the
+ * file is open.  It carries what open-to-close consistency needs: the last
+ * MDS size seen (to clip reads), the size/mtime seen at the last open or
+ * close (to decide keep_cache), and the local high-water mark of writes not
+ * yet pushed to the MDS.  One mutex guards the whole table; it is never held
+ * across an RPC.
+ *
+ * Every handler replies exactly once: each ends in one reply call on every
+ * path, errors as fuse_reply_err(req, -rc). */
+#include "client/fuse_ops.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h> /* RENAME_NOREPLACE, RENAME_EXCHANGE */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+
+#define NODE_BUCKETS 4096
+
+typedef struct node {
+	uint64_t ino;
+	uint64_t nlookup;     /* kernel references */
+	unsigned nopen;       /* open file handles */
+	uint64_t size;        /* last size the MDS reported */
+	int have_seen;        /* seen_* valid */
+	uint64_t seen_size;   /* size/mtime at the last open or close */
+	int64_t seen_mtime;
+	uint64_t hw;          /* end of the highest byte written here */
+	int dirty;            /* hw / wmtime not yet pushed to the MDS */
+	int64_t wmtime;       /* time of the last write */
+	struct node *next;
+} node;
+
+struct cli_fs {
+	cli_mdc *mdc;
+	cli_osc *osc;
+	cli_jobid *jobid;
+	cli_fs_opts opts;
+	pthread_mutex_t lock;
+	node *buckets[NODE_BUCKETS]; /* guarded by lock */
+	size_t nnodes;               /* guarded by lock */
+};
+
+/* An open file: layout and node (alive while nopen > 0). */
+typedef struct fh {
+	node *n;
+	pfs_layout layout;
+} fh;
+
+int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opts *opts,
+		  cli_fs **out)
+{
+	cli_fs *fs = calloc(1, sizeof(*fs));
+
+	if (!fs)
+		return -ENOMEM;
+	fs->mdc = mdc;
+	fs->osc = osc;
+	fs->jobid = jobid;
+	fs->opts = *opts;
+	if (fs->opts.max_io == 0 || fs->opts.max_io > PFS_MAX_IO)
+		fs->opts.max_io = PFS_MAX_IO;
+	pthread_mutex_init(&fs->lock, NULL);
+	*out = fs;
+	return 0;
+}
+
+void cli_fs_destroy(cli_fs *fs)
+{
+	if (!fs)
+		return;
+	for (size_t i = 0; i < NODE_BUCKETS; i++) {
+		while (fs->buckets[i]) {
+			node *n = fs->buckets[i];
+
+			fs->buckets[i] = n->next;
+			free(n);
+		}
+	}
+	pthread_mutex_destroy(&fs->lock);
+	free(fs);
+}
+
+size_t cli_fs_inode_count(cli_fs *fs)
+{
+	size_t n;
+
+	pthread_mutex_lock(&fs->lock);
+	n = fs->nnodes;
+	pthread_mutex_unlock(&fs->lock);
+	return n;
+}
+
+/* ---- inode table (call with fs->lock held) ---- */
+
+static node **node_slot(cli_fs *fs, uint64_t ino)
+{
+	node **pp = &fs->buckets[(ino * 0x9E3779B97F4A7C15ull) >> 52];
+
+	while (*pp && (*pp)->ino != ino)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+static node *node_find(cli_fs *fs, uint64_t ino)
+{
+	return *node_slot(fs, ino);
+}
+
+static node *node_get(cli_fs *fs, uint64_t ino)
+{
+	node **pp = node_slot(fs, ino);
+
+	if (!*pp) {
+		*pp = calloc(1, sizeof(**pp));
+		if (!*pp)
+			return NULL;
+		(*pp)->ino = ino;
+		fs->nnodes++;
+	}
+	return *pp;
+}
+
+static void node_maybe_free(cli_fs *fs, node *n)
+{
+	node **pp;
+
+	if (n->nlookup || n->nopen)
+		return;
+	pp = node_slot(fs, n->ino);
+	*pp = n->next;
+	fs->nnodes--;
+	free(n);
+}
+
+/* ---- helpers ---- */
+
+static cli_fs *fs_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Credentials and job id of the process behind req. */
+static void ctx_of(fuse_req_t req, cli_ctx *c)
+{
+	const struct fuse_ctx *fc = fuse_req_ctx(req);
+	gid_t groups[PFS_MAX_GROUPS];
+	int n;
+
+	memset(c, 0, sizeof(*c));
+	c->cred.uid = fc->uid;
+	c->cred.gid = fc->gid;
+	/* From /proc/PID/task/TID/status; a process that is gone (or a
+	 * kernel without it) gets only its primary group. */
+	n = fuse_req_getgroups(req, PFS_MAX_GROUPS, groups);
+	if (n > PFS_MAX_GROUPS)
+		n = PFS_MAX_GROUPS;
+	for (int i = 0; i < n; i++)
+		c->cred.groups[i] = groups[i];
+	c->cred.ngroups = n > 0 ? (uint32_t)n : 0;
+	cli_jobid_get(fs_of(req)->jobid, fc->pid, fc->uid, now_ms(), c->job);
+}
+
+/* errno for the kernel: transport and protocol failures become EIO. */
+static void reply_err(fuse_req_t req, int rc)
+{
+	int e = -rc;
+
+	if (rc >= 0 || e >= 4096)
+		e = EIO;
+	else if (e == EBADMSG || e == EPROTO || e == EPROTONOSUPPORT || e == EMSGSIZE)
+		e = EIO;
+	fuse_reply_err(req, e);
+}
+
+/* Size the kernel should see: unpushed local writes count. */
+static uint64_t visible_size(cli_fs *fs, const pfs_attr *a)
+{
+	uint64_t size = a->size;
+	node *n;
+
+	pthread_mutex_lock(&fs->lock);
+	n = node_find(fs, a->ino);
+	if (n) {
+		n->size = a->size;
+		if (n->dirty && n->hw > size)
+			size = n->hw;
+	}
+	pthread_mutex_unlock(&fs->lock);
+	return size;
+}
+
+static void attr_to_stat(cli_fs *fs, const pfs_attr *a, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = a->ino;
+	st->st_mode = a->mode;
+	st->st_nlink = a->nlink;
+	st->st_uid = a->uid;
+	st->st_gid = a->gid;
+	st->st_rdev = a->rdev;
+	st->st_size = (off_t)visible_size(fs, a);
+	st->st_blocks = (blkcnt_t)a->blocks;
+	st->st_blksize = 1 << 20; /* large I/O buffers in cp, dd, stdio */
+	st->st_atim.tv_sec = a->atime_ns / 1000000000;
+	st->st_atim.tv_nsec = a->atime_ns % 1000000000;
+	st->st_mtim.tv_sec = a->mtime_ns / 1000000000;
+	st->st_mtim.tv_nsec = a->mtime_ns % 1000000000;
+	st->st_ctim.tv_sec = a->ctime_ns / 1000000000;
+	st->st_ctim.tv_nsec = a->ctime_ns % 1000000000;
+}
+
+/* Reply with an entry; the kernel now holds one more lookup reference. */
+static void reply_entry(fuse_req_t req, const pfs_attr *a)
+{
+	cli_fs *fs = fs_of(req);
+	struct fuse_entry_param e;
+	node *n;
+
+	memset(&e, 0, sizeof(e));
+	e.ino = a->ino;
+	e.attr_timeout = fs->opts.attr_timeout;
+	e.entry_timeout = fs->opts.attr_timeout;
+	pthread_mutex_lock(&fs->lock);
+	n = node_get(fs, a->ino);
+	if (n)
+		n->nlookup++;
+	pthread_mutex_unlock(&fs->lock);
+	if (!n) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	attr_to_stat(fs, a, &e.attr);
+	if (fuse_reply_entry(req, &e)) {
+		/* Interrupted: the kernel did not take the reference. */
+		pthread_mutex_lock(&fs->lock);
+		n->nlookup--;
+		node_maybe_free(fs, n);
+		pthread_mutex_unlock(&fs->lock);
+	}
+}
+
+static void reply_attr(fuse_req_t req, const pfs_attr *a)
+{
+	struct stat st;
+
+	attr_to_stat(fs_of(req), a, &st);
+	fuse_reply_attr(req, &st, fs_of(req)->opts.attr_timeout);
+}
+
+/* Push this client's high-water mark to the MDS (grow-only SETSIZE). */
+static int push_size(cli_fs *fs, const cli_ctx *c, node *n)
+{
+	pfs_attr a;
+	uint64_t hw;
+	int64_t mt;
+	int rc;
+
+	pthread_mutex_lock(&fs->lock);
+	if (!n->dirty) {
+		pthread_mutex_unlock(&fs->lock);
+		return 0;
+	}
+	hw = n->hw;
+	mt = n->wmtime;
+	n->dirty = 0;
+	pthread_mutex_unlock(&fs->lock);
+
+	rc = cli_mdc_setsize(fs->mdc, c, n->ino, hw, mt, &a);
+	pthread_mutex_lock(&fs->lock);
+	if (rc) {
+		n->dirty = 1; /* try again at the next flush/fsync/release */
+	} else {
+		n->size = a.size;
+		/* Our own writes went through the page cache: what we see
+		 * now is what the cache holds, so the next open may keep it. */
+		n->have_seen = 1;
+		n->seen_size = a.size;
+		n->seen_mtime = a.mtime_ns;
+	}
+	pthread_mutex_unlock(&fs->lock);
+	return rc;
+}
+
+/* ---- operations ---- */
+
+static void op_init(void *userdata, struct fuse_conn_info *conn)
+{
+	cli_fs *fs = userdata;
+
+	conn->max_write = fs->opts.max_io;
+	conn->max_read = fs->opts.max_io;
+	conn->max_readahead = fs->opts.max_io;
+	/* Write-through, so size and data reach the servers at write time. */
+	conn->want &= ~(unsigned)FUSE_CAP_WRITEBACK_CACHE;
+	/* The kernel truncates with SETATTR before OPEN, so open never sees
+	 * O_TRUNC and truncation has one code path. */
+	conn->want &= ~(unsigned)FUSE_CAP_ATOMIC_O_TRUNC;
+	if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
+		conn->want |= FUSE_CAP_PARALLEL_DIROPS;
+	pfs_log(PFS_LOG_INFO, "fuse: max_write %u max_read %u", conn->max_write, conn->max_read);
+}
+
+static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	cli_ctx c;
+	pfs_attr a;
+	int rc;
+
+	ctx_of(req, &c);
+	rc = cli_mdc_lookup(fs_of(req)->mdc, &c, parent, name, &a);
+	if (rc)
+		reply_err(req, rc);
+	else
+		reply_entry(req, &a);
+}
+
+static void forget_one(cli_fs *fs, fuse_ino_t ino, uint64_t nlookup)
+{
+	node *n = node_find(fs, ino);
+
+	if (!n)
+		return;
+	n->nlookup = n->nlookup > nlookup ? n->nlookup - nlookup : 0;
+	node_maybe_free(fs, n);
+}
+
+static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	cli_fs *fs = fs_of(req);
+
+	pthread_mutex_lock(&fs->lock);
+	forget_one(fs, ino, nlookup);
+	pthread_mutex_unlock(&fs->lock);
+	fuse_reply_none(req);
+}
+
+static void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+	cli_fs *fs = fs_of(req);
+
+	pthread_mutex_lock(&fs->lock);
+	for (size_t i = 0; i < count; i++)
+		forget_one(fs, forgets[i].ino, forgets[i].nlookup);
+	pthread_mutex_unlock(&fs->lock);
+	fuse_reply_none(req);
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	cli_ctx c;
+	pfs_attr a;
+	int rc;
+
+	ctx_of(req, &c);
+	rc = cli_mdc_getattr(fs_of(req)->mdc, &c, ino, &a);
+	if (rc)
+		reply_err(req, rc);
+	else
+		reply_attr(req, &a);
+}
+
+/* Truncation order: objects first, then the MDS size.
+ *
+ * If the client dies between the two steps:
+ *  - objects-first leaves the MDS with the old size and objects already
+ *    cut: reads return zeros past the object ends up to the old size.  The
+ *    caller never got a reply, and the bytes it asked to drop read as
+ *    zeros: nothing stale and nothing foreign becomes visible.
+ *  - MDS-first would leave a small MDS size over long objects: a later
+ *    truncate up or a write past the end would make the old bytes between
+ *    the new size and the object ends visible again, data the user
+ *    removed.
+ * So objects first is the crash-safer order for shrinking; for growing it
+ * does not matter (holes read as zeros either way) and one path serves both.
+ * Permission is checked before touching any object (MDS ACCESS W_OK), since
+ * the OSSes trust the client. */
+static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+		       struct fuse_file_info *fi)
+{
+	cli_fs *fs = fs_of(req);
+	cli_setattr sa;
+	cli_ctx c;
+	pfs_attr a;
+	pfs_layout lay;
+	int rc = 0;
+
+	ctx_of(req, &c);
+	memset(&sa, 0, sizeof(sa));
+	if (to_set & FUSE_SET_ATTR_MODE) {
+		sa.valid |= PFS_SETATTR_MODE;
+		sa.mode = attr->st_mode;
+	}
+	if (to_set & FUSE_SET_ATTR_UID) {
+		sa.valid |= PFS_SETATTR_UID;
+		sa.uid = attr->st_uid;
+	}
+	if (to_set & FUSE_SET_ATTR_GID) {
+		sa.valid |= PFS_SETATTR_GID;
+		sa.gid = attr->st_gid;
+	}
+	if (to_set & FUSE_SET_ATTR_ATIME_NOW) {
+		sa.valid |= PFS_SETATTR_ATIME_NOW;
+	} else if (to_set & FUSE_SET_ATTR_ATIME) {
+		sa.valid |= PFS_SETATTR_ATIME;
+		sa.atime_ns = (int64_t)attr->st_atim.tv_sec * 1000000000 + attr->st_atim.tv_nsec;
+	}
+	if (to_set & FUSE_SET_ATTR_MTIME_NOW) {
+		sa.valid |= PFS_SETATTR_MTIME_NOW;
+	} else if (to_set & FUSE_SET_ATTR_MTIME) {
+		sa.valid |= PFS_SETATTR_MTIME;
+		sa.mtime_ns = (int64_t)attr->st_mtim.tv_sec * 1000000000 + attr->st_mtim.tv_nsec;
+	}
+	if (to_set & FUSE_SET_ATTR_CTIME)
+		sa.valid |= PFS_SETATTR_CTIME;
+	if (to_set & FUSE_SET_ATTR_SIZE) {
+		if (attr->st_size < 0) {
+			rc = -EINVAL;
+			goto out;
+		}
+		sa.valid |= PFS_SETATTR_SIZE;
+		sa.size = (uint64_t)attr->st_size;
+		if (fi && fi->fh) {
+			lay = ((fh *)(uintptr_t)fi->fh)->layout;
+		} else {
+			rc = cli_mdc_access(fs->mdc, &c, ino, W_OK);
+			if (rc == 0)
+				rc = cli_mdc_getlayout(fs->mdc, &c, ino, &lay);
+			if (rc)
+				goto out;
+		}
+		rc = cli_osc_truncate(fs->osc, c.job, &lay, sa.size);
+		if (rc)
+			goto out;
+	}
+	rc = cli_mdc_setattr(fs->mdc, &c, ino, &sa, &a);
+	if (rc == 0 && (sa.valid & PFS_SETATTR_SIZE)) {
+		node *n;
+
+		pthread_mutex_lock(&fs->lock);
+		n = node_find(fs, ino);
+		if (n) {
+			/* Writes beyond the new end were cut off: a later
+			 * flush must not push the old high-water mark back. */
+			if (n->hw > sa.size)
+				n->hw = sa.size;
+			n->size = a.size;
+		}
+		pthread_mutex_unlock(&fs->lock);
+	}
+out:
+	if (rc)
+		reply_err(req, rc);
+	else
+		reply_attr(req, &a);
+}
+
+static void op_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	char buf[PFS_PATH_MAX + 1];
+	cli_ctx c;
+	int rc;
+
+	ctx_of(req, &c);
+	rc = cli_mdc_readlink(fs_of(req)->mdc, &c, ino, buf, sizeof(buf));
+	if (rc)
+		reply_err(req, rc);
+	else
+		fuse_reply_readlink(req, buf);
+}
+
+static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		     dev_t rdev)
+{
+	cli_fs *fs = fs_of(req);
+	cli_ctx c;
+	pfs_attr a;
+	pfs_layout lay;
+	int rc;
+
+	ctx_of(req, &c);
+	/* A regular file needs its objects' layout: that is CREATE. */
+	if (S_ISREG(mode))
+		rc = cli_mdc_create_file(fs->mdc, &c, parent, name, mode, PFS_CREATE_EXCL, 0, 0,
+					 &a, &lay);
+	else
+		rc = cli_mdc_mknod(fs->mdc, &c, parent, name, mode, (uint32_t)rdev, &a);
+	if (rc)
+		reply_err(req, rc);
+	else
+		reply_entry(req, &a);
+}
+
+static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	cli_ctx c;
+	pfs_attr a;
+	int rc;
+
+	ctx_of(req, &c);
+	rc = cli_mdc_mkdir(fs_of(req)->mdc, &c, parent, name, mode | S_IFDIR, &a);
+	if (rc)
+		reply_err(req, rc);
+	else
+		reply_entry(req, &a);
+}
+
+static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	cli_ctx c;
+
+	int rc;
+
+	ctx_of(req, &c);
+	rc = cli_mdc_unlink(fs_of(req)->mdc, &c, parent, name);
+	if (rc)
+		reply_err(req, rc);
+	else
+		fuse_reply_err(req, 0);
+}
+
+static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	cli_ctx c;
+	int rc;
+
+	ctx_of(req, &c);
+	rc = cli_mdc_rmdir(fs_of(req)->mdc, &c, parent, name);
+	if (rc)
+		reply_err(req, rc);
+	else
+		fuse_reply_err(req, 0);
+}
+
+static void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+{
+	cli_ctx c;
+	pfs_attr a;
+	int rc;
+
+	ctx_of(req, &c);
+	rc = cli_mdc_symlink(fs_of(req)->mdc, &c, parent, name, link, &a);
+	if (rc)
+		reply_err(req, rc);
+	else
+		reply_entry(req, &a);
+}
+
+static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+		      fuse_ino_t newparent, const char *newname, unsigned int flags)
+{
+	cli_ctx c;
+	uint32_t f = 0;
+	int rc;
+
+	if (flags & ~(unsigned)(RENAME_NOREPLACE | RENAME_EXCHANGE)) {
+		fuse_reply_err(req, EINVAL); /* RENAME_WHITEOUT: no overlay support */
+		return;
+	}
+	if (flags & RENAME_NOREPLACE)
+		f |= PFS_RENAME_NOREPLACE;
+	if (flags & RENAME_EXCHANGE)
+		f |= PFS_RENAME_EXCHANGE;
+	ctx_of(req, &c);
+	rc = cli_mdc_rename(fs_of(req)->mdc, &c, parent, name, newparent, newname, f);
+	if (rc)
+		reply_err(req, rc);
+	else
+		fuse_reply_err(req, 0);
+}
+
+static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+{
+	cli_ctx c;
+	pfs_attr a;
+	int rc;
+
+	ctx_of(req, &c);
+	rc = cli_mdc_link(fs_of(req)->mdc, &c, ino, newparent, newname, &a);
+	if (rc)
+		reply_err(req, rc);
+	else
+		reply_entry(req, &a);
+}
+
+/* Register an open handle of ino with fresh attributes a; decides
+ * keep_cache.  Returns the handle or NULL (ENOMEM). */
+static fh *open_handle(cli_fs *fs, const pfs_attr *a, const pfs_layout *lay,
+		       struct fuse_file_info *fi, int created)
+{
+	fh *h = calloc(1, sizeof(*h));
+	node *n;
+
+	if (!h)
+		return NULL;
+	pthread_mutex_lock(&fs->lock);
+	n = node_get(fs, a->ino);
+	if (!n) {
+		pthread_mutex_unlock(&fs->lock);
+		free(h);
+		return NULL;
+	}
+	/* Keep the page cache only if nobody changed the file since this
+	 * client last saw it; otherwise the kernel drops it at open. */
+	fi->keep_cache = !created && n->have_seen && n->seen_size == a->size &&
+			 n->seen_mtime == a->mtime_ns;
+	n->have_seen = 1;
+	n->seen_size = a->size;
+	n->seen_mtime = a->mtime_ns;
+	n->size = a->size;
+	n->nopen++;
+	if (created)
+		n->nlookup++;
+	pthread_mutex_unlock(&fs->lock);
+	h->n = n;
+	h->layout = *lay;
+	fi->fh = (uint64_t)(uintptr_t)h;
+	fi->direct_io = (fi->flags & O_DIRECT) != 0;
+	return h;
+}
+
+/* Undo open_handle when the kernel did not take the reply. */
+static void close_handle(cli_fs *fs, fh *h, int created)
+{
+	pthread_mutex_lock(&fs->lock);
+	h->n->nopen--;
+	if (created)
+		h->n->nlookup--;
+	node_maybe_free(fs, h->n);
+	pthread_mutex_unlock(&fs->lock);
+	free(h);
+}
+
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	cli_fs *fs = fs_of(req);
+	cli_ctx c;
+	pfs_attr a;
+	pfs_layout lay;
+	fh *h;
+	int rc;
+
+	ctx_of(req, &c);
+	rc = cli_mdc_open(fs->mdc, &c, ino, (uint32_t)fi->flags, &a, &lay);
+	if (rc) {
+		reply_err(req, rc);
+		return;
+	}
+	h = open_handle(fs, &a, &lay, fi, 0);
+	if (!h) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	if (fuse_reply_open(req, fi))
+		close_handle(fs, h, 0);
+}
+
+static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		      struct fuse_file_info *fi)
+{
+	cli_fs *fs = fs_of(req);
+	struct fuse_entry_param e;
+	cli_ctx c;
+	pfs_attr a;
+	pfs_layout lay;
+	fh *h;
+	int rc;
+
+	ctx_of(req, &c);
+	/* No OPEN after CREATE: the creator may open its new file with any
+	 * access mode, whatever the mode bits say (open(O_CREAT|O_RDWR, 0444)). */
+	rc = cli_mdc_create_file(fs->mdc, &c, parent, name, mode | S_IFREG,
+				 (fi->flags & O_EXCL) ? PFS_CREATE_EXCL : 0, 0, 0, &a, &lay);
+	if (rc) {
+		reply_err(req, rc);
+		return;
+	}
+	h = open_handle(fs, &a, &lay, fi, 1);
+	if (!h) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	memset(&e, 0, sizeof(e));
+	e.ino = a.ino;
+	e.attr_timeout = fs->opts.attr_timeout;
+	e.entry_timeout = fs->opts.attr_timeout;
+	attr_to_stat(fs, &a, &e.attr);
+	if (fuse_reply_create(req, &e, fi))
+		close_handle(fs, h, 1);
+}
+
+static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	cli_fs *fs = fs_of(req);
+	fh *h = (fh *)(uintptr_t)fi->fh;
+	uint64_t fsize;
+	size_t got = 0;
+	char *buf;
+	cli_ctx c;
+	int rc;
+
+	if (off < 0) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	if (size > fs->opts.max_io)
+		size = fs->opts.max_io;
+	pthread_mutex_lock(&fs->lock);
+	fsize = h->n->size;
+	if (h->n->hw > fsize)
+		fsize = h->n->hw;
+	pthread_mutex_unlock(&fs->lock);
+	size = cli_osc_clip((uint64_t)off, size, fsize);
+	if (size == 0) {
+		fuse_reply_buf(req, NULL, 0);
+		return;
+	}
+	buf = malloc(size);
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	ctx_of(req, &c);
+	rc = cli_osc_read(fs->osc, c.job, &h->layout, fsize, (uint64_t)off, size, buf, &got);
+	if (rc)
+		reply_err(req, rc);
+	else
+		fuse_reply_buf(req, buf, got);
+	free(buf);
+}
+
+static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+		     struct fuse_file_info *fi)
+{
+	cli_fs *fs = fs_of(req);
+	fh *h = (fh *)(uintptr_t)fi->fh;
+	cli_ctx c;
+	int rc;
+
+	if (off < 0) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	ctx_of(req, &c);
+	rc = cli_osc_write(fs->osc, c.job, &h->layout, (uint64_t)off, size, buf);
+	if (rc) {
+		reply_err(req, rc);
+		return;
+	}
+	pthread_mutex_lock(&fs->lock);
+	if ((uint64_t)off + size > h->n->hw)
+		h->n->hw = (uint64_t)off + size;
+	h->n->dirty = 1;
+	h->n->wmtime = now_ns();
+	pthread_mutex_unlock(&fs->lock);
+	fuse_reply_write(req, size);
+}
+
+static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	fh *h = (fh *)(uintptr_t)fi->fh;
+	cli_ctx c;
+	int rc;
+
+	ctx_of(req, &c);
+	rc = push_size(fs_of(req), &c, h->n);
+	if (rc)
+		reply_err(req, rc);
+	else
+		fuse_reply_err(req, 0);
+}
+
+static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	cli_fs *fs = fs_of(req);
+	fh *h = (fh *)(uintptr_t)fi->fh;
+	cli_ctx c;
+	int rc;
+
+	ctx_of(req, &c);
+	rc = push_size(fs, &c, h->n);
+	if (rc)
+		pfs_log(PFS_LOG_ERR, "release of ino %llu: size update failed: %s",
+			(unsigned long long)ino, pfs_strerror(rc));
+	pthread_mutex_lock(&fs->lock);
+	h->n->nopen--;
+	/* The size is lost for good if nobody else has the file open; keep
+	 * trying while a handle remains, else give up (logged above). */
+	if (h->n->nopen == 0)
+		h->n->dirty = 0;
+	node_maybe_free(fs, h->n);
+	pthread_mutex_unlock(&fs->lock);
+	free(h);
+	fuse_reply_err(req, 0);
+}
+
+static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+	cli_fs *fs = fs_of(req);
+	fh *h = (fh *)(uintptr_t)fi->fh;
+	cli_ctx c;
+	int rc;
+
+	ctx_of(req, &c);
+	rc = cli_osc_sync(fs->osc, c.job, &h->layout);
+	/* The size is metadata, but without it the data synced is not
+	 * reachable after a crash: push it for fdatasync too. */
+	if (rc == 0)
+		rc = push_size(fs, &c, h->n);
+	if (rc)
+		reply_err(req, rc);
+	else
+		fuse_reply_err(req, 0);
+}
+
+static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	cli_ctx c;
+	pfs_attr a;
+	pfs_layout lay;
+	int rc;
+
+	/* The MDS checks read permission on the directory here, so opendir
+	 * fails like it does on a local file system. */
+	ctx_of(req, &c);
+	rc = cli_mdc_open(fs_of(req)->mdc, &c, ino, O_RDONLY | O_DIRECTORY, &a, &lay);
+	if (rc == 0 && !S_ISDIR(a.mode))
+		rc = -ENOTDIR;
+	if (rc) {
+		reply_err(req, rc);
+		return;
+	}
+	fi->fh = 0;
+	fuse_reply_open(req, fi);
+}
+
+/* FUSE offsets are MDS cookies.  The MDS never returns "." and "..", and
+ * keeps cookies 1 and 2 free for them: offset 0 starts with ".", 1 resumes
+ * at "..", 2 at the MDS's first entry (cookie 0), anything else is a cookie. */
+static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	cli_fs *fs = fs_of(req);
+	cli_dirent *ents = NULL;
+	char *buf = NULL;
+	size_t used = 0;
+	uint32_t max, n = 0;
+	int eof = 0, rc = 0;
+	cli_ctx c;
+	struct stat st;
+
+	buf = malloc(size);
+	if (!buf) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	memset(&st, 0, sizeof(st));
+	st.st_mode = S_IFDIR;
+	st.st_ino = ino;
+	if (off == 0) {
+		used += fuse_add_direntry(req, buf + used, size - used, ".", &st, 1);
+		off = 1;
+	}
+	if (off == 1) {
+		size_t l = fuse_add_direntry(req, buf + used, size - used, "..", &st, 2);
+
+		if (used + l > size)
+			goto reply;
+		used += l;
+		off = 2;
+	}
+	/* Each entry takes at least 32 bytes in the buffer. */
+	max = (uint32_t)(size / 32 + 1);
+	if (max > PFS_READDIR_MAX)
+		max = PFS_READDIR_MAX;
+	ents = calloc(max, sizeof(*ents));
+	if (!ents) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	ctx_of(req, &c);
+	rc = cli_mdc_readdir(fs->mdc, &c, ino, off == 2 ? 0 : (uint64_t)off, max, ents, &n,
+			     &eof);
+	if (rc)
+		goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		size_t l;
+
+		st.st_ino = ents[i].ino;
+		st.st_mode = ents[i].mode;
+		l = fuse_add_direntry(req, buf + used, size - used, ents[i].name, &st,
+				      (off_t)ents[i].next_cookie);
+		if (used + l > size)
+			break; /* the next call resumes at the last cookie added */
+		used += l;
+	}
+reply:
+	fuse_reply_buf(req, buf, used);
+out:
+	if (rc)
+		reply_err(req, rc);
+	free(ents);
+	free(buf);
+}
+
+static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	fuse_reply_err(req, 0);
+}
+
+static void op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct statvfs sv;
+	pfs_statfs st;
+	cli_ctx c;
+	int rc;
+
+	ctx_of(req, &c);
+	rc = cli_mdc_statfs(fs_of(req)->mdc, &c, &st);
+	if (rc) {
+		reply_err(req, rc);
+		return;
+	}
+	memset(&sv, 0, sizeof(sv));
+	sv.f_bsize = st.bsize;
+	sv.f_frsize = st.bsize;
+	sv.f_blocks = st.blocks;
+	sv.f_bfree = st.bfree;
+	sv.f_bavail = st.bavail;
+	sv.f_files = st.files;
+	sv.f_ffree = st.ffree;
+	sv.f_favail = st.ffree;
+	sv.f_namemax = st.namemax;
+	fuse_reply_statfs(req, &sv);
+}
+
+static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
+			size_t size, int flags)
+{
+	cli_ctx c;
+	int rc;
+
+	ctx_of(req, &c);
+	rc = cli_mdc_setxattr(fs_of(req)->mdc, &c, ino, name, value, size, (uint32_t)flags);
+	if (rc)
+		reply_err(req, rc);
+	else
+		fuse_reply_err(req, 0);
+}
+
+/* getxattr/listxattr answer: size 0 asks for the length only. */
+static void reply_xattr_value(fuse_req_t req, size_t size, const void *val, size_t len)
+{
+	if (size == 0)
+		fuse_reply_xattr(req, len);
+	else if (len > size)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, val, len);
+}
+
+static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+	void *val = NULL;
+	size_t len = 0;
+	cli_ctx c;
+	int rc;
+
+	ctx_of(req, &c);
+	rc = cli_mdc_getxattr(fs_of(req)->mdc, &c, ino, name, &val, &len);
+	if (rc)
+		reply_err(req, rc);
+	else
+		reply_xattr_value(req, size, val, len);
+	free(val);
+}
+
+static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+	void *val = NULL;
+	size_t len = 0;
+	cli_ctx c;
+	int rc;
+
+	ctx_of(req, &c);
+	rc = cli_mdc_listxattr(fs_of(req)->mdc, &c, ino, &val, &len);
+	if (rc)
+		reply_err(req, rc);
+	else
+		reply_xattr_value(req, size, val, len);
+	free(val);
+}
+
+static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	cli_ctx c;
+	int rc;
+
+	ctx_of(req, &c);
+	rc = cli_mdc_removexattr(fs_of(req)->mdc, &c, ino, name);
+	if (rc)
+		reply_err(req, rc);
+	else
+		fuse_reply_err(req, 0);
+}
+
+static void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
+{
+	cli_ctx c;
+	int rc;
+
+	ctx_of(req, &c);
+	rc = cli_mdc_access(fs_of(req)->mdc, &c, ino, (uint32_t)mask);
+	if (rc)
+		reply_err(req, rc);
+	else
+		fuse_reply_err(req, 0);
+}
+
+static const struct fuse_lowlevel_ops ops = {
+	.init = op_init,
+	.lookup = op_lookup,
+	.forget = op_forget,
+	.forget_multi = op_forget_multi,
+	.getattr = op_getattr,
+	.setattr = op_setattr,
+	.readlink = op_readlink,
+	.mknod = op_mknod,
+	.mkdir = op_mkdir,
+	.unlink = op_unlink,
+	.rmdir = op_rmdir,
+	.symlink = op_symlink,
+	.rename = op_rename,
+	.link = op_link,
+	.open = op_open,
+	.read = op_read,
+	.write = op_write,
+	.flush = op_flush,
+	.release = op_release,
+	.fsync = op_fsync,
+	.opendir = op_opendir,
+	.readdir = op_readdir,
+	.releasedir = op_releasedir,
+	.statfs = op_statfs,
+	.setxattr = op_setxattr,
+	.getxattr = op_getxattr,
+	.listxattr = op_listxattr,
+	.removexattr = op_removexattr,
+	.access = op_access,
+	.create = op_create,
+};
+
+const struct fuse_lowlevel_ops *cli_fs_ops(void)
+{
+	return &ops;
+}

@@ -1,0 +1,44 @@
+/* fuse_ops.h — the FUSE low-level file system of mount.pfs.
+ *
+ * Maps each FUSE request to MDS calls (mdc) and striped OSS I/O (osc), with
+ * the caller's credentials (uid, gid, supplementary groups) and job id on
+ * every request.  FUSE inode numbers are pfs inode numbers (the MDS root is
+ * 1 = FUSE_ROOT_ID), so st_ino is the pfs ino.
+ *
+ * Consistency model (as NFS): attribute and entry timeouts of about a second,
+ * no writeback cache, close-to-open.  OPEN fetches fresh attributes from the
+ * MDS and keeps the kernel page cache only when size and mtime are what this
+ * client last saw; writes go straight to the OSSes, and each open inode keeps
+ * the highest byte written by this client, pushed to the MDS with the
+ * grow-only SETSIZE on flush, fsync and release.  GETATTR on an inode with
+ * unpushed writes reports max(MDS size, local high-water mark).
+ *
+ * Every handler replies exactly once.  The ops table is static; the cli_fs
+ * is the session's userdata. */
+#ifndef CLI_FUSE_OPS_H
+#define CLI_FUSE_OPS_H
+
+#include <fuse_lowlevel.h>
+
+#include "client/jobid.h"
+#include "client/mdc.h"
+#include "client/osc.h"
+
+typedef struct cli_fs cli_fs;
+
+typedef struct cli_fs_opts {
+	double attr_timeout;  /* seconds; also used for entries */
+	unsigned max_io;      /* max_read/max_write in bytes (<= PFS_MAX_IO) */
+} cli_fs_opts;
+
+/* mdc, osc and jobid are borrowed and must outlive the cli_fs. */
+int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opts *opts,
+		  cli_fs **out);
+/* Frees the inode table; the session must be gone. */
+void cli_fs_destroy(cli_fs *fs);
+/* The low-level operations; pass the cli_fs as userdata to fuse_session_new. */
+const struct fuse_lowlevel_ops *cli_fs_ops(void);
+/* Number of inodes the table holds (looked up or open), for tests. */
+size_t cli_fs_inode_count(cli_fs *fs);
+
+#endif

@@ -1,0 +1,308 @@
+/* mount_main.c — mount.pfs: mount a pfs file system with FUSE.
+ *
+ *   mount.pfs HOST:PORT MOUNTPOINT [-o opt[,opt...]] [-f] [-n] [-s] [-v]
+ *
+ * This is how mount(8) runs /sbin/mount.pfs for `mount -t pfs HOST:PORT DIR
+ * -o ...`: -n, -s, -v (and -t TYPE) are accepted and ignored, as are the
+ * generic options mount(8) puts in -o (rw, noatime, dev, suid, _netdev,
+ * defaults, ...).  Without -f the MDS is probed and the FUSE mount made in
+ * the foreground, so any failure exits with status 1; only then does the
+ * process daemonize and the parent exit 0, so `mount.pfs` returns when the
+ * mount is usable.  `umount DIR`, SIGTERM, SIGINT and SIGHUP end the session
+ * loop; the process then unmounts, frees everything and exits 0. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <fuse_lowlevel.h>
+
+#include "client/fuse_ops.h"
+#include "client/jobid.h"
+#include "client/mdc.h"
+#include "client/osc.h"
+#include "common/config.h"
+#include "common/log.h"
+#include "common/net.h"
+
+typedef struct mount_cfg {
+	char jobid_var[512];
+	char log_level[16];
+	char log_file[1024];
+	int max_conns;
+	int timeout_ms;
+	int retry_ms;
+	int jobid_ttl_ms;
+	double attr_timeout;
+	int allow_other;
+	int default_permissions;
+	char fsname[256];
+	int ro;
+} mount_cfg;
+
+static const pfs_cfg_opt mount_opts[] = {
+	{ "jobid_var", PFS_CFG_STR, offsetof(mount_cfg, jobid_var), 512, "SLURM_JOB_ID:PFS_JOBID",
+	  "environment variables holding the job id, ':'-separated, first set wins" },
+	{ "jobid_ttl_ms", PFS_CFG_INT, offsetof(mount_cfg, jobid_ttl_ms), 0, "1000",
+	  "how long a process's job id is cached" },
+	{ "log_level", PFS_CFG_STR, offsetof(mount_cfg, log_level), 16, "notice",
+	  "err, warning, notice, info, debug" },
+	{ "log_file", PFS_CFG_STR, offsetof(mount_cfg, log_file), 1024, "",
+	  "log here once daemonized (default: logs are dropped)" },
+	{ "max_conns", PFS_CFG_INT, offsetof(mount_cfg, max_conns), 0, "8",
+	  "connections per server" },
+	{ "timeout_ms", PFS_CFG_INT, offsetof(mount_cfg, timeout_ms), 0, "60000",
+	  "per-RPC send/receive timeout" },
+	{ "retry_ms", PFS_CFG_INT, offsetof(mount_cfg, retry_ms), 0, "30000",
+	  "how long to retry connecting to a server that is down" },
+	{ "attr_timeout", PFS_CFG_DOUBLE, offsetof(mount_cfg, attr_timeout), 0, "1.0",
+	  "seconds the kernel caches attributes and names" },
+	{ "allow_other", PFS_CFG_BOOL, offsetof(mount_cfg, allow_other), 0, "1",
+	  "let every user use the mount (the MDS checks permissions)" },
+	{ "default_permissions", PFS_CFG_BOOL, offsetof(mount_cfg, default_permissions), 0, "0",
+	  "let the kernel check permissions from mode bits as well" },
+	{ "fsname", PFS_CFG_STR, offsetof(mount_cfg, fsname), 256, "",
+	  "mount source shown in mount tables (default HOST:PORT)" },
+	{ "ro", PFS_CFG_BOOL, offsetof(mount_cfg, ro), 0, "0", "mount read-only" },
+	PFS_CFG_END
+};
+
+/* Options mount(8) and fstab put in -o that mean nothing to pfs. */
+static const char *const generic_opts[] = {
+	"rw", "defaults", "auto", "noauto", "user", "nouser", "users", "owner", "group",
+	"dev", "nodev", "suid", "nosuid", "exec", "noexec", "async", "sync", "dirsync",
+	"atime", "noatime", "relatime", "norelatime", "strictatime", "nostrictatime",
+	"lazytime", "nolazytime", "diratime", "nodiratime", "_netdev", "nofail", "silent",
+	"loud", "iversion", "noiversion", "nomand", "mand", NULL,
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: mount.pfs HOST:PORT MOUNTPOINT [-o opt[,opt...]] [-f] [-n] [-s] [-v]\n"
+		     "  -f  stay in the foreground\n"
+		     "options (-o key=value):\n");
+	pfs_cfg_usage(mount_opts, out);
+}
+
+static int is_generic(const char *key)
+{
+	for (int i = 0; generic_opts[i]; i++)
+		if (!strcmp(key, generic_opts[i]))
+			return 1;
+	/* x-systemd.*, x-gvfs-*, comment=... are for other tools. */
+	return !strncmp(key, "x-", 2) || !strcmp(key, "comment");
+}
+
+/* Apply one -o list. */
+static int apply_opts(mount_cfg *cfg, const char *list, char *err, size_t errlen)
+{
+	char *dup = strdup(list), *save = NULL, *tok;
+	int rc = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	for (tok = strtok_r(dup, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (eq)
+			*eq = '\0';
+		if (is_generic(tok))
+			continue;
+		rc = pfs_cfg_set(mount_opts, cfg, tok, eq ? eq + 1 : "1", err, errlen);
+	}
+	free(dup);
+	return rc;
+}
+
+/* Parse argv; 0, 1 for --help, or -EINVAL with err filled. */
+static int parse_args(int argc, char **argv, mount_cfg *cfg, const char **spec,
+		      const char **mnt, int *foreground, char *err, size_t errlen)
+{
+	int npos = 0, rc;
+
+	rc = pfs_cfg_defaults(mount_opts, cfg, err, errlen);
+	if (rc)
+		return rc;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return 1;
+		if (!strcmp(a, "-f")) {
+			*foreground = 1;
+		} else if (!strcmp(a, "-n") || !strcmp(a, "-s") || !strcmp(a, "-v")) {
+			/* no mtab, sloppy, verbose: nothing to do */
+		} else if (!strcmp(a, "-t") || !strcmp(a, "-o")) {
+			if (i + 1 >= argc) {
+				snprintf(err, errlen, "%s needs an argument", a);
+				return -EINVAL;
+			}
+			i++;
+			if (a[1] == 'o' && (rc = apply_opts(cfg, argv[i], err, errlen)))
+				return rc;
+		} else if (!strncmp(a, "-o", 2)) {
+			if ((rc = apply_opts(cfg, a + 2, err, errlen)))
+				return rc;
+		} else if (a[0] == '-') {
+			snprintf(err, errlen, "unknown option '%s'", a);
+			return -EINVAL;
+		} else if (npos == 0) {
+			*spec = a;
+			npos++;
+		} else if (npos == 1) {
+			*mnt = a;
+			npos++;
+		} else {
+			snprintf(err, errlen, "unexpected argument '%s'", a);
+			return -EINVAL;
+		}
+	}
+	if (npos != 2) {
+		snprintf(err, errlen, "need HOST:PORT and MOUNTPOINT");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	mount_cfg cfg;
+	const char *spec = NULL, *mnt = NULL;
+	char err[512] = "", host[256], fopts[1024];
+	char *fargv[] = { argv[0], "-o", fopts, NULL };
+	struct fuse_args args = FUSE_ARGS_INIT(3, fargv);
+	struct fuse_loop_config lc = { .clone_fd = 0, .max_idle_threads = 16 };
+	struct fuse_session *se = NULL;
+	cli_jobid *jobid = NULL;
+	cli_mdc *mdc = NULL;
+	cli_osc *osc = NULL;
+	cli_fs *fs = NULL;
+	pfs_rpc_opts ro = { 0 };
+	pfs_statfs st;
+	cli_ctx probe;
+	uint16_t port;
+	int foreground = 0, level, rc, status = 1, mounted = 0, handlers = 0;
+
+	pfs_log_init("mount.pfs", PFS_LOG_NOTICE);
+	rc = parse_args(argc, argv, &cfg, &spec, &mnt, &foreground, err, sizeof(err));
+	if (rc == 1) {
+		usage(stdout);
+		return 0;
+	}
+	if (rc) {
+		fprintf(stderr, "mount.pfs: %s\n", err);
+		usage(stderr);
+		return 1;
+	}
+	level = pfs_log_level_parse(cfg.log_level);
+	if (level < 0) {
+		fprintf(stderr, "mount.pfs: bad log_level '%s'\n", cfg.log_level);
+		return 1;
+	}
+	pfs_log_set_level(level);
+	if (pfs_addr_parse(spec, host, sizeof(host), &port) || !*host || port == 0) {
+		fprintf(stderr, "mount.pfs: bad server address '%s' (want HOST:PORT)\n", spec);
+		return 1;
+	}
+	if (cfg.max_conns <= 0 || cfg.timeout_ms <= 0 || cfg.retry_ms < 0 ||
+	    cfg.attr_timeout < 0 || cfg.jobid_ttl_ms < 0) {
+		fprintf(stderr, "mount.pfs: max_conns, timeout_ms, retry_ms, attr_timeout and "
+				"jobid_ttl_ms must be positive\n");
+		return 1;
+	}
+	ro.max_conns = (unsigned)cfg.max_conns;
+	ro.timeout_ms = cfg.timeout_ms;
+	ro.retry_ms = cfg.retry_ms ? cfg.retry_ms : 1;
+	rc = cli_client_id_new(&ro.client_id);
+	if (rc == 0)
+		rc = cli_jobid_create("/proc", cfg.jobid_var, (unsigned)cfg.jobid_ttl_ms, 0, &jobid);
+	if (rc) {
+		fprintf(stderr, "mount.pfs: %s%s\n", rc == -EINVAL ? "bad jobid_var: " : "",
+			rc == -EINVAL ? cfg.jobid_var : pfs_strerror(rc));
+		goto out;
+	}
+	rc = cli_mdc_create(host, port, &ro, &mdc);
+	if (rc == 0)
+		rc = cli_osc_create(mdc, &ro, &osc);
+	if (rc) {
+		fprintf(stderr, "mount.pfs: %s\n", pfs_strerror(rc));
+		goto out;
+	}
+	/* Fail the mount, not the first ls, when the MDS is unreachable. */
+	memset(&probe, 0, sizeof(probe));
+	snprintf(probe.job, sizeof(probe.job), "mount.pfs.0");
+	rc = cli_mdc_statfs(mdc, &probe, &st);
+	if (rc) {
+		fprintf(stderr, "mount.pfs: MDS %s: %s\n", spec, pfs_strerror(rc));
+		goto out;
+	}
+	cli_fs_opts fo = { .attr_timeout = cfg.attr_timeout, .max_io = PFS_MAX_IO };
+	rc = cli_fs_create(mdc, osc, jobid, &fo, &fs);
+	if (rc) {
+		fprintf(stderr, "mount.pfs: %s\n", pfs_strerror(rc));
+		goto out;
+	}
+	/* fsname may not hold ',' (the option separator) unescaped. */
+	if (strchr(cfg.fsname[0] ? cfg.fsname : spec, ',')) {
+		fprintf(stderr, "mount.pfs: fsname may not contain ','\n");
+		goto out;
+	}
+	snprintf(fopts, sizeof(fopts), "fsname=%s,subtype=pfs,max_read=%u%s%s%s",
+		 cfg.fsname[0] ? cfg.fsname : spec, PFS_MAX_IO,
+		 cfg.allow_other ? ",allow_other" : "",
+		 cfg.default_permissions ? ",default_permissions" : "", cfg.ro ? ",ro" : "");
+	se = fuse_session_new(&args, cli_fs_ops(), sizeof(struct fuse_lowlevel_ops), fs);
+	if (!se) {
+		fprintf(stderr, "mount.pfs: cannot create the FUSE session (options %s)\n", fopts);
+		goto out;
+	}
+	if (fuse_set_signal_handlers(se)) {
+		fprintf(stderr, "mount.pfs: cannot install signal handlers\n");
+		goto out;
+	}
+	handlers = 1;
+	if (fuse_session_mount(se, mnt)) {
+		fprintf(stderr, "mount.pfs: cannot mount on %s\n", mnt);
+		goto out;
+	}
+	mounted = 1;
+	pfs_log(PFS_LOG_NOTICE, "mounted %s on %s (client id %016llx)", spec, mnt,
+		(unsigned long long)ro.client_id);
+	/* The parent exits 0 here, after the mount exists; errors from now
+	 * on are the daemon's to log. */
+	if (fuse_daemonize(foreground)) {
+		fprintf(stderr, "mount.pfs: cannot daemonize\n");
+		goto out;
+	}
+	if (!foreground && cfg.log_file[0]) {
+		int fd = open(cfg.log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+
+		if (fd >= 0) {
+			dup2(fd, STDERR_FILENO);
+			close(fd);
+		}
+	}
+	rc = fuse_session_loop_mt(se, &lc);
+	/* A positive value is the signal that ended the loop: a clean stop. */
+	status = rc < 0 ? 1 : 0;
+	if (rc < 0)
+		pfs_log(PFS_LOG_ERR, "session loop failed: %s", strerror(-rc));
+	else
+		pfs_log(PFS_LOG_NOTICE, "unmounting %s", mnt);
+out:
+	if (mounted)
+		fuse_session_unmount(se);
+	if (handlers)
+		fuse_remove_signal_handlers(se);
+	if (se)
+		fuse_session_destroy(se);
+	fuse_opt_free_args(&args);
+	cli_fs_destroy(fs);
+	cli_osc_destroy(osc);
+	cli_mdc_destroy(mdc);
+	cli_jobid_destroy(jobid);
+	return status;
+}
