@@ -145,17 +145,21 @@ int cli_table_add_break(cli_table *t)
 
 static void print_row(const cli_table *t, const size_t *w, const char *const *cells, FILE *out)
 {
-	for (size_t c = 0; c < t->ncols; c++) {
-		int last = c + 1 == t->ncols;
+	size_t last = t->ncols - 1;
+
+	/* Stop at the last non-empty cell so no line ends in blanks. */
+	while (last > 0 && cells[last][0] == '\0')
+		last--;
+	for (size_t c = 0; c <= last; c++) {
 		int wi = (int)w[c];
 
 		if (t->cols[c].right)
 			fprintf(out, "%*s", wi, cells[c]);
-		else if (last) /* no trailing blanks */
+		else if (c == last)
 			fputs(cells[c], out);
 		else
 			fprintf(out, "%-*s", wi, cells[c]);
-		fputs(last ? "\n" : "  ", out);
+		fputs(c == last ? "\n" : "  ", out);
 	}
 }
 

@@ -73,6 +73,7 @@ static void test_admin_fmt_table(void **state)
 {
 	static const cli_col cols[] = { { "NAME", 0 }, { "N", 1 }, { "NOTE", 0 } };
 	const char *r1[] = { "a", "1", "x" };
+	const char *r3[] = { "", "7", "" }; /* empty cells: no trailing blanks */
 	const char *r2[] = { "longer", "12345", NULL };
 	cli_table *t = NULL;
 	char *s;
@@ -82,11 +83,13 @@ static void test_admin_fmt_table(void **state)
 	assert_int_equal(cli_table_add(t, r1), 0);
 	assert_int_equal(cli_table_add_break(t), 0);
 	assert_int_equal(cli_table_add(t, r2), 0);
+	assert_int_equal(cli_table_add(t, r3), 0);
 	s = capture_table(t);
 	assert_string_equal(s, "NAME        N  NOTE\n"
 			       "a           1  x\n"
 			       "\n"
-			       "longer  12345  -\n");
+			       "longer  12345  -\n"
+			       "            7\n");
 	free(s);
 	cli_table_free(t);
 }
@@ -702,7 +705,7 @@ static void test_admin_cmd_df_table(void **state)
 		"pfs-OST0001_UUID     1073741824           0  1073741824    0%  [OST:1]\n"
 		"pfs-OST0007_UUID     2147483648  1073741824  1073741824   50%  [OST:7] down\n"
 		"\n"
-		"filesystem_summary:  4294967296  1342177280  2952790016   32%  \n"
+		"filesystem_summary:  4294967296  1342177280  2952790016   32%\n"
 		"\n"
 		"inodes: 1000000 total, 998766 free\n");
 	/* the summary comes from STATFS, sent with our credentials */
