@@ -178,7 +178,8 @@ int qos_adaptbf_allocate(qos_adaptbf_job *x, size_t n, int64_t K)
 		}
 	}
 	/* Without a lender that can take tokens (Σ_{J+} DF > 0) nothing is
-	 * reclaimed: Eq. (19) would have nobody to give T_R to. */
+	 * reclaimed: Eq. (19) would have nobody to give T_R to.  From here on
+	 * aRD[] is updated in place to α_RC. */
 	int64_t TR = 0;
 	if (np > 0 && nm > 0 && sumDFp > 0) {
 		for (size_t i = 0; i < n; i++) {
@@ -634,6 +635,12 @@ static int ab_pol_decide(void *state, const qos_instance *in, qos_result *res)
 		rc = ab_pol_find_ost(p, oid, cap * p->tpu, dt, &ost[o]);
 		if (rc)
 			goto out;
+		/* the same OST listed twice would run two periods on it */
+		for (size_t k = 0; k < o; k++)
+			if (ost[k] == ost[o]) {
+				rc = -EINVAL;
+				goto out;
+			}
 
 		size_t n = 0;
 		for (size_t j = 0; j < nj; j++) {

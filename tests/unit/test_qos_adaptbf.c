@@ -353,6 +353,11 @@ static void test_adaptbf_policy(void **st)
 	/* B returns: a fresh record. */
 	assert_int_equal(ops->decide(s, &in, &res), 0);
 	assert_true(records[2] <= 0 && records[2] > -100);
+
+	/* an OST listed twice is refused */
+	const char *dup_ids[2] = {"ost0", "ost0"};
+	in.ost_ids = dup_ids;
+	assert_int_equal(ops->decide(s, &in, &res), -EINVAL);
 	ops->destroy(s);
 }
 

@@ -281,6 +281,9 @@ static void test_padll_policies(void **st)
 	qos_params pb = {&bad, 1, 0}, pe = {&eps, 1, 0};
 	assert_int_equal(ps->create(&pb, &s), -EINVAL);
 	assert_int_equal(pp->create(&pe, &s), -EINVAL);
+	qos_param big = {"epsilon", 2};
+	qos_params pbig = {&big, 1, 0};
+	assert_int_equal(ps->create(&pbig, &s), -EINVAL);
 	assert_int_equal(ps->create(&pe, &s), 0);
 	assert_int_equal(ps->decide(s, &in, &res), 0);
 	/* metadata: A asks 5, B asks 25 (40 > 25); left 80 by usage 5:40 */
