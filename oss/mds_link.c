@@ -29,7 +29,7 @@ static int do_register(oss_mds_link *l)
 {
 	size_t n = oss_server_n_osts(l->srv);
 	uint32_t *idx = NULL;
-	pfs_rpc_reply rep;
+	pfs_rpc_reply rep = { 0 };
 	pfs_wbuf w;
 	pfs_rbuf b;
 	int rc;
@@ -101,7 +101,7 @@ out:
 static int do_heartbeat(oss_mds_link *l)
 {
 	size_t n = oss_server_n_osts(l->srv);
-	pfs_rpc_reply rep;
+	pfs_rpc_reply rep = { 0 };
 	pfs_wbuf w;
 	int rc;
 

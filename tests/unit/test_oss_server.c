@@ -1,0 +1,651 @@
+/* test_oss_server.c — the OSS data and control ports in-process on port 0
+ * with a temporary OST (no MDS: the OST index is bound directly): real
+ * frames for every operation, error replies, and garbage, truncated and
+ * oversized frames after which the server still answers. */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/buf.h"
+#include "common/log.h"
+#include "common/msg.h"
+#include "common/net.h"
+#include "common/rpc.h"
+#include "oss/server.h"
+
+#define OST_INDEX 5
+
+typedef struct fixture {
+	char tmp[64], dir[96];
+	oss_store *st;
+	oss_server *srv;
+	pfs_rpc_pool *data, *ctl;
+} fixture;
+
+static void quiet(int level, const char *msg, void *arg) {}
+
+static int setup(void **state)
+{
+	fixture *f = calloc(1, sizeof(*f));
+	oss_server_opts so = { 0 };
+	pfs_rpc_opts ro = { 0 };
+	char err[256];
+
+	pfs_log_set_sink(quiet, NULL);
+	snprintf(f->tmp, sizeof(f->tmp), "/tmp/pfs-test-oss-XXXXXX");
+	if (!mkdtemp(f->tmp))
+		return -1;
+	snprintf(f->dir, sizeof(f->dir), "%s/ost0", f->tmp);
+	if (oss_store_open(f->dir, NULL, &f->st, err, sizeof(err)))
+		return -1;
+	so.host = "127.0.0.1";
+	so.io_threads = 3;
+	so.osts = &f->st;
+	so.n_osts = 1;
+	if (oss_server_start(&so, &f->srv, err, sizeof(err))) {
+		fprintf(stderr, "start: %s\n", err);
+		return -1;
+	}
+	if (oss_server_set_index(f->srv, 0, OST_INDEX))
+		return -1;
+	ro.max_conns = 4;
+	ro.timeout_ms = 10000;
+	ro.retry_ms = 100;
+	ro.client_id = 77;
+	if (pfs_rpc_pool_create("127.0.0.1", oss_server_data_port(f->srv), &ro, &f->data) ||
+	    pfs_rpc_pool_create("127.0.0.1", oss_server_ctl_port(f->srv), &ro, &f->ctl))
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+	char cmd[128];
+
+	pfs_rpc_pool_destroy(f->data);
+	pfs_rpc_pool_destroy(f->ctl);
+	oss_server_stop(f->srv);
+	oss_store_close(f->st);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->tmp);
+	if (system(cmd))
+		return -1;
+	free(f);
+	pfs_log_set_sink(NULL, NULL);
+	return 0;
+}
+
+/* ---- request helpers: return the status, payload copied to out ---- */
+
+static int call(pfs_rpc_pool *p, uint16_t op, const char *job, pfs_wbuf *req,
+		const void *bulk, size_t bulk_len, uint8_t *out, size_t cap, size_t *outlen)
+{
+	pfs_rpc_reply rep = { 0 };
+	int rc;
+
+	pfs_rpc_reply_init(&rep);
+	rc = pfs_rpc_call(p, op, job, 0, req ? req->data : NULL, req ? req->len : 0, bulk,
+			  bulk_len, &rep);
+	if (outlen)
+		*outlen = rep.len;
+	if (rc == 0 && out) {
+		assert_true(rep.len <= cap);
+		memcpy(out, rep.data, rep.len);
+	}
+	pfs_rpc_reply_free(&rep);
+	if (req)
+		pfs_wbuf_reset(req);
+	return rc;
+}
+
+static int do_write(fixture *f, const char *job, uint32_t ost, uint64_t obj, uint64_t off,
+		    const void *data, uint32_t len)
+{
+	pfs_wbuf w;
+	uint8_t out[8];
+	size_t n = 0;
+	int rc;
+
+	pfs_wbuf_init(&w);
+	pfs_wbuf_u32(&w, ost);
+	pfs_wbuf_u64(&w, obj);
+	pfs_wbuf_u64(&w, off);
+	pfs_wbuf_u32(&w, len);
+	rc = call(f->data, PFS_OP_OSS_WRITE, job, &w, data, len, out, sizeof(out), &n);
+	if (rc == 0) {
+		pfs_rbuf b;
+		pfs_rbuf_init(&b, out, n);
+		assert_int_equal(pfs_rbuf_u32(&b), len);
+		assert_int_equal(pfs_rbuf_done(&b), 0);
+	}
+	pfs_wbuf_free(&w);
+	return rc;
+}
+
+static int do_read(fixture *f, const char *job, uint32_t ost, uint64_t obj, uint64_t off,
+		   uint32_t len, uint8_t *out, size_t *got)
+{
+	pfs_wbuf w;
+	int rc;
+
+	pfs_wbuf_init(&w);
+	pfs_wbuf_u32(&w, ost);
+	pfs_wbuf_u64(&w, obj);
+	pfs_wbuf_u64(&w, off);
+	pfs_wbuf_u32(&w, len);
+	rc = call(f->data, PFS_OP_OSS_READ, job, &w, NULL, 0, out, len, got);
+	pfs_wbuf_free(&w);
+	return rc;
+}
+
+static int do_obj_op(pfs_rpc_pool *p, uint16_t op, uint32_t ost, uint64_t obj, int nextra,
+		     uint64_t x1, uint64_t x2, uint8_t *out, size_t cap, size_t *n)
+{
+	pfs_wbuf w;
+	int rc;
+
+	pfs_wbuf_init(&w);
+	pfs_wbuf_u32(&w, ost);
+	pfs_wbuf_u64(&w, obj);
+	if (nextra > 0)
+		pfs_wbuf_u64(&w, x1);
+	if (nextra > 1)
+		pfs_wbuf_u64(&w, x2);
+	rc = call(p, op, "job-x", &w, NULL, 0, out, cap, n);
+	pfs_wbuf_free(&w);
+	return rc;
+}
+
+static void stat_obj(fixture *f, uint64_t obj, uint64_t *size, uint64_t *blocks)
+{
+	uint8_t out[16];
+	size_t n;
+	pfs_rbuf b;
+
+	assert_int_equal(do_obj_op(f->data, PFS_OP_OSS_STAT, OST_INDEX, obj, 0, 0, 0, out,
+				   sizeof(out), &n), 0);
+	pfs_rbuf_init(&b, out, n);
+	*size = pfs_rbuf_u64(&b);
+	*blocks = pfs_rbuf_u64(&b);
+	assert_int_equal(pfs_rbuf_done(&b), 0);
+}
+
+static void ping(pfs_rpc_pool *p)
+{
+	uint8_t out[8];
+	size_t n;
+	pfs_wbuf w;
+
+	pfs_wbuf_init(&w);
+	pfs_wbuf_u32(&w, 0xfeedbeef);
+	assert_int_equal(call(p, PFS_OP_PING, NULL, &w, NULL, 0, out, sizeof(out), &n), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(out[0], 0xef);
+	pfs_wbuf_free(&w);
+}
+
+static void test_server_write_read_stat(void **state)
+{
+	fixture *f = *state;
+	static uint8_t data[PFS_MAX_IO], back[PFS_MAX_IO];
+	size_t got;
+	uint64_t size, blocks;
+
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 13 + (i >> 12));
+	/* A full 1 MiB write, read back whole. */
+	assert_int_equal(do_write(f, "jobA", OST_INDEX, 1, 0, data, PFS_MAX_IO), 0);
+	assert_int_equal(do_read(f, "jobA", OST_INDEX, 1, 0, PFS_MAX_IO, back, &got), 0);
+	assert_int_equal(got, PFS_MAX_IO);
+	assert_memory_equal(back, data, PFS_MAX_IO);
+	/* Short read at the end, empty read of a missing object. */
+	assert_int_equal(do_read(f, "jobA", OST_INDEX, 1, PFS_MAX_IO - 10, 100, back, &got), 0);
+	assert_int_equal(got, 10);
+	assert_memory_equal(back, data + PFS_MAX_IO - 10, 10);
+	assert_int_equal(do_read(f, "jobA", OST_INDEX, 2, 0, 100, back, &got), 0);
+	assert_int_equal(got, 0);
+	stat_obj(f, 1, &size, &blocks);
+	assert_int_equal(size, PFS_MAX_IO);
+	assert_true(blocks >= PFS_MAX_IO / 512);
+	/* And the data really is in the OST directory. */
+	{
+		size_t g;
+		assert_int_equal(oss_store_read(f->st, 1, 4096, back, 16, &g), 0);
+		assert_memory_equal(back, data + 4096, 16);
+	}
+	ping(f->data);
+	ping(f->ctl);
+}
+
+static void test_server_truncate_punch_sync(void **state)
+{
+	fixture *f = *state;
+	uint8_t data[8192], back[8192], zero[4096] = { 0 };
+	size_t got;
+	uint64_t size, blocks;
+
+	memset(data, 0x5a, sizeof(data));
+	assert_int_equal(do_write(f, "jobB", OST_INDEX, 9, 0, data, sizeof(data)), 0);
+	assert_int_equal(do_obj_op(f->data, PFS_OP_OSS_PUNCH, OST_INDEX, 9, 2, 0, 4096, NULL, 0,
+				   NULL), 0);
+	assert_int_equal(do_read(f, "jobB", OST_INDEX, 9, 0, sizeof(back), back, &got), 0);
+	assert_int_equal(got, sizeof(back));
+	assert_memory_equal(back, zero, 4096);
+	assert_memory_equal(back + 4096, data, 4096);
+	assert_int_equal(do_obj_op(f->data, PFS_OP_OSS_TRUNCATE, OST_INDEX, 9, 1, 100, 0, NULL,
+				   0, NULL), 0);
+	stat_obj(f, 9, &size, &blocks);
+	assert_int_equal(size, 100);
+	assert_int_equal(do_obj_op(f->data, PFS_OP_OSS_SYNC, OST_INDEX, 9, 0, 0, 0, NULL, 0,
+				   NULL), 0);
+}
+
+static void list_all(fixture *f, uint32_t max, uint64_t *ids, size_t *nids)
+{
+	uint64_t after = 0;
+	int eof = 0, pages = 0;
+
+	*nids = 0;
+	while (!eof) {
+		pfs_wbuf w;
+		pfs_rpc_reply rep = { 0 };
+		pfs_rbuf b;
+		uint32_t n;
+
+		pfs_wbuf_init(&w);
+		pfs_wbuf_u32(&w, OST_INDEX);
+		pfs_wbuf_u64(&w, after);
+		pfs_wbuf_u32(&w, max);
+		pfs_rpc_reply_init(&rep);
+		assert_int_equal(pfs_rpc_call(f->ctl, PFS_OP_OSS_LIST_OBJECTS, NULL, 0, w.data,
+					      w.len, NULL, 0, &rep), 0);
+		pfs_rbuf_init(&b, rep.data, rep.len);
+		n = pfs_rbuf_u32(&b);
+		eof = pfs_rbuf_u8(&b);
+		assert_true(n <= max);
+		for (uint32_t i = 0; i < n; i++) {
+			after = pfs_rbuf_u64(&b);
+			ids[(*nids)++] = after;
+		}
+		assert_int_equal(pfs_rbuf_done(&b), 0);
+		pfs_rpc_reply_free(&rep);
+		pfs_wbuf_free(&w);
+		assert_true(++pages < 100);
+	}
+}
+
+static void test_server_destroy_list_statfs(void **state)
+{
+	fixture *f = *state;
+	uint64_t ids[64];
+	size_t n;
+	uint8_t out[32];
+	size_t olen;
+	pfs_rbuf b;
+
+	for (uint64_t id = 1; id <= 7; id++)
+		assert_int_equal(do_write(f, "jobC", OST_INDEX, id * 1000, 0, "abc", 3), 0);
+	list_all(f, 3, ids, &n);
+	assert_int_equal(n, 7);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(ids[i], (i + 1) * 1000);
+	/* Destroy two (one twice: missing is success) and list again. */
+	assert_int_equal(do_obj_op(f->ctl, PFS_OP_OSS_DESTROY, OST_INDEX, 2000, 0, 0, 0, NULL, 0,
+				   NULL), 0);
+	assert_int_equal(do_obj_op(f->ctl, PFS_OP_OSS_DESTROY, OST_INDEX, 5000, 0, 0, 0, NULL, 0,
+				   NULL), 0);
+	assert_int_equal(do_obj_op(f->ctl, PFS_OP_OSS_DESTROY, OST_INDEX, 5000, 0, 0, 0, NULL, 0,
+				   NULL), 0);
+	list_all(f, 100, ids, &n);
+	assert_int_equal(n, 5);
+	assert_int_equal(ids[1], 3000);
+	assert_int_equal(ids[3], 6000);
+	/* STATFS on both ports: objects counted. */
+	for (int port = 0; port < 2; port++) {
+		pfs_wbuf w;
+		pfs_wbuf_init(&w);
+		pfs_wbuf_u32(&w, OST_INDEX);
+		assert_int_equal(call(port ? f->ctl : f->data, PFS_OP_OSS_STATFS, NULL, &w, NULL,
+				      0, out, sizeof(out), &olen), 0);
+		pfs_wbuf_free(&w);
+		pfs_rbuf_init(&b, out, olen);
+		uint64_t total = pfs_rbuf_u64(&b), avail = pfs_rbuf_u64(&b);
+		assert_true(total > 0 && avail <= total);
+		assert_int_equal(pfs_rbuf_u64(&b), 5);
+		assert_int_equal(pfs_rbuf_done(&b), 0);
+	}
+}
+
+static void test_server_jobstats(void **state)
+{
+	fixture *f = *state;
+	uint8_t buf[4096] = { 0 };
+	size_t got;
+	pfs_rpc_reply rep = { 0 };
+	pfs_rbuf b;
+	uint32_t n;
+	int seen_a = 0, seen_b = 0;
+
+	assert_int_equal(do_write(f, "alpha", OST_INDEX, 1, 0, buf, 1000), 0);
+	assert_int_equal(do_write(f, "alpha", OST_INDEX, 1, 1000, buf, 24), 0);
+	assert_int_equal(do_read(f, "beta", OST_INDEX, 1, 0, 4096, buf, &got), 0);
+	assert_int_equal(got, 1024);
+	assert_int_equal(do_obj_op(f->data, PFS_OP_OSS_SYNC, OST_INDEX, 1, 0, 0, 0, NULL, 0,
+				   NULL), 0); /* job "job-x": other */
+	pfs_rpc_reply_init(&rep);
+	assert_int_equal(pfs_rpc_call(f->ctl, PFS_OP_OSS_JOBSTATS, NULL, 0, NULL, 0, NULL, 0,
+				      &rep), 0);
+	pfs_rbuf_init(&b, rep.data, rep.len);
+	n = pfs_rbuf_u32(&b);
+	assert_int_equal(n, 3);
+	for (uint32_t i = 0; i < n; i++) {
+		pfs_job_stats js;
+		assert_int_equal(pfs_job_stats_decode(&b, &js), 0);
+		assert_int_equal(js.queued, 0);
+		if (!strcmp(js.job, "alpha")) {
+			seen_a = 1;
+			assert_int_equal(js.write_rpcs, 2);
+			assert_int_equal(js.write_bytes, 1024);
+			assert_int_equal(js.read_rpcs, 0);
+		} else if (!strcmp(js.job, "beta")) {
+			seen_b = 1;
+			assert_int_equal(js.read_rpcs, 1);
+			assert_int_equal(js.read_bytes, 4096); /* requested bytes */
+		} else {
+			assert_string_equal(js.job, "job-x");
+			assert_int_equal(js.other_rpcs, 1);
+		}
+	}
+	assert_int_equal(pfs_rbuf_done(&b), 0);
+	assert_true(seen_a && seen_b);
+	pfs_rpc_reply_free(&rep);
+}
+
+static void test_server_request_errors(void **state)
+{
+	fixture *f = *state;
+	uint8_t buf[16];
+	size_t got;
+	pfs_wbuf w;
+
+	pfs_wbuf_init(&w);
+	/* OST not served here. */
+	assert_int_equal(do_read(f, "j", OST_INDEX + 1, 1, 0, 10, buf, &got), -ENODEV);
+	assert_int_equal(do_obj_op(f->ctl, PFS_OP_OSS_DESTROY, 99, 1, 0, 0, 0, NULL, 0, NULL),
+			 -ENODEV);
+	/* Too long a read. */
+	assert_int_equal(do_read(f, "j", OST_INDEX, 1, 0, PFS_MAX_IO + 1, buf, &got), -EINVAL);
+	/* Malformed: a READ missing its length, one with a trailing byte, and a
+	 * WRITE announcing more bytes than it carries. */
+	pfs_wbuf_u32(&w, OST_INDEX);
+	pfs_wbuf_u64(&w, 1);
+	pfs_wbuf_u64(&w, 0);
+	assert_int_equal(call(f->data, PFS_OP_OSS_READ, NULL, &w, NULL, 0, NULL, 0, NULL),
+			 -EBADMSG);
+	pfs_wbuf_u32(&w, OST_INDEX);
+	pfs_wbuf_u64(&w, 1);
+	pfs_wbuf_u64(&w, 0);
+	pfs_wbuf_u32(&w, 4);
+	pfs_wbuf_u8(&w, 0);
+	assert_int_equal(call(f->data, PFS_OP_OSS_READ, NULL, &w, NULL, 0, NULL, 0, NULL),
+			 -EBADMSG);
+	pfs_wbuf_u32(&w, OST_INDEX);
+	pfs_wbuf_u64(&w, 1);
+	pfs_wbuf_u64(&w, 0);
+	pfs_wbuf_u32(&w, 100);
+	assert_int_equal(call(f->data, PFS_OP_OSS_WRITE, NULL, &w, "abc", 3, NULL, 0, NULL),
+			 -EBADMSG);
+	/* A WRITE announcing more than PFS_MAX_IO. */
+	pfs_wbuf_u32(&w, OST_INDEX);
+	pfs_wbuf_u64(&w, 1);
+	pfs_wbuf_u64(&w, 0);
+	pfs_wbuf_u32(&w, PFS_MAX_IO + 1);
+	assert_int_equal(call(f->data, PFS_OP_OSS_WRITE, NULL, &w, "abc", 3, NULL, 0, NULL),
+			 -EINVAL);
+	/* Offsets past what a file can hold. */
+	assert_int_equal(do_write(f, "j", OST_INDEX, 1, UINT64_MAX - 1, "ab", 2), -EFBIG);
+	/* Unknown opcodes, and each port's opcodes on the other port. */
+	assert_int_equal(call(f->data, 9999, NULL, NULL, NULL, 0, NULL, 0, NULL), -EOPNOTSUPP);
+	assert_int_equal(call(f->ctl, 9999, NULL, NULL, NULL, 0, NULL, 0, NULL), -EOPNOTSUPP);
+	pfs_wbuf_u32(&w, OST_INDEX);
+	pfs_wbuf_u64(&w, 1);
+	assert_int_equal(call(f->data, PFS_OP_OSS_DESTROY, NULL, &w, NULL, 0, NULL, 0, NULL),
+			 -EOPNOTSUPP);
+	pfs_wbuf_u32(&w, OST_INDEX);
+	pfs_wbuf_u64(&w, 1);
+	assert_int_equal(call(f->ctl, PFS_OP_OSS_STAT, NULL, &w, NULL, 0, NULL, 0, NULL),
+			 -EOPNOTSUPP);
+	/* JOBSTATS takes no payload. */
+	pfs_wbuf_u32(&w, 1);
+	assert_int_equal(call(f->ctl, PFS_OP_OSS_JOBSTATS, NULL, &w, NULL, 0, NULL, 0, NULL),
+			 -EBADMSG);
+	pfs_wbuf_free(&w);
+	/* Still serving. */
+	assert_int_equal(do_write(f, "j", OST_INDEX, 1, 0, "ok", 2), 0);
+}
+
+static void test_server_index_unknown(void **state)
+{
+	fixture *f = *state;
+	uint8_t buf[16];
+	size_t got;
+
+	/* Before registration: -EAGAIN (the client retries), not -ENODEV. */
+	assert_int_equal(oss_server_set_index(f->srv, 0, OSS_INDEX_NONE), 0);
+	assert_int_equal(do_read(f, "j", OST_INDEX, 1, 0, 10, buf, &got), -EAGAIN);
+	assert_int_equal(do_read(f, "j", 1234, 1, 0, 10, buf, &got), -EAGAIN);
+	assert_int_equal(oss_server_set_index(f->srv, 0, 42), 0);
+	assert_int_equal(oss_server_get_index(f->srv, 0), 42);
+	assert_int_equal(do_read(f, "j", OST_INDEX, 1, 0, 10, buf, &got), -ENODEV);
+	assert_int_equal(do_read(f, "j", 42, 1, 0, 10, buf, &got), 0);
+	assert_int_equal(oss_server_set_index(f->srv, 1, 1), -EINVAL);
+	assert_int_equal(oss_server_set_index(f->srv, 0, -2), -EINVAL);
+}
+
+/* ---- raw frames ---- */
+
+static int raw_connect(uint16_t port)
+{
+	int fd = -1;
+
+	assert_int_equal(pfs_net_connect("127.0.0.1", port, 5000, &fd), 0);
+	assert_int_equal(pfs_net_set_timeout(fd, 5000), 0);
+	return fd;
+}
+
+/* After garbage the server either answers with an error or closes:
+ * never a success, never a hang (the socket has a timeout). */
+static void expect_error_or_close(int fd)
+{
+	pfs_hdr h;
+	uint8_t *dyn = NULL, *data;
+	int rc = pfs_net_recv_frame(fd, &h, PFS_MAX_PAYLOAD, NULL, 0, &dyn, &data);
+
+	if (rc == 0) {
+		assert_true(h.flags & PFS_F_REPLY);
+		assert_true(h.status < 0);
+	} else {
+		assert_true(rc == -ECONNRESET || rc == -EPIPE);
+	}
+	free(dyn);
+}
+
+static void send_hdr(int fd, uint16_t op, uint32_t payload_len, uint32_t magic)
+{
+	pfs_hdr h;
+	uint8_t b[PFS_HDR_LEN];
+
+	pfs_hdr_init(&h, op, 1, 1, "raw");
+	h.payload_len = payload_len;
+	pfs_hdr_encode(&h, b);
+	if (magic) {
+		b[0] = (uint8_t)magic;
+		b[1] = (uint8_t)(magic >> 8);
+	}
+	assert_int_equal(pfs_net_write_all(fd, b, sizeof(b)), 0);
+}
+
+static void test_server_garbage_frames(void **state)
+{
+	fixture *f = *state;
+	uint16_t ports[2] = { oss_server_data_port(f->srv), oss_server_ctl_port(f->srv) };
+	uint8_t junk[200];
+	size_t got;
+
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (uint8_t)(i * 37 + 11);
+	for (int p = 0; p < 2; p++) {
+		int fd;
+
+		/* Random bytes. */
+		fd = raw_connect(ports[p]);
+		assert_int_equal(pfs_net_write_all(fd, junk, sizeof(junk)), 0);
+		expect_error_or_close(fd);
+		close(fd);
+		/* Bad magic in an otherwise good header. */
+		fd = raw_connect(ports[p]);
+		send_hdr(fd, PFS_OP_PING, 0, 0xdead);
+		expect_error_or_close(fd);
+		close(fd);
+		/* Oversized payload announced. */
+		fd = raw_connect(ports[p]);
+		send_hdr(fd, PFS_OP_OSS_WRITE, PFS_MAX_PAYLOAD + 1, 0);
+		expect_error_or_close(fd);
+		close(fd);
+		/* Truncated: header promises 100 bytes, 10 arrive, then EOF. */
+		fd = raw_connect(ports[p]);
+		send_hdr(fd, PFS_OP_OSS_READ, 100, 0);
+		assert_int_equal(pfs_net_write_all(fd, junk, 10), 0);
+		shutdown(fd, SHUT_WR);
+		expect_error_or_close(fd);
+		close(fd);
+		/* Half a header, then EOF. */
+		fd = raw_connect(ports[p]);
+		assert_int_equal(pfs_net_write_all(fd, junk, PFS_HDR_LEN / 2), 0);
+		shutdown(fd, SHUT_WR);
+		expect_error_or_close(fd);
+		close(fd);
+		/* A well-formed frame whose payload is junk, per opcode. */
+		for (uint16_t op = PFS_OP_OSS_READ; op <= PFS_OP_OSS_STATFS; op++) {
+			fd = raw_connect(ports[p]);
+			send_hdr(fd, op, 7, 0);
+			assert_int_equal(pfs_net_write_all(fd, junk, 7), 0);
+			expect_error_or_close(fd);
+			close(fd);
+		}
+		for (uint16_t op = PFS_OP_OSS_DESTROY; op <= PFS_OP_OSS_JOBSTATS; op++) {
+			fd = raw_connect(ports[p]);
+			send_hdr(fd, op, 3, 0);
+			assert_int_equal(pfs_net_write_all(fd, junk, 3), 0);
+			expect_error_or_close(fd);
+			close(fd);
+		}
+	}
+	/* The server still answers good requests. */
+	assert_int_equal(do_write(f, "j", OST_INDEX, 3, 0, "still", 5), 0);
+	assert_int_equal(do_read(f, "j", OST_INDEX, 3, 0, 5, junk, &got), 0);
+	assert_int_equal(got, 5);
+	assert_memory_equal(junk, "still", 5);
+	ping(f->ctl);
+}
+
+/* A connection that closes with requests queued must not leak or crash:
+ * the queued requests still run and their replies fail quietly. */
+static void test_server_close_with_requests_queued(void **state)
+{
+	fixture *f = *state;
+	static uint8_t data[65536];
+	uint8_t buf[8];
+	size_t got;
+	pfs_wbuf w;
+
+	pfs_wbuf_init(&w);
+	for (int k = 0; k < 3; k++) {
+		int fd = raw_connect(oss_server_data_port(f->srv));
+		for (int i = 0; i < 20; i++) {
+			pfs_hdr h;
+			pfs_wbuf_reset(&w);
+			pfs_wbuf_u32(&w, OST_INDEX);
+			pfs_wbuf_u64(&w, 50 + (uint64_t)i);
+			pfs_wbuf_u64(&w, 0);
+			pfs_wbuf_u32(&w, sizeof(data));
+			pfs_hdr_init(&h, PFS_OP_OSS_WRITE, (uint64_t)i + 1, 1, "burst");
+			assert_int_equal(pfs_net_send_frame(fd, &h, w.data, w.len, data,
+							    sizeof(data)), 0);
+		}
+		close(fd);
+	}
+	pfs_wbuf_free(&w);
+	assert_int_equal(do_read(f, "j", OST_INDEX, 50, 0, 8, buf, &got), 0);
+}
+
+typedef struct par {
+	fixture *f;
+	int id, errors;
+} par;
+
+static void *par_main(void *arg)
+{
+	par *p = arg;
+	uint8_t w[3000], r[3000];
+	char job[16];
+
+	snprintf(job, sizeof(job), "par%d", p->id);
+	for (int i = 0; i < 50; i++) {
+		size_t got = 0;
+		memset(w, p->id * 16 + i, sizeof(w));
+		if (do_write(p->f, job, OST_INDEX, 100 + (uint64_t)p->id, (uint64_t)i * 3000, w,
+			     sizeof(w)))
+			p->errors++;
+		if (do_read(p->f, job, OST_INDEX, 100 + (uint64_t)p->id, (uint64_t)i * 3000,
+			    sizeof(r), r, &got) || got != sizeof(r) || memcmp(r, w, sizeof(r)))
+			p->errors++;
+	}
+	return NULL;
+}
+
+static void test_server_parallel_clients(void **state)
+{
+	fixture *f = *state;
+	pthread_t th[4];
+	par p[4];
+
+	for (int i = 0; i < 4; i++) {
+		p[i].f = f;
+		p[i].id = i;
+		p[i].errors = 0;
+		assert_int_equal(pthread_create(&th[i], NULL, par_main, &p[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(p[i].errors, 0);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_server_write_read_stat, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_truncate_punch_sync, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_destroy_list_statfs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_jobstats, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_request_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_index_unknown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_garbage_frames, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_close_with_requests_queued, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_server_parallel_clients, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
