@@ -1,0 +1,243 @@
+/* destroy.c — drains the destroy log by sending PFS_OP_OSS_DESTROY to OSSes.
+ *
+ * One thread.  A pass walks the log in sequence order; a record is deleted
+ * only after every one of its objects was destroyed (or found missing), so
+ * a crash between the two leaves the record and the next pass re-sends
+ * destroys, which are idempotent.  Connections: one small pfs_rpc pool per
+ * OST index, recreated when the OST's registered address changes.  Connect
+ * failures fail fast (retry window 1 ms) so one dead OSS does not stall the
+ * pass; its records wait for a later pass.  An object on an OST index the
+ * registry does not know can never be reached and counts as gone (logged). */
+#include "mds/destroy.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/buf.h"
+#include "common/log.h"
+#include "common/rpc.h"
+
+struct ost_pool {
+	char host[64];
+	uint16_t port;
+	pfs_rpc_pool *pool;
+};
+
+struct mds_destroyer {
+	mds_ns *ns;
+	unsigned interval_ms;
+	pthread_t thr;
+	pthread_mutex_t lock; /* guards wake, stop */
+	pthread_cond_t cv;
+	int wake, stop;
+	struct ost_pool *pools; /* thread-private */
+	uint32_t npools;
+	unsigned long destroyed; /* guarded by lock */
+};
+
+static pfs_rpc_pool *pool_for(mds_destroyer *d, uint32_t ost, int *down)
+{
+	char host[64];
+	uint16_t port;
+	int up, rc;
+
+	*down = 0;
+	rc = mds_ns_ost_addr(d->ns, ost, host, &port, &up);
+	if (rc)
+		return NULL;
+	if (!up) {
+		*down = 1;
+		return NULL;
+	}
+	if (ost >= d->npools) {
+		struct ost_pool *np = realloc(d->pools, (size_t)(ost + 1) * sizeof(*np));
+		if (!np) {
+			*down = 1;
+			return NULL;
+		}
+		memset(np + d->npools, 0, (size_t)(ost + 1 - d->npools) * sizeof(*np));
+		d->pools = np;
+		d->npools = ost + 1;
+	}
+	struct ost_pool *p = &d->pools[ost];
+	if (p->pool && (p->port != port || strcmp(p->host, host) != 0)) {
+		pfs_rpc_pool_destroy(p->pool);
+		p->pool = NULL;
+	}
+	if (!p->pool) {
+		pfs_rpc_opts o = { .max_conns = 2, .timeout_ms = 5000, .retry_ms = 1 };
+		if (pfs_rpc_pool_create(host, port, &o, &p->pool)) {
+			*down = 1;
+			return NULL;
+		}
+		memcpy(p->host, host, sizeof(p->host));
+		p->port = port;
+	}
+	return p->pool;
+}
+
+/* 0 when the object is gone, else a negative errno (retry later). */
+static int destroy_one(mds_destroyer *d, const pfs_stripe *s)
+{
+	pfs_rpc_reply rep;
+	pfs_wbuf b;
+	int down, rc;
+	pfs_rpc_pool *p = pool_for(d, s->ost, &down);
+
+	if (!p) {
+		if (down)
+			return -EHOSTDOWN;
+		pfs_log(PFS_LOG_WARNING, "destroy: object %llu on unknown OST %u dropped",
+			(unsigned long long)s->object, s->ost);
+		return 0;
+	}
+	pfs_wbuf_init(&b);
+	pfs_wbuf_u32(&b, s->ost);
+	pfs_wbuf_u64(&b, s->object);
+	rc = pfs_wbuf_error(&b);
+	pfs_rpc_reply_init(&rep);
+	if (!rc)
+		rc = pfs_rpc_call(p, PFS_OP_OSS_DESTROY, "mds", PFS_RPC_IDEMPOTENT, b.data, b.len,
+				  NULL, 0, &rep);
+	pfs_rpc_reply_free(&rep);
+	pfs_wbuf_free(&b);
+	if (rc == -ENOENT)
+		rc = 0;
+	if (rc)
+		pfs_log(PFS_LOG_INFO, "destroy: OST %u object %llu: %s (will retry)", s->ost,
+			(unsigned long long)s->object, pfs_strerror(rc));
+	return rc;
+}
+
+static int stopping(mds_destroyer *d)
+{
+	int s;
+
+	pthread_mutex_lock(&d->lock);
+	s = d->stop;
+	pthread_mutex_unlock(&d->lock);
+	return s;
+}
+
+static void pass(mds_destroyer *d)
+{
+	pfs_stripe st[MDS_DESTROY_MAX];
+	uint64_t after = 0, seq;
+	uint32_t n;
+
+	while (!stopping(d) && mds_ns_destroy_next(d->ns, after, &seq, st, &n) == 0) {
+		int failed = 0;
+
+		after = seq;
+		for (uint32_t i = 0; i < n; i++)
+			if (destroy_one(d, &st[i]))
+				failed = 1;
+		if (failed)
+			continue;
+		if (mds_ns_destroy_done(d->ns, seq) == 0) {
+			pthread_mutex_lock(&d->lock);
+			d->destroyed += n;
+			pthread_mutex_unlock(&d->lock);
+		}
+	}
+}
+
+static void *destroyer_main(void *arg)
+{
+	mds_destroyer *d = arg;
+	struct timespec ts;
+
+	for (;;) {
+		pass(d);
+		pthread_mutex_lock(&d->lock);
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += d->interval_ms / 1000;
+		ts.tv_nsec += (long)(d->interval_ms % 1000) * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		while (!d->wake && !d->stop)
+			if (pthread_cond_timedwait(&d->cv, &d->lock, &ts) == ETIMEDOUT)
+				break;
+		d->wake = 0;
+		if (d->stop) {
+			pthread_mutex_unlock(&d->lock);
+			break;
+		}
+		pthread_mutex_unlock(&d->lock);
+	}
+	return NULL;
+}
+
+static void notify_cb(void *arg)
+{
+	mds_destroyer_wake(arg);
+}
+
+int mds_destroyer_start(mds_ns *ns, unsigned interval_ms, mds_destroyer **out)
+{
+	mds_destroyer *d = calloc(1, sizeof(*d));
+	pthread_condattr_t ca;
+	int rc;
+
+	if (!d)
+		return -ENOMEM;
+	d->ns = ns;
+	d->interval_ms = interval_ms ? interval_ms : 1000;
+	pthread_mutex_init(&d->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&d->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	rc = -pthread_create(&d->thr, NULL, destroyer_main, d);
+	if (rc) {
+		pthread_cond_destroy(&d->cv);
+		pthread_mutex_destroy(&d->lock);
+		free(d);
+		return rc;
+	}
+	mds_ns_set_destroy_notify(ns, notify_cb, d);
+	*out = d;
+	return 0;
+}
+
+void mds_destroyer_wake(mds_destroyer *d)
+{
+	pthread_mutex_lock(&d->lock);
+	d->wake = 1;
+	pthread_cond_signal(&d->cv);
+	pthread_mutex_unlock(&d->lock);
+}
+
+unsigned long mds_destroyer_destroyed(mds_destroyer *d)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&d->lock);
+	n = d->destroyed;
+	pthread_mutex_unlock(&d->lock);
+	return n;
+}
+
+void mds_destroyer_stop(mds_destroyer *d)
+{
+	if (!d)
+		return;
+	mds_ns_set_destroy_notify(d->ns, NULL, NULL);
+	pthread_mutex_lock(&d->lock);
+	d->stop = 1;
+	pthread_cond_signal(&d->cv);
+	pthread_mutex_unlock(&d->lock);
+	pthread_join(d->thr, NULL);
+	for (uint32_t i = 0; i < d->npools; i++)
+		if (d->pools[i].pool)
+			pfs_rpc_pool_destroy(d->pools[i].pool);
+	free(d->pools);
+	pthread_cond_destroy(&d->cv);
+	pthread_mutex_destroy(&d->lock);
+	free(d);
+}

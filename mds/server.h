@@ -1,0 +1,46 @@
+/* server.h — the MDS request dispatcher: decodes each frame on a pfs_server
+ * (common/server.h), calls mds_ns and replies.
+ *
+ * Every payload is decoded with common/buf.h + msg.h and must be consumed
+ * exactly (trailing bytes -> -EBADMSG reply).  Unknown opcodes get
+ * -EOPNOTSUPP.  No input crashes the server: a frame that cannot be framed is
+ * closed by common/server.c, anything inside a frame gets an error reply.
+ *
+ * Per-job operation counters (job id from the frame header) are kept for
+ * every request; mds_server_admit() in server.c is where a PADLL rate
+ * limiter will hook in (delay or refuse a job's operation class). */
+#ifndef MDS_SERVER_H
+#define MDS_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/proto.h"
+#include "mds/ns.h"
+
+typedef struct mds_server mds_server;
+
+typedef struct mds_server_opts {
+	const char *host;     /* bind address; NULL/"" = all */
+	uint16_t port;        /* 0 = any free port */
+	int sync_on_setsize;  /* mds_ns_sync after each SETSIZE (periodic sync mode) */
+} mds_server_opts;
+
+/* Create the dispatcher on ns (borrowed; must outlive the server) and start
+ * listening. */
+int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out);
+uint16_t mds_server_port(const mds_server *s);
+/* Stop listening, wait for connection threads, free s.  NULL is a no-op. */
+void mds_server_stop(mds_server *s);
+
+/* Decode and execute one request without a socket (the handler's core; also
+ * used by tests).  The reply payload is appended to out; returns the reply
+ * status (0 or -errno).  On error out is reset to empty. */
+int mds_server_dispatch(mds_server *s, const pfs_hdr *h, const uint8_t *payload,
+			size_t len, const char *peer, pfs_wbuf *out);
+
+/* Requests of opcode op counted for job (0 if never seen). */
+uint64_t mds_server_job_ops(mds_server *s, const char *job, uint16_t op);
+
+#endif

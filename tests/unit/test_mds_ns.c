@@ -1,0 +1,795 @@
+/* test_mds_ns.c — unit tests of mds/ns.c on a temporary LMDB directory. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/log.h"
+#include "mds/ns.h"
+
+struct fx {
+	char dir[64];
+	char db[96];
+	mds_ns *ns;
+	uint64_t now_ms;
+};
+
+static const pfs_cred root = { 0, 0, 0, { 0 } };
+static const pfs_cred alice = { 1000, 1000, 1, { 2000 } };
+static const pfs_cred bob = { 1001, 1001, 0, { 0 } };
+
+static uint64_t fx_clock(void *arg)
+{
+	return ((struct fx *)arg)->now_ms;
+}
+
+static void fx_open(struct fx *f)
+{
+	mds_ns_opts o = { .path = f->db, .sync_mode = MDS_SYNC_PERIODIC, .clock_ms = fx_clock,
+			  .clock_arg = f, .mapsize = 1ull << 30 };
+	assert_int_equal(mds_ns_open(&o, &f->ns), 0);
+}
+
+/* Register n OSTs of one OSS with the given free bytes (total 1 TiB). */
+static void fx_osts(struct fx *f, uint32_t n, const uint64_t *free_b)
+{
+	mds_ost_report r[8];
+	uint32_t idx[8];
+
+	memset(r, 0, sizeof(r));
+	for (uint32_t i = 0; i < n; i++) {
+		snprintf(r[i].uuid, sizeof(r[i].uuid), "uuid-%u", i);
+		r[i].total_bytes = 1ull << 40;
+		r[i].free_bytes = free_b ? free_b[i] : 1ull << 39;
+	}
+	assert_int_equal(mds_ns_oss_register(f->ns, "oss0", "127.0.0.1", 7800, 7801, r, n, idx),
+			 0);
+	for (uint32_t i = 0; i < n; i++)
+		assert_int_equal(idx[i], i);
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	pfs_log_init("test", PFS_LOG_ERR);
+	strcpy(f->dir, "/tmp/test_mds_ns.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->db, sizeof(f->db), "%s/db", f->dir);
+	f->now_ms = 1000000;
+	fx_open(f);
+	fx_osts(f, 4, NULL);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char p[160];
+
+	mds_ns_close(f->ns);
+	snprintf(p, sizeof(p), "%s/data.mdb", f->db);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/lock.mdb", f->db);
+	unlink(p);
+	rmdir(f->db);
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+static uint64_t mkfile(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		       uint32_t mode)
+{
+	pfs_attr a;
+	pfs_layout l;
+
+	assert_int_equal(mds_ns_create(ns, c, parent, name, mode, PFS_CREATE_EXCL, 0, 0, &a, &l), 0);
+	return a.ino;
+}
+
+static uint64_t mkd(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		    uint32_t mode)
+{
+	pfs_attr a;
+
+	assert_int_equal(mds_ns_mkdir(ns, c, parent, name, mode, &a), 0);
+	return a.ino;
+}
+
+static uint32_t nlink_of(mds_ns *ns, uint64_t ino)
+{
+	pfs_attr a;
+
+	assert_int_equal(mds_ns_getattr(ns, &root, ino, &a), 0);
+	return a.nlink;
+}
+
+static uint64_t destroy_count(mds_ns *ns)
+{
+	uint64_t n;
+
+	assert_int_equal(mds_ns_destroy_count(ns, &n), 0);
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void test_ns_basic(void **state)
+{
+	struct fx *f = *state;
+	mds_ns *ns = f->ns;
+	pfs_attr a, b;
+	pfs_layout l;
+	char target[PFS_PATH_MAX + 1];
+
+	assert_int_equal(mds_ns_getattr(ns, &root, 1, &a), 0);
+	assert_true(S_ISDIR(a.mode));
+	assert_int_equal(a.nlink, 2);
+
+	uint64_t d = mkd(ns, &root, 1, "d", 0755);
+	assert_int_equal(nlink_of(ns, 1), 3);
+	assert_int_equal(mds_ns_mkdir(ns, &root, 1, "d", 0755, &a), -EEXIST);
+
+	assert_int_equal(mds_ns_create(ns, &root, d, "f", 0644, 0, 0, 0, &a, &l), 0);
+	assert_true(S_ISREG(a.mode));
+	assert_int_equal(a.mode & 07777, 0644);
+	assert_int_equal(a.nlink, 1);
+	assert_int_equal(l.stripe_size, PFS_DEFAULT_STRIPE_SIZE);
+	assert_int_equal(l.stripe_count, 4);
+	/* Non-EXCL create of an existing file returns it; EXCL refuses. */
+	assert_int_equal(mds_ns_create(ns, &root, d, "f", 0600, 0, 0, 0, &b, &l), 0);
+	assert_int_equal(b.ino, a.ino);
+	assert_int_equal(mds_ns_create(ns, &root, d, "f", 0600, PFS_CREATE_EXCL, 0, 0, &b, &l),
+			 -EEXIST);
+
+	assert_int_equal(mds_ns_lookup(ns, &root, d, "f", &b), 0);
+	assert_int_equal(b.ino, a.ino);
+	assert_int_equal(mds_ns_lookup(ns, &root, d, "nope", &b), -ENOENT);
+	assert_int_equal(mds_ns_lookup(ns, &root, d, "..", &b), 0);
+	assert_int_equal(b.ino, 1);
+	assert_int_equal(mds_ns_lookup(ns, &root, a.ino, "x", &b), -ENOTDIR);
+
+	/* Symlink and readlink. */
+	assert_int_equal(mds_ns_symlink(ns, &root, d, "s", "../some/where", &b), 0);
+	assert_true(S_ISLNK(b.mode));
+	assert_int_equal(b.size, 13);
+	assert_int_equal(mds_ns_readlink(ns, &root, b.ino, target), 0);
+	assert_string_equal(target, "../some/where");
+	assert_int_equal(mds_ns_readlink(ns, &root, a.ino, target), -EINVAL);
+
+	/* mknod: fifo has no layout; regular file via mknod gets one. */
+	assert_int_equal(mds_ns_mknod(ns, &root, d, "p", S_IFIFO | 0600, 0, &b), 0);
+	assert_true(S_ISFIFO(b.mode));
+	assert_int_equal(mds_ns_getlayout(ns, &root, b.ino, &l), 0);
+	assert_int_equal(l.stripe_count, 0);
+	assert_int_equal(mds_ns_mknod(ns, &root, d, "r", 0644, 0, &b), 0);
+	assert_true(S_ISREG(b.mode));
+	assert_int_equal(mds_ns_getlayout(ns, &root, b.ino, &l), 0);
+	assert_int_equal(l.stripe_count, 4);
+
+	/* Readdir returns everything, no "." or "..". */
+	mds_dirent e[16];
+	uint32_t n;
+	int eof;
+	assert_int_equal(mds_ns_readdir(ns, &root, d, 0, 16, e, &n, &eof), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(eof, 1);
+	assert_string_equal(e[0].name, "f");
+	assert_int_equal(e[0].ino, a.ino);
+	assert_true(S_ISREG(e[0].mode));
+	assert_string_equal(e[1].name, "s");
+	assert_string_equal(e[3].name, "r");
+
+	/* Names. */
+	char longname[300];
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	assert_int_equal(mds_ns_mkdir(ns, &root, d, longname, 0755, &b), -ENAMETOOLONG);
+	assert_int_equal(mds_ns_mkdir(ns, &root, d, "a/b", 0755, &b), -EINVAL);
+	assert_int_equal(mds_ns_mkdir(ns, &root, d, "..", 0755, &b), -EEXIST);
+
+	/* rmdir. */
+	assert_int_equal(mds_ns_rmdir(ns, &root, 1, "d"), -ENOTEMPTY);
+	assert_int_equal(mds_ns_rmdir(ns, &root, d, "f"), -ENOTDIR);
+	assert_int_equal(mds_ns_unlink(ns, &root, 1, "d"), -EISDIR);
+	uint64_t e2 = mkd(ns, &root, d, "empty", 0755);
+	assert_int_equal(nlink_of(ns, d), 3);
+	assert_int_equal(mds_ns_rmdir(ns, &root, d, "empty"), 0);
+	assert_int_equal(mds_ns_getattr(ns, &root, e2, &b), -ENOENT);
+	assert_int_equal(nlink_of(ns, d), 2);
+
+	/* statfs sums the OSTs. */
+	pfs_statfs st;
+	assert_int_equal(mds_ns_statfs(ns, &root, &st), 0);
+	assert_int_equal(st.bsize, 4096);
+	assert_int_equal(st.blocks, 4 * ((1ull << 40) / 4096));
+	assert_int_equal(st.bfree, 4 * ((1ull << 39) / 4096));
+	assert_int_equal(st.namemax, 255);
+
+	/* access / open. */
+	assert_int_equal(mds_ns_access(ns, &root, a.ino, R_OK | W_OK), 0);
+	assert_int_equal(mds_ns_access(ns, &root, a.ino, X_OK), -EACCES);
+	assert_int_equal(mds_ns_open_file(ns, &root, a.ino, O_RDWR, &b, &l), 0);
+	assert_int_equal(l.stripe_count, 4);
+	assert_int_equal(mds_ns_open_file(ns, &root, d, O_WRONLY, &b, &l), -EISDIR);
+	assert_int_equal(mds_ns_open_file(ns, &root, d, O_RDONLY, &b, &l), 0);
+}
+
+static void test_ns_setattr(void **state)
+{
+	struct fx *f = *state;
+	mds_ns *ns = f->ns;
+	pfs_attr a, b;
+
+	uint64_t ino = mkfile(ns, &root, 1, "f", 0644);
+	assert_int_equal(mds_ns_setattr(ns, &root, ino, PFS_SETATTR_MODE, 0600, 0, 0, 0, 0, 0, &a),
+			 0);
+	assert_int_equal(a.mode, S_IFREG | 0600);
+	assert_int_equal(mds_ns_setattr(ns, &root, ino, PFS_SETATTR_UID | PFS_SETATTR_GID, 0, 1000,
+					1000, 0, 0, 0, &a),
+			 0);
+	assert_int_equal(a.uid, 1000);
+	assert_int_equal(a.gid, 1000);
+	/* Truncate moves mtime/ctime. */
+	int64_t before = a.mtime_ns;
+	assert_int_equal(mds_ns_setattr(ns, &root, ino, PFS_SETATTR_SIZE, 0, 0, 0, 12345, 0, 0, &a),
+			 0);
+	assert_int_equal(a.size, 12345);
+	assert_true(a.mtime_ns >= before);
+	/* Explicit times. */
+	assert_int_equal(mds_ns_setattr(ns, &root, ino, PFS_SETATTR_ATIME | PFS_SETATTR_MTIME, 0, 0,
+					0, 0, 111, 222, &a),
+			 0);
+	assert_int_equal(a.atime_ns, 111);
+	assert_int_equal(a.mtime_ns, 222);
+	assert_int_equal(mds_ns_setattr(ns, &root, ino, PFS_SETATTR_MTIME | PFS_SETATTR_MTIME_NOW, 0,
+					0, 0, 0, 0, 0, &a),
+			 0);
+	assert_true(a.mtime_ns > 222);
+	/* SETSIZE grows only. */
+	assert_int_equal(mds_ns_setsize(ns, &root, ino, 100, 0, &b), 0);
+	assert_int_equal(b.size, 12345);
+	assert_int_equal(mds_ns_setsize(ns, &root, ino, 1 << 20, 777, &b), 0);
+	assert_int_equal(b.size, 1 << 20);
+	assert_int_equal(b.mtime_ns, 777);
+	assert_int_equal(mds_ns_setsize(ns, &root, 1, 10, 0, &b), -EISDIR);
+	assert_int_equal(mds_ns_setattr(ns, &root, 1, PFS_SETATTR_SIZE, 0, 0, 0, 0, 0, 0, &b),
+			 -EISDIR);
+}
+
+static void test_ns_permissions(void **state)
+{
+	struct fx *f = *state;
+	mds_ns *ns = f->ns;
+	pfs_attr a;
+	pfs_layout l;
+
+	/* Root dir is 0755 root: alice may not create there. */
+	assert_int_equal(mds_ns_create(ns, &alice, 1, "x", 0644, 0, 0, 0, &a, &l), -EACCES);
+	assert_int_equal(mds_ns_mkdir(ns, &alice, 1, "x", 0755, &a), -EACCES);
+
+	uint64_t home = mkd(ns, &root, 1, "home", 0755);
+	assert_int_equal(mds_ns_setattr(ns, &root, home, PFS_SETATTR_UID | PFS_SETATTR_GID, 0, 1000,
+					1000, 0, 0, 0, &a),
+			 0);
+	uint64_t fa = mkfile(ns, &alice, home, "a", 0640);
+	assert_int_equal(mds_ns_getattr(ns, &alice, fa, &a), 0);
+	assert_int_equal(a.uid, 1000);
+	assert_int_equal(a.gid, 1000);
+
+	/* bob: no group, "other" bits 0 -> no read; cannot write the dir. */
+	assert_int_equal(mds_ns_open_file(ns, &bob, fa, O_RDONLY, &a, &l), -EACCES);
+	assert_int_equal(mds_ns_access(ns, &bob, fa, R_OK), -EACCES);
+	assert_int_equal(mds_ns_unlink(ns, &bob, home, "a"), -EACCES);
+	assert_int_equal(mds_ns_rename(ns, &bob, home, "a", home, "b", 0), -EACCES);
+	/* chmod / chown by non-owner. */
+	assert_int_equal(mds_ns_setattr(ns, &bob, fa, PFS_SETATTR_MODE, 0777, 0, 0, 0, 0, 0, &a),
+			 -EPERM);
+	assert_int_equal(mds_ns_setattr(ns, &alice, fa, PFS_SETATTR_UID, 0, 1001, 0, 0, 0, 0, &a),
+			 -EPERM);
+	/* Owner may chgrp to a group she is in, not to another. */
+	assert_int_equal(mds_ns_setattr(ns, &alice, fa, PFS_SETATTR_MODE, 06755, 0, 0, 0, 0, 0, &a),
+			 0);
+	assert_int_equal(a.mode & 07777, 06755);
+	assert_int_equal(mds_ns_setattr(ns, &alice, fa, PFS_SETATTR_GID, 0, 0, 2000, 0, 0, 0, &a),
+			 0);
+	assert_int_equal(a.gid, 2000);
+	assert_int_equal(a.mode & 07777, 0755); /* set-id bits cleared */
+	assert_int_equal(mds_ns_setattr(ns, &alice, fa, PFS_SETATTR_GID, 0, 0, 3000, 0, 0, 0, &a),
+			 -EPERM);
+	/* Times: explicit needs ownership, NOW needs write permission. */
+	assert_int_equal(mds_ns_setattr(ns, &bob, fa, PFS_SETATTR_MTIME, 0, 0, 0, 0, 0, 5, &a),
+			 -EPERM);
+	assert_int_equal(mds_ns_setattr(ns, &bob, fa, PFS_SETATTR_MTIME | PFS_SETATTR_MTIME_NOW, 0,
+					0, 0, 0, 0, 0, &a),
+			 -EACCES);
+	assert_int_equal(mds_ns_setattr(ns, &bob, fa, PFS_SETATTR_SIZE, 0, 0, 0, 0, 0, 0, &a),
+			 -EACCES);
+	/* Search permission on the parent for lookup. */
+	uint64_t priv = mkd(ns, &alice, home, "priv", 0700);
+	mkfile(ns, &alice, priv, "secret", 0644);
+	assert_int_equal(mds_ns_lookup(ns, &bob, priv, "secret", &a), -EACCES);
+	assert_int_equal(mds_ns_lookup(ns, &alice, priv, "secret", &a), 0);
+	mds_dirent e[4];
+	uint32_t n;
+	int eof;
+	assert_int_equal(mds_ns_readdir(ns, &bob, priv, 0, 4, e, &n, &eof), -EACCES);
+	/* Root bypasses rwx but exec needs some x bit. */
+	assert_int_equal(mds_ns_lookup(ns, &root, priv, "secret", &a), 0);
+	assert_int_equal(mds_ns_access(ns, &root, a.ino, X_OK), -EACCES);
+	assert_int_equal(mds_ns_access(ns, &root, fa, X_OK), 0);
+
+	/* Sticky directory: bob may create but not remove alice's file. */
+	uint64_t tmp = mkd(ns, &root, 1, "tmp", 01777);
+	mkfile(ns, &alice, tmp, "af", 0644);
+	mkfile(ns, &bob, tmp, "bf", 0644);
+	assert_int_equal(mds_ns_unlink(ns, &bob, tmp, "af"), -EPERM);
+	assert_int_equal(mds_ns_rename(ns, &bob, tmp, "af", tmp, "zz", 0), -EPERM);
+	assert_int_equal(mds_ns_rename(ns, &bob, tmp, "bf", tmp, "af", 0), -EPERM);
+	assert_int_equal(mds_ns_unlink(ns, &bob, tmp, "bf"), 0);
+	assert_int_equal(mds_ns_unlink(ns, &root, tmp, "af"), 0);
+
+	/* setgid directory hands its group down. */
+	uint64_t sg = mkd(ns, &root, 1, "sg", 02777);
+	assert_int_equal(mds_ns_setattr(ns, &root, sg, PFS_SETATTR_GID, 0, 0, 555, 0, 0, 0, &a), 0);
+	uint64_t sub = mkd(ns, &alice, sg, "sub", 0755);
+	assert_int_equal(mds_ns_getattr(ns, &alice, sub, &a), 0);
+	assert_int_equal(a.gid, 555);
+	assert_true(a.mode & S_ISGID);
+	/* setstripe: owner or root only. */
+	assert_int_equal(mds_ns_setstripe(ns, &bob, home, 1 << 20, 2), -EPERM);
+	/* xattr: user.* needs write permission. */
+	assert_int_equal(mds_ns_setxattr(ns, &bob, fa, "user.k", "v", 1, 0), -EACCES);
+	assert_int_equal(mds_ns_setxattr(ns, &alice, fa, "trusted.k", "v", 1, 0), -EPERM);
+}
+
+static void test_ns_rename(void **state)
+{
+	struct fx *f = *state;
+	mds_ns *ns = f->ns;
+	pfs_attr a;
+
+	uint64_t A = mkd(ns, &root, 1, "A", 0755);
+	uint64_t B = mkd(ns, &root, 1, "B", 0755);
+	uint64_t f1 = mkfile(ns, &root, A, "f1", 0644);
+	uint64_t f2 = mkfile(ns, &root, A, "f2", 0644);
+	uint64_t sub = mkd(ns, &root, A, "sub", 0755);
+	uint64_t deep = mkd(ns, &root, sub, "deep", 0755);
+	assert_int_equal(nlink_of(ns, A), 3);
+
+	/* Over an existing file: the target's objects go to the destroy log. */
+	uint64_t d0 = destroy_count(ns);
+	assert_int_equal(mds_ns_rename(ns, &root, A, "f1", A, "f2", 0), 0);
+	assert_int_equal(mds_ns_lookup(ns, &root, A, "f2", &a), 0);
+	assert_int_equal(a.ino, f1);
+	assert_int_equal(mds_ns_lookup(ns, &root, A, "f1", &a), -ENOENT);
+	assert_int_equal(mds_ns_getattr(ns, &root, f2, &a), -ENOENT);
+	assert_int_equal(destroy_count(ns), d0 + 1);
+
+	/* NOREPLACE. */
+	uint64_t g = mkfile(ns, &root, A, "g", 0644);
+	assert_int_equal(mds_ns_rename(ns, &root, A, "g", A, "f2", PFS_RENAME_NOREPLACE), -EEXIST);
+	assert_int_equal(mds_ns_rename(ns, &root, A, "g", A, "g2", PFS_RENAME_NOREPLACE), 0);
+	assert_int_equal(mds_ns_rename(ns, &root, A, "g2", A, "g",
+				       PFS_RENAME_NOREPLACE | PFS_RENAME_EXCHANGE),
+			 -EINVAL);
+
+	/* Type mismatches. */
+	assert_int_equal(mds_ns_rename(ns, &root, A, "g2", A, "sub", 0), -EISDIR);
+	assert_int_equal(mds_ns_rename(ns, &root, A, "sub", A, "g2", 0), -ENOTDIR);
+
+	/* Into its own subtree. */
+	assert_int_equal(mds_ns_rename(ns, &root, 1, "A", sub, "x", 0), -EINVAL);
+	assert_int_equal(mds_ns_rename(ns, &root, 1, "A", deep, "x", 0), -EINVAL);
+	assert_int_equal(mds_ns_rename(ns, &root, 1, "A", A, "x", 0), -EINVAL);
+
+	/* Over a non-empty dir, then over an empty one, across directories. */
+	uint64_t Bt = mkd(ns, &root, B, "t", 0755);
+	mkfile(ns, &root, Bt, "inside", 0644);
+	assert_int_equal(nlink_of(ns, B), 3);
+	assert_int_equal(mds_ns_rename(ns, &root, A, "sub", B, "t", 0), -ENOTEMPTY);
+	assert_int_equal(mds_ns_unlink(ns, &root, Bt, "inside"), 0);
+	assert_int_equal(mds_ns_rename(ns, &root, A, "sub", B, "t", 0), 0);
+	assert_int_equal(mds_ns_getattr(ns, &root, Bt, &a), -ENOENT);
+	assert_int_equal(mds_ns_lookup(ns, &root, B, "t", &a), 0);
+	assert_int_equal(a.ino, sub);
+	assert_int_equal(nlink_of(ns, A), 2); /* lost sub */
+	assert_int_equal(nlink_of(ns, B), 3); /* lost t, gained sub */
+	assert_int_equal(mds_ns_lookup(ns, &root, sub, "..", &a), 0);
+	assert_int_equal(a.ino, B);
+
+	/* Plain move of a dir across directories. */
+	uint64_t m = mkd(ns, &root, A, "m", 0755);
+	assert_int_equal(nlink_of(ns, A), 3);
+	assert_int_equal(mds_ns_rename(ns, &root, A, "m", B, "m", 0), 0);
+	assert_int_equal(nlink_of(ns, A), 2);
+	assert_int_equal(nlink_of(ns, B), 4);
+	assert_int_equal(mds_ns_lookup(ns, &root, m, "..", &a), 0);
+	assert_int_equal(a.ino, B);
+
+	/* EXCHANGE a file in A with a dir in B. */
+	assert_int_equal(mds_ns_rename(ns, &root, A, "g2", B, "m", PFS_RENAME_EXCHANGE), 0);
+	assert_int_equal(mds_ns_lookup(ns, &root, A, "g2", &a), 0);
+	assert_int_equal(a.ino, m);
+	assert_int_equal(mds_ns_lookup(ns, &root, B, "m", &a), 0);
+	assert_int_equal(a.ino, g);
+	assert_int_equal(nlink_of(ns, A), 3);
+	assert_int_equal(nlink_of(ns, B), 3);
+	assert_int_equal(mds_ns_lookup(ns, &root, m, "..", &a), 0);
+	assert_int_equal(a.ino, A);
+	assert_int_equal(mds_ns_rename(ns, &root, A, "g2", B, "nothere", PFS_RENAME_EXCHANGE),
+			 -ENOENT);
+
+	/* Same inode through two hard links: nothing happens. */
+	assert_int_equal(mds_ns_link(ns, &root, f1, A, "hl", &a), 0);
+	assert_int_equal(mds_ns_rename(ns, &root, A, "hl", A, "f2", 0), 0);
+	assert_int_equal(mds_ns_lookup(ns, &root, A, "hl", &a), 0);
+	assert_int_equal(a.nlink, 2);
+	assert_int_equal(mds_ns_rename(ns, &root, A, "missing", A, "zz", 0), -ENOENT);
+}
+
+static void test_ns_hardlinks(void **state)
+{
+	struct fx *f = *state;
+	mds_ns *ns = f->ns;
+	pfs_attr a;
+
+	uint64_t d = mkd(ns, &root, 1, "d", 0755);
+	uint64_t fi = mkfile(ns, &root, 1, "f", 0644);
+	uint64_t d0 = destroy_count(ns);
+	assert_int_equal(mds_ns_link(ns, &root, fi, d, "l1", &a), 0);
+	assert_int_equal(a.nlink, 2);
+	assert_int_equal(mds_ns_link(ns, &root, fi, d, "l2", &a), 0);
+	assert_int_equal(a.nlink, 3);
+	assert_int_equal(mds_ns_link(ns, &root, fi, d, "l2", &a), -EEXIST);
+	assert_int_equal(mds_ns_link(ns, &root, d, 1, "dl", &a), -EPERM);
+	assert_int_equal(mds_ns_unlink(ns, &root, 1, "f"), 0);
+	assert_int_equal(nlink_of(ns, fi), 2);
+	assert_int_equal(mds_ns_unlink(ns, &root, d, "l1"), 0);
+	assert_int_equal(nlink_of(ns, fi), 1);
+	/* The destroy record appears with the last unlink, not before. */
+	assert_int_equal(destroy_count(ns), d0);
+	assert_int_equal(mds_ns_unlink(ns, &root, d, "l2"), 0);
+	assert_int_equal(destroy_count(ns), d0 + 1);
+	assert_int_equal(mds_ns_getattr(ns, &root, fi, &a), -ENOENT);
+}
+
+static void test_ns_readdir_paging(void **state)
+{
+	struct fx *f = *state;
+	mds_ns *ns = f->ns;
+	enum { N = 20000, PAGE = 1000 };
+	pfs_attr a;
+	char name[32];
+	mds_dirent *e = calloc(PAGE, sizeof(*e));
+	int *seen = calloc(2 * N, sizeof(int));
+	uint64_t d = mkd(ns, &root, 1, "big", 0755);
+
+	assert_non_null(e);
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		assert_int_equal(mds_ns_mknod(ns, &root, d, name, S_IFIFO | 0644, 0, &a), 0);
+	}
+	uint64_t cookie = 0;
+	int eof = 0, pages = 0, added = 0;
+	while (!eof) {
+		uint32_t n;
+		assert_int_equal(mds_ns_readdir(ns, &root, d, cookie, PAGE, e, &n, &eof), 0);
+		for (uint32_t i = 0; i < n; i++) {
+			int k = atoi(e[i].name + 1);
+			assert_true(k >= 0 && k < 2 * N);
+			seen[k]++;
+			cookie = e[i].next_cookie;
+		}
+		pages++;
+		if (eof)
+			break;
+		/* Between pages: remove some names not yet seen and some seen,
+		 * add new ones. */
+		int base = pages * 700;
+		for (int j = 0; j < 5 && base + j * 3 < N; j++) {
+			snprintf(name, sizeof(name), "n%d", base + j * 3);
+			mds_ns_unlink(ns, &root, d, name);
+		}
+		if (added < N) {
+			snprintf(name, sizeof(name), "n%d", N + added++);
+			assert_int_equal(mds_ns_mknod(ns, &root, d, name, S_IFIFO | 0644, 0, &a), 0);
+		}
+	}
+	assert_true(pages >= N / PAGE);
+	/* Every name that still exists was seen exactly once (names added
+	 * mid-listing get larger cookies, so they are seen too); none twice. */
+	for (int k = 0; k < N + added; k++) {
+		snprintf(name, sizeof(name), "n%d", k);
+		int exists = mds_ns_lookup(ns, &root, d, name, &a) == 0;
+		assert_true(seen[k] <= 1);
+		if (exists)
+			assert_int_equal(seen[k], 1);
+	}
+	/* A final full listing has exactly the surviving count. */
+	uint64_t total = 0;
+	cookie = 0;
+	eof = 0;
+	while (!eof) {
+		uint32_t n;
+		assert_int_equal(mds_ns_readdir(ns, &root, d, cookie, PAGE, e, &n, &eof), 0);
+		total += n;
+		if (n)
+			cookie = e[n - 1].next_cookie;
+	}
+	uint64_t exist = 0;
+	for (int k = 0; k < N + added; k++) {
+		snprintf(name, sizeof(name), "n%d", k);
+		exist += mds_ns_lookup(ns, &root, d, name, &a) == 0;
+	}
+	assert_int_equal(total, exist);
+	assert_true(exist > N - 200);
+	free(e);
+	free(seen);
+}
+
+static void test_ns_layout_inherit(void **state)
+{
+	struct fx *f = *state;
+	mds_ns *ns = f->ns;
+	pfs_attr a;
+	pfs_layout l;
+
+	uint64_t d = mkd(ns, &root, 1, "d", 0755);
+	uint64_t before = mkd(ns, &root, d, "before", 0755);
+	assert_int_equal(mds_ns_setstripe(ns, &root, d, 4 << 20, 2), 0);
+	assert_int_equal(mds_ns_setstripe(ns, &root, d, 1000, 2), -EINVAL);
+	assert_int_equal(mds_ns_getlayout(ns, &root, d, &l), 0);
+	assert_int_equal(l.stripe_count, 0);
+	assert_int_equal(l.stripe_size, 4 << 20);
+
+	assert_int_equal(mds_ns_create(ns, &root, d, "f", 0644, 0, 0, 0, &a, &l), 0);
+	assert_int_equal(l.stripe_size, 4 << 20);
+	assert_int_equal(l.stripe_count, 2);
+	assert_int_not_equal(l.stripe[0].ost, l.stripe[1].ost);
+	/* Hints beat the directory default. */
+	assert_int_equal(mds_ns_create(ns, &root, d, "h", 0644, 0, 128 << 10, 3, &a, &l), 0);
+	assert_int_equal(l.stripe_size, 128 << 10);
+	assert_int_equal(l.stripe_count, 3);
+	/* More stripes than OSTs: capped to the OSTs up. */
+	assert_int_equal(mds_ns_create(ns, &root, d, "w", 0644, 0, 0, 16, &a, &l), 0);
+	assert_int_equal(l.stripe_count, 4);
+	/* Subdirectory created afterwards inherits; one created before not. */
+	uint64_t sub = mkd(ns, &root, d, "sub", 0755);
+	assert_int_equal(mds_ns_create(ns, &root, sub, "g", 0644, 0, 0, 0, &a, &l), 0);
+	assert_int_equal(l.stripe_size, 4 << 20);
+	assert_int_equal(l.stripe_count, 2);
+	assert_int_equal(mds_ns_create(ns, &root, before, "g", 0644, 0, 0, 0, &a, &l), 0);
+	assert_int_equal(l.stripe_size, 1 << 20);
+	assert_int_equal(l.stripe_count, 4);
+
+	/* setstripe on a file: only while empty; old objects logged. */
+	uint64_t d0 = destroy_count(ns);
+	assert_int_equal(mds_ns_setstripe(ns, &root, a.ino, 2 << 20, 1), 0);
+	assert_int_equal(destroy_count(ns), d0 + 1);
+	assert_int_equal(mds_ns_getlayout(ns, &root, a.ino, &l), 0);
+	assert_int_equal(l.stripe_size, 2 << 20);
+	assert_int_equal(l.stripe_count, 1);
+	assert_int_equal(mds_ns_setsize(ns, &root, a.ino, 10, 0, &a), 0);
+	assert_int_equal(mds_ns_setstripe(ns, &root, a.ino, 1 << 20, 2), -EBUSY);
+
+	/* Object ids are unique per OST. */
+	uint64_t seen[4][64];
+	int cnt[4] = { 0 };
+	for (int i = 0; i < 20; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "u%d", i);
+		assert_int_equal(mds_ns_create(ns, &root, 1, name, 0644, 0, 0, 0, &a, &l), 0);
+		for (uint32_t s = 0; s < l.stripe_count; s++) {
+			uint32_t o = l.stripe[s].ost;
+			assert_true(o < 4);
+			for (int k = 0; k < cnt[o]; k++)
+				assert_true(seen[o][k] != l.stripe[s].object);
+			if (cnt[o] < 64)
+				seen[o][cnt[o]++] = l.stripe[s].object;
+		}
+	}
+}
+
+static void test_ns_ost_balance(void **state)
+{
+	struct fx *f = *state;
+	mds_ns *ns = f->ns;
+	pfs_attr a;
+	pfs_layout l;
+	int count[4] = { 0 };
+	char name[32];
+
+	/* Balanced free space: plain round robin. */
+	for (int i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), "rr%d", i);
+		assert_int_equal(mds_ns_create(ns, &root, 1, name, 0644, 0, 0, 1, &a, &l), 0);
+		assert_int_equal(l.stripe_count, 1);
+		count[l.stripe[0].ost]++;
+	}
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(count[i], 25);
+
+	/* OST 3 nearly full: it gets far fewer new objects. */
+	mds_ost_report r[4];
+	memset(r, 0, sizeof(r));
+	for (uint32_t i = 0; i < 4; i++) {
+		r[i].index = i;
+		r[i].total_bytes = 1ull << 40;
+		r[i].free_bytes = i == 3 ? 10ull << 30 : 100ull << 30;
+	}
+	assert_int_equal(mds_ns_oss_heartbeat(ns, "oss0", r, 4), 0);
+	memset(count, 0, sizeof(count));
+	for (int i = 0; i < 310; i++) {
+		snprintf(name, sizeof(name), "wb%d", i);
+		assert_int_equal(mds_ns_create(ns, &root, 1, name, 0644, 0, 0, 1, &a, &l), 0);
+		count[l.stripe[0].ost]++;
+	}
+	for (int i = 0; i < 3; i++)
+		assert_true(count[i] >= 95 && count[i] <= 105);
+	assert_true(count[3] <= 15);
+	assert_true(count[3] >= 5); /* weighted, not starved */
+
+	/* Multi-stripe files still get distinct OSTs. */
+	assert_int_equal(mds_ns_create(ns, &root, 1, "wide", 0644, 0, 0, 4, &a, &l), 0);
+	assert_int_equal(l.stripe_count, 4);
+	int mask = 0;
+	for (int s = 0; s < 4; s++)
+		mask |= 1 << l.stripe[s].ost;
+	assert_int_equal(mask, 0xf);
+
+	/* Heartbeat timeout: OSTs go down; with none up, create is ENOSPC. */
+	f->now_ms += 11000;
+	pfs_ost_info *v;
+	uint32_t n;
+	assert_int_equal(mds_ns_ost_list(ns, &v, &n), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(v[0].up, 0);
+	free(v);
+	assert_int_equal(mds_ns_create(ns, &root, 1, "none", 0644, 0, 0, 0, &a, &l), -ENOSPC);
+	r[0].free_bytes = 100ull << 30;
+	assert_int_equal(mds_ns_oss_heartbeat(ns, "oss0", r, 1), 0); /* only OST 0 */
+	assert_int_equal(mds_ns_create(ns, &root, 1, "one", 0644, 0, 0, 0, &a, &l), 0);
+	assert_int_equal(l.stripe_count, 1);
+	assert_int_equal(l.stripe[0].ost, 0);
+	/* Heartbeats for unknown or foreign OSTs are refused. */
+	r[0].index = 99;
+	assert_int_equal(mds_ns_oss_heartbeat(ns, "oss0", r, 1), -ENOENT);
+	r[0].index = 1;
+	assert_int_equal(mds_ns_oss_heartbeat(ns, "other", r, 1), -EPERM);
+}
+
+static void test_ns_registry_persists(void **state)
+{
+	struct fx *f = *state;
+	mds_ost_report r[2];
+	uint32_t idx[2];
+	pfs_ost_info *v;
+	uint32_t n;
+	char host[64];
+	uint16_t port;
+	int up;
+
+	memset(r, 0, sizeof(r));
+	strcpy(r[0].uuid, "new-ost");
+	strcpy(r[1].uuid, "uuid-2");
+	assert_int_equal(mds_ns_oss_register(f->ns, "oss9", "10.0.0.9", 1, 2, r, 2, idx), 0);
+	assert_int_equal(idx[0], 4);
+	assert_int_equal(idx[1], 2); /* known uuid keeps its index */
+	mds_ns_close(f->ns);
+	fx_open(f);
+	/* After a restart nothing is up until heard from, indices persist. */
+	assert_int_equal(mds_ns_ost_list(f->ns, &v, &n), 0);
+	assert_int_equal(n, 5);
+	assert_int_equal(v[4].index, 4);
+	assert_string_equal(v[4].uuid, "new-ost");
+	assert_string_equal(v[2].oss, "oss9");
+	assert_int_equal(v[2].up, 0);
+	free(v);
+	assert_int_equal(mds_ns_ost_addr(f->ns, 2, host, &port, &up), 0);
+	assert_string_equal(host, "10.0.0.9");
+	assert_int_equal(port, 2);
+	assert_int_equal(up, 0);
+	strcpy(r[0].uuid, "uuid-2");
+	assert_int_equal(mds_ns_oss_register(f->ns, "oss0", "127.0.0.1", 7800, 7801, r, 1, idx), 0);
+	assert_int_equal(idx[0], 2);
+}
+
+static void test_ns_destroy_log(void **state)
+{
+	struct fx *f = *state;
+	pfs_attr a;
+	pfs_layout l;
+	pfs_stripe st[MDS_DESTROY_MAX];
+	uint64_t seq;
+	uint32_t n;
+
+	assert_int_equal(mds_ns_create(f->ns, &root, 1, "f", 0644, 0, 0, 3, &a, &l), 0);
+	assert_int_equal(mds_ns_destroy_next(f->ns, 0, &seq, st, &n), -ENOENT);
+	assert_int_equal(mds_ns_unlink(f->ns, &root, 1, "f"), 0);
+	mds_ns_close(f->ns);
+	fx_open(f);
+	assert_int_equal(destroy_count(f->ns), 1);
+	assert_int_equal(mds_ns_destroy_next(f->ns, 0, &seq, st, &n), 0);
+	assert_int_equal(n, 3);
+	for (uint32_t i = 0; i < 3; i++) {
+		assert_int_equal(st[i].ost, l.stripe[i].ost);
+		assert_int_equal(st[i].object, l.stripe[i].object);
+	}
+	assert_int_equal(mds_ns_destroy_next(f->ns, seq, &seq, st, &n), -ENOENT);
+	assert_int_equal(mds_ns_destroy_done(f->ns, 1), 0);
+	assert_int_equal(destroy_count(f->ns), 0);
+	/* A file with no objects (fifo) leaves no record; namespace persisted. */
+	assert_int_equal(mds_ns_mknod(f->ns, &root, 1, "p", S_IFIFO | 0600, 0, &a), 0);
+	assert_int_equal(mds_ns_unlink(f->ns, &root, 1, "p"), 0);
+	assert_int_equal(destroy_count(f->ns), 0);
+}
+
+static void test_ns_xattr(void **state)
+{
+	struct fx *f = *state;
+	mds_ns *ns = f->ns;
+	void *val;
+	size_t len;
+	char *list;
+
+	uint64_t ino = mkfile(ns, &root, 1, "f", 0644);
+	assert_int_equal(mds_ns_setxattr(ns, &root, ino, "user.a", "1", 1, 0), 0);
+	assert_int_equal(mds_ns_setxattr(ns, &root, ino, "user.a", "2", 1, XATTR_CREATE), -EEXIST);
+	assert_int_equal(mds_ns_setxattr(ns, &root, ino, "user.b", "2", 1, XATTR_REPLACE), -ENODATA);
+	assert_int_equal(mds_ns_setxattr(ns, &root, ino, "user.b", "hello", 5, XATTR_CREATE), 0);
+	assert_int_equal(mds_ns_setxattr(ns, &root, ino, "user.a", "xyz", 3, XATTR_REPLACE), 0);
+	assert_int_equal(mds_ns_setxattr(ns, &root, ino, "system.posix_acl_access", "x", 1, 0),
+			 -EOPNOTSUPP);
+	assert_int_equal(mds_ns_getxattr(ns, &root, ino, "user.a", &val, &len), 0);
+	assert_int_equal(len, 3);
+	assert_memory_equal(val, "xyz", 3);
+	free(val);
+	assert_int_equal(mds_ns_getxattr(ns, &root, ino, "user.zz", &val, &len), -ENODATA);
+	assert_int_equal(mds_ns_setxattr(ns, &root, ino, "trusted.t", "", 0, 0), 0);
+	assert_int_equal(mds_ns_listxattr(ns, &root, ino, &list, &len), 0);
+	assert_int_equal(len, sizeof("trusted.t") + sizeof("user.a") + sizeof("user.b"));
+	assert_memory_equal(list, "trusted.t\0user.a\0user.b\0", len);
+	free(list);
+	assert_int_equal(mds_ns_listxattr(ns, &alice, ino, &list, &len), 0);
+	assert_int_equal(len, sizeof("user.a") + sizeof("user.b"));
+	free(list);
+	assert_int_equal(mds_ns_removexattr(ns, &root, ino, "user.a"), 0);
+	assert_int_equal(mds_ns_removexattr(ns, &root, ino, "user.a"), -ENODATA);
+	/* xattrs go with the inode. */
+	assert_int_equal(mds_ns_unlink(ns, &root, 1, "f"), 0);
+	ino = mkfile(ns, &root, 1, "f", 0644);
+	assert_int_equal(mds_ns_listxattr(ns, &root, ino, &list, &len), 0);
+	assert_int_equal(len, 0);
+	free(list);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_ns_basic, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_setattr, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_permissions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_rename, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_hardlinks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_readdir_paging, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_layout_inherit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_ost_balance, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_registry_persists, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_destroy_log, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_xattr, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
