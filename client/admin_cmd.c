@@ -477,16 +477,16 @@ static int print_layout(cli_admin *a, const char *path, uint64_t ino, int is_dir
 					   "stripes", arr));
 	}
 	fprintf(a->out, "%s\n", path);
-	if (is_dir && l->stripe_count == 0 && l->stripe_size == 0) {
-		/* (the MDS does not report a directory's default count yet, so
-		 * a count set alone also shows up here) */
-		fputs("  default layout: none set (new files get the file system default)\n",
-		      a->out);
-		return 0;
+	/* A directory's default: 0 means "the file system default" for
+	 * either value.  (The MDS does not report a directory's default
+	 * count yet and always sends 0 there.) */
+	if (is_dir && l->stripe_size == 0) {
+		fputs("  default stripe_size:  file system default\n", a->out);
+	} else {
+		cli_fmt_size(l->stripe_size, 1, sz, sizeof(sz));
+		fprintf(a->out, "  %sstripe_size:  %u (%s)\n", is_dir ? "default " : "",
+			l->stripe_size, sz);
 	}
-	cli_fmt_size(l->stripe_size, 1, sz, sizeof(sz));
-	fprintf(a->out, "  %sstripe_size:  %u (%s)\n", is_dir ? "default " : "",
-		l->stripe_size, sz);
 	if (l->stripe_count == CLI_STRIPE_ALL_WIRE)
 		fprintf(a->out, "  default stripe_count: -1 (all OSTs)\n");
 	else if (is_dir && l->stripe_count == 0)

@@ -818,7 +818,8 @@ static void test_admin_cmd_getstripe_dir(void **state)
 
 	assert_int_equal(cli_admin_getstripe(&x->a, x->dir), 0);
 	s = output(x);
-	assert_non_null(strstr(s, "default layout: none set"));
+	assert_non_null(strstr(s, "  default stripe_size:  file system default\n"
+				  "  default stripe_count: file system default\n"));
 	fclose(x->f);
 	free(x->out);
 	x->out = NULL;
