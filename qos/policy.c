@@ -1,6 +1,8 @@
 /* policy.c — the registry of QoS policies and parameter helpers.
  * Each policy module defines its qos_policy_ops; this table lists them. */
 #include "qos/policy.h"
+#include "qos/gift.h"
+#include "qos/baselines.h"
 #include "qos/adaptbf.h"
 #include "qos/padll.h"
 
@@ -15,6 +17,14 @@ static const qos_policy_ops *const policies[] = {
 	&qos_policy_priority,
 	&qos_policy_proportional,
 	&qos_policy_psfa,
+	&qos_policy_gift,
+	&qos_policy_pofs,
+	&qos_policy_bsip,
+	&qos_policy_mbw,
+	&qos_policy_tsa,
+	&qos_policy_esa,
+	&qos_policy_tmf,
+	&qos_policy_rnd,
 	NULL,
 };
 

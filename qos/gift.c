@@ -1,0 +1,488 @@
+/* gift.c — GIFT's decision (gift.txt Algorithm 1), BSIP/POFS fair shares
+ * and effective bandwidth (sec. 2), and synthetic instances.
+ *
+ * A decision costs O(sum_i |S_i|) outside the LP plus one GLPK simplex
+ * (gift_lp.c); coupon look-ups are hashed (coupon.c).  Scratch arrays are
+ * allocated per decision: their cost is linear and far below the LP's. */
+#include "qos/gift.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qos/gift_lp.h"
+
+const char *const qos_gift_param_keys[] = {
+	"N", "tau", "B_thres", "regret_period", "regret_budget", NULL,
+};
+
+/* ---- fair shares ---- */
+
+static double job_weight(const qos_job *j)
+{
+	return j->priority > 0 ? j->priority : 1.0;
+}
+
+void qos_gift_sets_free(qos_gift_sets *s)
+{
+	free(s->off);
+	free(s->idx);
+	free(s->weight);
+	free(s->b_bsip);
+	free(s->cap_min);
+	memset(s, 0, sizeof(*s));
+}
+
+int qos_gift_sets_build(const qos_instance *in, qos_gift_sets *s)
+{
+	size_t nj = in->n_jobs, no = in->n_osts, nnz = 0;
+	int rc = -EINVAL;
+
+	memset(s, 0, sizeof(*s));
+	if ((no && !in->capacity) || (nj && !in->jobs) || (nj && no && !in->active))
+		return -EINVAL;
+	for (size_t j = 0; j < no; j++)
+		if (!(in->capacity[j] >= 0) || isinf(in->capacity[j]))
+			return -EINVAL;
+	s->n_jobs = nj;
+	s->n_osts = no;
+	for (size_t k = 0; k < nj * no; k++)
+		nnz += in->active[k] != 0;
+	rc = -ENOMEM;
+	s->off = malloc((nj + 1) * sizeof(*s->off));
+	s->idx = malloc((nnz ? nnz : 1) * sizeof(*s->idx));
+	s->weight = calloc(no ? no : 1, sizeof(*s->weight));
+	s->b_bsip = calloc(nj ? nj : 1, sizeof(*s->b_bsip));
+	s->cap_min = calloc(nj ? nj : 1, sizeof(*s->cap_min));
+	if (!s->off || !s->idx || !s->weight || !s->b_bsip || !s->cap_min)
+		goto out;
+	nnz = 0;
+	for (size_t i = 0; i < nj; i++) {
+		s->off[i] = nnz;
+		for (size_t j = 0; j < no; j++)
+			if (in->active[i * no + j]) {
+				s->idx[nnz++] = j;
+				s->weight[j] += job_weight(&in->jobs[i]);
+			}
+	}
+	s->off[nj] = nnz;
+	s->E_bsip = 0.0;
+	for (size_t i = 0; i < nj; i++) {
+		double b = INFINITY, cmin = INFINITY;
+		double w = job_weight(&in->jobs[i]);
+		if (s->off[i] == s->off[i + 1])
+			continue;
+		/* Line 2: b_i,bsip = min_{j in S_i} C_j w_i / sum_{l in L_j} w_l,
+		 * the share on the most contended OST (Fig. 5 (2)). */
+		for (size_t k = s->off[i]; k < s->off[i + 1]; k++) {
+			size_t j = s->idx[k];
+			double share = in->capacity[j] * w / s->weight[j];
+			if (share < b)
+				b = share;
+			if (in->capacity[j] < cmin)
+				cmin = in->capacity[j];
+		}
+		s->b_bsip[i] = b;
+		s->cap_min[i] = cmin;
+		s->E_bsip += (double)(s->off[i + 1] - s->off[i]) * b;
+	}
+	rc = 0;
+out:
+	if (rc)
+		qos_gift_sets_free(s);
+	return rc;
+}
+
+void qos_gift_pofs(const qos_instance *in, const qos_gift_sets *s, double *alloc)
+{
+	size_t no = s->n_osts;
+	memset(alloc, 0, s->n_jobs * no * sizeof(*alloc));
+	for (size_t i = 0; i < s->n_jobs; i++)
+		for (size_t k = s->off[i]; k < s->off[i + 1]; k++) {
+			size_t j = s->idx[k];
+			alloc[i * no + j] = in->capacity[j] *
+					    job_weight(&in->jobs[i]) / s->weight[j];
+		}
+}
+
+void qos_gift_spread(const qos_instance *in, const qos_gift_sets *s,
+		     const double *b, double *alloc)
+{
+	size_t no = s->n_osts;
+	(void)in;
+	memset(alloc, 0, s->n_jobs * no * sizeof(*alloc));
+	for (size_t i = 0; i < s->n_jobs; i++)
+		for (size_t k = s->off[i]; k < s->off[i + 1]; k++)
+			alloc[i * no + s->idx[k]] = b[i];
+}
+
+double qos_gift_effective(const qos_instance *in, const qos_gift_sets *s,
+			  const double *alloc)
+{
+	double e = 0.0;
+	(void)in;
+	for (size_t i = 0; i < s->n_jobs; i++) {
+		double m = INFINITY;
+		if (s->off[i] == s->off[i + 1])
+			continue;
+		for (size_t k = s->off[i]; k < s->off[i + 1]; k++) {
+			double a = alloc[i * s->n_osts + s->idx[k]];
+			if (a < m)
+				m = a;
+		}
+		e += (double)(s->off[i + 1] - s->off[i]) * m;
+	}
+	return e;
+}
+
+/* ---- GIFT ---- */
+
+struct qos_gift {
+	qos_gift_params p;
+	qos_coupon_table *ct;
+	int started;
+	double next_assess;   /* time of the next regret assessment */
+	qos_gift_stats st;
+};
+
+void qos_gift_params_default(qos_gift_params *p)
+{
+	p->N = 250;
+	p->tau = 0.8;
+	p->B_thres = 0.1;
+	p->regret_period = 86400.0;
+	p->regret_budget = 360.0;
+}
+
+int qos_gift_params_parse(const qos_params *kv, qos_gift_params *p)
+{
+	qos_gift_params_default(p);
+	if (qos_params_check(kv, qos_gift_param_keys))
+		return -EINVAL;
+	double N = qos_param_get(kv, "N", p->N);
+	p->tau = qos_param_get(kv, "tau", p->tau);
+	p->B_thres = qos_param_get(kv, "B_thres", p->B_thres);
+	p->regret_period = qos_param_get(kv, "regret_period", p->regret_period);
+	p->regret_budget = qos_param_get(kv, "regret_budget", p->regret_budget);
+	if (!(N >= 1 && N <= 1e7) || N != floor(N))
+		return -EINVAL;
+	p->N = (unsigned)N;
+	if (!(p->tau >= 0 && p->tau <= 1) || !(p->B_thres >= 0 && p->B_thres <= 1) ||
+	    !(p->regret_period > 0) || !(p->regret_budget >= 0))
+		return -EINVAL;
+	return 0;
+}
+
+int qos_gift_create(const qos_gift_params *p, qos_gift **out)
+{
+	qos_gift_params d;
+	qos_gift *g;
+	int rc;
+
+	*out = NULL;
+	if (!p) {
+		qos_gift_params_default(&d);
+		p = &d;
+	}
+	if (!(p->B_thres >= 0 && p->B_thres <= 1) || !(p->regret_period > 0) ||
+	    !(p->regret_budget >= 0))
+		return -EINVAL;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	g->p = *p;
+	rc = qos_coupon_table_create(p->N, p->tau, &g->ct);
+	if (rc) {
+		free(g);
+		return rc;
+	}
+	*out = g;
+	return 0;
+}
+
+void qos_gift_destroy(qos_gift *g)
+{
+	if (!g)
+		return;
+	qos_coupon_table_destroy(g->ct);
+	free(g);
+}
+
+const qos_coupon_table *qos_gift_coupons(const qos_gift *g)
+{
+	return g->ct;
+}
+
+void qos_gift_stats_get(const qos_gift *g, qos_gift_stats *st)
+{
+	*st = g->st;
+	st->awarded_nh = qos_coupon_awarded_total(g->ct);
+	st->liability_nh = qos_coupon_liability(g->ct);
+}
+
+/* Regret assessments due by now (sec. 3.2): settle, award, reset c_sys. */
+static void gift_assess(qos_gift *g, double now)
+{
+	if (!g->started) {
+		g->started = 1;
+		g->next_assess = now + g->p.regret_period;
+		return;
+	}
+	while (now >= g->next_assess) {
+		qos_coupon_assess(g->ct, g->next_assess, g->p.regret_period,
+				  g->p.regret_budget, NULL);
+		g->st.assessments++;
+		g->next_assess += g->p.regret_period;
+	}
+}
+
+int qos_gift_decide(qos_gift *g, const qos_instance *in, qos_result *res)
+{
+	qos_gift_sets s;
+	size_t nj = in->n_jobs, no = in->n_osts;
+	double *base = NULL, *lo = NULL, *hi = NULL, *b = NULL, *gap = NULL;
+	uint8_t *thr = NULL, *redeemed = NULL;
+	double E = 0.0;
+	int rc;
+
+	if (!res || !res->alloc)
+		return -EINVAL;
+	rc = qos_gift_sets_build(in, &s);
+	if (rc)
+		return rc;
+	rc = -ENOMEM;
+	base = malloc((nj + 1) * sizeof(*base));
+	lo = malloc((nj + 1) * sizeof(*lo));
+	hi = malloc((nj + 1) * sizeof(*hi));
+	b = malloc((nj + 1) * sizeof(*b));
+	gap = malloc((no + 1) * sizeof(*gap));
+	thr = calloc(nj + 1, 1);
+	redeemed = calloc(nj + 1, 1);
+	if (!base || !lo || !hi || !b || !gap || !thr || !redeemed)
+		goto out;
+
+	gift_assess(g, in->now);
+
+	/* Lines 1-2: BSIP, and the gaps it leaves on each OST. */
+	for (size_t j = 0; j < no; j++)
+		gap[j] = in->capacity[j];
+	for (size_t i = 0; i < nj; i++) {
+		base[i] = s.b_bsip[i];
+		for (size_t k = s.off[i]; k < s.off[i + 1]; k++)
+			gap[s.idx[k]] -= s.b_bsip[i];
+	}
+
+	/* Line 3 (sec. 3.3): redeem only where every OST of the job has a
+	 * gap, so no other job is throttled to pay a coupon back. */
+	for (size_t i = 0; i < nj; i++) {
+		size_t n = s.off[i + 1] - s.off[i];
+		if (!n)
+			continue;
+		double owed = qos_coupon_outstanding(g->ct, in->jobs[i].id);
+		if (!(owed > 0))
+			continue;
+		double gmin = INFINITY;
+		for (size_t k = s.off[i]; k < s.off[i + 1]; k++)
+			if (gap[s.idx[k]] < gmin)
+				gmin = gap[s.idx[k]];
+		if (!(gmin > 1e-12 * s.cap_min[i]))
+			continue;
+		double want = gmin * (double)n;
+		double got = qos_coupon_redeem(g->ct, in->jobs[i].id,
+					       want < owed ? want : owed);
+		if (!(got > 0))
+			continue;
+		/* Line 4: the table raised the job's redemption rate. */
+		double delta = got / (double)n;
+		base[i] += delta;
+		for (size_t k = s.off[i]; k < s.off[i + 1]; k++)
+			gap[s.idx[k]] -= delta;
+		redeemed[i] = 1;
+		g->st.redemptions++;
+		g->st.worth_redeemed += got;
+	}
+
+	/* Line 5 (sec. 3.2): Y, while the regret budget can still cover every
+	 * coupon already out. */
+	double room = g->p.regret_budget - qos_coupon_awarded_total(g->ct) -
+		      qos_coupon_liability(g->ct);
+	for (size_t i = 0; i < nj; i++) {
+		hi[i] = s.cap_min[i];
+		thr[i] = s.off[i + 1] > s.off[i] && in->jobs[i].throttle_friendly &&
+			 !redeemed[i] && room > 1e-9 * g->p.regret_budget &&
+			 g->p.B_thres > 0 &&
+			 s.b_bsip[i] > 0 && qos_coupon_friendly(g->ct, in->jobs[i].id);
+		/* (a) b_bsip (1 - B_thres) <= b_i for Y, (b) base <= b_i else */
+		lo[i] = thr[i] ? s.b_bsip[i] * (1.0 - g->p.B_thres) : base[i];
+		if (lo[i] > hi[i])
+			lo[i] = hi[i];
+		if (base[i] > hi[i])
+			base[i] = hi[i];
+	}
+
+	/* Line 6 (sec. 3.4). */
+	qos_gift_lp lp = {
+		.n_jobs = nj, .n_osts = no, .capacity = in->capacity,
+		.ost_off = s.off, .ost_idx = s.idx, .lo = lo, .hi = hi,
+		.base = base, .throttle = thr, .E_min = s.E_bsip,
+		.waste_constraint = 1,
+	};
+	rc = qos_gift_lp_solve(&lp, b, &E);
+	if (rc == -ENOMEM)
+		goto out;
+	if (rc) {
+		g->st.lp_failures++;
+		memcpy(b, base, nj * sizeof(*b));
+		E = 0.0;
+		for (size_t i = 0; i < nj; i++)
+			E += (double)(s.off[i + 1] - s.off[i]) * b[i];
+	}
+
+	/* Lines 7-8: coupons for the throttled members of Y. */
+	for (size_t i = 0; i < nj; i++) {
+		size_t n = s.off[i + 1] - s.off[i];
+		double d = base[i] - b[i];
+		if (!thr[i] || !(d > 1e-9 * s.cap_min[i]))
+			continue;
+		double worth = (double)n * d;
+		double nodes = in->jobs[i].nodes > 0 ? in->jobs[i].nodes : 0.0;
+		/* a job slowed by d / b_bsip of its fair rate for one period
+		 * holds its nodes that fraction of the period longer */
+		double ns = nodes * in->period / (s.b_bsip[i] * (double)n);
+		if (!(ns >= 0) || isinf(ns))
+			ns = 0.0;
+		rc = qos_coupon_issue(g->ct, in->jobs[i].id, worth, in->now, ns);
+		if (rc)
+			goto out;
+		g->st.coupons_issued++;
+		g->st.worth_issued += worth;
+	}
+
+	qos_gift_spread(in, &s, b, res->alloc);
+	if (res->coupons)
+		for (size_t i = 0; i < nj; i++)
+			res->coupons[i] = qos_coupon_outstanding(g->ct, in->jobs[i].id);
+	res->effective = E;
+	g->st.decisions++;
+	rc = 0;
+out:
+	free(base);
+	free(lo);
+	free(hi);
+	free(b);
+	free(gap);
+	free(thr);
+	free(redeemed);
+	qos_gift_sets_free(&s);
+	return rc;
+}
+
+int qos_gift_decide_once(const qos_gift_params *p, const qos_instance *in,
+			 qos_result *res)
+{
+	qos_gift *g;
+	int rc = qos_gift_create(p, &g);
+	if (rc)
+		return rc;
+	rc = qos_gift_decide(g, in, res);
+	qos_gift_destroy(g);
+	return rc;
+}
+
+/* ---- policy interface ---- */
+
+static int gift_op_create(const qos_params *params, void **state)
+{
+	qos_gift_params p;
+	int rc = qos_gift_params_parse(params, &p);
+	if (rc)
+		return rc;
+	return qos_gift_create(&p, (qos_gift **)state);
+}
+
+static int gift_op_decide(void *state, const qos_instance *in, qos_result *res)
+{
+	return qos_gift_decide(state, in, res);
+}
+
+static void gift_op_destroy(void *state)
+{
+	qos_gift_destroy(state);
+}
+
+const qos_policy_ops qos_policy_gift = {
+	.name = "gift",
+	.summary = "GIFT: BSIP + coupons + LP throttle-and-reward (FAST'20)",
+	.create = gift_op_create,
+	.decide = gift_op_decide,
+	.destroy = gift_op_destroy,
+};
+
+/* ---- synthetic instances ---- */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static double unif(uint64_t *x)
+{
+	return (double)(splitmix64(x) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+void qos_gift_synth_free(qos_gift_synth *s)
+{
+	free(s->capacity);
+	free(s->usage);
+	free(s->active);
+	free(s->jobs);
+	memset(s, 0, sizeof(*s));
+}
+
+int qos_gift_synth_make(size_t n_jobs, size_t n_osts, size_t max_osts,
+			uint64_t seed, qos_gift_synth *s)
+{
+	uint64_t x = seed;
+
+	memset(s, 0, sizeof(*s));
+	if (!n_osts || !max_osts || max_osts > n_osts)
+		return -EINVAL;
+	s->capacity = malloc(n_osts * sizeof(*s->capacity));
+	s->usage = calloc(n_jobs * n_osts + 1, sizeof(*s->usage));
+	s->active = calloc(n_jobs * n_osts + 1, 1);
+	s->jobs = calloc(n_jobs + 1, sizeof(*s->jobs));
+	if (!s->capacity || !s->usage || !s->active || !s->jobs) {
+		qos_gift_synth_free(s);
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < n_osts; j++)
+		s->capacity[j] = 0.5 + unif(&x);
+	for (size_t i = 0; i < n_jobs; i++) {
+		qos_job *jb = &s->jobs[i];
+		size_t k = 1 + (size_t)(unif(&x) * (double)max_osts);
+		if (k > max_osts)
+			k = max_osts;
+		snprintf(jb->id, sizeof(jb->id), "job%zu", i);
+		jb->nodes = (double)(1 + (splitmix64(&x) % 1024));
+		jb->priority = 1.0;
+		jb->throttle_friendly = i % 3 != 0;
+		for (size_t placed = 0; placed < k;) {
+			size_t j = (size_t)(splitmix64(&x) % n_osts);
+			if (!s->active[i * n_osts + j]) {
+				s->active[i * n_osts + j] = 1;
+				placed++;
+			}
+		}
+	}
+	s->in = (qos_instance){
+		.n_osts = n_osts, .n_jobs = n_jobs, .capacity = s->capacity,
+		.jobs = s->jobs, .active = s->active, .usage = s->usage,
+		.period = 10.0, .now = 0.0,
+	};
+	return 0;
+}

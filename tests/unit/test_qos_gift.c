@@ -1,0 +1,499 @@
+/* test_qos_gift.c — GIFT (gift.txt sec. 3): Fig. 6 step by step, redemption
+ * only where every OST has a gap, tau and regret bounds, and invariants on
+ * random instances. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qos/gift.h"
+#include "qos/gift_lp.h"
+
+#define TOL 1e-7
+
+/* A small instance built from "JOB:ost,ost" strings. */
+#define MAXJ 16
+#define MAXO 8
+struct inst {
+	qos_instance in;
+	double cap[MAXO];
+	qos_job jobs[MAXJ];
+	uint8_t act[MAXJ * MAXO];
+	double alloc[MAXJ * MAXO];
+	double coupons[MAXJ];
+	qos_result res;
+};
+
+/* spec: "A:0 B:0,1" — job ids and OST indices; every OST capacity 1. */
+static void inst_make(struct inst *x, size_t n_osts, const char *spec, double now)
+{
+	char buf[256], *save = NULL;
+	memset(x, 0, sizeof(*x));
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (size_t j = 0; j < n_osts; j++)
+		x->cap[j] = 1.0;
+	size_t nj = 0;
+	for (char *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		char *colon = strchr(tok, ':');
+		assert_non_null(colon);
+		*colon = 0;
+		qos_job *jb = &x->jobs[nj];
+		snprintf(jb->id, sizeof(jb->id), "%s", tok);
+		jb->nodes = 4;
+		jb->priority = 1;
+		jb->throttle_friendly = 1;
+		for (char *p = colon + 1; *p; p++)
+			if (*p >= '0' && *p <= '9')
+				x->act[nj * n_osts + (size_t)(*p - '0')] = 1;
+		nj++;
+	}
+	x->in = (qos_instance){
+		.n_osts = n_osts, .n_jobs = nj, .capacity = x->cap, .jobs = x->jobs,
+		.active = x->act, .period = 10, .now = now,
+	};
+	x->res = (qos_result){ .alloc = x->alloc, .coupons = x->coupons };
+}
+
+static double A_(const struct inst *x, size_t job, size_t ost)
+{
+	return x->alloc[job * x->in.n_osts + ost];
+}
+
+static qos_gift *mk_gift(double B_thres)
+{
+	qos_gift_params p;
+	qos_gift *g = NULL;
+	qos_gift_params_default(&p);
+	p.B_thres = B_thres;
+	assert_int_equal(qos_gift_create(&p, &g), 0);
+	return g;
+}
+
+/* Fig. 6, instance k1: OST0 shared by A and B, OST1 only B. */
+static void test_gift_fig6_k1(void **st)
+{
+	struct inst x;
+	qos_gift *g = mk_gift(0.3);
+	(void)st;
+	inst_make(&x, 2, "A:0 B:0,1", 0);
+	assert_int_equal(qos_gift_decide(g, &x.in, &x.res), 0);
+	assert_float_equal(A_(&x, 0, 0), 0.35, TOL);
+	assert_float_equal(A_(&x, 0, 1), 0.0, 0);
+	assert_float_equal(A_(&x, 1, 0), 0.65, TOL);
+	assert_float_equal(A_(&x, 1, 1), 0.65, TOL);
+	assert_float_equal(x.coupons[0], 0.15, TOL);
+	assert_float_equal(x.coupons[1], 0.0, 0);
+	assert_float_equal(x.res.effective, 1.65, TOL);
+	qos_gift_destroy(g);
+}
+
+/* Fig. 6, k1 -> k2 -> k3 through the policy interface. */
+static void test_gift_fig6_k1_k2_k3(void **st)
+{
+	const qos_policy_ops *ops = qos_policy_find("gift");
+	qos_param kv[] = { { "B_thres", 0.3 } };
+	qos_params params = { .v = kv, .n = 1 };
+	struct inst x;
+	void *s = NULL;
+	(void)st;
+	assert_non_null(ops);
+	assert_int_equal(ops->create(&params, &s), 0);
+
+	inst_make(&x, 2, "A:0 B:0,1", 0);
+	assert_int_equal(ops->decide(s, &x.in, &x.res), 0);
+	assert_float_equal(A_(&x, 0, 0), 0.35, TOL);
+	assert_float_equal(x.coupons[0], 0.15, TOL);
+
+	/* k2: OST0 {A, B, C}, OST1 {B, D, E, F}.  B is held to 1/4 by OST1,
+	 * leaving a 1/12 gap on OST0 that goes entirely to A, partially
+	 * redeeming its coupon; C keeps its fair 1/3. */
+	inst_make(&x, 2, "A:0 B:0,1 C:0 D:1 E:1 F:1", 10);
+	assert_int_equal(ops->decide(s, &x.in, &x.res), 0);
+	assert_float_equal(A_(&x, 0, 0), 1.0 / 3 + 1.0 / 12, TOL);  /* ~42% */
+	assert_float_equal(A_(&x, 1, 0), 0.25, TOL);
+	assert_float_equal(A_(&x, 1, 1), 0.25, TOL);
+	assert_float_equal(A_(&x, 2, 0), 1.0 / 3, TOL);
+	for (size_t i = 3; i < 6; i++)
+		assert_float_equal(A_(&x, i, 1), 0.25, TOL);
+	assert_float_equal(x.coupons[0], 0.15 - 1.0 / 12, TOL);  /* ~6% left */
+	for (size_t i = 1; i < 6; i++)
+		assert_float_equal(x.coupons[i], 0.0, 0);
+	assert_float_equal(x.res.effective, 2.0, TOL);
+
+	/* k3: same sharing; A redeems the rest (1/15) and the remaining
+	 * 1/60 of the gap is free for A or C. */
+	inst_make(&x, 2, "A:0 B:0,1 C:0 D:1 E:1 F:1", 20);
+	assert_int_equal(ops->decide(s, &x.in, &x.res), 0);
+	assert_float_equal(x.coupons[0], 0.0, TOL);
+	assert_true(A_(&x, 0, 0) >= 1.0 / 3 + 1.0 / 15 - TOL);
+	assert_true(A_(&x, 2, 0) >= 1.0 / 3 - TOL);
+	assert_float_equal(A_(&x, 0, 0) + A_(&x, 1, 0) + A_(&x, 2, 0), 1.0, TOL);
+	assert_float_equal(A_(&x, 1, 0), 0.25, TOL);
+	assert_float_equal(x.res.effective, 2.0, TOL);
+	ops->destroy(s);
+}
+
+static void test_gift_not_friendly_is_not_throttled(void **st)
+{
+	struct inst x;
+	qos_gift *g = mk_gift(0.3);
+	(void)st;
+	inst_make(&x, 2, "A:0 B:0,1", 0);
+	x.jobs[0].throttle_friendly = 0;
+	assert_int_equal(qos_gift_decide(g, &x.in, &x.res), 0);
+	assert_float_equal(A_(&x, 0, 0), 0.5, TOL);
+	assert_float_equal(A_(&x, 1, 1), 0.5, TOL);
+	assert_float_equal(x.coupons[0], 0.0, 0);
+	assert_float_equal(x.res.effective, 1.5, TOL);
+	qos_gift_destroy(g);
+}
+
+static void test_gift_redeem_only_if_every_ost_has_gap(void **st)
+{
+	struct inst x;
+	qos_gift *g = mk_gift(0.3);
+	(void)st;
+	inst_make(&x, 4, "A:0 B:0,1", 0);
+	assert_int_equal(qos_gift_decide(g, &x.in, &x.res), 0);
+	assert_float_equal(x.coupons[0], 0.15, TOL);
+
+	/* A on OST0 (alone: gap) and OST3 (shared with X: no gap).  X opts
+	 * out of throttling so nothing else moves: no redemption. */
+	inst_make(&x, 4, "A:0,3 X:3", 10);
+	x.jobs[1].throttle_friendly = 0;
+	assert_int_equal(qos_gift_decide(g, &x.in, &x.res), 0);
+	assert_float_equal(A_(&x, 0, 0), 0.5, TOL);
+	assert_float_equal(A_(&x, 0, 3), 0.5, TOL);
+	assert_float_equal(x.coupons[0], 0.15, TOL);
+
+	/* A on OST0 (gap 1/2) and OST3 shared with X, which OST2 holds to
+	 * 1/3 (gap 1/6): both have gaps, A redeems its whole 0.15, 0.075
+	 * more on each of its two OSTs. */
+	inst_make(&x, 4, "A:0,3 X:3,2 Z:2 W:2", 20);
+	for (size_t i = 1; i < 4; i++)
+		x.jobs[i].throttle_friendly = 0;
+	assert_int_equal(qos_gift_decide(g, &x.in, &x.res), 0);
+	assert_float_equal(x.coupons[0], 0.0, TOL);
+	assert_true(A_(&x, 0, 0) >= 0.575 - TOL);
+	assert_float_equal(A_(&x, 0, 0), A_(&x, 0, 3), 0);
+	assert_float_equal(A_(&x, 1, 3), 1.0 / 3, TOL);
+	qos_gift_destroy(g);
+}
+
+static void test_gift_multiple_coupons_redeemed(void **st)
+{
+	struct inst x;
+	qos_coupon_job_info info;
+	qos_gift *g = mk_gift(0.3);
+	(void)st;
+	inst_make(&x, 3, "A:0 B:0,1", 0);
+	assert_int_equal(qos_gift_decide(g, &x.in, &x.res), 0);
+	inst_make(&x, 3, "A:0 B:0,1", 10);
+	assert_int_equal(qos_gift_decide(g, &x.in, &x.res), 0);
+	assert_float_equal(x.coupons[0], 0.30, TOL);
+	/* B held to 1/4 by OST1: a 1/4 gap on OST0 pays the first coupon
+	 * and 0.10 of the second */
+	inst_make(&x, 3, "A:0 B:0,1 C:1 D:1 E:1", 20);
+	for (size_t i = 1; i < 5; i++)
+		x.jobs[i].throttle_friendly = 0;
+	assert_int_equal(qos_gift_decide(g, &x.in, &x.res), 0);
+	assert_float_equal(A_(&x, 0, 0), 0.75, TOL);
+	assert_float_equal(x.coupons[0], 0.05, TOL);
+	assert_int_equal(qos_coupon_job_get(qos_gift_coupons(g), "A", &info), 0);
+	assert_int_equal(info.n_coupons, 2);
+	assert_float_equal(info.redeemed, 0.25, TOL);
+	qos_gift_destroy(g);
+}
+
+static void test_gift_tau_bounds_coupons(void **st)
+{
+	qos_gift_params p;
+	qos_gift *g = NULL;
+	qos_gift_stats gs;
+	struct inst x;
+	(void)st;
+	qos_gift_params_default(&p);
+	p.N = 10;
+	p.B_thres = 0.3;
+	assert_int_equal(qos_gift_create(&p, &g), 0);
+	/* A is throttled every time and never redeems: issuance stops once
+	 * c_A drops below tau = 0.8 (three coupons, see test_qos_coupon). */
+	for (int k = 0; k < 10; k++) {
+		inst_make(&x, 2, "A:0 B:0,1", 10.0 * k);
+		assert_int_equal(qos_gift_decide(g, &x.in, &x.res), 0);
+		if (k >= 3) {
+			assert_float_equal(A_(&x, 0, 0), 0.5, TOL);
+			assert_float_equal(x.res.effective, 1.5, TOL);
+		}
+	}
+	assert_float_equal(x.coupons[0], 0.45, TOL);
+	qos_gift_stats_get(g, &gs);
+	assert_int_equal(gs.coupons_issued, 3);
+	assert_int_equal(gs.decisions, 10);
+	assert_int_equal(gs.lp_failures, 0);
+	qos_gift_destroy(g);
+}
+
+static void test_gift_regret_budget_never_exceeded(void **st)
+{
+	qos_gift_params p;
+	qos_gift *g = NULL;
+	qos_gift_stats gs;
+	struct inst x;
+	(void)st;
+	qos_gift_params_default(&p);
+	p.N = 1000;
+	p.tau = 0.0;
+	p.B_thres = 0.3;
+	p.regret_period = 100;
+	p.regret_budget = 0.05;  /* node-hours */
+	assert_int_equal(qos_gift_create(&p, &g), 0);
+	/* Each coupon: A (4 nodes) loses 0.3 of its share for 10 s =
+	 * 12 node-seconds; the budget covers 15 coupons.  Issuance stops
+	 * when the liability reaches the budget left. */
+	for (int k = 0; k < 100; k++) {
+		inst_make(&x, 2, "A:0 B:0,1", 10.0 * k);
+		assert_int_equal(qos_gift_decide(g, &x.in, &x.res), 0);
+		qos_gift_stats_get(g, &gs);
+		assert_true(gs.awarded_nh <= p.regret_budget + 1e-12);
+		assert_true(gs.awarded_nh + gs.liability_nh <=
+			    p.regret_budget + 12.0 / 3600 + 1e-12);
+	}
+	qos_gift_stats_get(g, &gs);
+	assert_true(gs.assessments >= 9);
+	assert_float_equal(gs.awarded_nh, p.regret_budget, 1e-9);
+	assert_int_equal(gs.coupons_issued, 15);
+	qos_gift_destroy(g);
+}
+
+static void test_gift_weighted_shares(void **st)
+{
+	qos_gift_sets s;
+	struct inst x;
+	(void)st;
+	inst_make(&x, 2, "A:0 B:0,1 C:1", 0);
+	x.jobs[0].priority = 2;
+	x.cap[1] = 3;
+	assert_int_equal(qos_gift_sets_build(&x.in, &s), 0);
+	/* OST0 weights 2:1, OST1 1:1 of 3 */
+	assert_float_equal(s.b_bsip[0], 2.0 / 3, TOL);
+	assert_float_equal(s.b_bsip[1], 1.0 / 3, TOL);
+	assert_float_equal(s.b_bsip[2], 1.5, TOL);
+	assert_float_equal(s.cap_min[1], 1.0, 0);
+	assert_float_equal(s.E_bsip, 2.0 / 3 + 2.0 / 3 + 1.5, TOL);
+	qos_gift_sets_free(&s);
+}
+
+static void test_gift_params(void **st)
+{
+	qos_gift_params p;
+	qos_param bad[] = { { "Nope", 1 } };
+	qos_param badN[] = { { "N", 2.5 } };
+	qos_param badtau[] = { { "tau", 1.5 } };
+	qos_param ok[] = { { "N", 50 }, { "tau", 0.5 }, { "B_thres", 0.2 },
+			   { "regret_period", 3600 }, { "regret_budget", 10 } };
+	qos_params kv = { .v = bad, .n = 1 };
+	void *s = NULL;
+	(void)st;
+	assert_int_equal(qos_gift_params_parse(&kv, &p), -EINVAL);
+	assert_int_equal(qos_policy_gift.create(&kv, &s), -EINVAL);
+	kv.v = badN;
+	assert_int_equal(qos_gift_params_parse(&kv, &p), -EINVAL);
+	kv.v = badtau;
+	assert_int_equal(qos_gift_params_parse(&kv, &p), -EINVAL);
+	kv = (qos_params){ .v = ok, .n = 5 };
+	assert_int_equal(qos_gift_params_parse(&kv, &p), 0);
+	assert_int_equal(p.N, 50);
+	assert_float_equal(p.tau, 0.5, 0);
+	assert_float_equal(p.B_thres, 0.2, 0);
+	assert_float_equal(p.regret_budget, 10, 0);
+	assert_int_equal(qos_gift_params_parse(NULL, &p), 0);
+	assert_int_equal(p.N, 250);
+	assert_float_equal(p.tau, 0.8, 0);
+	assert_float_equal(p.B_thres, 0.1, 0);
+	/* every GIFT-family policy is registered */
+	const char *names[] = { "gift", "pofs", "bsip", "mbw", "tsa", "esa", "tmf", "rnd" };
+	for (size_t i = 0; i < 8; i++)
+		assert_non_null(qos_policy_find(names[i]));
+}
+
+static void test_gift_lp_bad_input(void **st)
+{
+	double cap[1] = { 1 }, lo[1] = { 0.5 }, hi[1] = { 0.2 }, b[1];
+	size_t off[2] = { 0, 1 }, idx[1] = { 0 };
+	qos_gift_lp lp = { .n_jobs = 1, .n_osts = 1, .capacity = cap,
+			   .ost_off = off, .ost_idx = idx, .lo = lo, .hi = hi };
+	(void)st;
+	assert_int_equal(qos_gift_lp_solve(&lp, b, NULL), -EINVAL);  /* lo > hi */
+	hi[0] = 1;
+	idx[0] = 3;
+	assert_int_equal(qos_gift_lp_solve(&lp, b, NULL), -EINVAL);  /* OST range */
+	idx[0] = 0;
+	lp.waste_constraint = 1;
+	assert_int_equal(qos_gift_lp_solve(&lp, b, NULL), -EINVAL);  /* no base */
+	lp.waste_constraint = 0;
+	lo[0] = 2;
+	hi[0] = 2;  /* above capacity: infeasible */
+	assert_int_equal(qos_gift_lp_solve(&lp, b, NULL), -EDOM);
+}
+
+/* Invariants over random sequences: capacity, non-negativity, synchrony,
+ * floors, LP >= BSIP, coupons >= 0, redemption only with gaps on every
+ * OST, throttling only with a coupon, regret within budget. */
+static void check_sequence(size_t n_jobs, size_t n_osts, size_t max_osts,
+			   uint64_t seed, int steps)
+{
+	qos_gift_params p;
+	qos_gift *g = NULL;
+	qos_gift_stats gs;
+	double *prev = calloc(n_jobs, sizeof(*prev));
+	double *alloc = calloc(n_jobs * n_osts, sizeof(*alloc));
+	double *coupons = calloc(n_jobs, sizeof(*coupons));
+	assert_non_null(prev);
+	assert_non_null(alloc);
+	assert_non_null(coupons);
+	qos_gift_params_default(&p);
+	p.N = 20;
+	p.tau = 0.5;
+	p.B_thres = 0.4;
+	p.regret_period = 50;
+	p.regret_budget = 2.0;
+	assert_int_equal(qos_gift_create(&p, &g), 0);
+	for (int k = 0; k < steps; k++) {
+		qos_gift_synth sy;
+		qos_gift_sets s;
+		assert_int_equal(qos_gift_synth_make(n_jobs, n_osts, max_osts,
+						     seed * 1000 + (uint64_t)k, &sy), 0);
+		/* idle a few jobs each step so coupons meet gaps */
+		for (size_t i = (size_t)k % 4; i < n_jobs; i += 4)
+			memset(&sy.active[i * n_osts], 0, n_osts);
+		sy.in.now = 10.0 * k;
+		assert_int_equal(qos_gift_sets_build(&sy.in, &s), 0);
+		qos_result res = { .alloc = alloc, .coupons = coupons };
+		assert_int_equal(qos_gift_decide(g, &sy.in, &res), 0);
+
+		double E = 0.0;
+		for (size_t j = 0; j < n_osts; j++) {
+			double sum = 0.0, bsip = 0.0;
+			for (size_t i = 0; i < n_jobs; i++) {
+				sum += alloc[i * n_osts + j];
+				if (sy.active[i * n_osts + j])
+					bsip += s.b_bsip[i];
+			}
+			assert_true(sum <= sy.capacity[j] * (1 + 1e-9));
+		}
+		for (size_t i = 0; i < n_jobs; i++) {
+			size_t n = s.off[i + 1] - s.off[i];
+			double bi = n ? alloc[i * n_osts + s.idx[s.off[i]]] : 0.0;
+			for (size_t j = 0; j < n_osts; j++) {
+				double a = alloc[i * n_osts + j];
+				assert_true(a >= 0.0);
+				if (sy.active[i * n_osts + j])
+					assert_float_equal(a, bi, 0);  /* synchronous */
+				else
+					assert_true(a == 0.0);
+			}
+			E += (double)n * bi;
+			assert_true(coupons[i] >= 0.0);
+			if (!n)
+				continue;
+			/* floors: (1 - B_thres) b_bsip for Y, b_bsip otherwise */
+			assert_true(bi >= s.b_bsip[i] * (1 - p.B_thres) - 1e-9);
+			int assessed = (int)(sy.in.now / p.regret_period) !=
+				       (int)((sy.in.now - 10) / p.regret_period);
+			if (bi < s.b_bsip[i] - 1e-7 && !assessed)
+				/* throttled: must hold a new coupon */
+				assert_true(sy.jobs[i].throttle_friendly &&
+					    coupons[i] > prev[i] + 1e-9);
+			if (coupons[i] < prev[i] - 1e-12 && !assessed) {
+				/* redeemed (not settled): every OST had a gap */
+				for (size_t kk = s.off[i]; kk < s.off[i + 1]; kk++) {
+					size_t j = s.idx[kk];
+					double used = 0.0;
+					for (size_t l = 0; l < n_jobs; l++)
+						if (sy.active[l * n_osts + j])
+							used += s.b_bsip[l];
+					assert_true(sy.capacity[j] - used > 0);
+				}
+				assert_true(bi > s.b_bsip[i]);
+			}
+			prev[i] = coupons[i];
+		}
+		for (size_t i = 0; i < n_jobs; i++)
+			if (!(s.off[i + 1] - s.off[i]))
+				prev[i] = coupons[i];
+		assert_float_equal(res.effective, E, 1e-9 * (1 + E));
+		assert_true(res.effective >= s.E_bsip - 1e-9);
+		qos_gift_stats_get(g, &gs);
+		assert_true(gs.awarded_nh <= p.regret_budget + 1e-12);
+		assert_int_equal(gs.lp_failures, 0);
+		qos_gift_sets_free(&s);
+		qos_gift_synth_free(&sy);
+	}
+	qos_gift_stats_get(g, &gs);
+	assert_true(gs.coupons_issued > 0);
+	assert_true(gs.redemptions > 0);
+	qos_gift_destroy(g);
+	free(prev);
+	free(alloc);
+	free(coupons);
+}
+
+static void test_gift_invariants_random(void **st)
+{
+	(void)st;
+	for (uint64_t seed = 1; seed <= 12; seed++)
+		check_sequence(40, 10, 4, seed, 25);
+	check_sequence(8, 3, 2, 99, 60);
+}
+
+static void test_gift_large_instance(void **st)
+{
+	qos_gift_synth sy;
+	qos_gift_sets s;
+	double *alloc;
+	(void)st;
+	/* the benchmark's size: 1,000 jobs on 200 OSTs */
+	assert_int_equal(qos_gift_synth_make(1000, 200, 8, 7, &sy), 0);
+	alloc = calloc(1000 * 200, sizeof(*alloc));
+	assert_non_null(alloc);
+	qos_result res = { .alloc = alloc };
+	assert_int_equal(qos_gift_decide_once(NULL, &sy.in, &res), 0);
+	assert_int_equal(qos_gift_sets_build(&sy.in, &s), 0);
+	assert_true(res.effective >= s.E_bsip - 1e-9);
+	for (size_t j = 0; j < 200; j++) {
+		double sum = 0;
+		for (size_t i = 0; i < 1000; i++)
+			sum += alloc[i * 200 + j];
+		assert_true(sum <= sy.capacity[j] * (1 + 1e-9));
+	}
+	qos_gift_sets_free(&s);
+	qos_gift_synth_free(&sy);
+	free(alloc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gift_fig6_k1),
+		cmocka_unit_test(test_gift_fig6_k1_k2_k3),
+		cmocka_unit_test(test_gift_not_friendly_is_not_throttled),
+		cmocka_unit_test(test_gift_redeem_only_if_every_ost_has_gap),
+		cmocka_unit_test(test_gift_multiple_coupons_redeemed),
+		cmocka_unit_test(test_gift_tau_bounds_coupons),
+		cmocka_unit_test(test_gift_regret_budget_never_exceeded),
+		cmocka_unit_test(test_gift_weighted_shares),
+		cmocka_unit_test(test_gift_params),
+		cmocka_unit_test(test_gift_lp_bad_input),
+		cmocka_unit_test(test_gift_invariants_random),
+		cmocka_unit_test(test_gift_large_instance),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
