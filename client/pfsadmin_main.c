@@ -3,7 +3,8 @@
  *
  * MDS address: --mds, else $PFS_MDS, else the fuse.pfs mount holding PATH
  * (or the only pfs mount when the command has no PATH), read from
- * /proc/self/mountinfo.  Exit status: 0 success, 1 error (one line
+ * /proc/self/mountinfo.  setstripe/getstripe refuse a PATH outside a pfs
+ * mount whatever the address source.  Exit status: 0 success, 1 error (one line
  * "pfsadmin: <what>: <strerror>" on stderr), 2 usage error. */
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +24,24 @@
  * pool's default 30 s; 2 s still rides out a connection reset. */
 #define ADMIN_RETRY_MS 2000
 #define ADMIN_TIMEOUT_MS 30000
+
+/* Path-based commands turn PATH into a pfs inode number with stat(2), which
+ * means nothing outside a pfs mount: refuse such a path up front, even when
+ * the MDS address was given explicitly. */
+static int check_pfs_path(const char *path, char *what, size_t whatsz)
+{
+	char canon[PFS_PATH_MAX];
+	int rc = cli_mnt_canon(path, canon, sizeof(canon));
+
+	if (rc) {
+		snprintf(what, whatsz, "%s", path);
+		return rc;
+	}
+	rc = cli_mnt_find(MOUNTINFO, canon, NULL, 0, NULL, 0);
+	if (rc)
+		snprintf(what, whatsz, "%s is not in a pfs mount", path);
+	return rc;
+}
 
 static int resolve_mds(const cli_admin_args *args, char *addr, size_t addrsz, char *what,
 		       size_t whatsz)
@@ -84,6 +103,11 @@ int main(int argc, char **argv)
 	if (args.cmd == CLI_ADMIN_HELP) {
 		cli_admin_usage(stdout);
 		return 0;
+	}
+	if (args.cmd == CLI_ADMIN_SETSTRIPE || args.cmd == CLI_ADMIN_GETSTRIPE) {
+		rc = check_pfs_path(args.path, what, sizeof(what));
+		if (rc)
+			goto fail;
 	}
 	rc = resolve_mds(&args, addr, sizeof(addr), what, sizeof(what));
 	if (rc)
