@@ -1,0 +1,100 @@
+/* sim_run.h — `pfs-sim run`: the time-stepped fluid simulation of a cluster
+ * under any QoS policy, and GIFT's metrics (gift.txt sec. 4).
+ *
+ * Time advances from event to event (submission, end of a compute
+ * interval, end of a stream, decision instance), never by more than one
+ * decision interval while any I/O is in flight, so the result does not
+ * depend on a step size.  Every decision interval (default 10 s) with I/O
+ * in flight, the policy gets one qos_instance: the jobs in an I/O phase,
+ * each active on the OSTs it still has bytes for; usage = bytes it moved on
+ * each OST in the last interval / interval; demand = the rate that would
+ * finish its remaining bytes within one interval, capped at the OST's
+ * capacity.  Between decisions each stream is served at its allocation
+ * (sim_fluid.h: a cap, not work-conserving unless the scenario says so).  A
+ * phase that starts between two decisions has no allocation until the next
+ * one (at most one interval, the same under every policy), as a job the
+ * controller has not seen yet would.
+ *
+ * Jobs: FCFS with EASY backfilling (sim_sched.h) on the node pool, using
+ * estimate_factor x stand-alone run time as the user's estimate.  The
+ * appearances of one application run one after the other (a refinement
+ * series): an appearance waits in the queue, without blocking others,
+ * while the same application still runs.  That also keeps qos_job.id =
+ * application id unique in every instance, so GIFT's coupons follow the
+ * application across its appearances, as sec. 3.1 intends.
+ *
+ * Metrics, over jobs completed within the simulated duration:
+ *   mean_io_time         s, time a job spends in its I/O phases
+ *   mean_run_time        s, start to end
+ *   effective_bandwidth  capacity units (MB/s), effective bandwidth
+ *                        (sim_fluid.h) averaged over the time any I/O is
+ *                        in flight
+ *   throughput           jobs completed per hour
+ *   frac_worse_than_pofs fraction of applications whose I/O time (summed
+ *                        over appearances completed in both runs) is
+ *                        worse than in a POFS run of the same scenario
+ *                        (sim_run_compare); NaN until compared
+ *   outstanding_node_hours  coupons still outstanding at the end, in
+ *                        node-hours: worth x interval of bandwidth, at the
+ *                        application's mean per-OST rate, times its nodes
+ *   jain                 Jain's index of stand-alone/actual I/O time
+ *
+ * Limits: no metadata or network model; ranks of a job on one OST share
+ * its allocation equally; a job never fails or is killed at its estimate. */
+#ifndef SIM_RUN_H
+#define SIM_RUN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bench/sim/sim_scen.h"
+#include "qos/policy.h"
+
+typedef struct sim_job_result {
+	size_t app;
+	double submit, start, end;  /* start/end < 0: not reached */
+	double io_time;             /* s in I/O phases (completed phases) */
+	double io_alone;            /* s the same phases take alone */
+	int done;
+} sim_job_result;
+
+typedef struct sim_metrics {
+	double mean_io_time;
+	double mean_run_time;
+	double effective_bandwidth;
+	double throughput;
+	double frac_worse_than_pofs;
+	double outstanding_node_hours;
+	double jain;
+} sim_metrics;
+
+typedef struct sim_run_result {
+	sim_metrics m;
+	size_t n_jobs;
+	sim_job_result *jobs;       /* [n_jobs], in scenario order */
+	size_t completed;
+	uint64_t decisions;
+	uint64_t overcommits;       /* decisions whose allocations exceeded an OST */
+	double busy_time;           /* s with I/O in flight */
+	double served_bandwidth;    /* mean served rate while busy */
+} sim_run_result;
+
+typedef struct sim_run_opts {
+	const qos_policy_ops *ops;
+	const qos_param *params;
+	size_t n_params;
+	FILE *csv;                  /* time series rows, or NULL */
+} sim_run_opts;
+
+/* Simulate sc under opts->ops.  Fills *out (free with
+ * sim_run_result_free).  Returns 0; -EINVAL with a message in err if the
+ * policy rejects its params or a decision fails; -ENOMEM. */
+int sim_run(const sim_scenario *sc, const sim_run_opts *opts, sim_run_result *out, char *err,
+	    size_t errlen);
+void sim_run_result_free(sim_run_result *r);
+/* Fraction of applications worse in r than in ref (same scenario and
+ * seed); NaN if no application completed in both. */
+double sim_run_compare(const sim_scenario *sc, const sim_run_result *r,
+		       const sim_run_result *ref);
+
+#endif
