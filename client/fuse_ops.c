@@ -459,6 +459,18 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		if (rc)
 			goto out;
 	}
+	if (sa.valid & (PFS_SETATTR_MTIME | PFS_SETATTR_MTIME_NOW)) {
+		node *n;
+
+		/* An explicit mtime (futimens after writing, as cp -a and tar
+		 * do) must not be overwritten by the time of earlier writes
+		 * when the size is pushed at close: push "keep mtime". */
+		pthread_mutex_lock(&fs->lock);
+		n = node_find(fs, ino);
+		if (n)
+			n->wmtime = 0;
+		pthread_mutex_unlock(&fs->lock);
+	}
 	rc = cli_mdc_setattr(fs->mdc, &c, ino, &sa, &a);
 	if (rc == 0 && (sa.valid & PFS_SETATTR_SIZE)) {
 		node *n;
