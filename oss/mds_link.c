@@ -71,25 +71,23 @@ static int do_register(oss_mds_link *l)
 		rc = -ENOMEM;
 		goto out;
 	}
-	{
-		for (size_t i = 0; i < n; i++)
-			idx[i] = pfs_rbuf_u32(&b);
-		rc = pfs_rbuf_done(&b);
-		if (rc)
-			goto out;
-		for (size_t i = 0; i < n; i++) {
-			int64_t old = oss_server_get_index(l->srv, i);
+	for (size_t i = 0; i < n; i++)
+		idx[i] = pfs_rbuf_u32(&b);
+	rc = pfs_rbuf_done(&b);
+	if (rc)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		int64_t old = oss_server_get_index(l->srv, i);
 
-			if (old != OSS_INDEX_NONE && old != (int64_t)idx[i])
-				pfs_log(PFS_LOG_WARNING, "oss: OST %s changed index %lld -> %u",
-					oss_store_uuid(oss_server_ost(l->srv, i)),
-					(long long)old, idx[i]);
-			else if (old == OSS_INDEX_NONE)
-				pfs_log(PFS_LOG_INFO, "oss: OST %s (%s) is index %u",
-					oss_store_uuid(oss_server_ost(l->srv, i)),
-					oss_store_dir(oss_server_ost(l->srv, i)), idx[i]);
-			oss_server_set_index(l->srv, i, idx[i]);
-		}
+		if (old != OSS_INDEX_NONE && old != (int64_t)idx[i])
+			pfs_log(PFS_LOG_WARNING, "oss: OST %s changed index %lld -> %u",
+				oss_store_uuid(oss_server_ost(l->srv, i)),
+				(long long)old, idx[i]);
+		else if (old == OSS_INDEX_NONE)
+			pfs_log(PFS_LOG_INFO, "oss: OST %s (%s) is index %u",
+				oss_store_uuid(oss_server_ost(l->srv, i)),
+				oss_store_dir(oss_server_ost(l->srv, i)), idx[i]);
+		oss_server_set_index(l->srv, i, idx[i]);
 	}
 out:
 	free(idx);

@@ -14,6 +14,10 @@
 #include "common/msg.h"
 #include "common/server.h"
 
+/* Room left in a JOBSTATS reply for one more entry (a job id of at most
+ * PFS_JOBID_MAX bytes plus the counters). */
+#define OSS_JOBSTATS_SLACK 256u
+
 struct oss_server {
 	pfs_server *data, *ctl;
 	oss_sched *sched;
@@ -286,17 +290,25 @@ static int ctl_execute(oss_server *s, const pfs_hdr *h, const uint8_t *p, pfs_wb
 	}
 	case PFS_OP_OSS_JOBSTATS: {
 		pfs_job_stats *v;
-		size_t n;
+		size_t n, k;
 
 		if (pfs_rbuf_done(&b))
 			return -EBADMSG;
 		rc = oss_sched_stats(s->sched, OSS_SCHED_TOTAL, &v, &n);
 		if (rc)
 			return rc;
-		pfs_wbuf_u32(w, (uint32_t)n);
-		for (size_t i = 0; i < n; i++)
-			pfs_job_stats_encode(w, &v[i]);
+		/* Stop before the reply outgrows a frame (~12k jobs); the
+		 * count is patched to what fits. */
+		pfs_wbuf_u32(w, 0);
+		for (k = 0; k < n && w->len < PFS_MAX_PAYLOAD - OSS_JOBSTATS_SLACK; k++)
+			pfs_job_stats_encode(w, &v[k]);
 		free(v);
+		if (!pfs_wbuf_error(w)) {
+			w->data[0] = (uint8_t)k;
+			w->data[1] = (uint8_t)(k >> 8);
+			w->data[2] = (uint8_t)(k >> 16);
+			w->data[3] = (uint8_t)(k >> 24);
+		}
 		return pfs_wbuf_error(w);
 	}
 	case PFS_OP_OSS_STATFS:

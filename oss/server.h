@@ -14,7 +14,9 @@
  *
  * Control port (MDS, pfsadmin): PFS_OP_OSS_DESTROY, LIST_OBJECTS, JOBSTATS,
  * STATFS and PING, executed on the connection thread so that control never
- * waits behind bulk data.
+ * waits behind bulk data.  JOBSTATS reports cumulative counters since start
+ * (readers diff snapshots), sorted by job id, truncated to what fits in one
+ * frame (about 12000 jobs).
  *
  * OST indexes: the wire names an OST by its cluster-wide index, which the
  * MDS assigns at registration (mds_link.h).  Each local OST ("slot", its
