@@ -82,7 +82,7 @@ static pfs_rpc_pool *pool_for(mds_destroyer *d, uint32_t ost, int *down)
 /* 0 when the object is gone, else a negative errno (retry later). */
 static int destroy_one(mds_destroyer *d, const pfs_stripe *s)
 {
-	pfs_rpc_reply rep;
+	pfs_rpc_reply rep = { 0 };
 	pfs_wbuf b;
 	int down, rc;
 	pfs_rpc_pool *p = pool_for(d, s->ost, &down);
