@@ -108,8 +108,9 @@ static int cfg_check(oss_cfg *c, char *mds_host, size_t hostsz, uint16_t *mds_po
 		snprintf(err, errlen, "log_level: unknown level '%s'", c->log_level);
 		return -EINVAL;
 	}
-	if (!c->advertise_host[0]) {
-		snprintf(err, errlen, "advertise_host must not be empty");
+	/* The MDS keeps OSS names and hosts in 64-byte fields (pfs_ost_info). */
+	if (!c->advertise_host[0] || strlen(c->advertise_host) >= 64) {
+		snprintf(err, errlen, "advertise_host must be 1..63 characters");
 		return -EINVAL;
 	}
 	if (!c->name[0] && gethostname(c->name, sizeof(c->name) - 1))
