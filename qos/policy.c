@@ -5,6 +5,7 @@
 #include "qos/baselines.h"
 #include "qos/adaptbf.h"
 #include "qos/padll.h"
+#include "qos/static_policy.h"
 
 #include <errno.h>
 #include <string.h>
@@ -17,6 +18,7 @@ static const qos_policy_ops *const policies[] = {
 	&qos_policy_priority,
 	&qos_policy_proportional,
 	&qos_policy_psfa,
+	&qos_policy_static,
 	&qos_policy_gift,
 	&qos_policy_pofs,
 	&qos_policy_bsip,
