@@ -337,26 +337,22 @@ static int cmp_ep(const void *a, const void *b)
 	return (x->ep > y->ep) - (x->ep < y->ep);
 }
 
-/* Run every piece (see the deadlock rule in osc.h).  Pieces are reordered.
- * Returns 0 or the first error; each piece's own result is in p->rc. */
-static int run_pieces(cli_osc *o, const char *job, piece *ps, size_t n)
+/* Run the pieces not yet done, in waves (see the deadlock rule in osc.h).
+ * Pieces are reordered; each piece's result is in p->rc. */
+static int run_waves(cli_osc *o, const char *job, piece *ps, size_t n)
 {
 	pfs_rpc_inflight **calls = NULL;
-	size_t *idx = NULL, left = n;
-	int first = 0;
+	size_t *idx = NULL, left = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		int rc = resolve(o, job, &ps[i]);
-
-		if (rc)
-			return rc;
-	}
+	for (size_t i = 0; i < n; i++)
+		left += !ps[i].done;
 	qsort(ps, n, sizeof(*ps), cmp_ep);
 	calls = calloc(n, sizeof(*calls));
 	idx = calloc(n, sizeof(*idx));
 	if (!calls || !idx) {
-		first = -ENOMEM;
-		goto out;
+		free(calls);
+		free(idx);
+		return -ENOMEM;
 	}
 	while (left > 0) {
 		size_t k = 0;
@@ -381,12 +377,60 @@ static int run_pieces(cli_osc *o, const char *job, piece *ps, size_t n)
 		o->pieces += k;
 		pthread_mutex_unlock(&o->lock);
 	}
-	for (size_t i = 0; i < n && !first; i++)
-		first = ps[i].rc;
-out:
 	free(calls);
 	free(idx);
-	return first;
+	return 0;
+}
+
+/* Errors that say "this address does not answer", as when an OSS restarted
+ * elsewhere (another port, another node). */
+static int transport_err(int rc)
+{
+	return rc == -ECONNREFUSED || rc == -ECONNRESET || rc == -EPIPE || rc == -ETIMEDOUT ||
+	       rc == -EHOSTUNREACH || rc == -ENETUNREACH || rc == -ECONNABORTED;
+}
+
+/* Run every piece.  Pieces that failed in transport are run once more if a
+ * fresh OST list from the MDS moved their OST to another address: every
+ * piece is idempotent (a write puts the same bytes at the same offset).
+ * Returns 0 or the first error. */
+static int run_pieces(cli_osc *o, const char *job, piece *ps, size_t n)
+{
+	int rc = 0, again = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		rc = resolve(o, job, &ps[i]);
+		if (rc)
+			return rc;
+	}
+	rc = run_waves(o, job, ps, n);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n && !again; i++)
+		again = transport_err(ps[i].rc);
+	if (again) {
+		pthread_mutex_lock(&o->refresh_lock);
+		rc = refresh(o, job);
+		pthread_mutex_unlock(&o->refresh_lock);
+		for (size_t i = 0; i < n && rc == 0; i++) {
+			int old = ps[i].ep;
+
+			if (!transport_err(ps[i].rc) || ost_lookup(o, ps[i].ost, &ps[i].pool) < 0)
+				continue;
+			ps[i].ep = ost_lookup(o, ps[i].ost, &ps[i].pool);
+			if (ps[i].ep != old) {
+				pfs_log(PFS_LOG_NOTICE, "osc: OST %u moved; resending", ps[i].ost);
+				ps[i].done = 0;
+				ps[i].got = 0;
+			}
+		}
+		if (rc == 0 && (rc = run_waves(o, job, ps, n)))
+			return rc;
+	}
+	rc = 0;
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = ps[i].rc;
+	return rc;
 }
 
 /* Build the pieces of a read or write of [off, off+len). */

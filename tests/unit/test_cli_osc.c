@@ -3,7 +3,8 @@
  * keeping objects in memory.  Covers the split (pieces per OSS, cutting at
  * the RPC payload limit), merge (zero-fill of holes, short object reads and
  * missing objects), truncate (per-object sizes), concurrency of pieces on
- * different OSSes, the one-piece-per-OSS wave rule, and OST map refresh. */
+ * different OSSes, the one-piece-per-OSS wave rule, OST map refresh, and
+ * resending to an OSS that restarted on another address. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -505,6 +506,33 @@ static void test_osc_unknown_ost(void **state)
 	assert_int_equal(refreshes, 1);
 }
 
+static void test_osc_oss_moved(void **state)
+{
+	fixture *fx = *state;
+	pfs_layout l = mklayout(64 << 10, 4);
+	pfs_server_opts so = { .host = "127.0.0.1", .port = 0, .name = "fake" };
+	uint8_t src[256 << 10], dst[256 << 10];
+	uint64_t pieces, waves, refreshes;
+	size_t got;
+
+	fill(src, sizeof(src), 21);
+	assert_int_equal(cli_osc_write(fx->osc, "j", &l, 0, sizeof(src), src), 0);
+	/* OSS 0 restarts on another port; the MDS learns the new address. */
+	uint16_t oldport = mds.port[0];
+	pfs_server_stop(oss[0].srv);
+	assert_int_equal(pfs_server_start(&so, oss_handler, &oss[0], &oss[0].srv), 0);
+	mds.port[0] = pfs_server_port(oss[0].srv);
+	memset(dst, 0xEE, sizeof(dst));
+	assert_int_equal(cli_osc_read(fx->osc, "j", &l, sizeof(src), 0, sizeof(dst), dst, &got), 0);
+	assert_int_equal(got, sizeof(dst));
+	assert_memory_equal(src, dst, sizeof(src));
+	cli_osc_counters(fx->osc, &pieces, &waves, &refreshes);
+	/* The first load and the one after the failure (unless the kernel gave
+	 * the new server the old port, when nothing failed). */
+	if (mds.port[0] != oldport)
+		assert_int_equal(refreshes, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -517,6 +545,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_osc_concurrent_pieces, setup4, teardown),
 		cmocka_unit_test_setup_teardown(test_osc_shared_oss_waves, setup_shared, teardown),
 		cmocka_unit_test_setup_teardown(test_osc_unknown_ost, setup4, teardown),
+		cmocka_unit_test_setup_teardown(test_osc_oss_moved, setup4, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
