@@ -147,7 +147,7 @@ static int parse_gen(json_t *g, const sim_scenario *sc, gen_cfg *c, char *err, s
 	    (rc = inum(g, "ranks_per_node", 4, 1, 1024, &c->ranks_per_node, w, err, len)) ||
 	    (rc = range(g, "osts_per_app", 2, 32, 1, (double)sc->n_osts, &c->osts_lo, &c->osts_hi,
 			w, err, len)) ||
-	    (rc = inum(g, "stripe_count", 1, 1, (int)sc->n_osts, &c->stripe, w, err, len)) ||
+	    (rc = inum(g, "stripe_count", 0, 0, (int)sc->n_osts, &c->stripe, w, err, len)) ||
 	    (rc = classes(g, "io_phase_s", c->io_cls, err, len)) ||
 	    (rc = classes(g, "io_interval_s", c->cmp_cls, err, len)) ||
 	    (rc = range(g, "phases", 2, 12, 1, 1e6, &c->phases_lo, &c->phases_hi, w, err, len)) ||
@@ -233,18 +233,21 @@ static int generate(sim_scenario *sc, const gen_cfg *c, size_t *jobs_cap)
 		sim_app *p = &sc->apps[base + (size_t)a];
 		memset(p, 0, sizeof(*p));
 		snprintf(p->id, sizeof(p->id), "app%03d", a);
-		p->nodes = (int)lround(sim_rng_loguniform(&ra, c->nodes_lo, c->nodes_hi + 0.999));
+		p->nodes = (int)floor(sim_rng_loguniform(&ra, c->nodes_lo, c->nodes_hi + 0.999));
 		if (p->nodes > sc->nodes)
 			p->nodes = sc->nodes;
 		if (p->nodes < 1)
 			p->nodes = 1;
 		p->ranks = p->nodes * c->ranks_per_node;
-		p->stripe = c->stripe;
 		p->n_osts = (int)floor(sim_rng_loguniform(&ra, c->osts_lo, c->osts_hi + 0.999));
-		if (p->n_osts > p->ranks * p->stripe)
-			p->n_osts = p->ranks * p->stripe;
 		if (p->n_osts > (int)sc->n_osts)
 			p->n_osts = (int)sc->n_osts;
+		/* stripe_count 0: every rank's file spans the run's whole OST
+		 * set, so each OST carries the same bytes (GIFT's model: all
+		 * requests of a job get the same bandwidth on all its OSTs). */
+		p->stripe = c->stripe ? c->stripe : p->n_osts;
+		if (p->n_osts > p->ranks * p->stripe)
+			p->n_osts = p->ranks * p->stripe;
 		if (p->n_osts < p->stripe)
 			p->n_osts = p->stripe;
 		p->phases = (int)sim_rng_int(&ra, (long)c->phases_lo, (long)c->phases_hi);

@@ -13,6 +13,8 @@
  * size and compute time (GIFT Fig. 2(c): <5% std. dev.).
  *
  * Generator (all in the "generator" object; GIFT Table 1 and sec. 4):
+ * stripe_count 0 (the default) stripes every rank's file over the run's
+ * whole OST set, so all OSTs of a job carry equal bytes as GIFT assumes;
  * submissions follow a Gamma renewal process; each picks an application
  * with Zipf popularity (so applications repeat, Fig. 2(a)); the stand-alone
  * I/O phase length is drawn from Table 1's three classes (<1 min, 1-15 min,

@@ -1,0 +1,238 @@
+/* test_sim_run.c — the simulation engine on hand-checked scenarios: a job
+ * alone gets the full bandwidth, two jobs on one OST split it per the
+ * policy's allocations, a phase ends at its slowest rank, the node pool
+ * queues and backfills, metrics and the POFS comparison, determinism. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/sim/sim_policy.h"
+#include "bench/sim/sim_run.h"
+
+#define NEAR(a, b) (fabs((a) - (b)) < 1e-6)
+
+/* Job "A" gets 25% and everyone else 75% of every OST it is active on. */
+static int fixed_create(const qos_params *p, void **st)
+{
+	*st = NULL;
+	return 0;
+}
+static int fixed_decide(void *st, const qos_instance *in, qos_result *res)
+{
+	for (size_t j = 0; j < in->n_jobs; j++)
+		for (size_t o = 0; o < in->n_osts; o++) {
+			size_t ix = j * in->n_osts + o;
+			double f = strcmp(in->jobs[j].id, "A") == 0 ? 0.25 : 0.75;
+			res->alloc[ix] = in->active[ix] ? f * in->capacity[o] : 0;
+		}
+	return 0;
+}
+static void fixed_destroy(void *st) { (void)st; }
+static const qos_policy_ops fixed = {"fixed", "test", fixed_create, fixed_decide, fixed_destroy};
+
+static void run_text(const char *text, const qos_policy_ops *ops, sim_run_result *r)
+{
+	sim_scenario sc;
+	char err[256] = "";
+	sim_run_opts o = {.ops = ops};
+	if (sim_scen_parse(text, strlen(text), -1, &sc, err, sizeof(err)))
+		fail_msg("scenario: %s", err);
+	if (sim_run(&sc, &o, r, err, sizeof(err)))
+		fail_msg("run: %s", err);
+	sim_scen_free(&sc);
+}
+
+/* 1000 MB on one 100 MB/s OST, alone: 10 s of I/O, 10 s run. */
+static void test_run_alone_full_bandwidth(void **state)
+{
+	const char *s = "{\"duration_s\": 100, \"nodes\": 1, \"osts\": [100],"
+			" \"apps\": [{\"id\": \"A\", \"io_mb_per_rank\": 1000}],"
+			" \"jobs\": [{\"app\": \"A\"}]}";
+	sim_run_result r;
+	run_text(s, &sim_policy_equal, &r);
+	assert_int_equal(r.completed, 1);
+	assert_true(NEAR(r.jobs[0].io_time, 10));
+	assert_true(NEAR(r.jobs[0].io_alone, 10));
+	assert_true(NEAR(r.jobs[0].end, 10));
+	assert_true(NEAR(r.m.mean_io_time, 10));
+	assert_true(NEAR(r.m.effective_bandwidth, 100));
+	assert_true(NEAR(r.m.jain, 1));
+	assert_true(NEAR(r.m.throughput, 36)); /* 1 job in 100 s */
+	assert_true(NEAR(r.busy_time, 10));
+	sim_run_result_free(&r);
+}
+
+/* A and B write 750 MB each on OST 0 (100 MB/s).  fixed: B at 75 MB/s
+ * ends at 10 s; A keeps its 25 MB/s cap (not work-conserving): 30 s.
+ * Equal share: both 50 MB/s until 15 s. */
+static const char *two =
+	"{\"duration_s\": 100, \"nodes\": 2, \"osts\": [100],"
+	" \"apps\": [{\"id\": \"A\", \"io_mb_per_rank\": 750},"
+	"          {\"id\": \"B\", \"io_mb_per_rank\": 750}],"
+	" \"jobs\": [{\"app\": \"A\"}, {\"app\": \"B\"}]}";
+
+static void test_run_two_jobs_split_per_allocations(void **state)
+{
+	sim_run_result r;
+	run_text(two, &fixed, &r);
+	assert_true(NEAR(r.jobs[0].io_time, 30));
+	assert_true(NEAR(r.jobs[1].io_time, 10));
+	assert_true(NEAR(r.m.mean_io_time, 20));
+	sim_run_result_free(&r);
+	run_text(two, &sim_policy_equal, &r);
+	assert_true(NEAR(r.jobs[0].io_time, 15));
+	assert_true(NEAR(r.jobs[1].io_time, 15));
+	sim_run_result_free(&r);
+}
+
+/* The same with work_conserving: A gets B's capacity once B is done:
+ * 750 - 10 x 25 = 500 MB left at 10 s, at 100 MB/s -> 15 s (30 s without). */
+static void test_run_work_conserving(void **state)
+{
+	char s[512];
+	snprintf(s, sizeof(s), "%.*s, \"work_conserving\": true}", (int)strlen(two) - 1, two);
+	sim_run_result r;
+	run_text(s, &fixed, &r);
+	assert_true(NEAR(r.jobs[0].io_time, 15));
+	assert_true(NEAR(r.jobs[1].io_time, 10));
+	sim_run_result_free(&r);
+}
+
+/* A: 2 ranks, 600 MB each, on OSTs 0 and 1.  B: 2000 MB on OST 0.
+ * Equal share: A's OST-1 rank (alone, 100 MB/s) would be done at 6 s;
+ * on OST 0 A and B get 50 MB/s: at 10 s A has 100 MB left there, then
+ * 50 MB/s -> 12 s.  A's phase ends at its slowest rank: 12 s.  B: 1500 MB
+ * left at 10 s, 100 MB by 12 s, 400 by 20 s (its cap stays 50 until the
+ * next decision), then 1000 MB alone at 100 MB/s: 30 s.  Lockstep gives
+ * the same times (A's fast rank just waits at 50 MB/s). */
+static void test_run_phase_ends_at_slowest_rank(void **state)
+{
+	static const char *modes[] = {"independent", "lockstep"};
+	for (size_t m = 0; m < 2; m++) {
+		char s[768];
+		snprintf(s, sizeof(s),
+			 "{\"duration_s\": 100, \"nodes\": 3, \"osts\": [100, 100],"
+			 " \"progress\": \"%s\","
+			 " \"apps\": [{\"id\": \"A\", \"nodes\": 2, \"ranks\": 2, \"n_osts\": 2,"
+			 " \"io_mb_per_rank\": 600}, {\"id\": \"B\", \"io_mb_per_rank\": 2000}],"
+			 " \"jobs\": [{\"app\": \"A\", \"osts\": [0, 1]},"
+			 " {\"app\": \"B\", \"osts\": [0]}]}",
+			 modes[m]);
+		sim_run_result r;
+		run_text(s, &sim_policy_equal, &r);
+		if (!NEAR(r.jobs[0].io_time, 12) || !NEAR(r.jobs[1].io_time, 30))
+			fail_msg("%s: A %g s, B %g s", modes[m], r.jobs[0].io_time,
+				 r.jobs[1].io_time);
+		assert_true(NEAR(r.jobs[0].io_alone, 6));
+		sim_run_result_free(&r);
+	}
+}
+
+/* Node pool of 4: A (2 nodes, 100 s compute) and B (3 nodes) cannot run
+ * together; B waits for A; C (1 node, 10 s) backfills beside A because it
+ * ends before A's estimated end (the head's shadow time).  A second
+ * appearance of A waits for the first even though nodes are free. */
+static void test_run_queue_and_backfill(void **state)
+{
+	const char *s = "{\"duration_s\": 1000, \"nodes\": 4, \"osts\": [100],"
+			" \"estimate_factor\": 1,"
+			" \"apps\": [{\"id\": \"A\", \"nodes\": 2, \"compute_s\": 100},"
+			"  {\"id\": \"B\", \"nodes\": 3, \"compute_s\": 50},"
+			"  {\"id\": \"C\", \"nodes\": 1, \"compute_s\": 10}],"
+			" \"jobs\": [{\"app\": \"A\", \"submit\": 0}, {\"app\": \"B\", \"submit\": 1},"
+			"  {\"app\": \"C\", \"submit\": 2}, {\"app\": \"A\", \"submit\": 3}]}";
+	sim_run_result r;
+	run_text(s, &sim_policy_equal, &r);
+	assert_int_equal(r.completed, 4);
+	assert_true(NEAR(r.jobs[0].start, 0) && NEAR(r.jobs[0].end, 100));
+	assert_true(NEAR(r.jobs[2].start, 2) && NEAR(r.jobs[2].end, 12));
+	assert_true(NEAR(r.jobs[1].start, 100) && NEAR(r.jobs[1].end, 150));
+	/* The second A: nodes are free at 100 but B (head) needs 3 of 4 and
+	 * A needs 2, so A waits for B: starts at 150. */
+	assert_true(NEAR(r.jobs[3].start, 150) && NEAR(r.jobs[3].end, 250));
+	assert_true(NEAR(r.m.mean_run_time, (100 + 50 + 10 + 100) / 4.0));
+	sim_run_result_free(&r);
+}
+
+static void test_run_compare_and_determinism(void **state)
+{
+	const char *s = "{\"seed\": 5, \"duration_s\": 43200, \"nodes\": 64, \"osts\": {\"count\": 8,"
+			" \"capacity\": 100}, \"generator\": {\"apps\": 10, \"nodes\": [1, 16],"
+			" \"osts_per_app\": [1, 8], \"arrival_gamma\": {\"shape\": 2, \"scale\": 300},"
+			" \"io_interval_s\": [[60, 120], [120, 300], [300, 600]], \"phases\": [2, 4]}}";
+	sim_scenario sc;
+	sim_run_result a, b, c;
+	char err[256];
+	sim_run_opts eq = {.ops = &sim_policy_equal}, fx = {.ops = &fixed};
+	assert_int_equal(sim_scen_parse(s, strlen(s), -1, &sc, err, sizeof(err)), 0);
+	assert_int_equal(sim_run(&sc, &eq, &a, err, sizeof(err)), 0);
+	assert_int_equal(sim_run(&sc, &eq, &b, err, sizeof(err)), 0);
+	assert_true(a.completed > 10);
+	assert_memory_equal(&a.m, &b.m, sizeof(a.m));
+	for (size_t j = 0; j < a.n_jobs; j++)
+		assert_true(a.jobs[j].io_time == b.jobs[j].io_time);
+	/* Compared with itself nothing is worse. */
+	assert_true(sim_run_compare(&sc, &a, &b) == 0);
+	assert_true(a.m.jain > 0 && a.m.jain <= 1);
+	/* Every job alone at least as fast as in the mix. */
+	for (size_t j = 0; j < a.n_jobs; j++)
+		if (a.jobs[j].done)
+			assert_true(a.jobs[j].io_alone <= a.jobs[j].io_time + 1e-6);
+	/* fixed wastes capacity (never more than 75% of an OST to a job): it
+	 * must lose to equal share for some application, and the comparison
+	 * must see it. */
+	assert_int_equal(sim_run(&sc, &fx, &c, err, sizeof(err)), 0);
+	double f = sim_run_compare(&sc, &c, &a);
+	assert_true(f > 0 && f <= 1);
+	assert_true(c.m.mean_io_time > a.m.mean_io_time);
+	sim_run_result_free(&a);
+	sim_run_result_free(&b);
+	sim_run_result_free(&c);
+	sim_scen_free(&sc);
+}
+
+/* A policy that fails, and one that rejects its parameters. */
+static int bad_decide(void *st, const qos_instance *in, qos_result *res) { return -EIO; }
+static const qos_policy_ops failing = {"failing", "test", fixed_create, bad_decide,
+				       fixed_destroy};
+
+static void test_run_policy_errors(void **state)
+{
+	sim_scenario sc;
+	sim_run_result r;
+	char err[256] = "";
+	qos_param p = {"tau", 1};
+	sim_run_opts o = {.ops = &failing};
+	assert_int_equal(sim_scen_parse(two, strlen(two), -1, &sc, err, sizeof(err)), 0);
+	assert_int_equal(sim_run(&sc, &o, &r, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "policy failing failed"));
+	assert_null(r.jobs);
+	o.ops = &sim_policy_equal;
+	o.params = &p;
+	o.n_params = 1;
+	assert_int_equal(sim_run(&sc, &o, &r, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "rejected the parameters"));
+	sim_scen_free(&sc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_run_alone_full_bandwidth),
+		cmocka_unit_test(test_run_two_jobs_split_per_allocations),
+		cmocka_unit_test(test_run_work_conserving),
+		cmocka_unit_test(test_run_phase_ends_at_slowest_rank),
+		cmocka_unit_test(test_run_queue_and_backfill),
+		cmocka_unit_test(test_run_compare_and_determinism),
+		cmocka_unit_test(test_run_policy_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
