@@ -1,0 +1,272 @@
+/* test_cli_mdc.c — the metadata client's wire encoding against a fake MDS:
+ * cred on namespace requests, job id and client id in every header, reply
+ * decoding (attr, layout, readdir pages, strings) and rejection of replies
+ * that are short or have bytes left over. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/mdc.h"
+#include "common/buf.h"
+#include "common/msg.h"
+#include "common/server.h"
+
+static pfs_server *srv;
+static cli_mdc *mdc;
+/* What the fake MDS saw last. */
+static pfs_hdr last_hdr;
+static pfs_cred last_cred;
+static char last_name[256];
+static uint64_t last_u64;
+
+static void sample_attr(pfs_attr *a, uint64_t ino)
+{
+	memset(a, 0, sizeof(*a));
+	a->ino = ino;
+	a->mode = 0100644;
+	a->nlink = 1;
+	a->uid = 10;
+	a->gid = 20;
+	a->size = 12345;
+	a->mtime_ns = 777;
+}
+
+static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
+{
+	pfs_rbuf r;
+	pfs_wbuf w;
+	pfs_attr a;
+	int rc = 0;
+
+	last_hdr = *h;
+	pfs_wbuf_init(&w);
+	pfs_rbuf_init(&r, payload, h->payload_len);
+	if (h->opcode != PFS_OP_MDS_OST_LIST)
+		pfs_cred_decode(&r, &last_cred);
+	switch (h->opcode) {
+	case PFS_OP_MDS_LOOKUP:
+		last_u64 = pfs_rbuf_u64(&r);
+		pfs_rbuf_cstr(&r, last_name, sizeof(last_name));
+		if ((rc = pfs_rbuf_done(&r)))
+			break;
+		if (!strcmp(last_name, "missing")) {
+			rc = -ENOENT;
+			break;
+		}
+		sample_attr(&a, 42);
+		pfs_attr_encode(&w, &a);
+		if (!strcmp(last_name, "trailing"))
+			pfs_wbuf_u8(&w, 1);
+		if (!strcmp(last_name, "short"))
+			w.len -= 4;
+		break;
+	case PFS_OP_MDS_OPEN: {
+		pfs_layout l = { .stripe_size = 1 << 20, .stripe_count = 2,
+				 .stripe = { { 3, 100 }, { 1, 101 } } };
+		last_u64 = pfs_rbuf_u64(&r);
+		pfs_rbuf_u32(&r);
+		if ((rc = pfs_rbuf_done(&r)))
+			break;
+		sample_attr(&a, last_u64);
+		pfs_attr_encode(&w, &a);
+		pfs_layout_encode(&w, &l);
+		break;
+	}
+	case PFS_OP_MDS_READDIR: {
+		uint64_t cookie;
+
+		last_u64 = pfs_rbuf_u64(&r);
+		cookie = pfs_rbuf_u64(&r);
+		pfs_rbuf_u32(&r);
+		if ((rc = pfs_rbuf_done(&r)))
+			break;
+		pfs_wbuf_u32(&w, 2);
+		pfs_wbuf_u8(&w, cookie != 0);
+		for (int i = 0; i < 2; i++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "e%llu", (unsigned long long)cookie + i);
+			pfs_wbuf_u64(&w, 500 + cookie + i);
+			pfs_wbuf_u32(&w, 040755);
+			pfs_wbuf_u64(&w, cookie + i + 3);
+			pfs_wbuf_str(&w, name);
+		}
+		break;
+	}
+	case PFS_OP_MDS_READLINK:
+		pfs_wbuf_str(&w, "target/path");
+		break;
+	case PFS_OP_MDS_GETXATTR:
+		pfs_rbuf_u64(&r);
+		pfs_rbuf_cstr(&r, last_name, sizeof(last_name));
+		pfs_wbuf_strn(&w, "v\0x", 3);
+		break;
+	case PFS_OP_MDS_UNLINK:
+		pfs_rbuf_u64(&r);
+		pfs_rbuf_cstr(&r, last_name, sizeof(last_name));
+		rc = pfs_rbuf_done(&r);
+		break;
+	case PFS_OP_MDS_OST_LIST: {
+		pfs_ost_info o = { .index = 7, .data_port = 1234, .up = 1 };
+
+		snprintf(o.host, sizeof(o.host), "oss-host");
+		pfs_wbuf_u32(&w, 1);
+		pfs_ost_info_encode(&w, &o);
+		break;
+	}
+	default:
+		rc = -EOPNOTSUPP;
+	}
+	pfs_sconn_reply(c, h, rc, rc ? NULL : w.data, rc ? 0 : w.len, NULL, 0);
+	pfs_wbuf_free(&w);
+	free(payload);
+}
+
+static int setup(void **state)
+{
+	pfs_server_opts so = { .host = "127.0.0.1", .name = "fake-mds" };
+	pfs_rpc_opts ro = { .max_conns = 2, .timeout_ms = 10000, .retry_ms = 500,
+			    .client_id = 0x1122334455667788ull };
+
+	assert_int_equal(pfs_server_start(&so, handler, NULL, &srv), 0);
+	assert_int_equal(cli_mdc_create("127.0.0.1", pfs_server_port(srv), &ro, &mdc), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	cli_mdc_destroy(mdc);
+	pfs_server_stop(srv);
+	return 0;
+}
+
+static cli_ctx mkctx(void)
+{
+	cli_ctx c;
+
+	memset(&c, 0, sizeof(c));
+	c.cred.uid = 1000;
+	c.cred.gid = 100;
+	c.cred.ngroups = 2;
+	c.cred.groups[0] = 5;
+	c.cred.groups[1] = 6;
+	snprintf(c.job, sizeof(c.job), "job-77");
+	return c;
+}
+
+static void test_mdc_lookup_headers_and_cred(void **state)
+{
+	cli_ctx c = mkctx();
+	pfs_attr a;
+	char job[PFS_JOBID_MAX + 1];
+
+	assert_int_equal(cli_mdc_lookup(mdc, &c, 1, "file", &a), 0);
+	assert_int_equal(a.ino, 42);
+	assert_int_equal(a.size, 12345);
+	assert_int_equal(a.mode, 0100644);
+	assert_int_equal(last_u64, 1);
+	assert_string_equal(last_name, "file");
+	assert_int_equal(last_cred.uid, 1000);
+	assert_int_equal(last_cred.gid, 100);
+	assert_int_equal(last_cred.ngroups, 2);
+	assert_int_equal(last_cred.groups[1], 6);
+	assert_int_equal(last_hdr.client_id, 0x1122334455667788ull);
+	pfs_hdr_jobid(&last_hdr, job);
+	assert_string_equal(job, "job-77");
+}
+
+static void test_mdc_errors(void **state)
+{
+	cli_ctx c = mkctx();
+	pfs_attr a;
+	char longname[300];
+
+	assert_int_equal(cli_mdc_lookup(mdc, &c, 1, "missing", &a), -ENOENT);
+	assert_int_equal(cli_mdc_lookup(mdc, &c, 1, "trailing", &a), -EBADMSG);
+	assert_int_equal(cli_mdc_lookup(mdc, &c, 1, "short", &a), -EBADMSG);
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = 0;
+	assert_int_equal(cli_mdc_lookup(mdc, &c, 1, longname, &a), -ENAMETOOLONG);
+	assert_int_equal(cli_mdc_unlink(mdc, &c, 1, ""), -EINVAL);
+	assert_int_equal(cli_mdc_access(mdc, &c, 1, 4), -EOPNOTSUPP);
+}
+
+static void test_mdc_open_layout(void **state)
+{
+	cli_ctx c = mkctx();
+	pfs_attr a;
+	pfs_layout l;
+
+	assert_int_equal(cli_mdc_open(mdc, &c, 99, 2, &a, &l), 0);
+	assert_int_equal(a.ino, 99);
+	assert_int_equal(l.stripe_count, 2);
+	assert_int_equal(l.stripe_size, 1 << 20);
+	assert_int_equal(l.stripe[0].ost, 3);
+	assert_int_equal(l.stripe[1].object, 101);
+}
+
+static void test_mdc_readdir_strings(void **state)
+{
+	cli_ctx c = mkctx();
+	cli_dirent ents[4];
+	uint32_t n = 0;
+	int eof = -1;
+	char buf[64];
+	void *val = NULL;
+	size_t len = 0;
+	pfs_ost_info *osts = NULL;
+	uint32_t nost = 0;
+
+	assert_int_equal(cli_mdc_readdir(mdc, &c, 5, 0, 4, ents, &n, &eof), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(eof, 0);
+	assert_string_equal(ents[1].name, "e1");
+	assert_int_equal(ents[1].next_cookie, 4);
+	assert_int_equal(cli_mdc_readdir(mdc, &c, 5, 4, 4, ents, &n, &eof), 0);
+	assert_int_equal(eof, 1);
+	assert_string_equal(ents[0].name, "e4");
+	/* A page larger than asked for is a protocol error. */
+	assert_int_equal(cli_mdc_readdir(mdc, &c, 5, 0, 1, ents, &n, &eof), -EBADMSG);
+
+	assert_int_equal(cli_mdc_readlink(mdc, &c, 8, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "target/path");
+	assert_int_equal(cli_mdc_readlink(mdc, &c, 8, buf, 5), -ENAMETOOLONG);
+	/* Binary xattr values keep their NULs. */
+	assert_int_equal(cli_mdc_getxattr(mdc, &c, 8, "user.a", &val, &len), 0);
+	assert_int_equal(len, 3);
+	assert_memory_equal(val, "v\0x", 3);
+	free(val);
+	assert_int_equal(cli_mdc_ost_list(mdc, "j", &osts, &nost), 0);
+	assert_int_equal(nost, 1);
+	assert_int_equal(osts[0].index, 7);
+	assert_string_equal(osts[0].host, "oss-host");
+	free(osts);
+}
+
+static void test_mdc_client_id(void **state)
+{
+	uint64_t a = 0, b = 0;
+
+	assert_int_equal(cli_client_id_new(&a), 0);
+	assert_int_equal(cli_client_id_new(&b), 0);
+	assert_true(a != 0 && b != 0 && a != b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mdc_lookup_headers_and_cred),
+		cmocka_unit_test(test_mdc_errors),
+		cmocka_unit_test(test_mdc_open_layout),
+		cmocka_unit_test(test_mdc_readdir_strings),
+		cmocka_unit_test(test_mdc_client_id),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
