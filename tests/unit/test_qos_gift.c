@@ -140,6 +140,24 @@ static void test_gift_fig6_k1_k2_k3(void **st)
 	ops->destroy(s);
 }
 
+/* Constraint (3): throttling A (two OSTs) by d frees room for B (three
+ * OSTs): effective +3d - 2d = +d, but A's coupon is worth 2d > d, so GIFT
+ * must not throttle; on the Fig. 6 instance the gain equals the coupon
+ * and it does. */
+static void test_gift_constraint3_blocks_unprofitable_throttle(void **st)
+{
+	struct inst x;
+	qos_gift *g = mk_gift(0.3);
+	(void)st;
+	inst_make(&x, 3, "A:0,1 B:0,1,2", 0);
+	assert_int_equal(qos_gift_decide(g, &x.in, &x.res), 0);
+	assert_float_equal(A_(&x, 0, 0), 0.5, TOL);
+	assert_float_equal(A_(&x, 1, 2), 0.5, TOL);
+	assert_float_equal(x.coupons[0], 0.0, 0);
+	assert_float_equal(x.res.effective, 2.5, TOL);
+	qos_gift_destroy(g);
+}
+
 static void test_gift_not_friendly_is_not_throttled(void **st)
 {
 	struct inst x;
@@ -484,6 +502,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gift_fig6_k1),
 		cmocka_unit_test(test_gift_fig6_k1_k2_k3),
+		cmocka_unit_test(test_gift_constraint3_blocks_unprofitable_throttle),
 		cmocka_unit_test(test_gift_not_friendly_is_not_throttled),
 		cmocka_unit_test(test_gift_redeem_only_if_every_ost_has_gap),
 		cmocka_unit_test(test_gift_multiple_coupons_redeemed),
