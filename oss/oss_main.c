@@ -20,6 +20,7 @@
 #include "common/log.h"
 #include "common/net.h"
 #include "oss/mds_link.h"
+#include "oss/nrs_tbf.h"
 #include "oss/server.h"
 #include "oss/store.h"
 
@@ -39,6 +40,7 @@ typedef struct oss_cfg {
 	int o_direct;
 	char log_level[16];
 	int fd_cache;
+	char nrs[16];
 } oss_cfg;
 
 #define STR(f) PFS_CFG_STR, offsetof(oss_cfg, f), sizeof(((oss_cfg *)0)->f)
@@ -58,6 +60,7 @@ static const pfs_cfg_opt cfg_tab[] = {
 	{ "o_direct", NUM(PFS_CFG_BOOL, o_direct), "0", "O_DIRECT for aligned I/O" },
 	{ "log_level", STR(log_level), "notice", "err, warning, notice, info, debug" },
 	{ "fd_cache", NUM(PFS_CFG_INT, fd_cache), "1024", "open object files kept per OST" },
+	{ "nrs", STR(nrs), "fifo", "request scheduler: fifo, or tbf (FIFO until rules are set)" },
 	PFS_CFG_END,
 };
 
@@ -102,6 +105,10 @@ static int cfg_check(oss_cfg *c, char *mds_host, size_t hostsz, uint16_t *mds_po
 	}
 	if (c->fd_cache < 1 || c->fd_cache > 1000000) {
 		snprintf(err, errlen, "fd_cache must be 1..1000000");
+		return -EINVAL;
+	}
+	if (strcmp(c->nrs, "fifo") && strcmp(c->nrs, "tbf")) {
+		snprintf(err, errlen, "nrs: unknown scheduler '%s' (fifo, tbf)", c->nrs);
 		return -EINVAL;
 	}
 	if (pfs_log_level_parse(c->log_level) < 0) {
@@ -223,6 +230,7 @@ int main(int argc, char **argv)
 	so.io_threads = (unsigned)cfg.io_threads;
 	so.osts = stores;
 	so.n_osts = n;
+	so.sched = strcmp(cfg.nrs, "tbf") ? &oss_sched_fifo : &oss_sched_tbf;
 	rc = oss_server_start(&so, &srv, err, sizeof(err));
 	if (rc) {
 		pfs_log(PFS_LOG_ERR, "%s", err);
@@ -256,8 +264,10 @@ int main(int argc, char **argv)
 		pfs_log(PFS_LOG_ERR, "MDS link: %s", pfs_strerror(rc));
 		goto out;
 	}
-	pfs_log(PFS_LOG_NOTICE, "oss %s: %zu OST(s), data port %u, control port %u, MDS %s",
-		cfg.name, n, oss_server_data_port(srv), oss_server_ctl_port(srv), cfg.mds);
+	pfs_log(PFS_LOG_NOTICE,
+		"oss %s: %zu OST(s), data port %u, control port %u, MDS %s, nrs %s",
+		cfg.name, n, oss_server_data_port(srv), oss_server_ctl_port(srv), cfg.mds,
+		oss_sched_name(oss_server_sched(srv)));
 
 	do {
 		rc = sigwait(&sigs, &sig);

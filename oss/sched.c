@@ -83,7 +83,7 @@ static int fifo_create(void **priv)
 
 static void fifo_destroy(void *priv) { free(priv); }
 
-static void fifo_add(void *priv, oss_req *r, uint64_t now)
+static int fifo_add(void *priv, oss_req *r, uint64_t now)
 {
 	fifo *f = priv;
 
@@ -93,6 +93,7 @@ static void fifo_add(void *priv, oss_req *r, uint64_t now)
 	else
 		f->head = r;
 	f->tail = r;
+	return 0;
 }
 
 static oss_req *fifo_pick(void *priv, uint64_t now, uint64_t *wake_at)
@@ -183,10 +184,12 @@ int oss_sched_enqueue(oss_sched *s, oss_req *r)
 		rc = -ENOMEM;
 		goto out;
 	}
-	j->queued++;
 	r->job_priv = j;
+	rc = s->cls->add(s->priv, r, r->arrival_us);
+	if (rc)
+		goto out; /* the job record stays; idle ones are pruned later */
+	j->queued++;
 	s->queued++;
-	s->cls->add(s->priv, r, r->arrival_us);
 	if (s->sleepers)
 		pthread_cond_signal(&s->cond);
 out:
@@ -264,6 +267,20 @@ void oss_sched_shutdown(oss_sched *s)
 	s->shutdown = 1;
 	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->lock);
+}
+
+int oss_sched_control(oss_sched *s, const oss_sched_class *cls,
+		      int (*fn)(void *priv, uint64_t now, void *arg), void *arg)
+{
+	int rc;
+
+	if (s->cls != cls)
+		return -EINVAL;
+	pthread_mutex_lock(&s->lock);
+	rc = fn(cls->control_state ? cls->control_state(s->priv) : s->priv, now_us(), arg);
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
 }
 
 unsigned oss_sched_queued(oss_sched *s)

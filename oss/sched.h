@@ -6,8 +6,8 @@
  *  - oss_sched (this file's public API) owns the lock, the condition
  *    variable the I/O threads sleep on, shutdown, and per-job statistics, so
  *    every policy reports the same numbers;
- *  - an oss_sched_class (the queueing discipline: FIFO now, TBF later) only
- *    orders requests.  Its pick() may answer "nothing eligible before time
+ *  - an oss_sched_class (the queueing discipline: FIFO here, TBF in
+ *    nrs_tbf.h) only orders requests.  Its pick() may answer "nothing eligible before time
  *    T" (a token bucket waiting for tokens); oss_sched_dequeue then sleeps
  *    until T or the next enqueue.  Class callbacks run under the scheduler
  *    lock and must not block.
@@ -59,10 +59,14 @@ typedef struct oss_sched_class {
 	const char *name;
 	int (*create)(void **priv);
 	void (*destroy)(void *priv); /* queue is empty when called */
-	void (*add)(void *priv, oss_req *r, uint64_t now);
+	/* Queue r; 0 or -errno (then r is not queued). */
+	int (*add)(void *priv, oss_req *r, uint64_t now);
 	/* Take the next request to serve: return it, or NULL and set *wake_at
 	 * to when one becomes eligible (UINT64_MAX if the queue is empty). */
 	oss_req *(*pick)(void *priv, uint64_t now, uint64_t *wake_at);
+	/* What oss_sched_control callbacks receive (e.g. the qos_tbf inside
+	 * the class's state); NULL = priv itself. */
+	void *(*control_state)(void *priv);
 } oss_sched_class;
 
 extern const oss_sched_class oss_sched_fifo;
@@ -83,6 +87,15 @@ int oss_sched_enqueue(oss_sched *s, oss_req *r);
  * -ESHUTDOWN when shut down and empty. */
 int oss_sched_dequeue(oss_sched *s, oss_req **out);
 void oss_sched_shutdown(oss_sched *s);
+
+/* Run fn(state, now, arg) under the scheduler lock with the class's
+ * control state (see control_state):
+ * how a QoS loop changes a discipline's parameters (TBF rules and rates)
+ * at run time.  Sleeping dequeuers are woken afterwards, since requests may
+ * have become eligible.  fn must not block or call into s.  Returns fn's
+ * result, or -EINVAL if s does not run class cls. */
+int oss_sched_control(oss_sched *s, const oss_sched_class *cls,
+		      int (*fn)(void *priv, uint64_t now, void *arg), void *arg);
 
 /* Number of requests queued now (all jobs). */
 unsigned oss_sched_queued(oss_sched *s);

@@ -240,11 +240,12 @@ static int hold_create(void **priv)
 
 static void hold_destroy(void *priv) { free(priv); }
 
-static void hold_add(void *priv, oss_req *r, uint64_t now)
+static int hold_add(void *priv, oss_req *r, uint64_t now)
 {
 	hold *h = priv;
 	r->next = h->stack;
 	h->stack = r;
+	return 0;
 }
 
 static oss_req *hold_pick(void *priv, uint64_t now, uint64_t *wake_at)
@@ -266,7 +267,7 @@ static oss_req *hold_pick(void *priv, uint64_t now, uint64_t *wake_at)
 }
 
 static const oss_sched_class hold_class = {
-	"hold", hold_create, hold_destroy, hold_add, hold_pick,
+	"hold", hold_create, hold_destroy, hold_add, hold_pick, NULL,
 };
 
 static void test_sched_custom_class(void **state)
