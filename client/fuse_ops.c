@@ -166,25 +166,36 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Credentials and job id of the process behind req. */
-static void ctx_of(fuse_req_t req, cli_ctx *c)
+/* uid, gid and job id of the process behind req; enough for requests
+ * through an open file (read, write, flush, fsync, release), whose access
+ * was checked at open. */
+static void ctx_job(fuse_req_t req, cli_ctx *c)
 {
 	const struct fuse_ctx *fc = fuse_req_ctx(req);
-	gid_t groups[PFS_MAX_GROUPS];
-	int n;
 
 	memset(c, 0, sizeof(*c));
 	c->cred.uid = fc->uid;
 	c->cred.gid = fc->gid;
+	cli_jobid_get(fs_of(req)->jobid, fc->pid, fc->uid, now_ms(), c->job);
+}
+
+/* Full credentials (with supplementary groups) and job id: for namespace
+ * requests, where the MDS checks permissions. */
+static void ctx_of(fuse_req_t req, cli_ctx *c)
+{
+	gid_t groups[PFS_MAX_GROUPS];
+	int n;
+
+	ctx_job(req, c);
 	/* From /proc/PID/task/TID/status; a process that is gone (or a
-	 * kernel without it) gets only its primary group. */
+	 * kernel without it) gets only its primary group.  A caller in more
+	 * than PFS_MAX_GROUPS groups is judged on the first ones. */
 	n = fuse_req_getgroups(req, PFS_MAX_GROUPS, groups);
 	if (n > PFS_MAX_GROUPS)
 		n = PFS_MAX_GROUPS;
 	for (int i = 0; i < n; i++)
 		c->cred.groups[i] = groups[i];
 	c->cred.ngroups = n > 0 ? (uint32_t)n : 0;
-	cli_jobid_get(fs_of(req)->jobid, fc->pid, fc->uid, now_ms(), c->job);
 }
 
 /* errno for the kernel: transport and protocol failures become EIO. */
@@ -759,7 +770,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	ctx_of(req, &c);
+	ctx_job(req, &c);
 	rc = cli_osc_read(fs->osc, c.job, &h->layout, fsize, (uint64_t)off, size, buf, &got);
 	if (rc)
 		reply_err(req, rc);
@@ -780,7 +791,7 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	ctx_of(req, &c);
+	ctx_job(req, &c);
 	rc = cli_osc_write(fs->osc, c.job, &h->layout, (uint64_t)off, size, buf);
 	if (rc) {
 		reply_err(req, rc);
@@ -801,7 +812,7 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	cli_ctx c;
 	int rc;
 
-	ctx_of(req, &c);
+	ctx_job(req, &c);
 	rc = push_size(fs_of(req), &c, h->n);
 	if (rc)
 		reply_err(req, rc);
@@ -816,7 +827,7 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	cli_ctx c;
 	int rc;
 
-	ctx_of(req, &c);
+	ctx_job(req, &c);
 	rc = push_size(fs, &c, h->n);
 	if (rc)
 		pfs_log(PFS_LOG_ERR, "release of ino %llu: size update failed: %s",
@@ -840,7 +851,7 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 	cli_ctx c;
 	int rc;
 
-	ctx_of(req, &c);
+	ctx_job(req, &c);
 	rc = cli_osc_sync(fs->osc, c.job, &h->layout);
 	/* The size is metadata, but without it the data synced is not
 	 * reachable after a crash: push it for fdatasync too. */
