@@ -71,8 +71,8 @@ typedef struct qos_gift_sets {
 	double E_bsip;    /* sum_i |S_i| b_i,bsip */
 } qos_gift_sets;
 
-/* Build the sets and BSIP shares of in.  Returns 0, -EINVAL (sizes,
- * capacities <= 0, NULL arrays) or -ENOMEM; free with qos_gift_sets_free
+/* Build the sets and BSIP shares of in.  Returns 0, -EINVAL (negative or
+ * infinite capacities, NULL arrays) or -ENOMEM; free with qos_gift_sets_free
  * (also safe after a failed build). */
 int qos_gift_sets_build(const qos_instance *in, qos_gift_sets *s);
 void qos_gift_sets_free(qos_gift_sets *s);

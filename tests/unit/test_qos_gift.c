@@ -158,6 +158,36 @@ static void test_gift_constraint3_blocks_unprofitable_throttle(void **st)
 	qos_gift_destroy(g);
 }
 
+static void test_gift_edge_cases(void **st)
+{
+	struct inst x;
+	qos_gift *g = mk_gift(0.3);
+	(void)st;
+	/* no jobs */
+	inst_make(&x, 2, "", 0);
+	assert_int_equal(qos_gift_decide(g, &x.in, &x.res), 0);
+	assert_float_equal(x.res.effective, 0.0, 0);
+	/* an idle job gets nothing; a dead OST (capacity 0) holds its jobs
+	 * at 0 without upsetting the others */
+	inst_make(&x, 3, "A:0 B:0,1 I: Z:2,1", 10);
+	x.cap[2] = 0;
+	assert_int_equal(qos_gift_decide(g, &x.in, &x.res), 0);
+	for (size_t j = 0; j < 3; j++) {
+		assert_float_equal(A_(&x, 2, j), 0.0, 0);
+		assert_float_equal(A_(&x, 3, j), 0.0, 0);
+	}
+	assert_true(A_(&x, 0, 0) + A_(&x, 1, 0) <= 1.0 + 1e-9);
+	assert_true(A_(&x, 1, 1) <= 1.0 + 1e-9);
+	assert_true(A_(&x, 1, 0) >= 0.5 * 0.7 - TOL);
+	/* bad input */
+	x.cap[2] = -1;
+	assert_int_equal(qos_gift_decide(g, &x.in, &x.res), -EINVAL);
+	x.cap[2] = 1;
+	x.res.alloc = NULL;
+	assert_int_equal(qos_gift_decide(g, &x.in, &x.res), -EINVAL);
+	qos_gift_destroy(g);
+}
+
 static void test_gift_not_friendly_is_not_throttled(void **st)
 {
 	struct inst x;
@@ -503,6 +533,7 @@ int main(void)
 		cmocka_unit_test(test_gift_fig6_k1),
 		cmocka_unit_test(test_gift_fig6_k1_k2_k3),
 		cmocka_unit_test(test_gift_constraint3_blocks_unprofitable_throttle),
+		cmocka_unit_test(test_gift_edge_cases),
 		cmocka_unit_test(test_gift_not_friendly_is_not_throttled),
 		cmocka_unit_test(test_gift_redeem_only_if_every_ost_has_gap),
 		cmocka_unit_test(test_gift_multiple_coupons_redeemed),
