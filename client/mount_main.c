@@ -83,8 +83,15 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: mount.pfs HOST:PORT MOUNTPOINT [-o opt[,opt...]] [-f] [-n] [-s] [-v]\n"
 		     "  -f  stay in the foreground\n"
-		     "options (-o key=value):\n");
-	pfs_cfg_usage(mount_opts, out);
+		     "options (-o key=value, several separated by ','):\n");
+	for (const pfs_cfg_opt *o = mount_opts; o->key; o++) {
+		char k[96];
+
+		snprintf(k, sizeof(k), "%s=%s", o->key, o->def && *o->def ? o->def : "...");
+		fprintf(out, "  %-34s %s\n", k, o->help);
+	}
+	fprintf(out, "generic mount options (rw, noatime, dev, suid, _netdev, defaults, ...) "
+		     "are accepted and ignored\n");
 }
 
 static int is_generic(const char *key)
