@@ -320,6 +320,142 @@ static void test_tbf_enqueue_invalid(void **state)
 	qos_tbf_destroy(t);
 }
 
+static void test_tbf_wildcard_limits_each_job(void **state)
+{
+	qos_tbf *t;
+	long served[NJOB] = { 0 };
+	const int active[NJOB] = { 1, 1, 1, 0 };
+
+	(void)state;
+	assert_int_equal(qos_tbf_create(&t), 0);
+	/* one rule, three jobs: each job gets its own class at 200/s */
+	add_rule(t, "all", "*", 200, 0);
+	simulate(t, active, 4, 1e-4, 0, 10.0, served);
+	for (int j = 0; j < 3; j++)
+		assert_near((double)served[j], 2000, 0.01);
+	assert_int_equal(qos_tbf_class_count(t), 3);
+	qos_tbf_destroy(t);
+}
+
+static void test_tbf_byte_rate_with_mixed_sizes(void **state)
+{
+	qos_tbf *t;
+	static int small, big;
+	double now = 0, bytes = 0;
+	void *req;
+	double wait;
+
+	(void)state;
+	assert_int_equal(qos_tbf_create(&t), 0);
+	/* 10 MiB/s, a 1 MiB bucket; requests of 64 KiB and 4 MiB (larger
+	 * than the bucket is allowed: it runs into debt) */
+	qos_tbf_rule_spec s = { .name = "a", .jobid = "A", .rate = 10 << 20,
+				.depth = 1 << 20 };
+	assert_int_equal(qos_tbf_rule_add(t, &s, 0), 0);
+	for (int k = 0; k < 4; k++) {
+		assert_int_equal(qos_tbf_enqueue(t, "A", 0, &small, 64 << 10, 0), 0);
+		assert_int_equal(qos_tbf_enqueue(t, "A", 0, &big, 4 << 20, 0), 0);
+	}
+	while (now < 20.0) {
+		int rc = qos_tbf_dequeue(t, now, &req, &wait);
+		if (rc == -EAGAIN) {
+			now += wait;
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		double c = req == &big ? 4 << 20 : 64 << 10;
+		bytes += c;
+		assert_int_equal(qos_tbf_enqueue(t, "A", 0, req, c, now), 0);
+	}
+	/* 20 s at 10 MiB/s, give or take the bucket and one large request */
+	assert_near(bytes, 200.0 * (1 << 20), 0.03);
+	while (qos_tbf_drain(t, &req) == 0)
+		;
+	qos_tbf_destroy(t);
+}
+
+/* Random operations; every request must come back exactly once. */
+static void test_tbf_random_ops_conserve_requests(void **state)
+{
+	enum { NREQ = 4000 };
+	static int reqs[NREQ];
+	static unsigned char seen[NREQ];
+	static const char *const jobs[] = { "j1", "j2", "k1", "k2", "x" };
+	static const char *const rules[] = { "r0", "r1", "r2", "r3" };
+	static const char *const pats[] = { "j*", "k1", "*", "j2" };
+	qos_tbf *t;
+	unsigned long rng = 12345;
+	size_t in = 0, out = 0;
+	double now = 0;
+	void *req;
+
+	(void)state;
+	memset(seen, 0, sizeof(seen));
+	assert_int_equal(qos_tbf_create(&t), 0);
+	for (int step = 0; step < 40000; step++) {
+		rng = rng * 6364136223846793005UL + 1442695040888963407UL;
+		unsigned r = (unsigned)(rng >> 33);
+		now += (r % 7) * 1e-4;
+		switch (r % 10) {
+		case 0: case 1: case 2: case 3:
+			if (in < NREQ) {
+				assert_int_equal(qos_tbf_enqueue(t, jobs[(r >> 4) % 5],
+					(int)((r >> 8) % 3) - 1, &reqs[in], 1, now), 0);
+				in++;
+			}
+			break;
+		case 4: case 5: case 6:
+			if (qos_tbf_dequeue(t, now, &req, NULL) == 0) {
+				size_t k = (size_t)((int *)req - reqs);
+				assert_true(k < in && !seen[k]);
+				seen[k] = 1;
+				out++;
+			}
+			break;
+		case 7: {
+			unsigned k = (r >> 4) % 4;
+			qos_tbf_rule_spec s = { .name = rules[k], .jobid = pats[k],
+				.opc_mask = k == 3 ? 1u : 0, .rate = 50 + (r >> 8) % 500,
+				.rank = (int)((r >> 12) % 5) };
+			int rc = qos_tbf_rule_add(t, &s, now);
+			assert_true(rc == 0 || rc == -EEXIST);
+			break;
+		}
+		case 8: {
+			int rc = qos_tbf_rule_stop(t, rules[(r >> 4) % 4], now);
+			assert_true(rc == 0 || rc == -ENOENT);
+			break;
+		}
+		default:
+			if (r & 0x100)
+				qos_tbf_rule_change(t, rules[(r >> 4) % 4],
+						    10 + (r >> 9) % 1000, 0, now);
+			else if (r & 0x200)
+				qos_tbf_gc(t, now);
+			else
+				qos_tbf_set_work_conserving(t, (r >> 10) & 1);
+		}
+		assert_int_equal(qos_tbf_queued(t), in - out);
+	}
+	for (;;) {
+		int rc = qos_tbf_dequeue(t, now, &req, NULL);
+		if (rc == -ENOENT)
+			break;
+		if (rc == -EAGAIN) {
+			now += 0.01;
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		size_t k = (size_t)((int *)req - reqs);
+		assert_true(k < in && !seen[k]);
+		seen[k] = 1;
+		out++;
+	}
+	assert_int_equal(out, in);
+	assert_int_equal(qos_tbf_queued(t), 0);
+	qos_tbf_destroy(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -333,6 +469,9 @@ int main(void)
 		cmocka_unit_test(test_tbf_deadline_and_rank_tiebreak),
 		cmocka_unit_test(test_tbf_gc_frees_idle_classes),
 		cmocka_unit_test(test_tbf_enqueue_invalid),
+		cmocka_unit_test(test_tbf_wildcard_limits_each_job),
+		cmocka_unit_test(test_tbf_byte_rate_with_mixed_sizes),
+		cmocka_unit_test(test_tbf_random_ops_conserve_requests),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
