@@ -38,8 +38,9 @@
  * 0 <= lo < hi; m, b finite; tau finite and >= 0.  Boxes must not overlap
  * (so a state matches at most one rule); they need not cover the whole
  * space: a state outside every box leaves the window unchanged.  At least
- * one rule is required.  Printing uses the shortest decimal form that
- * reads back to the same double, so print -> parse round-trips exactly.
+ * one rule is required.  Printing uses the shortest %g form (6 to 17
+ * significant digits) that reads back to the same double, so print ->
+ * parse round-trips exactly.
  *
  * Pure: no clock, no I/O.  A rule set is a plain growable array owned by
  * the struct (free with qos_ascar_ruleset_free).  Not thread-safe. */
