@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "common/config.h"
@@ -172,6 +173,28 @@ static int write_file_atomic(const char *path, const char *text)
 	return rc;
 }
 
+/* The fd caches (fd_cache per OST, twice with O_DIRECT) plus connections
+ * need more descriptors than the usual soft limit of 1024: raise it toward
+ * the hard limit.  Running short is not fatal (the store closes idle
+ * descriptors when open fails with EMFILE), so only warn. */
+static void raise_fd_limit(uint64_t want)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want
+										 : rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want)
+		pfs_log(PFS_LOG_WARNING,
+			"open file limit %llu is below the %llu the fd caches may use",
+			(unsigned long long)rl.rlim_cur, (unsigned long long)want);
+}
+
 int main(int argc, char **argv)
 {
 	static oss_cfg cfg; /* large: keep it off the stack */
@@ -214,6 +237,7 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	raise_fd_limit((uint64_t)cfg.fd_cache * n * (cfg.o_direct ? 2 : 1) + 1024);
 	for (size_t i = 0; i < n; i++) {
 		oss_store_opts o = { (unsigned)cfg.fd_cache, cfg.o_direct };
 

@@ -425,12 +425,15 @@ void oss_server_stop(oss_server *s)
 {
 	if (!s)
 		return;
-	/* Connections first: their queued requests still hold references,
-	 * which the I/O threads release as they drain the queue. */
-	pfs_server_stop(s->ctl);
-	pfs_server_stop(s->data);
+	/* The scheduler first: from now on it hands out what is queued
+	 * regardless of rate limits (a zero-rate TBF rule would otherwise hold
+	 * connection references forever and pfs_server_stop would wait for
+	 * them), and refuses new requests with -ESHUTDOWN.  Then the ports,
+	 * whose stop waits for the I/O threads to release every reference. */
 	if (s->sched)
 		oss_sched_shutdown(s->sched);
+	pfs_server_stop(s->ctl);
+	pfs_server_stop(s->data);
 	for (unsigned i = 0; i < s->nthreads; i++)
 		pthread_join(s->threads[i], NULL);
 	oss_sched_destroy(s->sched);

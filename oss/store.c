@@ -39,7 +39,7 @@ struct oss_store {
 	char uuid[OSS_STORE_UUID_LEN + 1];
 	int rootfd; /* DIR */
 	int objfd;  /* DIR/O */
-	int o_direct;
+	_Atomic int o_direct; /* cleared when the file system refuses O_DIRECT */
 	pthread_mutex_t lock;
 	unsigned cap;         /* fd cache bound */
 	unsigned ncached;     /* hashed entries; guarded by lock */
@@ -131,16 +131,36 @@ static void cache_remove(oss_store *s, fdent *e)
 		ent_free(e);
 }
 
-static void cache_evict(oss_store *s)
+/* Close idle descriptors, least recently used first, until at most keep
+ * remain cached (entries in use are skipped). */
+static void cache_trim(oss_store *s, unsigned keep)
 {
 	fdent *e = s->lru_tail;
 
-	while (s->ncached > s->cap && e) {
+	while (s->ncached > keep && e) {
 		fdent *prev = e->lprev;
 		if (e->refs == 0)
 			cache_remove(s, e);
 		e = prev;
 	}
+}
+
+static void cache_evict(oss_store *s)
+{
+	cache_trim(s, s->cap);
+}
+
+/* openat that, when the process is out of descriptors, gives back this
+ * store's idle cached ones and tries once more. */
+static int open_obj(oss_store *s, const char *path, int flags, mode_t mode)
+{
+	int fd = openat(s->objfd, path, flags, mode);
+
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && s->ncached) {
+		cache_trim(s, 0);
+		fd = openat(s->objfd, path, flags, mode);
+	}
+	return fd;
 }
 
 /* Get a referenced entry for obj.  create: make the object if missing.
@@ -161,10 +181,10 @@ static int cache_get(oss_store *s, uint64_t obj, int create, fdent **out)
 	}
 	obj_path(obj, path, sizeof(path));
 	for (;;) {
-		fd = openat(s->objfd, path, O_RDWR | O_CLOEXEC);
+		fd = open_obj(s, path, O_RDWR | O_CLOEXEC, 0);
 		if (fd >= 0 || errno != ENOENT || !create)
 			break;
-		fd = openat(s->objfd, path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		fd = open_obj(s, path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd >= 0) {
 			s->objects++;
 			break;
@@ -220,7 +240,7 @@ static int cache_direct_fd(oss_store *s, fdent *e)
 	pthread_mutex_lock(&s->lock);
 	if (e->dfd == -1 && e->hashed) {
 		obj_path(e->obj, path, sizeof(path));
-		fd = openat(s->objfd, path, O_RDWR | O_DIRECT | O_CLOEXEC);
+		fd = open_obj(s, path, O_RDWR | O_DIRECT | O_CLOEXEC, 0);
 		e->dfd = fd >= 0 ? fd : -2;
 		if (fd < 0 && errno == EINVAL) {
 			/* The file system has no O_DIRECT (tmpfs): stop trying. */
@@ -480,6 +500,11 @@ int oss_store_read(oss_store *s, uint64_t obj, uint64_t off, void *buf, size_t l
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
+			if (errno == EINVAL && fd != e->fd) {
+				/* Alignment the device does not accept. */
+				fd = e->fd;
+				continue;
+			}
 			rc = -errno;
 			break;
 		}
@@ -531,6 +556,10 @@ int oss_store_write(oss_store *s, uint64_t obj, uint64_t off, const void *buf, s
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
+			if (errno == EINVAL && fd != e->fd) {
+				fd = e->fd;
+				continue;
+			}
 			rc = -errno;
 			break;
 		}

@@ -18,7 +18,9 @@
  * refcounted: an I/O holds its entry for the duration of the syscall, and a
  * destroy that races with it unlinks the file and unhashes the entry; the
  * last holder closes the descriptor.  When every cached entry is in use the
- * cache may exceed its bound until they are released.  Limits: one mutex
+ * cache may exceed its bound until they are released.  When the process
+ * runs out of descriptors (EMFILE), the store closes its idle cached ones
+ * and retries the open once.  Limits: one mutex
  * guards the cache, and open()/unlink() run under it, which keeps object
  * creation, destroy and the object counter exact but serialises cache
  * misses (a hit is a hash lookup).

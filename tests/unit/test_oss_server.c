@@ -21,7 +21,9 @@
 #include "common/msg.h"
 #include "common/net.h"
 #include "common/rpc.h"
+#include "oss/nrs_tbf.h"
 #include "oss/server.h"
+#include "qos/tbf.h"
 
 #define OST_INDEX 5
 
@@ -455,6 +457,15 @@ static void test_server_index_unknown(void **state)
 
 /* ---- raw frames ---- */
 
+/* Wait (generously; not a speed test) until n requests are queued. */
+#define WAIT_QUEUED(srv, n)                                                     \
+	do {                                                                    \
+		for (int w_ = 0; w_ < 20000 &&                                  \
+				 oss_sched_queued(oss_server_sched(srv)) != (n); w_++)  \
+			usleep(1000);                                           \
+		assert_int_equal(oss_sched_queued(oss_server_sched(srv)), (n)); \
+	} while (0)
+
 static int raw_connect(uint16_t port)
 {
 	int fd = -1;
@@ -655,6 +666,84 @@ static void test_server_fuzz_payloads(void **state)
 	assert_memory_equal(buf, "fine", 4);
 }
 
+static int hold_job(void *priv, uint64_t now, void *arg)
+{
+	qos_tbf_rule_spec sp = { "hold", "held", 0, 0.0, 1.0, 0 };
+
+	return qos_tbf_rule_add(priv, &sp, OSS_TBF_SECONDS(now));
+}
+
+/* With the TBF discipline, a job whose rule has rate 0 gets one request
+ * (the bucket's token) and then waits; other jobs are served meanwhile;
+ * stopping the server with such requests queued must neither hang nor
+ * leak (they are drained and answered). */
+static void test_server_tbf_held_requests_and_stop(void **state)
+{
+	char tmp[64] = "/tmp/pfs-test-oss-XXXXXX", dir[96], err[256], cmd[128];
+	oss_server_opts so = { 0 };
+	fixture f = { 0 };
+	pfs_wbuf w;
+	int fd;
+	uint8_t buf[8];
+	size_t got;
+
+	pfs_log_set_sink(quiet, NULL);
+	assert_non_null(mkdtemp(tmp));
+	snprintf(dir, sizeof(dir), "%s/ost", tmp);
+	assert_int_equal(oss_store_open(dir, NULL, &f.st, err, sizeof(err)), 0);
+	so.host = "127.0.0.1";
+	so.io_threads = 2;
+	so.osts = &f.st;
+	so.n_osts = 1;
+	so.sched = &oss_sched_tbf;
+	assert_int_equal(oss_server_start(&so, &f.srv, err, sizeof(err)), 0);
+	assert_int_equal(oss_server_set_index(f.srv, 0, OST_INDEX), 0);
+	assert_string_equal(oss_sched_name(oss_server_sched(f.srv)), "tbf");
+	assert_int_equal(oss_sched_control(oss_server_sched(f.srv), &oss_sched_tbf, hold_job,
+					   NULL), 0);
+	assert_int_equal(pfs_rpc_pool_create("127.0.0.1", oss_server_data_port(f.srv), NULL,
+					     &f.data), 0);
+	/* Three writes of the held job, without waiting for replies. */
+	fd = raw_connect(oss_server_data_port(f.srv));
+	pfs_wbuf_init(&w);
+	for (int i = 0; i < 3; i++) {
+		pfs_hdr h;
+		pfs_wbuf_reset(&w);
+		pfs_wbuf_u32(&w, OST_INDEX);
+		pfs_wbuf_u64(&w, 10 + (uint64_t)i);
+		pfs_wbuf_u64(&w, 0);
+		pfs_wbuf_u32(&w, 4);
+		pfs_hdr_init(&h, PFS_OP_OSS_WRITE, (uint64_t)i + 1, 1, "held");
+		assert_int_equal(pfs_net_send_frame(fd, &h, w.data, w.len, "held", 4), 0);
+	}
+	pfs_wbuf_free(&w);
+	/* The first one is answered (the bucket's only token) ... */
+	{
+		pfs_hdr r;
+		uint8_t *dyn = NULL, *data;
+		assert_int_equal(pfs_net_recv_frame(fd, &r, PFS_MAX_PAYLOAD, NULL, 0, &dyn, &data),
+				 0);
+		assert_int_equal(r.status, 0);
+		assert_int_equal(r.req_id, 1);
+		free(dyn);
+	}
+	/* ... another job is not held behind the other two ... */
+	assert_int_equal(do_write(&f, "free", OST_INDEX, 1, 0, "go", 2), 0);
+	assert_int_equal(do_read(&f, "free", OST_INDEX, 1, 0, 2, buf, &got), 0);
+	assert_int_equal(got, 2);
+	WAIT_QUEUED(f.srv, 2);
+	/* ... and stop returns, having drained them. */
+	pfs_rpc_pool_destroy(f.data);
+	oss_server_stop(f.srv);
+	close(fd);
+	assert_int_equal(oss_store_read(f.st, 12, 0, buf, 4, &got), 0);
+	assert_int_equal(got, 4);
+	oss_store_close(f.st);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	assert_int_equal(system(cmd), 0);
+	pfs_log_set_sink(NULL, NULL);
+}
+
 typedef struct par {
 	fixture *f;
 	int id, errors;
@@ -712,6 +801,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_server_fuzz_payloads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_parallel_clients, setup, teardown),
+		cmocka_unit_test(test_server_tbf_held_requests_and_stop),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -414,6 +415,37 @@ static void test_store_o_direct_option(void **state)
 	rm_rf(d);
 }
 
+static void test_store_fd_limit(void **state)
+{
+	fixture *f = *state;
+	char d[96], err[256];
+	oss_store_opts o = { 100000, 0 }; /* a cache far above the fd limit */
+	oss_store *st;
+	struct rlimit old, low;
+	uint8_t r[8];
+	size_t got;
+	int rc = 0;
+
+	snprintf(d, sizeof(d), "%s5", f->dir);
+	assert_int_equal(oss_store_open(d, &o, &st, err, sizeof(err)), 0);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = 64;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	/* More objects than descriptors: the store gives back idle ones. */
+	for (uint64_t id = 1; id <= 300 && !rc; id++)
+		rc = oss_store_write(st, id, 0, &id, sizeof(id));
+	for (uint64_t id = 1; id <= 300 && !rc; id++) {
+		rc = oss_store_read(st, id, 0, r, sizeof(r), &got);
+		if (!rc && (got != sizeof(id) || memcmp(r, &id, sizeof(id))))
+			rc = -EIO;
+	}
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	assert_int_equal(rc, 0);
+	oss_store_close(st);
+	rm_rf(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -428,6 +460,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_bad_uuid_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_concurrent_fd_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_o_direct_option, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_fd_limit, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
