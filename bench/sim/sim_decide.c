@@ -34,6 +34,21 @@ struct sim_decide {
 	sim_decide_inst *inst;
 };
 
+/* "k=v, ..." of params into buf, for error messages. */
+static const char *param_list(const qos_param *v, size_t n, char *buf, size_t len)
+{
+	size_t off = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && off < len; i++) {
+		int w = snprintf(buf + off, len - off, "%s%s=%g", i ? ", " : "", v[i].key,
+				 v[i].value);
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+	return n ? buf : "none";
+}
+
 static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t len, const char *fmt, ...)
 {
@@ -543,8 +558,9 @@ int sim_decide_run(const sim_decide *d, const qos_policy_ops *ops, const qos_par
 	qos_params params = {.v = pv, .n = np, .seed = d->seed};
 	rc = ops->create(&params, &state);
 	if (rc) {
-		fail(err, errlen, "policy %s rejected the parameters (%s)", ops->name,
-		     strerror(-rc));
+		char list[256];
+		fail(err, errlen, "policy %s rejected the parameters (given: %s): %s", ops->name,
+		     param_list(pv, np, list, sizeof(list)), strerror(-rc));
 		goto out;
 	}
 	created = 1;

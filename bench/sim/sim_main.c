@@ -5,6 +5,7 @@
  * failure while running, 2 bad usage or malformed input. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +251,23 @@ static int plot(const char *csv, const char *png, const char *title)
 	return 0;
 }
 
+/* The POFS reference run, on the second core while the policy runs on
+ * the first: runs share nothing but the read-only scenario. */
+typedef struct ref_job {
+	const sim_scenario *sc;
+	sim_run_opts opts;
+	sim_run_result res;
+	char err[512];
+	int rc;
+} ref_job;
+
+static void *ref_thread(void *arg)
+{
+	ref_job *r = arg;
+	r->rc = sim_run(r->sc, &r->opts, &r->res, r->err, sizeof(r->err));
+	return NULL;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -280,20 +298,22 @@ static void print_table(const sim_scenario *sc, const char *pol, const char *ref
 	       "seed %llu\n",
 	       sc->name[0] ? sc->name : "(unnamed)", sc->n_osts, sc->nodes, sc->n_jobs,
 	       sc->n_apps, sc->duration / 86400.0, (unsigned long long)sc->seed);
-	printf("%-24s %14s %14s %9s\n", "metric", pol, ref, "change");
+	printf("%-32s %12s %12s %9s\n", "metric", pol, ref, "change");
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		double ch = rows[i].b != 0 ? (rows[i].a - rows[i].b) / rows[i].b * 100 : NAN;
-		char name[48];
+		char name[48], ch[32] = "-";
+		if (rows[i].b != 0 && isfinite(rows[i].a) && isfinite(rows[i].b))
+			snprintf(ch, sizeof(ch), "%+.2f%%",
+				 (rows[i].a - rows[i].b) / rows[i].b * 100);
 		snprintf(name, sizeof(name), "%s%s%s%s", rows[i].name, rows[i].unit[0] ? " (" : "",
 			 rows[i].unit, rows[i].unit[0] ? ")" : "");
-		printf("%-24s %14.4g %14.4g %+8.2f%%\n", name, rows[i].a, rows[i].b, ch);
+		printf("%-32s %12.6g %12.6g %9s\n", name, rows[i].a, rows[i].b, ch);
 	}
-	printf("%-24s %14.4g\n", "frac_worse_than_pofs", r->m.frac_worse_than_pofs);
+	printf("%-32s %12.6g\n", "frac_worse_than_pofs", r->m.frac_worse_than_pofs);
 	printf("completed jobs %zu / %zu (reference %zu); decisions %llu; busy %.1f%% of the "
 	       "time; allocations over capacity in %llu decisions\n",
 	       r->completed, r->n_jobs, rr->completed, (unsigned long long)r->decisions,
 	       100.0 * r->busy_time / sc->duration, (unsigned long long)r->overcommits);
-	printf("simulated in %.1f s (both runs)\n", secs);
+	printf("simulated in %.1f s wall clock (both runs, in parallel)\n", secs);
 }
 
 static int cmd_run(int argc, char **argv)
@@ -331,8 +351,12 @@ static int cmd_run(int argc, char **argv)
 		goto out;
 	int r0 = sim_scen_load(c.file, c.seed, &sc, err, sizeof(err));
 	if (r0) {
-		fprintf(stderr, "pfs-sim run: %s: %s\n", c.file, err);
-		rc = r0 == -EINVAL ? EXIT_USAGE : 1;
+		if (r0 == -EINVAL)
+			fprintf(stderr, "pfs-sim run: %s: %s\n", c.file, err);
+		else
+			fprintf(stderr, "pfs-sim run: %s\n", r0 == -ENOMEM ? "out of memory" : err);
+		/* Malformed or unreadable scenario: the caller's mistake. */
+		rc = r0 == -ENOMEM || r0 == -EIO ? 1 : EXIT_USAGE;
 		goto out;
 	}
 	if (c.csv)
@@ -352,29 +376,51 @@ static int cmd_run(int argc, char **argv)
 	}
 
 	double t0 = now_s();
+	int self_ref = ref == ops && c.n_params == 0, threaded = 0;
+	ref_job *rj = NULL;
+	pthread_t th;
+	if (!self_ref) {
+		if (!(rj = calloc(1, sizeof(*rj)))) {
+			rc = 1;
+			goto out;
+		}
+		rj->sc = &sc;
+		rj->opts.ops = ref;
+		threaded = pthread_create(&th, NULL, ref_thread, rj) == 0;
+		if (!threaded)
+			ref_thread(rj); /* no thread: run it here, one after the other */
+	}
 	sim_run_opts o = {.ops = ops, .params = c.params, .n_params = c.n_params, .csv = csv};
-	if ((r0 = sim_run(&sc, &o, &r, err, sizeof(err)))) {
+	r0 = sim_run(&sc, &o, &r, err, sizeof(err));
+	if (threaded)
+		pthread_join(th, NULL);
+	have_r = r0 == 0;
+	if (rj) {
+		rr = rj->res;
+		have_rr = rj->rc == 0;
+	}
+	if (r0) {
 		fprintf(stderr, "pfs-sim run: %s\n", err);
 		rc = strstr(err, "rejected the parameters") ? EXIT_USAGE : 1;
+		free(rj);
 		goto out;
 	}
-	have_r = 1;
+	if (rj && rj->rc) {
+		fprintf(stderr, "pfs-sim run: reference %s: %s\n", ref->name, rj->err);
+		rc = 1;
+		free(rj);
+		goto out;
+	}
+	free(rj);
 	if (csv) {
 		fclose(csv);
 		csv = NULL;
 	}
-	if (ref == ops && c.n_params == 0) {
+	if (self_ref) {
 		r.m.frac_worse_than_pofs = 0; /* the run is its own reference */
 		rr = r;
 		rr.jobs = NULL;
 	} else {
-		sim_run_opts ro = {.ops = ref};
-		if ((r0 = sim_run(&sc, &ro, &rr, err, sizeof(err)))) {
-			fprintf(stderr, "pfs-sim run: reference %s: %s\n", ref->name, err);
-			rc = 1;
-			goto out;
-		}
-		have_rr = 1;
 		r.m.frac_worse_than_pofs = sim_run_compare(&sc, &r, &rr);
 	}
 	double secs = now_s() - t0;

@@ -54,6 +54,21 @@ typedef struct sim {
 	double eff_bytes, served_bytes;
 } sim;
 
+/* "k=v, ..." of params into buf, for error messages. */
+static const char *param_list(const qos_param *v, size_t n, char *buf, size_t len)
+{
+	size_t off = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && off < len; i++) {
+		int w = snprintf(buf + off, len - off, "%s%s=%g", i ? ", " : "", v[i].key,
+				 v[i].value);
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+	return n ? buf : "none";
+}
+
 static int fail(char *err, size_t len, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 static int fail(char *err, size_t len, int rc, const char *fmt, ...)
@@ -504,7 +519,9 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, sim_run_result *ou
 	qos_params params = {.v = opts->params, .n = opts->n_params, .seed = sc->seed};
 	rc = opts->ops->create(&params, &S.state);
 	if (rc) {
-		fail(err, errlen, rc, "policy %s rejected the parameters (%s)", opts->ops->name,
+		char list[256];
+		fail(err, errlen, rc, "policy %s rejected the parameters (given: %s): %s",
+		     opts->ops->name, param_list(opts->params, opts->n_params, list, sizeof(list)),
 		     strerror(-rc));
 		goto out;
 	}

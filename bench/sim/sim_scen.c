@@ -155,7 +155,7 @@ static int parse_gen(json_t *g, const sim_scenario *sc, gen_cfg *c, char *err, s
 	    (rc = num(g, "throttle_friendly", 1.0, 0, 1, &c->tf_frac, w, err, len)))
 		return rc;
 	c->shape = 2.0;
-	c->scale = 340.0;
+	c->scale = 500.0;
 	if ((arr = json_object_get(g, "arrival_gamma"))) {
 		static const char *const ak[] = {"shape", "scale", NULL};
 		if (!json_is_object(arr))
@@ -163,7 +163,7 @@ static int parse_gen(json_t *g, const sim_scenario *sc, gen_cfg *c, char *err, s
 		if ((rc = check_keys(arr, ak, "generator.arrival_gamma", err, len)) ||
 		    (rc = num(arr, "shape", 2.0, 1e-3, 1e6, &c->shape, "generator.arrival_gamma",
 			      err, len)) ||
-		    (rc = num(arr, "scale", 340.0, 1e-6, 1e12, &c->scale,
+		    (rc = num(arr, "scale", 500.0, 1e-6, 1e12, &c->scale,
 			      "generator.arrival_gamma", err, len)))
 			return rc;
 	}
