@@ -7,10 +7,11 @@
  *    variable the I/O threads sleep on, shutdown, and per-job statistics, so
  *    every policy reports the same numbers;
  *  - an oss_sched_class (the queueing discipline: FIFO here, TBF in
- *    nrs_tbf.h) only orders requests.  Its pick() may answer "nothing eligible before time
- *    T" (a token bucket waiting for tokens); oss_sched_dequeue then sleeps
- *    until T or the next enqueue.  Class callbacks run under the scheduler
- *    lock and must not block.
+ *    nrs_tbf.h) only orders requests.  Its pick() may answer "nothing
+ *    eligible before time T" (a token bucket waiting for tokens);
+ *    oss_sched_dequeue then sleeps until T, the next enqueue or the next
+ *    oss_sched_control.  Class callbacks run under the scheduler lock and
+ *    must not block.
  *
  * Requests are classified by job id (from the frame header).  Statistics per
  * job: RPCs (read/write/other) and bytes counted when a request is
@@ -45,7 +46,8 @@ typedef struct oss_req {
 	char job[PFS_JOBID_MAX + 1]; /* NUL-terminated job id ("" allowed) */
 	uint16_t opcode;             /* PFS_OP_OSS_* */
 	uint32_t ost;                /* OST index (wire form) */
-	uint64_t bytes;              /* data moved: read/write length, else 0 */
+	uint64_t bytes;              /* requested read/write length, else 0
+	                                (a short read still counts in full) */
 	uint64_t arrival_us;         /* monotonic; 0 = set by enqueue */
 	/* Scheduler-private. */
 	struct oss_req *next;
