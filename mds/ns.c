@@ -758,6 +758,9 @@ int mds_ns_open(const mds_ns_opts *opts, mds_ns **out)
 					   0600));
 	if (rc)
 		goto out_env;
+	/* Reader slots of a process that crashed would pin old pages. */
+	int stale = 0;
+	mdb_reader_check(ns->env, &stale);
 	rc = wbegin(ns, &t);
 	if (rc)
 		goto out_env;

@@ -776,6 +776,34 @@ static void test_ns_xattr(void **state)
 	free(list);
 }
 
+/* db_sync=full: same semantics; state survives close/reopen. */
+static void test_ns_sync_full(void **state)
+{
+	struct fx *f = *state;
+	pfs_attr a;
+	pfs_layout l;
+
+	mds_ns_close(f->ns);
+	mds_ns_opts o = { .path = f->db, .sync_mode = MDS_SYNC_FULL, .clock_ms = fx_clock,
+			  .clock_arg = f, .mapsize = 1ull << 30 };
+	assert_int_equal(mds_ns_open(&o, &f->ns), 0);
+	fx_osts(f, 4, NULL);
+	assert_int_equal(mds_ns_create(f->ns, &root, 1, "durable", 0600, 0, 0, 0, &a, &l), 0);
+	assert_int_equal(mds_ns_sync(f->ns), 0);
+	mds_ns_close(f->ns);
+	fx_open(f);
+	pfs_attr b;
+	assert_int_equal(mds_ns_lookup(f->ns, &root, 1, "durable", &b), 0);
+	assert_int_equal(b.ino, a.ino);
+	pfs_layout l2;
+	assert_int_equal(mds_ns_getlayout(f->ns, &root, b.ino, &l2), 0);
+	assert_int_equal(l2.stripe_count, l.stripe_count);
+	assert_memory_equal(l2.stripe, l.stripe, l.stripe_count * sizeof(pfs_stripe));
+	/* Inode numbers keep growing after a reopen. */
+	assert_int_equal(mds_ns_mkdir(f->ns, &root, 1, "next", 0755, &b), 0);
+	assert_true(b.ino > a.ino);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -790,6 +818,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ns_registry_persists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_destroy_log, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_xattr, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_sync_full, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -525,12 +525,87 @@ static void test_server_garbage(void **state)
 	ping_ok(f);
 }
 
+struct worker {
+	struct fx *f;
+	uint64_t dir;
+	int id, errors;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	pfs_wbuf b;
+	char name[32];
+
+	pfs_wbuf_init(&b);
+	for (int i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), "w%d-%d", w->id, i);
+		pfs_cred_encode(&b, &root);
+		pfs_wbuf_u64(&b, w->dir);
+		pfs_wbuf_str(&b, name);
+		pfs_wbuf_u32(&b, 0644);
+		pfs_wbuf_u32(&b, PFS_CREATE_EXCL);
+		pfs_wbuf_u32(&b, 0);
+		pfs_wbuf_u32(&b, 0);
+		pfs_rpc_reply rep = { 0 };
+		pfs_rpc_reply_init(&rep);
+		if (pfs_rpc_call(w->f->pool, PFS_OP_MDS_CREATE, "par", 0, b.data, b.len, NULL, 0,
+				 &rep))
+			w->errors++;
+		pfs_rpc_reply_free(&rep);
+		pfs_wbuf_reset(&b);
+		if (i % 3 == 0) {
+			pfs_cred_encode(&b, &root);
+			pfs_wbuf_u64(&b, w->dir);
+			pfs_wbuf_str(&b, name);
+			pfs_rpc_reply_init(&rep);
+			if (pfs_rpc_call(w->f->pool, PFS_OP_MDS_UNLINK, "par", 0, b.data, b.len, NULL,
+					 0, &rep))
+				w->errors++;
+			pfs_rpc_reply_free(&rep);
+			pfs_wbuf_reset(&b);
+		}
+	}
+	pfs_wbuf_free(&b);
+	return NULL;
+}
+
+/* Concurrent creates and unlinks from several connections. */
+static void test_server_concurrent(void **state)
+{
+	struct fx *f = *state;
+	pthread_t t[8];
+	struct worker w[8];
+	pfs_attr a;
+	mds_dirent *e = calloc(PFS_READDIR_MAX, sizeof(*e));
+	uint32_t n;
+	int eof;
+
+	register_ost(f);
+	assert_int_equal(mds_ns_mkdir(f->ns, &root, 1, "par", 0755, &a), 0);
+	for (int i = 0; i < 8; i++) {
+		w[i] = (struct worker){ f, a.ino, i, 0 };
+		assert_int_equal(pthread_create(&t[i], NULL, worker_main, &w[i]), 0);
+	}
+	for (int i = 0; i < 8; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(w[i].errors, 0);
+	}
+	assert_int_equal(mds_ns_readdir(f->ns, &root, a.ino, 0, PFS_READDIR_MAX, e, &n, &eof), 0);
+	assert_int_equal(n, 8 * (100 - 34));
+	assert_int_equal(eof, 1);
+	assert_int_equal(mds_server_job_ops(f->s, "par", PFS_OP_MDS_CREATE), 800);
+	assert_int_equal(mds_server_job_ops(f->s, "par", PFS_OP_MDS_UNLINK), 8 * 34);
+	free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_server_ops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_destroy_retry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_garbage, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_concurrent, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
