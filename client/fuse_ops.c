@@ -32,6 +32,7 @@ typedef struct node {
 	uint64_t nlookup;     /* kernel references */
 	unsigned nopen;       /* open file handles */
 	uint64_t size;        /* last size the MDS reported */
+	uint32_t mode;        /* last mode the MDS reported (0 = unknown) */
 	int have_seen;        /* seen_* valid */
 	uint64_t seen_size;   /* size/mtime at the last open or close */
 	int64_t seen_mtime;
@@ -210,21 +211,47 @@ static void reply_err(fuse_req_t req, int rc)
 	fuse_reply_err(req, e);
 }
 
-/* Size the kernel should see: unpushed local writes count. */
+/* Note fresh attributes of a known inode and return the size the kernel
+ * should see: unpushed local writes count.  The root is always known (the
+ * kernel holds it without a LOOKUP, so it never gets a FORGET either). */
 static uint64_t visible_size(cli_fs *fs, const pfs_attr *a)
 {
 	uint64_t size = a->size;
 	node *n;
 
 	pthread_mutex_lock(&fs->lock);
-	n = node_find(fs, a->ino);
+	n = a->ino == FUSE_ROOT_ID ? node_get(fs, a->ino) : node_find(fs, a->ino);
 	if (n) {
 		n->size = a->size;
+		n->mode = a->mode;
 		if (n->dirty && n->hw > size)
 			size = n->hw;
 	}
 	pthread_mutex_unlock(&fs->lock);
 	return size;
+}
+
+/* How long the kernel may cache a name in directory parent.
+ *
+ * Without default_permissions the kernel checks no search (x) permission
+ * while walking a path: a cached dentry is used by every user, and the MDS,
+ * which checks search permission at LOOKUP, never sees the walk.  So a name
+ * is cached only below a directory that everyone may search (mode & 0111 ==
+ * 0111, the common 0755); below any other (0700, 0750) it gets no entry
+ * timeout and every walk through it is a LOOKUP with the walker's
+ * credentials.  A chmod of the directory takes effect for names already
+ * cached within the entry timeout, like any other attribute change. */
+static double entry_timeout(cli_fs *fs, uint64_t parent)
+{
+	node *n;
+	int open = 0;
+
+	pthread_mutex_lock(&fs->lock);
+	n = node_find(fs, parent);
+	if (n && S_ISDIR(n->mode) && (n->mode & 0111) == 0111)
+		open = 1;
+	pthread_mutex_unlock(&fs->lock);
+	return open ? fs->opts.attr_timeout : 0;
 }
 
 static void attr_to_stat(cli_fs *fs, const pfs_attr *a, struct stat *st)
@@ -247,8 +274,9 @@ static void attr_to_stat(cli_fs *fs, const pfs_attr *a, struct stat *st)
 	st->st_ctim.tv_nsec = a->ctime_ns % 1000000000;
 }
 
-/* Reply with an entry; the kernel now holds one more lookup reference. */
-static void reply_entry(fuse_req_t req, const pfs_attr *a)
+/* Reply with the entry of a name in parent; the kernel now holds one more
+ * lookup reference. */
+static void reply_entry(fuse_req_t req, uint64_t parent, const pfs_attr *a)
 {
 	cli_fs *fs = fs_of(req);
 	struct fuse_entry_param e;
@@ -257,7 +285,7 @@ static void reply_entry(fuse_req_t req, const pfs_attr *a)
 	memset(&e, 0, sizeof(e));
 	e.ino = a->ino;
 	e.attr_timeout = fs->opts.attr_timeout;
-	e.entry_timeout = fs->opts.attr_timeout;
+	e.entry_timeout = entry_timeout(fs, parent);
 	pthread_mutex_lock(&fs->lock);
 	n = node_get(fs, a->ino);
 	if (n)
@@ -349,7 +377,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	if (rc)
 		reply_err(req, rc);
 	else
-		reply_entry(req, &a);
+		reply_entry(req, parent, &a);
 }
 
 static void forget_one(cli_fs *fs, fuse_ino_t ino, uint64_t nlookup)
@@ -537,7 +565,7 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	if (rc)
 		reply_err(req, rc);
 	else
-		reply_entry(req, &a);
+		reply_entry(req, parent, &a);
 }
 
 static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
@@ -551,7 +579,7 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	if (rc)
 		reply_err(req, rc);
 	else
-		reply_entry(req, &a);
+		reply_entry(req, parent, &a);
 }
 
 static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -592,7 +620,7 @@ static void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, cons
 	if (rc)
 		reply_err(req, rc);
 	else
-		reply_entry(req, &a);
+		reply_entry(req, parent, &a);
 }
 
 static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -629,7 +657,7 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const 
 	if (rc)
 		reply_err(req, rc);
 	else
-		reply_entry(req, &a);
+		reply_entry(req, newparent, &a);
 }
 
 /* Register an open handle of ino with fresh attributes a; decides
@@ -732,7 +760,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	memset(&e, 0, sizeof(e));
 	e.ino = a.ino;
 	e.attr_timeout = fs->opts.attr_timeout;
-	e.entry_timeout = fs->opts.attr_timeout;
+	e.entry_timeout = entry_timeout(fs, parent);
 	attr_to_stat(fs, &a, &e.attr);
 	if (fuse_reply_create(req, &e, fi))
 		close_handle(fs, h, 1);
