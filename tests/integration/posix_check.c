@@ -393,6 +393,14 @@ static void check_permissions(void)
 	write_file(p("secret"), "s", 1, O_TRUNC, 0600);
 	write_file(p("public"), "pub", 3, O_TRUNC, 0644);
 	mkdir(p("rootdir"), 0755);
+	/* Root walks into its private directory first, so a client that
+	 * caches names for everyone would let the child in. */
+	mkdir(p("private"), 0700);
+	write_file(p("private/f"), "hidden", 6, O_TRUNC, 0644);
+	{
+		struct stat pst;
+		stat(p("private/f"), &pst);
+	}
 	mkdir(p("shared"), 01777);
 	chmod(p("shared"), 01777);
 	chmod(base, 0755);
@@ -427,6 +435,12 @@ static void check_permissions(void)
 		errno = 0;
 		CCHECK("uid 65534: read 0600 file -> EACCES",
 		       open(p("secret"), O_RDONLY) < 0 && errno == EACCES);
+		errno = 0;
+		CCHECK("uid 65534: read a file in a 0700 dir -> EACCES",
+		       open(p("private/f"), O_RDONLY) < 0 && errno == EACCES);
+		errno = 0;
+		CCHECK("uid 65534: list a 0700 dir -> EACCES",
+		       opendir(p("private")) == NULL && errno == EACCES);
 		errno = 0;
 		CCHECK("uid 65534: write 0644 file -> EACCES",
 		       open(p("public"), O_WRONLY) < 0 && errno == EACCES);
@@ -488,6 +502,8 @@ static void check_permissions(void)
 	unlink(p("secret"));
 	unlink(p("public"));
 	rmdir(p("rootdir"));
+	unlink(p("private/f"));
+	rmdir(p("private"));
 	rmdir(p("shared"));
 }
 
