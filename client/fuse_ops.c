@@ -328,14 +328,17 @@ static int push_size(cli_fs *fs, const cli_ctx *c, node *n)
 	}
 	hw = n->hw;
 	mt = n->wmtime;
-	n->dirty = 0;
 	pthread_mutex_unlock(&fs->lock);
 
+	/* dirty stays set during the call, so GETATTR keeps reporting the
+	 * high-water mark until the MDS has it; on failure it stays set for
+	 * the next flush/fsync/release. */
 	rc = cli_mdc_setsize(fs->mdc, c, n->ino, hw, mt, &a);
 	pthread_mutex_lock(&fs->lock);
-	if (rc) {
-		n->dirty = 1; /* try again at the next flush/fsync/release */
-	} else {
+	if (rc == 0) {
+		/* Writes that came in meanwhile still need their own push. */
+		if (n->hw == hw && n->wmtime == mt)
+			n->dirty = 0;
 		n->size = a.size;
 		/* Our own writes went through the page cache: what we see
 		 * now is what the cache holds, so the next open may keep it. */
@@ -864,8 +867,12 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	h->n->nopen--;
 	/* The size is lost for good if nobody else has the file open; keep
 	 * trying while a handle remains, else give up (logged above). */
-	if (h->n->nopen == 0)
+	if (h->n->nopen == 0) {
 		h->n->dirty = 0;
+		/* Another client may truncate the file before we open it
+		 * again: an old high-water mark must not regrow it then. */
+		h->n->hw = 0;
+	}
 	node_maybe_free(fs, h->n);
 	pthread_mutex_unlock(&fs->lock);
 	free(h);
