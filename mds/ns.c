@@ -1958,7 +1958,8 @@ out:
 	return rc;
 }
 
-int mds_ns_getlayout(mds_ns *ns, const pfs_cred *c, uint64_t ino, pfs_layout *lay)
+int mds_ns_getlayout(mds_ns *ns, const pfs_cred *c, uint64_t ino, pfs_layout *lay,
+		     int *is_dir)
 {
 	struct work *w = work_new();
 	MDB_txn *t = NULL;
@@ -1969,8 +1970,12 @@ int mds_ns_getlayout(mds_ns *ns, const pfs_cred *c, uint64_t ino, pfs_layout *la
 	rc = rbegin(ns, &t);
 	if (!rc)
 		rc = ino_get(ns, t, ino, &w->a);
-	if (!rc)
+	if (!rc) {
 		to_layout(&w->a, lay);
+		*is_dir = S_ISDIR(w->a.d.mode);
+		if (*is_dir)
+			lay->stripe_count = w->a.d.def_sc;
+	}
 	if (t)
 		mdb_txn_abort(t);
 	free(w);

@@ -126,9 +126,12 @@ int mds_ns_access(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t mask);
  * the client wrote through a descriptor it was allowed to open. */
 int mds_ns_setsize(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t size,
 		   int64_t mtime_ns, pfs_attr *out);
-/* Layout of a file; stripe_count 0 for others (stripe_size is then the
- * directory's default for new files). */
-int mds_ns_getlayout(mds_ns *ns, const pfs_cred *c, uint64_t ino, pfs_layout *lay);
+/* Layout of a file; stripe_count 0 for other non-directories.  For a
+ * directory *is_dir is set and lay holds its default for new files:
+ * stripe_size and stripe_count as given to setstripe (0 = file system
+ * default, count UINT32_MAX = all OSTs up), no stripes. */
+int mds_ns_getlayout(mds_ns *ns, const pfs_cred *c, uint64_t ino, pfs_layout *lay,
+		     int *is_dir);
 /* Directory: default layout of files created below (0 = file system
  * default), inherited by subdirectories created afterwards.  File: a new
  * layout, only while its size is 0 (else -EBUSY); old objects go to the

@@ -514,14 +514,21 @@ static int dispatch_ns(mds_server *s, uint16_t op, pfs_rbuf *b, pfs_wbuf *out)
 		break;
 	}
 	case PFS_OP_MDS_GETLAYOUT: {
+		int is_dir = 0;
 		uint64_t ino = pfs_rbuf_u64(b);
 		rc = decode_end(b, 0);
 		if (!rc && !(lay = malloc(sizeof(*lay))))
 			rc = -ENOMEM;
 		if (!rc)
-			rc = mds_ns_getlayout(s->ns, &c, ino, lay);
-		if (!rc)
+			rc = mds_ns_getlayout(s->ns, &c, ino, lay, &is_dir);
+		if (!rc && is_dir) {
+			/* A directory's default: size and count, no stripe list
+			 * (count may be 0 = default or UINT32_MAX = all). */
+			pfs_wbuf_u32(out, lay->stripe_size);
+			pfs_wbuf_u32(out, lay->stripe_count);
+		} else if (!rc) {
 			pfs_layout_encode(out, lay);
+		}
 		break;
 	}
 	case PFS_OP_MDS_SETSTRIPE: {

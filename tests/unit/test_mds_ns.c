@@ -133,6 +133,7 @@ static void test_ns_basic(void **state)
 	pfs_attr a, b;
 	pfs_layout l;
 	char target[PFS_PATH_MAX + 1];
+	int isd;
 
 	assert_int_equal(mds_ns_getattr(ns, &root, 1, &a), 0);
 	assert_true(S_ISDIR(a.mode));
@@ -172,11 +173,11 @@ static void test_ns_basic(void **state)
 	/* mknod: fifo has no layout; regular file via mknod gets one. */
 	assert_int_equal(mds_ns_mknod(ns, &root, d, "p", S_IFIFO | 0600, 0, &b), 0);
 	assert_true(S_ISFIFO(b.mode));
-	assert_int_equal(mds_ns_getlayout(ns, &root, b.ino, &l), 0);
+	assert_int_equal(mds_ns_getlayout(ns, &root, b.ino, &l, &isd), 0);
 	assert_int_equal(l.stripe_count, 0);
 	assert_int_equal(mds_ns_mknod(ns, &root, d, "r", 0644, 0, &b), 0);
 	assert_true(S_ISREG(b.mode));
-	assert_int_equal(mds_ns_getlayout(ns, &root, b.ino, &l), 0);
+	assert_int_equal(mds_ns_getlayout(ns, &root, b.ino, &l, &isd), 0);
 	assert_int_equal(l.stripe_count, 4);
 
 	/* Readdir returns everything, no "." or "..". */
@@ -551,8 +552,10 @@ static void test_ns_layout_inherit(void **state)
 	uint64_t before = mkd(ns, &root, d, "before", 0755);
 	assert_int_equal(mds_ns_setstripe(ns, &root, d, 4 << 20, 2), 0);
 	assert_int_equal(mds_ns_setstripe(ns, &root, d, 1000, 2), -EINVAL);
-	assert_int_equal(mds_ns_getlayout(ns, &root, d, &l), 0);
-	assert_int_equal(l.stripe_count, 0);
+	int is_dir = 0;
+	assert_int_equal(mds_ns_getlayout(ns, &root, d, &l, &is_dir), 0);
+	assert_int_equal(is_dir, 1);
+	assert_int_equal(l.stripe_count, 2);
 	assert_int_equal(l.stripe_size, 4 << 20);
 
 	assert_int_equal(mds_ns_create(ns, &root, d, "f", 0644, 0, 0, 0, &a, &l), 0);
@@ -575,11 +578,22 @@ static void test_ns_layout_inherit(void **state)
 	assert_int_equal(l.stripe_size, 1 << 20);
 	assert_int_equal(l.stripe_count, 4);
 
+	/* "All OSTs" as a directory default. */
+	uint64_t all = mkd(ns, &root, 1, "all", 0755);
+	assert_int_equal(mds_ns_setstripe(ns, &root, all, 0, UINT32_MAX), 0);
+	assert_int_equal(mds_ns_getlayout(ns, &root, all, &l, &is_dir), 0);
+	assert_int_equal(l.stripe_count, UINT32_MAX);
+	assert_int_equal(l.stripe_size, 0);
+	assert_int_equal(mds_ns_create(ns, &root, all, "f", 0644, 0, 0, 0, &a, &l), 0);
+	assert_int_equal(l.stripe_count, 4);
+	assert_int_equal(l.stripe_size, 1 << 20);
+
 	/* setstripe on a file: only while empty; old objects logged. */
+	int isd;
 	uint64_t d0 = destroy_count(ns);
 	assert_int_equal(mds_ns_setstripe(ns, &root, a.ino, 2 << 20, 1), 0);
 	assert_int_equal(destroy_count(ns), d0 + 1);
-	assert_int_equal(mds_ns_getlayout(ns, &root, a.ino, &l), 0);
+	assert_int_equal(mds_ns_getlayout(ns, &root, a.ino, &l, &isd), 0);
 	assert_int_equal(l.stripe_size, 2 << 20);
 	assert_int_equal(l.stripe_count, 1);
 	assert_int_equal(mds_ns_setsize(ns, &root, a.ino, 10, 0, &a), 0);
@@ -796,7 +810,9 @@ static void test_ns_sync_full(void **state)
 	assert_int_equal(mds_ns_lookup(f->ns, &root, 1, "durable", &b), 0);
 	assert_int_equal(b.ino, a.ino);
 	pfs_layout l2;
-	assert_int_equal(mds_ns_getlayout(f->ns, &root, b.ino, &l2), 0);
+	int isd;
+	assert_int_equal(mds_ns_getlayout(f->ns, &root, b.ino, &l2, &isd), 0);
+	assert_int_equal(isd, 0);
 	assert_int_equal(l2.stripe_count, l.stripe_count);
 	assert_memory_equal(l2.stripe, l.stripe, l.stripe_count * sizeof(pfs_stripe));
 	/* Inode numbers keep growing after a reopen. */

@@ -259,6 +259,32 @@ static void test_server_ops(void **state)
 	assert_int_equal(pfs_rbuf_done(&r), 0);
 	free(out);
 
+	/* GETLAYOUT: a file's full layout; a directory's default as size and
+	 * count only. */
+	pfs_cred_encode(&b, &root);
+	pfs_wbuf_u64(&b, dir);
+	pfs_wbuf_u32(&b, 2 << 20);
+	pfs_wbuf_u32(&b, 1);
+	assert_int_equal(call(f, PFS_OP_MDS_SETSTRIPE, "jobA", &b, NULL, NULL), 0);
+	pfs_cred_encode(&b, &root);
+	pfs_wbuf_u64(&b, dir);
+	assert_int_equal(call(f, PFS_OP_MDS_GETLAYOUT, "jobA", &b, &out, &len), 0);
+	pfs_rbuf_init(&r, out, len);
+	assert_int_equal(pfs_rbuf_u32(&r), 2 << 20);
+	assert_int_equal(pfs_rbuf_u32(&r), 1);
+	assert_int_equal(pfs_rbuf_done(&r), 0);
+	free(out);
+	pfs_cred_encode(&b, &root);
+	pfs_wbuf_u64(&b, a.ino);
+	assert_int_equal(call(f, PFS_OP_MDS_GETLAYOUT, "jobA", &b, &out, &len), 0);
+	pfs_layout l2;
+	pfs_rbuf_init(&r, out, len);
+	assert_int_equal(pfs_layout_decode(&r, &l2), 0);
+	assert_int_equal(pfs_rbuf_done(&r), 0);
+	assert_int_equal(l2.stripe_count, 2);
+	assert_memory_equal(l2.stripe, l.stripe, 2 * sizeof(pfs_stripe));
+	free(out);
+
 	/* SETSIZE then GETATTR. */
 	pfs_cred_encode(&b, &root);
 	pfs_wbuf_u64(&b, a.ino);
