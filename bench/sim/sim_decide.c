@@ -450,6 +450,12 @@ void sim_decide_free(sim_decide *d)
 	free(d);
 }
 
+void sim_decide_set_seed(sim_decide *d, uint64_t seed)
+{
+	if (d)
+		d->seed = seed;
+}
+
 size_t sim_decide_count(const sim_decide *d) { return d ? d->n_inst : 0; }
 
 int sim_decide_param_parse(char *s, qos_param *p)

@@ -23,6 +23,7 @@
 #define SIM_DECIDE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "qos/policy.h"
@@ -34,6 +35,8 @@ typedef struct sim_decide sim_decide;
  * The caller frees *out with sim_decide_free. */
 int sim_decide_parse(const char *text, size_t len, sim_decide **out, char *err, size_t errlen);
 void sim_decide_free(sim_decide *d);
+/* Replace the input's "seed" (the command line's --seed). */
+void sim_decide_set_seed(sim_decide *d, uint64_t seed);
 size_t sim_decide_count(const sim_decide *d);
 
 /* Run every instance through ops; params are the input's "params"

@@ -175,11 +175,8 @@ static int cmd_decide(int argc, char **argv)
 		rc = r == -ENOMEM ? 1 : EXIT_USAGE;
 		goto out;
 	}
-	if (c.seed >= 0) {
-		/* --seed overrides the file's seed through a param-free path. */
-		fprintf(stderr, "pfs-sim decide: --seed is given in the input as \"seed\"\n");
-		goto out;
-	}
+	if (c.seed >= 0)
+		sim_decide_set_seed(d, (uint64_t)c.seed);
 	r = sim_decide_run(d, ops, c.params, c.n_params, stdout, err, sizeof(err));
 	if (r) {
 		fprintf(stderr, "pfs-sim decide: %s\n", r == -ENOMEM ? "out of memory" : err);
@@ -293,6 +290,8 @@ static void print_table(const sim_scenario *sc, const char *pol, const char *ref
 		{"jain", "", r->m.jain, rr->m.jain, 1},
 		{"outstanding_node_hours", "node-h", r->m.outstanding_node_hours,
 		 rr->m.outstanding_node_hours, 0},
+		{"served_bandwidth", "MB/s", r->served_bandwidth, rr->served_bandwidth, 1},
+		{"policy_objective", "per decision", r->mean_objective, rr->mean_objective, 1},
 	};
 	printf("scenario %s: %zu OSTs, %d nodes, %zu jobs of %zu applications, %.1f days, "
 	       "seed %llu\n",

@@ -52,6 +52,8 @@ typedef struct sim {
 	double csv_next, w_eff, w_served;
 	/* totals */
 	double eff_bytes, served_bytes;
+	double objective;
+	uint64_t n_objective;
 } sim;
 
 /* "k=v, ..." of params into buf, for error messages. */
@@ -272,6 +274,10 @@ static int decide(sim *S, double t, char *err, size_t errlen)
 		return fail(err, errlen, -EINVAL, "policy %s failed at t=%.0f s (%s)",
 			    S->opts->ops->name, t, strerror(-rc));
 	S->out->decisions++;
+	if (isfinite(res.effective)) {
+		S->objective += res.effective;
+		S->n_objective++;
+	}
 	for (size_t i = 0; i < rows; i++) {
 		job_rt *r = &S->rt[S->io[i]];
 		for (size_t k = 0; k < r->n; k++) {
@@ -359,6 +365,7 @@ static void finish_metrics(sim *S)
 	o->m.jain = n && js2 > 0 ? js * js / ((double)n * js2) : NAN;
 	o->m.outstanding_node_hours = outstanding_nh(S);
 	o->m.frac_worse_than_pofs = NAN;
+	o->mean_objective = S->n_objective ? S->objective / (double)S->n_objective : NAN;
 }
 
 static int sim_init(sim *S, const sim_scenario *sc)

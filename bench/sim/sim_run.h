@@ -77,6 +77,8 @@ typedef struct sim_run_result {
 	uint64_t overcommits;       /* decisions whose allocations exceeded an OST */
 	double busy_time;           /* s with I/O in flight */
 	double served_bandwidth;    /* mean served rate while busy */
+	double mean_objective;      /* mean of the policy's qos_result.effective
+				     * over decisions (NaN if it never sets it) */
 } sim_run_result;
 
 typedef struct sim_run_opts {

@@ -58,7 +58,7 @@ static void test_decide_equal_share_lines(void **state)
  * so the instance built from JSON is checked too. */
 static int echo_create(const qos_params *p, void **st)
 {
-	*st = NULL;
+	*st = (void *)(uintptr_t)p->seed;
 	return qos_param_get(p, "bad", 0) != 0 ? -EINVAL : 0;
 }
 static int echo_decide(void *st, const qos_instance *in, qos_result *res)
@@ -72,7 +72,7 @@ static int echo_decide(void *st, const qos_instance *in, qos_result *res)
 			res->tokens[ix] = (int64_t)in->now;
 		}
 	}
-	res->effective = (double)in->n_jobs;
+	res->effective = (double)in->n_jobs + 1000.0 * (double)(uintptr_t)st;
 	return 0;
 }
 static void echo_destroy(void *st) { (void)st; }
@@ -195,12 +195,26 @@ static void test_decide_malformed(void **state)
 	}
 }
 
-static void test_decide_count(void **state)
+static void test_decide_count_and_seed(void **state)
 {
 	sim_decide *d = NULL;
-	char err[128];
+	char err[128], *buf = NULL;
+	size_t len = 0;
+	const char *in = "{\"osts\": [{\"id\": \"o\", \"capacity\": 1}], \"seed\": 7,"
+			 " \"instances\": [{}]}";
 	assert_int_equal(sim_decide_parse(fig5, strlen(fig5), &d, err, sizeof(err)), 0);
 	assert_int_equal(sim_decide_count(d), 2);
+	sim_decide_free(d);
+	/* The file's seed reaches the policy; --seed replaces it. */
+	assert_int_equal(sim_decide_parse(in, strlen(in), &d, err, sizeof(err)), 0);
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(sim_decide_run(d, &echo, NULL, 0, f, err, sizeof(err)), 0);
+	sim_decide_set_seed(d, 2);
+	assert_int_equal(sim_decide_run(d, &echo, NULL, 0, f, err, sizeof(err)), 0);
+	fclose(f);
+	assert_string_equal(buf, "{\"instance\": 0, \"alloc\": {}, \"effective\": 7000.0}\n"
+				 "{\"instance\": 0, \"alloc\": {}, \"effective\": 2000.0}\n");
+	free(buf);
 	sim_decide_free(d);
 }
 
@@ -212,7 +226,7 @@ int main(void)
 		cmocka_unit_test(test_decide_params_merge_and_reject),
 		cmocka_unit_test(test_decide_param_parse),
 		cmocka_unit_test(test_decide_malformed),
-		cmocka_unit_test(test_decide_count),
+		cmocka_unit_test(test_decide_count_and_seed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
