@@ -41,8 +41,10 @@
 #include <fcntl.h>
 #include <lmdb.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -111,6 +113,7 @@ struct mds_ns {
 	int syncer_on;
 	int stop;              /* guarded by lock */
 	pthread_cond_t cv;
+	int lock_fd;           /* flock'ed mds.lock: one MDS per database */
 };
 
 /* ------------------------------------------------------------------ helpers */
@@ -718,6 +721,7 @@ int mds_ns_open(const mds_ns_opts *opts, mds_ns **out)
 	if (!ns)
 		return -ENOMEM;
 	ns->opts = *opts;
+	ns->lock_fd = -1;
 	if (!ns->opts.sync_interval_ms)
 		ns->opts.sync_interval_ms = 1000;
 	if (!ns->opts.default_stripe_size)
@@ -742,6 +746,21 @@ int mds_ns_open(const mds_ns_opts *opts, mds_ns **out)
 	}
 	if (mkdir(opts->path, 0700) && errno != EEXIST) {
 		rc = -errno;
+		goto out_sync;
+	}
+	/* LMDB would let a second process in; two MDSs on one database would
+	 * disagree on everything kept in memory.  The kernel drops the lock
+	 * when a crashed MDS dies. */
+	char lp[PFS_PATH_MAX + 16];
+	snprintf(lp, sizeof(lp), "%s/mds.lock", opts->path);
+	ns->lock_fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (ns->lock_fd < 0) {
+		rc = -errno;
+		goto out_sync;
+	}
+	if (flock(ns->lock_fd, LOCK_EX | LOCK_NB)) {
+		rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		pfs_log(PFS_LOG_ERR, "%s is in use by another pfs-mds", opts->path);
 		goto out_sync;
 	}
 	rc = lmdb_err(mdb_env_create(&ns->env));
@@ -817,6 +836,8 @@ out_txn:
 out_env:
 	mdb_env_close(ns->env);
 out_sync:
+	if (ns->lock_fd >= 0)
+		close(ns->lock_fd);
 	free(root);
 	free(ns->ost);
 	pthread_cond_destroy(&ns->cv);
@@ -839,6 +860,7 @@ void mds_ns_close(mds_ns *ns)
 	}
 	mdb_env_sync(ns->env, 1);
 	mdb_env_close(ns->env);
+	close(ns->lock_fd);
 	free(ns->ost);
 	pthread_cond_destroy(&ns->cv);
 	pthread_mutex_destroy(&ns->lock);

@@ -83,6 +83,8 @@ static int teardown(void **state)
 	unlink(p);
 	snprintf(p, sizeof(p), "%s/lock.mdb", f->db);
 	unlink(p);
+	snprintf(p, sizeof(p), "%s/mds.lock", f->db);
+	unlink(p);
 	rmdir(f->db);
 	rmdir(f->dir);
 	free(f);
@@ -815,6 +817,11 @@ static void test_ns_sync_full(void **state)
 	assert_int_equal(isd, 0);
 	assert_int_equal(l2.stripe_count, l.stripe_count);
 	assert_memory_equal(l2.stripe, l.stripe, l.stripe_count * sizeof(pfs_stripe));
+	/* A second MDS on the same database is refused. */
+	mds_ns *second = NULL;
+	mds_ns_opts o2 = { .path = f->db, .mapsize = 1ull << 30 };
+	assert_int_equal(mds_ns_open(&o2, &second), -EBUSY);
+	assert_null(second);
 	/* Inode numbers keep growing after a reopen. */
 	assert_int_equal(mds_ns_mkdir(f->ns, &root, 1, "next", 0755, &b), 0);
 	assert_true(b.ino > a.ino);

@@ -108,6 +108,8 @@ static int teardown(void **state)
 	unlink(p);
 	snprintf(p, sizeof(p), "%s/lock.mdb", f->db);
 	unlink(p);
+	snprintf(p, sizeof(p), "%s/mds.lock", f->db);
+	unlink(p);
 	rmdir(f->db);
 	rmdir(f->dir);
 	free(f);
