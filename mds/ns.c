@@ -461,26 +461,30 @@ static int dir_empty(mds_ns *ns, MDB_txn *t, uint64_t ino)
 	return rc;
 }
 
-/* Delete every record whose key starts with be64 ino. */
+/* Delete every record whose key starts with be64 ino.  Re-seeks after each
+ * delete rather than trusting the cursor position after mdb_cursor_del. */
 static int del_prefix(MDB_txn *t, MDB_dbi dbi, uint64_t ino)
 {
 	MDB_cursor *cur;
 	uint8_t kb[8];
-	MDB_val k = { 8, kb }, v;
+	MDB_val k, v;
 	int rc = mdb_cursor_open(t, dbi, &cur);
 
 	if (rc)
 		return lmdb_err(rc);
 	be64_put(kb, ino);
-	rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-	while (rc == 0 && k.mv_size >= 8 && be64_get(k.mv_data) == ino) {
+	for (;;) {
+		k.mv_size = 8;
+		k.mv_data = kb;
+		rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+		if (rc || k.mv_size < 8 || be64_get(k.mv_data) != ino)
+			break;
 		rc = mdb_cursor_del(cur, 0);
 		if (rc)
 			break;
-		rc = mdb_cursor_get(cur, &k, &v, MDB_GET_CURRENT);
 	}
 	mdb_cursor_close(cur);
-	return rc == MDB_NOTFOUND || rc == EINVAL ? 0 : lmdb_err(rc);
+	return rc == MDB_NOTFOUND ? 0 : lmdb_err(rc);
 }
 
 /* ------------------------------------------------------------------ destroy log */

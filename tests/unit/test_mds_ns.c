@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <lmdb.h>
 
 #include "common/log.h"
 #include "mds/ns.h"
@@ -784,8 +785,30 @@ static void test_ns_xattr(void **state)
 	free(list);
 	assert_int_equal(mds_ns_removexattr(ns, &root, ino, "user.a"), 0);
 	assert_int_equal(mds_ns_removexattr(ns, &root, ino, "user.a"), -ENODATA);
-	/* xattrs go with the inode. */
+	/* xattrs stay while a link remains and go with the inode. */
+	pfs_attr a;
+	assert_int_equal(mds_ns_link(ns, &root, ino, 1, "g", &a), 0);
+	assert_int_equal(mds_ns_unlink(ns, &root, 1, "g"), 0);
+	assert_int_equal(mds_ns_getxattr(ns, &root, ino, "user.b", &val, &len), 0);
+	free(val);
 	assert_int_equal(mds_ns_unlink(ns, &root, 1, "f"), 0);
+	mds_ns_close(f->ns);
+	MDB_env *env;
+	MDB_txn *t;
+	MDB_dbi dbi;
+	MDB_stat st;
+	assert_int_equal(mdb_env_create(&env), 0);
+	assert_int_equal(mdb_env_set_maxdbs(env, 16), 0);
+	assert_int_equal(mdb_env_open(env, f->db, MDB_RDONLY, 0600), 0);
+	assert_int_equal(mdb_txn_begin(env, NULL, MDB_RDONLY, &t), 0);
+	assert_int_equal(mdb_dbi_open(t, "xattrs", 0, &dbi), 0);
+	assert_int_equal(mdb_stat(t, dbi, &st), 0);
+	assert_int_equal(st.ms_entries, 0);
+	mdb_txn_abort(t);
+	mdb_env_close(env);
+	fx_open(f);
+	fx_osts(f, 4, NULL); /* nothing is up after a restart until heard from */
+	ns = f->ns;
 	ino = mkfile(ns, &root, 1, "f", 0644);
 	assert_int_equal(mds_ns_listxattr(ns, &root, ino, &list, &len), 0);
 	assert_int_equal(len, 0);
