@@ -33,7 +33,9 @@ typedef struct pfs_rpc_opts {
 } pfs_rpc_opts;
 
 /* A reply: payload is data[0..len).  If the caller set buf/cap before the
- * call and the payload fits, it is read straight into buf (no copy). */
+ * call and the payload fits, it is read straight into buf (no copy).
+ * Initialise a reply before first use: `pfs_rpc_reply r = { 0 };` or with
+ * .buf/.cap set; buf and cap are read, everything else is output. */
 typedef struct pfs_rpc_reply {
 	pfs_hdr hdr;
 	uint8_t *data;
@@ -64,6 +66,7 @@ int pfs_rpc_start(pfs_rpc_pool *p, uint16_t op, const char *job_id,
 		  pfs_rpc_inflight **call);
 /* Wait for the reply of a started call; always consumes call. */
 int pfs_rpc_finish(pfs_rpc_inflight *call, pfs_rpc_reply *rep);
+/* Clear the outputs of rep, keeping its caller buffer (buf, cap). */
 void pfs_rpc_reply_init(pfs_rpc_reply *rep);
 void pfs_rpc_reply_free(pfs_rpc_reply *rep);
 
