@@ -52,10 +52,12 @@ struct cli_fs {
 	size_t nnodes;               /* guarded by lock */
 };
 
-/* An open file: layout and node (alive while nopen > 0). */
+/* An open file: layout, node (alive while nopen > 0) and the job id of the
+ * process that opened it. */
 typedef struct fh {
 	node *n;
 	pfs_layout layout;
+	char job[PFS_JOBID_MAX + 1];
 } fh;
 
 int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opts *opts,
@@ -167,27 +169,35 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* uid, gid and job id of the process behind req; enough for requests
- * through an open file (read, write, flush, fsync, release), whose access
- * was checked at open. */
-static void ctx_job(fuse_req_t req, cli_ctx *c)
+/* Requests through an open file (read, write, flush, fsync, release): uid
+ * and gid of the caller, and the job id remembered at open.  Access was
+ * checked at open, so no groups are needed.  The job id is not read from
+ * /proc here on purpose: a READ may come from a page fault on an mmap of
+ * this file system, with the faulting process holding its mmap lock, and
+ * reading its /proc/PID/environ needs that lock too (a deadlock as soon as
+ * a writer queues on the lock in between). */
+static void ctx_fh(fuse_req_t req, const fh *h, cli_ctx *c)
 {
 	const struct fuse_ctx *fc = fuse_req_ctx(req);
 
 	memset(c, 0, sizeof(*c));
 	c->cred.uid = fc->uid;
 	c->cred.gid = fc->gid;
-	cli_jobid_get(fs_of(req)->jobid, fc->pid, fc->uid, now_ms(), c->job);
+	memcpy(c->job, h->job, sizeof(c->job));
 }
 
 /* Full credentials (with supplementary groups) and job id: for namespace
- * requests, where the MDS checks permissions. */
+ * requests, where the MDS checks permissions, and for OPEN/CREATE. */
 static void ctx_of(fuse_req_t req, cli_ctx *c)
 {
+	const struct fuse_ctx *fc = fuse_req_ctx(req);
 	gid_t groups[PFS_MAX_GROUPS];
 	int n;
 
-	ctx_job(req, c);
+	memset(c, 0, sizeof(*c));
+	c->cred.uid = fc->uid;
+	c->cred.gid = fc->gid;
+	cli_jobid_get(fs_of(req)->jobid, fc->pid, fc->uid, now_ms(), c->job);
 	/* From /proc/PID/task/TID/status; a process that is gone (or a
 	 * kernel without it) gets only its primary group.  A caller in more
 	 * than PFS_MAX_GROUPS groups is judged on the first ones. */
@@ -665,7 +675,7 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const 
 
 /* Register an open handle of ino with fresh attributes a; decides
  * keep_cache.  Returns the handle or NULL (ENOMEM). */
-static fh *open_handle(cli_fs *fs, const pfs_attr *a, const pfs_layout *lay,
+static fh *open_handle(cli_fs *fs, const cli_ctx *c, const pfs_attr *a, const pfs_layout *lay,
 		       struct fuse_file_info *fi, int created)
 {
 	fh *h = calloc(1, sizeof(*h));
@@ -694,6 +704,7 @@ static fh *open_handle(cli_fs *fs, const pfs_attr *a, const pfs_layout *lay,
 	pthread_mutex_unlock(&fs->lock);
 	h->n = n;
 	h->layout = *lay;
+	memcpy(h->job, c->job, sizeof(h->job));
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fi->direct_io = (fi->flags & O_DIRECT) != 0;
 	return h;
@@ -726,7 +737,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		reply_err(req, rc);
 		return;
 	}
-	h = open_handle(fs, &a, &lay, fi, 0);
+	h = open_handle(fs, &c, &a, &lay, fi, 0);
 	if (!h) {
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -755,7 +766,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 		reply_err(req, rc);
 		return;
 	}
-	h = open_handle(fs, &a, &lay, fi, 1);
+	h = open_handle(fs, &c, &a, &lay, fi, 1);
 	if (!h) {
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -801,7 +812,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	ctx_job(req, &c);
+	ctx_fh(req, h, &c);
 	rc = cli_osc_read(fs->osc, c.job, &h->layout, fsize, (uint64_t)off, size, buf, &got);
 	if (rc)
 		reply_err(req, rc);
@@ -822,7 +833,7 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	ctx_job(req, &c);
+	ctx_fh(req, h, &c);
 	rc = cli_osc_write(fs->osc, c.job, &h->layout, (uint64_t)off, size, buf);
 	if (rc) {
 		reply_err(req, rc);
@@ -843,7 +854,7 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	cli_ctx c;
 	int rc;
 
-	ctx_job(req, &c);
+	ctx_fh(req, h, &c);
 	rc = push_size(fs_of(req), &c, h->n);
 	if (rc)
 		reply_err(req, rc);
@@ -858,7 +869,7 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	cli_ctx c;
 	int rc;
 
-	ctx_job(req, &c);
+	ctx_fh(req, h, &c);
 	rc = push_size(fs, &c, h->n);
 	if (rc)
 		pfs_log(PFS_LOG_ERR, "release of ino %llu: size update failed: %s",
@@ -886,7 +897,7 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 	cli_ctx c;
 	int rc;
 
-	ctx_job(req, &c);
+	ctx_fh(req, h, &c);
 	rc = cli_osc_sync(fs->osc, c.job, &h->layout);
 	/* The size is metadata, but without it the data synced is not
 	 * reachable after a crash: push it for fdatasync too. */

@@ -2,7 +2,9 @@
  *
  * Maps each FUSE request to MDS calls (mdc) and striped OSS I/O (osc), with
  * the caller's credentials (uid, gid, supplementary groups) and job id on
- * every request.  FUSE inode numbers are pfs inode numbers (the MDS root is
+ * every request.  Requests through an open file carry the job id of the
+ * process that opened it (resolved at OPEN/CREATE; see ctx_fh in the .c for
+ * why data requests never read /proc).  FUSE inode numbers are pfs inode numbers (the MDS root is
  * 1 = FUSE_ROOT_ID), so st_ino is the pfs ino.
  *
  * Consistency model (as NFS): attribute and entry timeouts of about a second,
