@@ -142,7 +142,7 @@ static int parse_gen(json_t *g, const sim_scenario *sc, gen_cfg *c, char *err, s
 	memcpy(c->cmp_cls, cmp_def, sizeof(cmp_def));
 	if ((rc = check_keys(g, known, w, err, len)) ||
 	    (rc = inum(g, "apps", 500, 1, 1000000, &c->apps, w, err, len)) ||
-	    (rc = num(g, "popularity_zipf", 0.8, 0, 10, &c->zipf, w, err, len)) ||
+	    (rc = num(g, "popularity_zipf", 0.5, 0, 10, &c->zipf, w, err, len)) ||
 	    (rc = range(g, "nodes", 1, 64, 1, sc->nodes, &c->nodes_lo, &c->nodes_hi, w, err, len)) ||
 	    (rc = inum(g, "ranks_per_node", 4, 1, 1024, &c->ranks_per_node, w, err, len)) ||
 	    (rc = range(g, "osts_per_app", 2, 32, 1, (double)sc->n_osts, &c->osts_lo, &c->osts_hi,
@@ -155,7 +155,7 @@ static int parse_gen(json_t *g, const sim_scenario *sc, gen_cfg *c, char *err, s
 	    (rc = num(g, "throttle_friendly", 1.0, 0, 1, &c->tf_frac, w, err, len)))
 		return rc;
 	c->shape = 2.0;
-	c->scale = 500.0;
+	c->scale = 600.0;
 	if ((arr = json_object_get(g, "arrival_gamma"))) {
 		static const char *const ak[] = {"shape", "scale", NULL};
 		if (!json_is_object(arr))
@@ -163,7 +163,7 @@ static int parse_gen(json_t *g, const sim_scenario *sc, gen_cfg *c, char *err, s
 		if ((rc = check_keys(arr, ak, "generator.arrival_gamma", err, len)) ||
 		    (rc = num(arr, "shape", 2.0, 1e-3, 1e6, &c->shape, "generator.arrival_gamma",
 			      err, len)) ||
-		    (rc = num(arr, "scale", 500.0, 1e-6, 1e12, &c->scale,
+		    (rc = num(arr, "scale", 600.0, 1e-6, 1e12, &c->scale,
 			      "generator.arrival_gamma", err, len)))
 			return rc;
 	}
