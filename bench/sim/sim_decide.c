@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/sim/sim_json.h"
+
 typedef struct sim_decide_inst {
 	size_t n_jobs;
 	size_t *job_ix;     /* [n_jobs] index into sim_decide.jobs */
@@ -49,34 +51,6 @@ static const char *param_list(const qos_param *v, size_t n, char *buf, size_t le
 	return n ? buf : "none";
 }
 
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (err && len)
-		vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-/* -EINVAL naming the first key of obj not in the NULL-terminated known. */
-static int check_keys(json_t *obj, const char *const *known, const char *where, char *err,
-		      size_t len)
-{
-	const char *key;
-	json_t *v;
-	json_object_foreach(obj, key, v) {
-		size_t i;
-		for (i = 0; known[i]; i++)
-			if (strcmp(key, known[i]) == 0)
-				break;
-		if (!known[i])
-			return fail(err, len, "%s: unknown key '%s'", where, key);
-	}
-	return 0;
-}
-
 static int get_num(json_t *obj, const char *key, double def, double *out, const char *where,
 		   char *err, size_t len)
 {
@@ -86,10 +60,10 @@ static int get_num(json_t *obj, const char *key, double def, double *out, const 
 		return 0;
 	}
 	if (!json_is_number(v))
-		return fail(err, len, "%s.%s: expected a number", where, key);
+		return sim_json_fail(err, len, "%s.%s: expected a number", where, key);
 	*out = json_number_value(v);
 	if (!isfinite(*out))
-		return fail(err, len, "%s.%s: not a finite number", where, key);
+		return sim_json_fail(err, len, "%s.%s: not a finite number", where, key);
 	return 0;
 }
 
@@ -114,7 +88,7 @@ static int parse_osts(sim_decide *d, json_t *a, char *err, size_t len)
 	static const char *const known[] = {"id", "capacity", NULL};
 	char where[64];
 	if (!json_is_array(a) || json_array_size(a) == 0)
-		return fail(err, len, "osts: expected a non-empty array");
+		return sim_json_fail(err, len, "osts: expected a non-empty array");
 	d->n_osts = json_array_size(a);
 	d->ost_ids = calloc(d->n_osts, sizeof(*d->ost_ids));
 	d->capacity = calloc(d->n_osts, sizeof(*d->capacity));
@@ -125,25 +99,25 @@ static int parse_osts(sim_decide *d, json_t *a, char *err, size_t len)
 		int rc;
 		snprintf(where, sizeof(where), "osts[%zu]", o);
 		if (!json_is_object(e))
-			return fail(err, len, "%s: expected an object", where);
-		if ((rc = check_keys(e, known, where, err, len)))
+			return sim_json_fail(err, len, "%s: expected an object", where);
+		if ((rc = sim_json_check_keys(e, known, where, err, len)))
 			return rc;
 		id = json_object_get(e, "id");
 		if (!json_is_string(id) || json_string_length(id) == 0 ||
 		    json_string_length(id) >= QOS_ID_MAX)
-			return fail(err, len, "%s.id: expected a string of 1..%d characters", where,
+			return sim_json_fail(err, len, "%s.id: expected a string of 1..%d characters", where,
 				    QOS_ID_MAX - 1);
 		if (find_ost(d, json_string_value(id)) >= 0)
-			return fail(err, len, "%s.id: duplicate OST '%s'", where,
+			return sim_json_fail(err, len, "%s.id: duplicate OST '%s'", where,
 				    json_string_value(id));
 		if (!(d->ost_ids[o] = strdup(json_string_value(id))))
 			return -ENOMEM;
 		if (!json_object_get(e, "capacity"))
-			return fail(err, len, "%s: missing capacity", where);
+			return sim_json_fail(err, len, "%s: missing capacity", where);
 		if ((rc = get_num(e, "capacity", 0, &d->capacity[o], where, err, len)))
 			return rc;
 		if (d->capacity[o] <= 0)
-			return fail(err, len, "%s.capacity: must be > 0", where);
+			return sim_json_fail(err, len, "%s.capacity: must be > 0", where);
 	}
 	return 0;
 }
@@ -155,7 +129,7 @@ static int parse_jobs(sim_decide *d, json_t *a, char *err, size_t len)
 	char where[64];
 	/* No "jobs" at all is an empty list: instances can then hold none. */
 	if (a && !json_is_array(a))
-		return fail(err, len, "jobs: expected an array");
+		return sim_json_fail(err, len, "jobs: expected an array");
 	d->n_jobs = a ? json_array_size(a) : 0;
 	d->jobs = calloc(d->n_jobs ? d->n_jobs : 1, sizeof(*d->jobs));
 	if (!d->jobs)
@@ -166,13 +140,13 @@ static int parse_jobs(sim_decide *d, json_t *a, char *err, size_t len)
 		int rc;
 		snprintf(where, sizeof(where), "jobs[%zu]", j);
 		if (!json_is_object(e))
-			return fail(err, len, "%s: expected an object", where);
-		if ((rc = check_keys(e, known, where, err, len)))
+			return sim_json_fail(err, len, "%s: expected an object", where);
+		if ((rc = sim_json_check_keys(e, known, where, err, len)))
 			return rc;
 		id = json_object_get(e, "id");
 		if (!json_is_string(id) || json_string_length(id) == 0 ||
 		    json_string_length(id) >= QOS_ID_MAX)
-			return fail(err, len, "%s.id: expected a string of 1..%d characters", where,
+			return sim_json_fail(err, len, "%s.id: expected a string of 1..%d characters", where,
 				    QOS_ID_MAX - 1);
 		/* Check duplicates among the jobs parsed so far only. */
 		size_t n = d->n_jobs;
@@ -180,7 +154,7 @@ static int parse_jobs(sim_decide *d, json_t *a, char *err, size_t len)
 		long dup = find_job(d, json_string_value(id));
 		d->n_jobs = n;
 		if (dup >= 0)
-			return fail(err, len, "%s.id: duplicate job '%s'", where,
+			return sim_json_fail(err, len, "%s.id: duplicate job '%s'", where,
 				    json_string_value(id));
 		snprintf(job->id, sizeof(job->id), "%s", json_string_value(id));
 		if ((rc = get_num(e, "nodes", 1, &job->nodes, where, err, len)) ||
@@ -188,10 +162,10 @@ static int parse_jobs(sim_decide *d, json_t *a, char *err, size_t len)
 		    (rc = get_num(e, "limit", 0, &job->limit, where, err, len)))
 			return rc;
 		if (job->nodes < 0 || job->priority < 0 || job->limit < 0)
-			return fail(err, len, "%s: nodes, priority and limit must be >= 0", where);
+			return sim_json_fail(err, len, "%s: nodes, priority and limit must be >= 0", where);
 		tf = json_object_get(e, "throttle_friendly");
 		if (tf && !json_is_boolean(tf))
-			return fail(err, len, "%s.throttle_friendly: expected true or false", where);
+			return sim_json_fail(err, len, "%s.throttle_friendly: expected true or false", where);
 		job->throttle_friendly = tf ? json_is_true(tf) : 1;
 	}
 	return 0;
@@ -205,7 +179,7 @@ static int parse_params(sim_decide *d, json_t *o, char *err, size_t len)
 	if (!o)
 		return 0;
 	if (!json_is_object(o))
-		return fail(err, len, "params: expected an object of numbers");
+		return sim_json_fail(err, len, "params: expected an object of numbers");
 	d->n_params = json_object_size(o);
 	d->params = calloc(d->n_params ? d->n_params : 1, sizeof(*d->params));
 	d->param_keys = calloc(d->n_params ? d->n_params : 1, sizeof(*d->param_keys));
@@ -213,7 +187,7 @@ static int parse_params(sim_decide *d, json_t *o, char *err, size_t len)
 		return -ENOMEM;
 	json_object_foreach(o, key, v) {
 		if (!json_is_number(v))
-			return fail(err, len, "params.%s: expected a number", key);
+			return sim_json_fail(err, len, "params.%s: expected a number", key);
 		if (!(d->param_keys[i] = strdup(key)))
 			return -ENOMEM;
 		d->params[i].key = d->param_keys[i];
@@ -240,14 +214,14 @@ static int inst_jobs(const sim_decide *d, json_t *in, sim_decide_inst *ins, cons
 		if (!map)
 			continue;
 		if (!json_is_object(map)) {
-			rc = fail(err, len, "%s.%s: expected an object keyed by job id", where,
+			rc = sim_json_fail(err, len, "%s.%s: expected an object keyed by job id", where,
 				  maps[m]);
 			goto out;
 		}
 		json_object_foreach(map, key, v) {
 			long j = find_job(d, key);
 			if (j < 0) {
-				rc = fail(err, len, "%s.%s: unknown job '%s' (not in \"jobs\")", where,
+				rc = sim_json_fail(err, len, "%s.%s: unknown job '%s' (not in \"jobs\")", where,
 					  maps[m], key);
 				goto out;
 			}
@@ -285,16 +259,16 @@ static int parse_matrix(const sim_decide *d, const sim_decide_inst *ins, json_t 
 	json_object_foreach(map, jid, row) {
 		long r = inst_row(d, ins, jid);
 		if (!json_is_object(row))
-			return fail(err, len, "%s.%s.%s: expected an object keyed by OST id", where,
+			return sim_json_fail(err, len, "%s.%s.%s: expected an object keyed by OST id", where,
 				    name, jid);
 		json_object_foreach(row, oid, v) {
 			long o = find_ost(d, oid);
 			if (o < 0)
-				return fail(err, len, "%s.%s.%s: unknown OST '%s'", where, name, jid,
+				return sim_json_fail(err, len, "%s.%s.%s: unknown OST '%s'", where, name, jid,
 					    oid);
 			if (!json_is_number(v) || json_number_value(v) < 0 ||
 			    !isfinite(json_number_value(v)))
-				return fail(err, len, "%s.%s.%s.%s: expected a number >= 0", where,
+				return sim_json_fail(err, len, "%s.%s.%s.%s: expected a number >= 0", where,
 					    name, jid, oid);
 			m[(size_t)r * d->n_osts + (size_t)o] = json_number_value(v);
 		}
@@ -313,12 +287,12 @@ static int parse_instance(sim_decide *d, json_t *in, size_t k, double period, ch
 
 	snprintf(where, sizeof(where), "instances[%zu]", k);
 	if (!json_is_object(in))
-		return fail(err, len, "%s: expected an object", where);
-	if ((rc = check_keys(in, known, where, err, len)) ||
+		return sim_json_fail(err, len, "%s: expected an object", where);
+	if ((rc = sim_json_check_keys(in, known, where, err, len)) ||
 	    (rc = get_num(in, "period", period, &ins->period, where, err, len)))
 		return rc;
 	if (ins->period <= 0)
-		return fail(err, len, "%s.period: must be > 0", where);
+		return sim_json_fail(err, len, "%s.period: must be > 0", where);
 	if ((rc = get_num(in, "now", (double)k * period, &ins->now, where, err, len)))
 		return rc;
 	if ((rc = inst_jobs(d, in, ins, where, err, len)))
@@ -339,15 +313,15 @@ static int parse_instance(sim_decide *d, json_t *in, size_t k, double period, ch
 			size_t i;
 			json_t *v;
 			if (!json_is_array(list))
-				return fail(err, len, "%s.active.%s: expected an array of OST ids",
+				return sim_json_fail(err, len, "%s.active.%s: expected an array of OST ids",
 					    where, jid);
 			json_array_foreach(list, i, v) {
 				long o = json_is_string(v) ? find_ost(d, json_string_value(v)) : -1;
 				if (!json_is_string(v))
-					return fail(err, len, "%s.active.%s[%zu]: expected an OST id",
+					return sim_json_fail(err, len, "%s.active.%s[%zu]: expected an OST id",
 						    where, jid, i);
 				if (o < 0)
-					return fail(err, len, "%s.active.%s[%zu]: unknown OST '%s'",
+					return sim_json_fail(err, len, "%s.active.%s[%zu]: unknown OST '%s'",
 						    where, jid, i, json_string_value(v));
 				ins->active[(size_t)r * d->n_osts + (size_t)o] = 1;
 			}
@@ -378,36 +352,36 @@ int sim_decide_parse(const char *text, size_t len, sim_decide **out, char *err, 
 	*out = NULL;
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
-		rc = fail(err, errlen, "line %d column %d: %s", jerr.line, jerr.column, jerr.text);
+		rc = sim_json_fail(err, errlen, "line %d column %d: %s", jerr.line, jerr.column, jerr.text);
 		goto out;
 	}
 	if (!json_is_object(root)) {
-		rc = fail(err, errlen, "top level: expected an object");
+		rc = sim_json_fail(err, errlen, "top level: expected an object");
 		goto out;
 	}
 	if (!(d = calloc(1, sizeof(*d)))) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	if ((rc = check_keys(root, known, "top level", err, errlen)) ||
+	if ((rc = sim_json_check_keys(root, known, "top level", err, errlen)) ||
 	    (rc = parse_osts(d, json_object_get(root, "osts"), err, errlen)) ||
 	    (rc = parse_jobs(d, json_object_get(root, "jobs"), err, errlen)) ||
 	    (rc = parse_params(d, json_object_get(root, "params"), err, errlen)) ||
 	    (rc = get_num(root, "period", 10.0, &period, "top level", err, errlen)))
 		goto out;
 	if (period <= 0) {
-		rc = fail(err, errlen, "period: must be > 0");
+		rc = sim_json_fail(err, errlen, "period: must be > 0");
 		goto out;
 	}
 	seed = json_object_get(root, "seed");
 	if (seed && (!json_is_integer(seed) || json_integer_value(seed) < 0)) {
-		rc = fail(err, errlen, "seed: expected an integer >= 0");
+		rc = sim_json_fail(err, errlen, "seed: expected an integer >= 0");
 		goto out;
 	}
 	d->seed = seed ? (uint64_t)json_integer_value(seed) : 0;
 	insts = json_object_get(root, "instances");
 	if (!json_is_array(insts)) {
-		rc = fail(err, errlen, "instances: expected an array");
+		rc = sim_json_fail(err, errlen, "instances: expected an array");
 		goto out;
 	}
 	d->n_inst = json_array_size(insts);
@@ -565,7 +539,7 @@ int sim_decide_run(const sim_decide *d, const qos_policy_ops *ops, const qos_par
 	rc = ops->create(&params, &state);
 	if (rc) {
 		char list[256];
-		fail(err, errlen, "policy %s rejected the parameters (given: %s): %s", ops->name,
+		sim_json_fail(err, errlen, "policy %s rejected the parameters (given: %s): %s", ops->name,
 		     param_list(pv, np, list, sizeof(list)), strerror(-rc));
 		goto out;
 	}
@@ -617,7 +591,7 @@ int sim_decide_run(const sim_decide *d, const qos_policy_ops *ops, const qos_par
 				  .tokens = tokens, .effective = NAN};
 		rc = ops->decide(state, &in, &res);
 		if (rc) {
-			fail(err, errlen, "instances[%zu]: policy %s failed (%s)", k, ops->name,
+			sim_json_fail(err, errlen, "instances[%zu]: policy %s failed (%s)", k, ops->name,
 			     strerror(-rc));
 			goto out;
 		}

@@ -10,34 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/sim/sim_json.h"
 #include "bench/sim/sim_rng.h"
-
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (err && len)
-		vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-static int check_keys(json_t *obj, const char *const *known, const char *where, char *err,
-		      size_t len)
-{
-	const char *key;
-	json_t *v;
-	json_object_foreach(obj, key, v) {
-		size_t i;
-		for (i = 0; known[i]; i++)
-			if (strcmp(key, known[i]) == 0)
-				break;
-		if (!known[i])
-			return fail(err, len, "%s: unknown key '%s'", where, key);
-	}
-	return 0;
-}
 
 /* Number at obj.key in [lo, hi], def if absent. */
 static int num(json_t *obj, const char *key, double def, double lo, double hi, double *out,
@@ -49,10 +23,10 @@ static int num(json_t *obj, const char *key, double def, double lo, double hi, d
 		return 0;
 	}
 	if (!json_is_number(v))
-		return fail(err, len, "%s.%s: expected a number", where, key);
+		return sim_json_fail(err, len, "%s.%s: expected a number", where, key);
 	*out = json_number_value(v);
 	if (!(*out >= lo && *out <= hi))
-		return fail(err, len, "%s.%s: %g is out of range [%g, %g]", where, key, *out, lo,
+		return sim_json_fail(err, len, "%s.%s: %g is out of range [%g, %g]", where, key, *out, lo,
 			    hi);
 	return 0;
 }
@@ -65,7 +39,7 @@ static int inum(json_t *obj, const char *key, int def, int lo, int hi, int *out,
 	if (rc)
 		return rc;
 	if (d != floor(d))
-		return fail(err, len, "%s.%s: expected an integer", where, key);
+		return sim_json_fail(err, len, "%s.%s: expected an integer", where, key);
 	*out = (int)d;
 	return 0;
 }
@@ -82,11 +56,11 @@ static int range(json_t *obj, const char *key, double dlo, double dhi, double mi
 	}
 	if (!json_is_array(v) || json_array_size(v) != 2 ||
 	    !json_is_number(json_array_get(v, 0)) || !json_is_number(json_array_get(v, 1)))
-		return fail(err, len, "%s.%s: expected [low, high]", where, key);
+		return sim_json_fail(err, len, "%s.%s: expected [low, high]", where, key);
 	*lo = json_number_value(json_array_get(v, 0));
 	*hi = json_number_value(json_array_get(v, 1));
 	if (!(*lo >= min && *hi <= max && *lo <= *hi))
-		return fail(err, len, "%s.%s: need %g <= low <= high <= %g", where, key, min, max);
+		return sim_json_fail(err, len, "%s.%s: need %g <= low <= high <= %g", where, key, min, max);
 	return 0;
 }
 
@@ -108,17 +82,17 @@ static int classes(json_t *g, const char *key, double cls[SIM_CLASSES][2], char 
 	if (!v)
 		return 0;
 	if (!json_is_array(v) || json_array_size(v) != SIM_CLASSES)
-		return fail(err, len, "generator.%s: expected %d [low, high] classes", key,
+		return sim_json_fail(err, len, "generator.%s: expected %d [low, high] classes", key,
 			    SIM_CLASSES);
 	for (size_t c = 0; c < SIM_CLASSES; c++) {
 		json_t *p = json_array_get(v, c);
 		if (!json_is_array(p) || json_array_size(p) != 2 ||
 		    !json_is_number(json_array_get(p, 0)) || !json_is_number(json_array_get(p, 1)))
-			return fail(err, len, "generator.%s[%zu]: expected [low, high]", key, c);
+			return sim_json_fail(err, len, "generator.%s[%zu]: expected [low, high]", key, c);
 		cls[c][0] = json_number_value(json_array_get(p, 0));
 		cls[c][1] = json_number_value(json_array_get(p, 1));
 		if (!(cls[c][0] > 0 && cls[c][0] <= cls[c][1]))
-			return fail(err, len, "generator.%s[%zu]: need 0 < low <= high", key, c);
+			return sim_json_fail(err, len, "generator.%s[%zu]: need 0 < low <= high", key, c);
 	}
 	return 0;
 }
@@ -137,10 +111,10 @@ static int parse_gen(json_t *g, const sim_scenario *sc, gen_cfg *c, char *err, s
 	int rc;
 
 	if (!json_is_object(g))
-		return fail(err, len, "generator: expected an object");
+		return sim_json_fail(err, len, "generator: expected an object");
 	memcpy(c->io_cls, io_def, sizeof(io_def));
 	memcpy(c->cmp_cls, cmp_def, sizeof(cmp_def));
-	if ((rc = check_keys(g, known, w, err, len)) ||
+	if ((rc = sim_json_check_keys(g, known, w, err, len)) ||
 	    (rc = inum(g, "apps", 500, 1, 1000000, &c->apps, w, err, len)) ||
 	    (rc = num(g, "popularity_zipf", 0.5, 0, 10, &c->zipf, w, err, len)) ||
 	    (rc = range(g, "nodes", 1, 64, 1, sc->nodes, &c->nodes_lo, &c->nodes_hi, w, err, len)) ||
@@ -159,8 +133,8 @@ static int parse_gen(json_t *g, const sim_scenario *sc, gen_cfg *c, char *err, s
 	if ((arr = json_object_get(g, "arrival_gamma"))) {
 		static const char *const ak[] = {"shape", "scale", NULL};
 		if (!json_is_object(arr))
-			return fail(err, len, "generator.arrival_gamma: expected {shape, scale}");
-		if ((rc = check_keys(arr, ak, "generator.arrival_gamma", err, len)) ||
+			return sim_json_fail(err, len, "generator.arrival_gamma: expected {shape, scale}");
+		if ((rc = sim_json_check_keys(arr, ak, "generator.arrival_gamma", err, len)) ||
 		    (rc = num(arr, "shape", 2.0, 1e-3, 1e6, &c->shape, "generator.arrival_gamma",
 			      err, len)) ||
 		    (rc = num(arr, "scale", 600.0, 1e-6, 1e12, &c->scale,
@@ -305,12 +279,12 @@ static int parse_osts(json_t *v, sim_scenario *sc, char *err, size_t len)
 		static const char *const known[] = {"count", "capacity", NULL};
 		int n, rc;
 		double cap;
-		if ((rc = check_keys(v, known, "osts", err, len)) ||
+		if ((rc = sim_json_check_keys(v, known, "osts", err, len)) ||
 		    (rc = inum(v, "count", 0, 1, 100000, &n, "osts", err, len)) ||
 		    (rc = num(v, "capacity", 102, 1e-9, 1e15, &cap, "osts", err, len)))
 			return rc;
 		if (!json_object_get(v, "count"))
-			return fail(err, len, "osts: missing count");
+			return sim_json_fail(err, len, "osts: missing count");
 		sc->n_osts = (size_t)n;
 		if (!(sc->capacity = malloc(sc->n_osts * sizeof(double))))
 			return -ENOMEM;
@@ -319,14 +293,15 @@ static int parse_osts(json_t *v, sim_scenario *sc, char *err, size_t len)
 		return 0;
 	}
 	if (!json_is_array(v) || json_array_size(v) == 0)
-		return fail(err, len, "osts: expected {\"count\", \"capacity\"} or an array of capacities");
+		return sim_json_fail(err, len, "osts: expected {\"count\", \"capacity\"} or an "
+					       "array of capacities");
 	sc->n_osts = json_array_size(v);
 	if (!(sc->capacity = malloc(sc->n_osts * sizeof(double))))
 		return -ENOMEM;
 	for (size_t o = 0; o < sc->n_osts; o++) {
 		json_t *e = json_array_get(v, o);
 		if (!json_is_number(e) || json_number_value(e) <= 0)
-			return fail(err, len, "osts[%zu]: expected a capacity > 0", o);
+			return sim_json_fail(err, len, "osts[%zu]: expected a capacity > 0", o);
 		sc->capacity[o] = json_number_value(e);
 	}
 	return 0;
@@ -341,7 +316,7 @@ static int parse_apps(json_t *v, sim_scenario *sc, char *err, size_t len)
 	if (!v)
 		return 0;
 	if (!json_is_array(v))
-		return fail(err, len, "apps: expected an array");
+		return sim_json_fail(err, len, "apps: expected an array");
 	sc->n_apps = json_array_size(v);
 	if (!(sc->apps = calloc(sc->n_apps ? sc->n_apps : 1, sizeof(*sc->apps))))
 		return -ENOMEM;
@@ -351,18 +326,18 @@ static int parse_apps(json_t *v, sim_scenario *sc, char *err, size_t len)
 		int rc;
 		snprintf(w, sizeof(w), "apps[%zu]", a);
 		if (!json_is_object(e))
-			return fail(err, len, "%s: expected an object", w);
+			return sim_json_fail(err, len, "%s: expected an object", w);
 		id = json_object_get(e, "id");
-		if ((rc = check_keys(e, known, w, err, len)))
+		if ((rc = sim_json_check_keys(e, known, w, err, len)))
 			return rc;
 		if (!json_is_string(id) || json_string_length(id) == 0 ||
 		    json_string_length(id) >= QOS_ID_MAX)
-			return fail(err, len, "%s.id: expected a string of 1..%d characters", w,
+			return sim_json_fail(err, len, "%s.id: expected a string of 1..%d characters", w,
 				    QOS_ID_MAX - 1);
 		snprintf(p->id, sizeof(p->id), "%s", json_string_value(id));
 		for (size_t b = 0; b < a; b++)
 			if (strcmp(sc->apps[b].id, p->id) == 0)
-				return fail(err, len, "%s.id: duplicate application '%s'", w, p->id);
+				return sim_json_fail(err, len, "%s.id: duplicate application '%s'", w, p->id);
 		if ((rc = inum(e, "nodes", 1, 1, sc->nodes, &p->nodes, w, err, len)) ||
 		    (rc = inum(e, "ranks", p->nodes, 1, 1 << 24, &p->ranks, w, err, len)) ||
 		    (rc = inum(e, "stripe_count", 1, 1, (int)sc->n_osts, &p->stripe, w, err, len)) ||
@@ -373,11 +348,11 @@ static int parse_apps(json_t *v, sim_scenario *sc, char *err, size_t len)
 		    (rc = num(e, "priority", 1, 0, 1e9, &p->priority, w, err, len)))
 			return rc;
 		if (p->n_osts > p->ranks * p->stripe || p->n_osts < p->stripe)
-			return fail(err, len, "%s: need stripe_count <= n_osts <= ranks * stripe_count",
+			return sim_json_fail(err, len, "%s: need stripe_count <= n_osts <= ranks * stripe_count",
 				    w);
 		tf = json_object_get(e, "throttle_friendly");
 		if (tf && !json_is_boolean(tf))
-			return fail(err, len, "%s.throttle_friendly: expected true or false", w);
+			return sim_json_fail(err, len, "%s.throttle_friendly: expected true or false", w);
 		p->throttle_friendly = tf ? json_is_true(tf) : 1;
 	}
 	return 0;
@@ -393,23 +368,23 @@ static int parse_jobs(json_t *v, sim_scenario *sc, sim_rng *r, size_t *cap, char
 	if (!v)
 		return 0;
 	if (!json_is_array(v))
-		return fail(err, len, "jobs: expected an array");
+		return sim_json_fail(err, len, "jobs: expected an array");
 	for (size_t k = 0; k < json_array_size(v); k++) {
 		json_t *e = json_array_get(v, k), *app, *osts;
 		size_t a;
 		snprintf(w, sizeof(w), "jobs[%zu]", k);
 		if (!json_is_object(e))
-			return fail(err, len, "%s: expected an object", w);
-		if ((rc = check_keys(e, known, w, err, len)))
+			return sim_json_fail(err, len, "%s: expected an object", w);
+		if ((rc = sim_json_check_keys(e, known, w, err, len)))
 			return rc;
 		app = json_object_get(e, "app");
 		if (!json_is_string(app))
-			return fail(err, len, "%s.app: expected an application id", w);
+			return sim_json_fail(err, len, "%s.app: expected an application id", w);
 		for (a = 0; a < sc->n_apps; a++)
 			if (strcmp(sc->apps[a].id, json_string_value(app)) == 0)
 				break;
 		if (a == sc->n_apps)
-			return fail(err, len, "%s.app: unknown application '%s'", w,
+			return sim_json_fail(err, len, "%s.app: unknown application '%s'", w,
 				    json_string_value(app));
 		if ((rc = grow_jobs(sc, cap)))
 			return rc;
@@ -431,18 +406,18 @@ static int parse_jobs(json_t *v, sim_scenario *sc, sim_rng *r, size_t *cap, char
 			continue;
 		}
 		if (!json_is_array(osts) || json_array_size(osts) != (size_t)n)
-			return fail(err, len, "%s.osts: expected %d OST indices (the app's n_osts)", w,
+			return sim_json_fail(err, len, "%s.osts: expected %d OST indices (the app's n_osts)", w,
 				    n);
 		for (int i = 0; i < n; i++) {
 			json_t *o = json_array_get(osts, (size_t)i);
 			if (!json_is_integer(o) || json_integer_value(o) < 0 ||
 			    json_integer_value(o) >= (json_int_t)sc->n_osts)
-				return fail(err, len, "%s.osts[%d]: expected an OST index in [0, %zu)",
+				return sim_json_fail(err, len, "%s.osts[%d]: expected an OST index in [0, %zu)",
 					    w, i, sc->n_osts);
 			j->osts[i] = (int)json_integer_value(o);
 			for (int p = 0; p < i; p++)
 				if (j->osts[p] == j->osts[i])
-					return fail(err, len, "%s.osts[%d]: duplicate OST %d", w, i,
+					return sim_json_fail(err, len, "%s.osts[%d]: duplicate OST %d", w, i,
 						    j->osts[i]);
 		}
 	}
@@ -467,12 +442,12 @@ int sim_scen_parse(const char *text, size_t len, long long seed_override, sim_sc
 	memset(sc, 0, sizeof(*sc));
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
-		return fail(err, errlen, "line %d column %d: %s", jerr.line, jerr.column, jerr.text);
+		return sim_json_fail(err, errlen, "line %d column %d: %s", jerr.line, jerr.column, jerr.text);
 	if (!json_is_object(root)) {
-		rc = fail(err, errlen, "top level: expected an object");
+		rc = sim_json_fail(err, errlen, "top level: expected an object");
 		goto out;
 	}
-	if ((rc = check_keys(root, known, w, err, errlen)))
+	if ((rc = sim_json_check_keys(root, known, w, err, errlen)))
 		goto out;
 	v = json_object_get(root, "name");
 	snprintf(sc->name, sizeof(sc->name), "%s", json_is_string(v) ? json_string_value(v) : "");
@@ -489,28 +464,28 @@ int sim_scen_parse(const char *text, size_t len, long long seed_override, sim_sc
 	    (rc = inum(root, "nodes", 0, 1, 1 << 30, &sc->nodes, w, err, errlen)))
 		goto out;
 	if (!json_object_get(root, "nodes")) {
-		rc = fail(err, errlen, "scenario: missing nodes (the node pool size)");
+		rc = sim_json_fail(err, errlen, "scenario: missing nodes (the node pool size)");
 		goto out;
 	}
 	if (!json_object_get(root, "duration_s") && !json_object_get(root, "duration_days")) {
-		rc = fail(err, errlen, "scenario: missing duration_s or duration_days");
+		rc = sim_json_fail(err, errlen, "scenario: missing duration_s or duration_days");
 		goto out;
 	}
 	v = json_object_get(root, "work_conserving");
 	if (v && !json_is_boolean(v)) {
-		rc = fail(err, errlen, "scenario.work_conserving: expected true or false");
+		rc = sim_json_fail(err, errlen, "scenario.work_conserving: expected true or false");
 		goto out;
 	}
 	sc->work_conserving = v ? json_is_true(v) : 0;
 	v = json_object_get(root, "progress");
 	if (v && (!json_is_string(v) || (strcmp(json_string_value(v), "lockstep") &&
 					 strcmp(json_string_value(v), "independent")))) {
-		rc = fail(err, errlen, "scenario.progress: expected \"lockstep\" or \"independent\"");
+		rc = sim_json_fail(err, errlen, "scenario.progress: expected \"lockstep\" or \"independent\"");
 		goto out;
 	}
 	sc->lockstep = !v || strcmp(json_string_value(v), "lockstep") == 0;
 	if (!(v = json_object_get(root, "osts"))) {
-		rc = fail(err, errlen, "scenario: missing osts");
+		rc = sim_json_fail(err, errlen, "scenario: missing osts");
 		goto out;
 	}
 	if ((rc = parse_osts(v, sc, err, errlen)) ||
@@ -527,7 +502,7 @@ int sim_scen_parse(const char *text, size_t len, long long seed_override, sim_sc
 			goto out;
 	}
 	if (sc->n_jobs == 0) {
-		rc = fail(err, errlen, "scenario: no jobs (give \"jobs\" or a \"generator\")");
+		rc = sim_json_fail(err, errlen, "scenario: no jobs (give \"jobs\" or a \"generator\")");
 		goto out;
 	}
 	/* Sort by submit time, stably (ties keep file order, then generated
