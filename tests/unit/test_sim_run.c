@@ -199,6 +199,56 @@ static void test_run_compare_and_determinism(void **state)
 	sim_scen_free(&sc);
 }
 
+/* Equal share, and every job holds a coupon worth 50 (capacity units over
+ * its OSTs for one interval). */
+static int coupon_decide(void *st, const qos_instance *in, qos_result *res)
+{
+	int rc = sim_policy_equal.decide(st, in, res);
+	for (size_t j = 0; rc == 0 && res->coupons && j < in->n_jobs; j++)
+		res->coupons[j] = 50;
+	return rc;
+}
+static const qos_policy_ops coupons = {"coupons", "test", fixed_create, coupon_decide,
+				       fixed_destroy};
+
+/* A (2 nodes, 2 ranks) writes 2 x 1000 MB alone on one 100 MB/s OST: its
+ * per-OST rate is 100 MB/s, so a coupon worth 50 x 10 s = 500 MB is 5 s of
+ * its I/O on 2 nodes: 10 node-seconds.  The CSV has a header and one row per 600 s. */
+static void test_run_outstanding_node_hours_and_csv(void **state)
+{
+	const char *s = "{\"duration_s\": 1800, \"nodes\": 2, \"osts\": [100],"
+			" \"apps\": [{\"id\": \"A\", \"nodes\": 2, \"io_mb_per_rank\": 1000}],"
+			" \"jobs\": [{\"app\": \"A\"}]}";
+	sim_scenario sc;
+	sim_run_result r;
+	char err[256], *buf = NULL, line[256];
+	size_t len = 0, rows = 0;
+	assert_int_equal(sim_scen_parse(s, strlen(s), -1, &sc, err, sizeof(err)), 0);
+	FILE *f = open_memstream(&buf, &len);
+	sim_run_opts o = {.ops = &coupons, .csv = f};
+	assert_int_equal(sim_run(&sc, &o, &r, err, sizeof(err)), 0);
+	fclose(f);
+	assert_true(NEAR(r.m.outstanding_node_hours, 10.0 / 3600.0));
+	assert_true(NEAR(r.mean_objective, 100));
+	FILE *in = fmemopen(buf, len, "r");
+	assert_non_null(in);
+	assert_non_null(fgets(line, sizeof(line), in));
+	assert_string_equal(line, "time_s,effective,served,capacity,io_jobs,running_jobs,"
+				  "queued_jobs,busy_nodes,outstanding_coupons,"
+				  "outstanding_node_hours\n");
+	assert_non_null(fgets(line, sizeof(line), in));
+	rows++;
+	/* First window: 20 s of 100 MB/s over 600 s; coupon 50 outstanding. */
+	assert_string_equal(line, "600,3.33333,3.33333,100,0,0,0,0,50,0.00277778\n");
+	while (fgets(line, sizeof(line), in))
+		rows++;
+	assert_int_equal(rows, 3);
+	fclose(in);
+	free(buf);
+	sim_run_result_free(&r);
+	sim_scen_free(&sc);
+}
+
 /* A policy that fails, and one that rejects its parameters. */
 static int bad_decide(void *st, const qos_instance *in, qos_result *res) { return -EIO; }
 static const qos_policy_ops failing = {"failing", "test", fixed_create, bad_decide,
@@ -232,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_run_phase_ends_at_slowest_rank),
 		cmocka_unit_test(test_run_queue_and_backfill),
 		cmocka_unit_test(test_run_compare_and_determinism),
+		cmocka_unit_test(test_run_outstanding_node_hours_and_csv),
 		cmocka_unit_test(test_run_policy_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
