@@ -44,6 +44,7 @@ typedef struct piece {
 	uint64_t len;         /* READ/WRITE length, TRUNCATE size */
 	const void *bulk;     /* WRITE data */
 	void *rbuf;           /* READ destination */
+	pfs_extent ext;       /* READ/WRITE: the extent this piece serves */
 	int ep;               /* endpoint index: the lock order */
 	pfs_rpc_pool *pool;
 	int rc;
@@ -435,7 +436,7 @@ static int run_pieces(cli_osc *o, const char *job, piece *ps, size_t n)
 
 /* Build the pieces of a read or write of [off, off+len). */
 static int io_pieces(const pfs_layout *l, uint16_t op, uint64_t off, size_t len, void *rbuf,
-		     const void *wbuf, piece **out, size_t *nout, pfs_extent **exts)
+		     const void *wbuf, piece **out, size_t *nout)
 {
 	size_t n = cli_osc_plan(l, off, len, PFS_MAX_IO, NULL, 0);
 	pfs_extent *e;
@@ -461,10 +462,11 @@ static int io_pieces(const pfs_layout *l, uint16_t op, uint64_t off, size_t len,
 			ps[i].rbuf = (char *)rbuf + e[i].buf_off;
 		if (wbuf)
 			ps[i].bulk = (const char *)wbuf + e[i].buf_off;
+		ps[i].ext = e[i];
 	}
+	free(e);
 	*out = ps;
 	*nout = n;
-	*exts = e;
 	return 0;
 }
 
@@ -472,7 +474,6 @@ int cli_osc_read(cli_osc *o, const char *job, const pfs_layout *l, uint64_t file
 		 uint64_t off, size_t len, void *buf, size_t *got)
 {
 	piece *ps = NULL;
-	pfs_extent *e = NULL;
 	size_t n = 0;
 	int rc;
 
@@ -480,7 +481,7 @@ int cli_osc_read(cli_osc *o, const char *job, const pfs_layout *l, uint64_t file
 	len = cli_osc_clip(off, len, file_size);
 	if (len == 0)
 		return 0;
-	rc = io_pieces(l, PFS_OP_OSS_READ, off, len, buf, NULL, &ps, &n, &e);
+	rc = io_pieces(l, PFS_OP_OSS_READ, off, len, buf, NULL, &ps, &n);
 	if (rc)
 		return rc;
 	rc = run_pieces(o, job, ps, n);
@@ -492,14 +493,12 @@ int cli_osc_read(cli_osc *o, const char *job, const pfs_layout *l, uint64_t file
 			rc = ps[i].rc;
 		if (ps[i].rc == -ENOENT)
 			ps[i].got = 0;
-		/* Zero what the object did not return: rbuf - buf is buf_off. */
-		pfs_extent x = { 0, 0, (uint64_t)((char *)ps[i].rbuf - (char *)buf), ps[i].len };
-		cli_osc_zero_tail(buf, &x, ps[i].got);
+		/* Zero what the object did not return (a hole). */
+		cli_osc_zero_tail(buf, &ps[i].ext, ps[i].got);
 	}
 	if (rc == 0)
 		*got = len;
 	free(ps);
-	free(e);
 	return rc;
 }
 
@@ -507,17 +506,15 @@ int cli_osc_write(cli_osc *o, const char *job, const pfs_layout *l, uint64_t off
 		  const void *buf)
 {
 	piece *ps = NULL;
-	pfs_extent *e = NULL;
 	size_t n = 0;
 	int rc;
 
 	if (len == 0)
 		return 0;
-	rc = io_pieces(l, PFS_OP_OSS_WRITE, off, len, NULL, buf, &ps, &n, &e);
+	rc = io_pieces(l, PFS_OP_OSS_WRITE, off, len, NULL, buf, &ps, &n);
 	if (rc == 0)
 		rc = run_pieces(o, job, ps, n);
 	free(ps);
-	free(e);
 	return rc;
 }
 
