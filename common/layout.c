@@ -21,6 +21,7 @@ size_t pfs_layout_map(const pfs_layout *l, uint64_t off, uint64_t len,
 {
 	size_t n = 0;
 	uint64_t ss = l->stripe_size, sc = l->stripe_count, done = 0;
+	pfs_extent cur = { 0, 0, 0, 0 }; /* the extent being grown; emitted when it ends */
 
 	if (sc == 0 || ss == 0)
 		return 0;
@@ -34,16 +35,23 @@ size_t pfs_layout_map(const pfs_layout *l, uint64_t off, uint64_t len,
 
 		if (piece > len - done)
 			piece = len - done;
-		if (n > 0 && n <= max && out[n - 1].idx == idx &&
-		    out[n - 1].obj_off + out[n - 1].len == obj_off &&
-		    out[n - 1].buf_off + out[n - 1].len == done) {
-			out[n - 1].len += piece;
+		if (cur.len && cur.idx == idx && cur.obj_off + cur.len == obj_off &&
+		    cur.buf_off + cur.len == done) {
+			cur.len += piece;
 		} else {
-			if (n < max)
-				out[n] = (pfs_extent){ idx, obj_off, done, piece };
-			n++;
+			if (cur.len) {
+				if (n < max)
+					out[n] = cur;
+				n++;
+			}
+			cur = (pfs_extent){ idx, obj_off, done, piece };
 		}
 		done += piece;
+	}
+	if (cur.len) {
+		if (n < max)
+			out[n] = cur;
+		n++;
 	}
 	return n;
 }

@@ -44,7 +44,8 @@ typedef struct pfs_extent {
 int pfs_layout_check(uint32_t stripe_size, uint32_t stripe_count);
 /* Split [off, off+len) into per-object extents in file order, merging
  * neighbours that are contiguous in both object and buffer.  Writes at most
- * max extents; returns the number needed (may exceed max: caller retries). */
+ * max extents; returns the exact number needed (may exceed max: the caller
+ * retries with a larger array). */
 size_t pfs_layout_map(const pfs_layout *l, uint64_t off, uint64_t len,
 		      pfs_extent *out, size_t max);
 /* Size object idx has when the file is file_size bytes long. */

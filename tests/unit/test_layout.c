@@ -86,9 +86,12 @@ static void test_layout_map_pieces(void **state)
 	l = mk(64 << 10, 1);
 	assert_int_equal(pfs_layout_map(&l, 1000, 1 << 20, ex, 8), 1);
 	assert_int_equal(ex[0].len, 1 << 20);
-	/* Too small an array: the needed count comes back. */
+	/* Too small an array: the exact needed count comes back, merges
+	 * included (one stripe: 16 units merge into 1). */
 	l = mk(64 << 10, 4);
 	assert_int_equal(pfs_layout_map(&l, 0, 1 << 20, ex, 2), 16);
+	l = mk(64 << 10, 1);
+	assert_int_equal(pfs_layout_map(&l, 0, 1 << 20, NULL, 0), 1);
 	/* No objects: nothing to map. */
 	l = mk(1 << 20, 0);
 	assert_int_equal(pfs_layout_map(&l, 0, 100, ex, 8), 0);

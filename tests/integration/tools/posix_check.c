@@ -11,9 +11,11 @@
  * Open-but-unlinked semantics are not checked.  Prints one line per check
  * and "N passed, M failed"; exits 1 if anything failed.
  *
- * Build: cc -O2 -o posix_check posix_check.c  (needs root for chown and the
+ * Built by `make` into build/tests/tools/ (needs root for chown and the
  * uid switch; as another user those checks are reported as skipped). */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
