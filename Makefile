@@ -138,7 +138,7 @@ fuzz: deps
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 bench: deps all
-	@PFS_BIN=$(CURDIR)/$(O)/bin sh bench/run.sh
+	@PFS_BIN=$(CURDIR)/$(O)/bin bash bench/run.sh
 
 install: all
 	install -d $(DESTDIR)/usr/local/bin $(DESTDIR)/sbin

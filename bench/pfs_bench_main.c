@@ -6,7 +6,11 @@
  *   pfs-bench seqread  DIR --streams N --size BYTES [--bs 1M]   reads what seqwrite wrote
  *   pfs-bench randwrite DIR --size BYTES --ops K [--bs 4k] [--threads N]
  *   pfs-bench randread  DIR --size BYTES --ops K [--bs 4k] [--threads N]
- *   pfs-bench md DIR --files N [--threads T]                   create, stat, unlink rates
+ *   pfs-bench md DIR --files N [--threads T] [--cold 1]        create, stat, unlink rates
+ *
+ * With --cold 1 (root only), md drops the kernel's dentry/inode/page caches
+ * before the stat and unlink phases, so every lookup reaches the file
+ * system (for pfs: the MDS) instead of the client kernel's cache.
  *
  * Prints one line per phase: "<phase> <value> <unit> <seconds>" (MiB/s for
  * data, ops/s for random I/O and metadata).  Writes end with fsync so the
@@ -28,7 +32,7 @@
 struct opts {
 	const char *mode, *dir;
 	int streams, threads;
-	uint64_t size, bs, ops, files;
+	uint64_t size, bs, ops, files, cold;
 };
 
 struct worker {
@@ -220,12 +224,28 @@ out:
 	return rc;
 }
 
+static int drop_caches(void)
+{
+	int fd;
+
+	sync();
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	if (fd < 0)
+		return errno;
+	if (write(fd, "3", 1) != 1) {
+		close(fd);
+		return errno;
+	}
+	close(fd);
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr,
 		"usage: pfs-bench seqwrite|seqread DIR --streams N --size BYTES [--bs 1M]\n"
 		"       pfs-bench randwrite|randread DIR --size BYTES --ops K [--bs 4k] [--threads N]\n"
-		"       pfs-bench md DIR --files N [--threads T]\n");
+		"       pfs-bench md DIR --files N [--threads T] [--cold 1]\n");
 	return 2;
 }
 
@@ -257,6 +277,8 @@ int main(int argc, char **argv)
 			o.ops = v;
 		else if (!strcmp(argv[i], "--files"))
 			o.files = v;
+		else if (!strcmp(argv[i], "--cold"))
+			o.cold = v;
 		else
 			return usage();
 	}
@@ -286,6 +308,8 @@ int main(int argc, char **argv)
 		}
 		for (int p = MD_CREATE; p <= MD_UNLINK; p++) {
 			md_now = (enum md_phase)p;
+			if (p != MD_CREATE && o.cold && (err = drop_caches()))
+				goto fail;
 			err = run(&o, o.threads, md_worker, &secs, &total);
 			if (err)
 				goto fail;

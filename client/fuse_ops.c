@@ -191,22 +191,17 @@ static void ctx_fh(fuse_req_t req, const fh *h, cli_ctx *c)
 static void ctx_of(fuse_req_t req, cli_ctx *c)
 {
 	const struct fuse_ctx *fc = fuse_req_ctx(req);
-	gid_t groups[PFS_MAX_GROUPS];
-	int n;
+	uint64_t now = now_ms();
 
 	memset(c, 0, sizeof(*c));
 	c->cred.uid = fc->uid;
 	c->cred.gid = fc->gid;
-	cli_jobid_get(fs_of(req)->jobid, fc->pid, fc->uid, now_ms(), c->job);
-	/* From /proc/PID/task/TID/status; a process that is gone (or a
-	 * kernel without it) gets only its primary group.  A caller in more
-	 * than PFS_MAX_GROUPS groups is judged on the first ones. */
-	n = fuse_req_getgroups(req, PFS_MAX_GROUPS, groups);
-	if (n > PFS_MAX_GROUPS)
-		n = PFS_MAX_GROUPS;
-	for (int i = 0; i < n; i++)
-		c->cred.groups[i] = groups[i];
-	c->cred.ngroups = n > 0 ? (uint32_t)n : 0;
+	cli_jobid_get(fs_of(req)->jobid, fc->pid, fc->uid, now, c->job);
+	/* From /proc/PID/status, cached per pid like the job id; a process
+	 * that is gone gets only its primary group.  A caller in more than
+	 * PFS_MAX_GROUPS groups is judged on the first ones. */
+	c->cred.ngroups = cli_jobid_groups(fs_of(req)->jobid, fc->pid, fc->uid, fc->gid, now,
+					   c->cred.groups, PFS_MAX_GROUPS);
 }
 
 /* errno for the kernel: transport and protocol failures become EIO. */

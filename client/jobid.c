@@ -2,6 +2,8 @@
  * (see jobid.h). */
 #include "client/jobid.h"
 
+#include <ctype.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -19,6 +21,11 @@ typedef struct slot {
 	uid_t uid;
 	uint64_t stamp_ms;
 	char job[PFS_JOBID_MAX + 1];
+	/* supplementary groups, cached separately (gstamp_ms, 0 = none yet) */
+	gid_t gid;
+	uint64_t gstamp_ms;
+	unsigned ngroups;
+	uint32_t groups[PFS_MAX_GROUPS];
 } slot;
 
 struct cli_jobid {
@@ -199,7 +206,7 @@ void cli_jobid_get(cli_jobid *j, pid_t pid, uid_t uid, uint64_t now_ms,
 
 	pthread_mutex_lock(&j->lock);
 	s = &j->slots[i];
-	if (j->ttl_ms && pid > 0 && s->pid == pid && s->uid == uid &&
+	if (j->ttl_ms && pid > 0 && s->pid == pid && s->uid == uid && s->job[0] &&
 	    now_ms >= s->stamp_ms && now_ms - s->stamp_ms < j->ttl_ms) {
 		memcpy(out, s->job, PFS_JOBID_MAX + 1);
 		j->hits++;
@@ -215,6 +222,8 @@ void cli_jobid_get(cli_jobid *j, pid_t pid, uid_t uid, uint64_t now_ms,
 		return;
 	pthread_mutex_lock(&j->lock);
 	s = &j->slots[i];
+	if (s->pid != pid || s->uid != uid)
+		s->gstamp_ms = 0; /* another process's groups */
 	s->pid = pid;
 	s->uid = uid;
 	s->stamp_ms = now_ms;
@@ -228,4 +237,73 @@ void cli_jobid_counters(cli_jobid *j, uint64_t *hits, uint64_t *misses)
 	*hits = j->hits;
 	*misses = j->misses;
 	pthread_mutex_unlock(&j->lock);
+}
+
+/* The uncached groups lookup: the "Groups:" line of PROC/pid/status. */
+static unsigned resolve_groups(const cli_jobid *j, pid_t pid, uint32_t *groups, unsigned max)
+{
+	char *st = NULL, *line, *end;
+	unsigned n = 0;
+
+	if (pid <= 0 || read_proc(j, pid, "status", 16384, &st) <= 0)
+		goto out;
+	line = strstr(st, "\nGroups:");
+	if (!line)
+		goto out;
+	line += 8;
+	while (n < max) {
+		unsigned long g;
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (!isdigit((unsigned char)*line))
+			break;
+		g = strtoul(line, &end, 10);
+		groups[n++] = (uint32_t)g;
+		line = end;
+	}
+out:
+	free(st);
+	return n;
+}
+
+unsigned cli_jobid_groups(cli_jobid *j, pid_t pid, uid_t uid, gid_t gid, uint64_t now_ms,
+			  uint32_t *groups, unsigned max)
+{
+	size_t i = ((uint64_t)(uint32_t)pid * 2654435761u) % j->nslots;
+	slot *s;
+	unsigned n;
+
+	if (max > PFS_MAX_GROUPS)
+		max = PFS_MAX_GROUPS;
+	pthread_mutex_lock(&j->lock);
+	s = &j->slots[i];
+	if (j->ttl_ms && pid > 0 && s->pid == pid && s->uid == uid && s->gid == gid &&
+	    s->gstamp_ms && now_ms >= s->gstamp_ms && now_ms - s->gstamp_ms < j->ttl_ms) {
+		n = s->ngroups < max ? s->ngroups : max;
+		memcpy(groups, s->groups, n * sizeof(*groups));
+		j->hits++;
+		pthread_mutex_unlock(&j->lock);
+		return n;
+	}
+	j->misses++;
+	pthread_mutex_unlock(&j->lock);
+	n = resolve_groups(j, pid, groups, max);
+	if (!j->ttl_ms || pid <= 0)
+		return n;
+	pthread_mutex_lock(&j->lock);
+	s = &j->slots[i];
+	if (s->pid != pid || s->uid != uid) {
+		/* The slot belongs to another process: take it over, its job
+		 * id is not known yet. */
+		s->pid = pid;
+		s->uid = uid;
+		s->stamp_ms = 0;
+		s->job[0] = '\0';
+	}
+	s->gid = gid;
+	s->gstamp_ms = now_ms ? now_ms : 1;
+	s->ngroups = n;
+	memcpy(s->groups, groups, n * sizeof(*groups));
+	pthread_mutex_unlock(&j->lock);
+	return n;
 }

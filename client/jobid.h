@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/msg.h"
 #include "common/proto.h"
 
 #define CLI_JOBID_DEFAULT_VARS "SLURM_JOB_ID,PFS_JOBID"
@@ -46,6 +47,15 @@ void cli_jobid_destroy(cli_jobid *j);
  * the kernel makes on its own) gets "kernel.UID". */
 void cli_jobid_get(cli_jobid *j, pid_t pid, uid_t uid, uint64_t now_ms,
 		   char out[PFS_JOBID_MAX + 1]);
+
+/* Supplementary groups of process pid (uid, primary gid) from the "Groups:"
+ * line of /proc/PID/status, cached in the same per-pid slot and TTL as the
+ * job id (libfuse's fuse_req_getgroups reads /proc on every call, which cost
+ * a fifth of the client's CPU in a create benchmark).  Writes at most max
+ * (<= PFS_MAX_GROUPS) ids; returns how many (0 if the process is gone).  A
+ * process that changes its groups is seen with the new ones within the TTL. */
+unsigned cli_jobid_groups(cli_jobid *j, pid_t pid, uid_t uid, gid_t gid, uint64_t now_ms,
+			  uint32_t *groups, unsigned max);
 
 /* Cache counters, for tests and statistics: hits and misses so far. */
 void cli_jobid_counters(cli_jobid *j, uint64_t *hits, uint64_t *misses);

@@ -41,6 +41,8 @@ typedef struct mount_cfg {
 	int default_permissions;
 	char fsname[256];
 	int ro;
+	int clone_fd;
+	int idle_threads;
 } mount_cfg;
 
 static const pfs_cfg_opt mount_opts[] = {
@@ -67,6 +69,10 @@ static const pfs_cfg_opt mount_opts[] = {
 	{ "fsname", PFS_CFG_STR, offsetof(mount_cfg, fsname), 256, "",
 	  "mount source shown in mount tables (default HOST:PORT)" },
 	{ "ro", PFS_CFG_BOOL, offsetof(mount_cfg, ro), 0, "0", "mount read-only" },
+	{ "clone_fd", PFS_CFG_BOOL, offsetof(mount_cfg, clone_fd), 0, "1",
+	  "one /dev/fuse descriptor per worker thread (less lock contention in the kernel)" },
+	{ "idle_threads", PFS_CFG_INT, offsetof(mount_cfg, idle_threads), 0, "16",
+	  "FUSE worker threads kept waiting for requests" },
 	PFS_CFG_END
 };
 
@@ -181,7 +187,7 @@ int main(int argc, char **argv)
 	char err[512] = "", host[256], fopts[1024];
 	char *fargv[] = { argv[0], "-o", fopts, NULL };
 	struct fuse_args args = FUSE_ARGS_INIT(3, fargv);
-	struct fuse_loop_config lc = { .clone_fd = 0, .max_idle_threads = 16 };
+	struct fuse_loop_config lc = { .clone_fd = 1, .max_idle_threads = 16 };
 	struct fuse_session *se = NULL;
 	cli_jobid *jobid = NULL;
 	cli_mdc *mdc = NULL;
@@ -292,6 +298,8 @@ int main(int argc, char **argv)
 			close(fd);
 		}
 	}
+	lc.clone_fd = cfg.clone_fd;
+	lc.max_idle_threads = cfg.idle_threads > 0 ? (unsigned)cfg.idle_threads : 1;
 	rc = fuse_session_loop_mt(se, &lc);
 	/* A positive value is the signal that ended the loop: a clean stop. */
 	status = rc < 0 ? 1 : 0;

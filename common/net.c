@@ -282,3 +282,49 @@ int pfs_net_recv_frame(int fd, pfs_hdr *h, uint32_t max_payload, void *buf, size
 	*data = p;
 	return 0;
 }
+
+int pfs_net_recv_reply(int fd, pfs_hdr *h, uint32_t max_payload, void *buf, size_t cap,
+		       uint8_t **dyn, uint8_t **data)
+{
+	uint8_t tmp[PFS_HDR_LEN + 4096];
+	size_t got = 0, extra;
+	uint8_t *p;
+	int rc;
+
+	*dyn = NULL;
+	*data = NULL;
+	while (got < PFS_HDR_LEN) {
+		ssize_t r = recv(fd, tmp + got, sizeof(tmp) - got, 0);
+		if (r == 0)
+			return got == 0 ? -ECONNRESET : -EPIPE;
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		}
+		got += (size_t)r;
+	}
+	rc = pfs_hdr_decode(tmp, got, max_payload, h);
+	if (rc)
+		return rc;
+	extra = got - PFS_HDR_LEN;
+	if (extra > h->payload_len)
+		return -EBADMSG;
+	if (h->payload_len <= cap && buf) {
+		p = buf;
+	} else {
+		p = malloc(h->payload_len ? h->payload_len : 1);
+		if (!p)
+			return -ENOMEM;
+		*dyn = p;
+	}
+	memcpy(p, tmp + PFS_HDR_LEN, extra);
+	rc = pfs_net_read_all(fd, p + extra, h->payload_len - extra);
+	if (rc) {
+		free(*dyn);
+		*dyn = NULL;
+		return rc == -ECONNRESET ? -EPIPE : rc;
+	}
+	*data = p;
+	return 0;
+}

@@ -33,4 +33,11 @@ int pfs_net_send_frame(int fd, pfs_hdr *h, const void *payload, size_t len,
 int pfs_net_recv_frame(int fd, pfs_hdr *h, uint32_t max_payload, void *buf, size_t cap,
 		       uint8_t **dyn, uint8_t **data);
 
+/* The same for the client side of a request/reply connection, where the
+ * peer sends nothing beyond this one frame: the header and the start of the
+ * payload come in with one recv (a small reply costs one system call, not
+ * two).  Bytes beyond the frame are a protocol error (-EBADMSG). */
+int pfs_net_recv_reply(int fd, pfs_hdr *h, uint32_t max_payload, void *buf, size_t cap,
+		       uint8_t **dyn, uint8_t **data);
+
 #endif

@@ -226,7 +226,7 @@ int pfs_rpc_finish(pfs_rpc_inflight *c, pfs_rpc_reply *rep)
 	rep->dyn_ = NULL;
 	rep->data = NULL;
 	rep->len = 0;
-	rc = pfs_net_recv_frame(c->fd, &rep->hdr, PFS_MAX_PAYLOAD, rep->buf, rep->cap,
+	rc = pfs_net_recv_reply(c->fd, &rep->hdr, PFS_MAX_PAYLOAD, rep->buf, rep->cap,
 				&rep->dyn_, &rep->data);
 	if (rc == 0 && (!(rep->hdr.flags & PFS_F_REPLY) || rep->hdr.req_id != c->req_id ||
 			rep->hdr.opcode != c->op)) {

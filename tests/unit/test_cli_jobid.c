@@ -155,6 +155,47 @@ static void test_jobid_cache_ttl(void **state)
 	cli_jobid_destroy(j);
 }
 
+static void write_status(pid_t pid, const char *groups_line)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d/status", root, (int)pid);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "Name:\tx\nUid:\t1000\t1000\t1000\t1000\n%s\nVmRSS:\t1 kB\n", groups_line);
+	fclose(f);
+}
+
+static void test_jobid_groups(void **state)
+{
+	cli_jobid *j = NULL;
+	uint32_t g[PFS_MAX_GROUPS];
+	char job[PFS_JOBID_MAX + 1];
+
+	fake_proc(500, "", 0, "mpi");
+	write_status(500, "Groups:\t4 24 27 1000 ");
+	assert_int_equal(cli_jobid_create(root, NULL, 1000, 0, &j), 0);
+	assert_int_equal(cli_jobid_groups(j, 500, 1000, 1000, 10, g, PFS_MAX_GROUPS), 4);
+	assert_int_equal(g[0], 4);
+	assert_int_equal(g[3], 1000);
+	/* max bounds the copy */
+	assert_int_equal(cli_jobid_groups(j, 500, 1000, 1000, 20, g, 2), 2);
+	/* cached within the TTL, re-read after it; the job id shares the slot */
+	write_status(500, "Groups:\t7");
+	cli_jobid_get(j, 500, 1000, 30, job);
+	assert_string_equal(job, "mpi.1000");
+	assert_int_equal(cli_jobid_groups(j, 500, 1000, 1000, 500, g, PFS_MAX_GROUPS), 4);
+	assert_int_equal(cli_jobid_groups(j, 500, 1000, 1000, 2000, g, PFS_MAX_GROUPS), 1);
+	assert_int_equal(g[0], 7);
+	/* another uid in the same pid slot does not see these groups */
+	write_status(500, "Groups:");
+	assert_int_equal(cli_jobid_groups(j, 500, 0, 0, 2001, g, PFS_MAX_GROUPS), 0);
+	/* a vanished process has no supplementary groups */
+	assert_int_equal(cli_jobid_groups(j, 999, 1000, 1000, 10, g, PFS_MAX_GROUPS), 0);
+	cli_jobid_destroy(j);
+}
+
 static void test_jobid_bad_lists(void **state)
 {
 	cli_jobid *j = NULL;
@@ -173,6 +214,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_jobid_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jobid_truncation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jobid_cache_ttl, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_jobid_groups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jobid_bad_lists, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
