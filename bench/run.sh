@@ -37,25 +37,31 @@ targets="local passthrough pfs"
 phases="seqwrite seqread randwrite randread create stat unlink"
 declare -A res
 
-drop() { sync; echo 3 > /proc/sys/vm/drop_caches; }
+# Let the disk settle before a measured phase: what an earlier phase left
+# dirty (or pfs's background object destroys) must not be billed to it.
+settle() { sync; sleep 1; sync; }
+drop() { settle; echo 3 > /proc/sys/vm/drop_caches; }
 val() { awk '{print $2}'; }
 
 for rep in $(seq 1 "$REPS"); do
 	for t in $targets; do
 		d=${dirs[$t]}
+		settle
 		res[$t,seqwrite,$rep]=$("$PFS_BIN/pfs-bench" seqwrite "$d" --streams 4 --size "$SEQ_SIZE" | val)
 		drop
 		res[$t,seqread,$rep]=$("$PFS_BIN/pfs-bench" seqread "$d" --streams 4 --size "$SEQ_SIZE" | val)
 		rm -f "$d"/seq.*
+		settle
 		res[$t,randwrite,$rep]=$("$PFS_BIN/pfs-bench" randwrite "$d" --size "$RAND_SIZE" --ops "$RAND_OPS" --threads 4 | val)
 		drop
 		res[$t,randread,$rep]=$("$PFS_BIN/pfs-bench" randread "$d" --size "$RAND_SIZE" --ops "$RAND_OPS" --threads 4 | val)
 		rm -f "$d/rand.dat"
+		settle
 		out=$("$PFS_BIN/pfs-bench" md "$d" --files "$MD_FILES" --threads 4 --cold 1)
 		for p in create stat unlink; do
 			res[$t,$p,$rep]=$(echo "$out" | awk -v p=$p '$1 == p {print $2}')
 		done
-		echo "rep $rep $t done" >&2
+		echo "rep $rep $t:$(for p in $phases; do printf ' %s=%s' $p "${res[$t,$p,$rep]}"; done)" >&2
 	done
 done
 

@@ -31,6 +31,7 @@ typedef struct cli_fs cli_fs;
 typedef struct cli_fs_opts {
 	double attr_timeout;  /* seconds; also used for entries */
 	unsigned max_io;      /* max_read/max_write in bytes (<= PFS_MAX_IO) */
+	int splice;           /* receive WRITE data by splice and pass it on by splice */
 } cli_fs_opts;
 
 /* mdc, osc and jobid are borrowed and must outlive the cli_fs. */

@@ -43,6 +43,7 @@ typedef struct mount_cfg {
 	int ro;
 	int clone_fd;
 	int idle_threads;
+	int splice;
 } mount_cfg;
 
 static const pfs_cfg_opt mount_opts[] = {
@@ -69,6 +70,8 @@ static const pfs_cfg_opt mount_opts[] = {
 	{ "fsname", PFS_CFG_STR, offsetof(mount_cfg, fsname), 256, "",
 	  "mount source shown in mount tables (default HOST:PORT)" },
 	{ "ro", PFS_CFG_BOOL, offsetof(mount_cfg, ro), 0, "0", "mount read-only" },
+	{ "splice", PFS_CFG_BOOL, offsetof(mount_cfg, splice), 0, "1",
+	  "move WRITE data from the kernel to the OSS socket with splice (no copy)" },
 	{ "clone_fd", PFS_CFG_BOOL, offsetof(mount_cfg, clone_fd), 0, "1",
 	  "one /dev/fuse descriptor per worker thread (less lock contention in the kernel)" },
 	{ "idle_threads", PFS_CFG_INT, offsetof(mount_cfg, idle_threads), 0, "16",
@@ -252,7 +255,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mount.pfs: MDS %s: %s\n", spec, pfs_strerror(rc));
 		goto out;
 	}
-	cli_fs_opts fo = { .attr_timeout = cfg.attr_timeout, .max_io = PFS_MAX_IO };
+	cli_fs_opts fo = { .attr_timeout = cfg.attr_timeout, .max_io = PFS_MAX_IO,
+			   .splice = cfg.splice };
 	rc = cli_fs_create(mdc, osc, jobid, &fo, &fs);
 	if (rc) {
 		fprintf(stderr, "mount.pfs: %s\n", pfs_strerror(rc));
@@ -297,6 +301,21 @@ int main(int argc, char **argv)
 			dup2(fd, STDERR_FILENO);
 			close(fd);
 		}
+	}
+	if (cfg.splice) {
+		/* libfuse falls back to read(2) silently when its pipe cannot
+		 * hold a whole 1 MiB WRITE; say why the fast path is off. */
+		FILE *pf = fopen("/proc/sys/fs/pipe-max-size", "r");
+		unsigned long pmax = 0;
+
+		if (pf) {
+			if (fscanf(pf, "%lu", &pmax) != 1)
+				pmax = 0;
+			fclose(pf);
+		}
+		if (pmax && pmax < PFS_MAX_IO + 4096)
+			pfs_log(PFS_LOG_NOTICE, "splice off: fs.pipe-max-size is %lu, needs %u "
+				"(sysctl fs.pipe-max-size=2097152)", pmax, 2u * PFS_MAX_IO);
 	}
 	lc.clone_fd = cfg.clone_fd;
 	lc.max_idle_threads = cfg.idle_threads > 0 ? (unsigned)cfg.idle_threads : 1;

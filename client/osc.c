@@ -102,8 +102,6 @@ size_t cli_osc_plan(const pfs_layout *l, uint64_t off, uint64_t len, uint64_t ma
 	tmp = malloc(n * sizeof(*tmp));
 	if (!tmp)
 		return 0;
-	/* With max = 0 the count is an upper bound (nothing can be merged
-	 * into an array that is not written); the second call is exact. */
 	n = pfs_layout_map(l, off, len, tmp, n);
 	for (size_t i = 0; i < n; i++) {
 		for (uint64_t done = 0; done < tmp[i].len; done += max_piece) {
@@ -519,6 +517,47 @@ int cli_osc_write(cli_osc *o, const char *job, const pfs_layout *l, uint64_t off
 }
 
 /* One piece per object with op; len = per-object size for TRUNCATE. */
+int cli_osc_write_pipe(cli_osc *o, const char *job, const pfs_layout *l, uint64_t off,
+		       size_t len, int pipe_fd)
+{
+	pfs_extent e;
+	piece p;
+	pfs_wbuf w;
+	pfs_rpc_inflight *call;
+	int rc;
+
+	if (len == 0 || len > PFS_MAX_IO || pfs_layout_map(l, off, len, &e, 1) != 1)
+		return -EXDEV;
+	memset(&p, 0, sizeof(p));
+	p.op = PFS_OP_OSS_WRITE;
+	p.ost = l->stripe[e.idx].ost;
+	p.object = l->stripe[e.idx].object;
+	p.obj_off = e.obj_off;
+	p.len = len;
+	p.ext = e;
+	if (resolve(o, job, &p))
+		return -EXDEV;
+	pfs_wbuf_init(&w);
+	pfs_wbuf_u32(&w, p.ost);
+	pfs_wbuf_u64(&w, p.object);
+	pfs_wbuf_u64(&w, p.obj_off);
+	pfs_wbuf_u32(&w, (uint32_t)p.len);
+	rc = pfs_wbuf_error(&w);
+	if (rc == 0)
+		rc = pfs_rpc_start_pipe(p.pool, PFS_OP_OSS_WRITE, job, w.data, w.len, pipe_fd, len,
+					&call);
+	pfs_wbuf_free(&w);
+	if (rc == 0)
+		rc = piece_finish(&p, call);
+	if (rc == 0) {
+		pthread_mutex_lock(&o->lock);
+		o->pieces++;
+		o->waves++;
+		pthread_mutex_unlock(&o->lock);
+	}
+	return rc == -EXDEV ? -EIO : rc;
+}
+
 static int per_object(cli_osc *o, const char *job, const pfs_layout *l, uint16_t op,
 		      uint64_t size)
 {

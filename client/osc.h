@@ -50,6 +50,14 @@ int cli_osc_write(cli_osc *o, const char *job, const pfs_layout *l, uint64_t off
 		  const void *buf);
 /* Set every object to the size it has in a file of size bytes
  * (pfs_layout_object_size); objects are created or cut as needed. */
+/* The same for data waiting in a pipe (a FUSE WRITE received with splice):
+ * when [off, off+len) lies in one object, the data goes from the pipe to
+ * the OSS's socket with splice, never copied through this process.
+ * Returns -EXDEV, with the pipe untouched, when the write spans objects or
+ * the OST is unknown (the caller then reads the pipe and uses
+ * cli_osc_write); other errors mean the pipe may be partly drained. */
+int cli_osc_write_pipe(cli_osc *o, const char *job, const pfs_layout *l, uint64_t off,
+		       size_t len, int pipe_fd);
 int cli_osc_truncate(cli_osc *o, const char *job, const pfs_layout *l, uint64_t size);
 /* PFS_OP_OSS_SYNC on every object (missing objects have nothing to sync). */
 int cli_osc_sync(cli_osc *o, const char *job, const pfs_layout *l);

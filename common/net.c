@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 int pfs_addr_parse(const char *s, char *host, size_t hostsz, uint16_t *port)
@@ -207,6 +208,61 @@ int pfs_net_read_all(int fd, void *p, size_t n)
 	return 0;
 }
 
+/* Write the iovec completely with sendmsg(flags). */
+static int send_iov(int fd, struct iovec *iov, int n, size_t total, int flags)
+{
+	while (total > 0) {
+		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+		ssize_t w = sendmsg(fd, &mh, MSG_NOSIGNAL | flags);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		}
+		total -= (size_t)w;
+		while (w > 0 && n > 0) {
+			if ((size_t)w >= iov->iov_len) {
+				w -= (ssize_t)iov->iov_len;
+				memmove(iov, iov + 1, sizeof(*iov) * (size_t)(--n));
+			} else {
+				iov->iov_base = (uint8_t *)iov->iov_base + w;
+				iov->iov_len -= (size_t)w;
+				w = 0;
+			}
+		}
+	}
+	return 0;
+}
+
+int pfs_net_send_frame_pipe(int fd, pfs_hdr *h, const void *payload, size_t len,
+			    int pipe_fd, size_t bulk_len)
+{
+	uint8_t hb[PFS_HDR_LEN];
+	struct iovec iov[2];
+	int n = 0, rc;
+
+	if (len + bulk_len > PFS_MAX_PAYLOAD)
+		return -EMSGSIZE;
+	h->payload_len = (uint32_t)(len + bulk_len);
+	pfs_hdr_encode(h, hb);
+	iov[n++] = (struct iovec){ hb, PFS_HDR_LEN };
+	if (len)
+		iov[n++] = (struct iovec){ (void *)payload, len };
+	rc = send_iov(fd, iov, n, PFS_HDR_LEN + len, bulk_len ? MSG_MORE : 0);
+	while (rc == 0 && bulk_len > 0) {
+		ssize_t w = splice(pipe_fd, NULL, fd, NULL, bulk_len, SPLICE_F_MOVE);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			rc = errno == EAGAIN ? -ETIMEDOUT : -errno;
+		else if (w == 0)
+			rc = -EPIPE; /* the pipe ran dry: fewer bytes than promised */
+		else
+			bulk_len -= (size_t)w;
+	}
+	return rc;
+}
+
 int pfs_net_send_frame(int fd, pfs_hdr *h, const void *payload, size_t len,
 		       const void *bulk, size_t bulk_len)
 {
@@ -225,29 +281,7 @@ int pfs_net_send_frame(int fd, pfs_hdr *h, const void *payload, size_t len,
 	if (bulk_len)
 		iov[n++] = (struct iovec){ (void *)bulk, bulk_len };
 	total = PFS_HDR_LEN + len + bulk_len;
-	while (total > 0) {
-		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
-		ssize_t w = sendmsg(fd, &mh, MSG_NOSIGNAL);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno == EAGAIN ? -ETIMEDOUT : -errno;
-		}
-		total -= (size_t)w;
-		/* Advance the iovec past what was written. */
-		struct iovec *v = iov;
-		while (w > 0 && n > 0) {
-			if ((size_t)w >= v->iov_len) {
-				w -= (ssize_t)v->iov_len;
-				memmove(iov, iov + 1, sizeof(*iov) * (size_t)(--n));
-			} else {
-				v->iov_base = (uint8_t *)v->iov_base + w;
-				v->iov_len -= (size_t)w;
-				w = 0;
-			}
-		}
-	}
-	return 0;
+	return send_iov(fd, iov, n, total, 0);
 }
 
 int pfs_net_recv_frame(int fd, pfs_hdr *h, uint32_t max_payload, void *buf, size_t cap,

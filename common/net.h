@@ -27,6 +27,12 @@ int pfs_net_read_all(int fd, void *p, size_t n);
 /* Send one frame; h->payload_len is set to len + bulk_len. */
 int pfs_net_send_frame(int fd, pfs_hdr *h, const void *payload, size_t len,
 		       const void *bulk, size_t bulk_len);
+/* Send one frame whose bulk (bulk_len bytes) is taken from the pipe pipe_fd
+ * with splice(2): the pages move from the pipe into the socket without a
+ * copy through user space.  The pipe must hold at least bulk_len bytes.  A
+ * failure part way leaves the pipe partly drained: the caller cannot resend. */
+int pfs_net_send_frame_pipe(int fd, pfs_hdr *h, const void *payload, size_t len,
+			    int pipe_fd, size_t bulk_len);
 /* Receive one frame.  The payload goes into buf if it fits in cap bytes,
  * else into a malloc'd buffer returned in *dyn (caller frees; NULL when buf
  * was used).  *data points at the payload either way. */

@@ -197,6 +197,41 @@ fail:
 	return rc;
 }
 
+int pfs_rpc_start_pipe(pfs_rpc_pool *p, uint16_t op, const char *job_id,
+		       const void *req, size_t len, int pipe_fd, size_t bulk_len,
+		       pfs_rpc_inflight **call)
+{
+	uint64_t deadline = now_ms() + (uint64_t)p->opts.retry_ms;
+	unsigned delay = 10;
+	pfs_rpc_inflight *c;
+	pfs_hdr h;
+	int rc;
+
+	c = malloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	while ((rc = conn_get(p, &c->fd, &c->req_id)) != 0) {
+		if (now_ms() >= deadline) {
+			free(c);
+			return rc;
+		}
+		usleep(delay * 1000);
+		if (delay < 500)
+			delay *= 2;
+	}
+	pfs_hdr_init(&h, op, c->req_id, p->opts.client_id, job_id);
+	rc = pfs_net_send_frame_pipe(c->fd, &h, req, len, pipe_fd, bulk_len);
+	if (rc) {
+		conn_put(p, c->fd, 1);
+		free(c);
+		return rc;
+	}
+	c->pool = p;
+	c->op = op;
+	*call = c;
+	return 0;
+}
+
 void pfs_rpc_reply_init(pfs_rpc_reply *rep)
 {
 	void *buf = rep->buf;

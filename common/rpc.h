@@ -64,6 +64,13 @@ int pfs_rpc_call(pfs_rpc_pool *p, uint16_t op, const char *job_id, unsigned flag
 int pfs_rpc_start(pfs_rpc_pool *p, uint16_t op, const char *job_id,
 		  const void *req, size_t len, const void *bulk, size_t bulk_len,
 		  pfs_rpc_inflight **call);
+/* pfs_rpc_start with the bulk taken from a pipe by splice (see
+ * pfs_net_send_frame_pipe).  Only the connect is retried: once bytes have
+ * left the pipe the request cannot be sent again, so a send failure is
+ * returned as it is. */
+int pfs_rpc_start_pipe(pfs_rpc_pool *p, uint16_t op, const char *job_id,
+		       const void *req, size_t len, int pipe_fd, size_t bulk_len,
+		       pfs_rpc_inflight **call);
 /* Wait for the reply of a started call; always consumes call. */
 int pfs_rpc_finish(pfs_rpc_inflight *call, pfs_rpc_reply *rep);
 /* Clear the outputs of rep, keeping its caller buffer (buf, cap). */
