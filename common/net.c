@@ -284,11 +284,39 @@ int pfs_net_send_frame(int fd, pfs_hdr *h, const void *payload, size_t len,
 	return send_iov(fd, iov, n, total, 0);
 }
 
+/* Read the payload of a decoded header h, of which the first `extra`
+ * bytes were already received into pre: into buf if it fits in cap, else
+ * into a malloc'd buffer returned in *dyn. */
+static int recv_payload(int fd, const pfs_hdr *h, const uint8_t *pre, size_t extra, void *buf,
+			size_t cap, uint8_t **dyn, uint8_t **data)
+{
+	uint8_t *p;
+	int rc;
+
+	if (h->payload_len <= cap && buf) {
+		p = buf;
+	} else {
+		p = malloc(h->payload_len ? h->payload_len : 1);
+		if (!p)
+			return -ENOMEM;
+		*dyn = p;
+	}
+	if (extra)
+		memcpy(p, pre, extra);
+	rc = pfs_net_read_all(fd, p + extra, h->payload_len - extra);
+	if (rc) {
+		free(*dyn);
+		*dyn = NULL;
+		return rc == -ECONNRESET ? -EPIPE : rc;
+	}
+	*data = p;
+	return 0;
+}
+
 int pfs_net_recv_frame(int fd, pfs_hdr *h, uint32_t max_payload, void *buf, size_t cap,
 		       uint8_t **dyn, uint8_t **data)
 {
 	uint8_t hb[PFS_HDR_LEN];
-	uint8_t *p;
 	int rc;
 
 	*dyn = NULL;
@@ -299,22 +327,7 @@ int pfs_net_recv_frame(int fd, pfs_hdr *h, uint32_t max_payload, void *buf, size
 	rc = pfs_hdr_decode(hb, sizeof(hb), max_payload, h);
 	if (rc)
 		return rc;
-	if (h->payload_len <= cap && buf) {
-		p = buf;
-	} else {
-		p = malloc(h->payload_len ? h->payload_len : 1);
-		if (!p)
-			return -ENOMEM;
-		*dyn = p;
-	}
-	rc = pfs_net_read_all(fd, p, h->payload_len);
-	if (rc) {
-		free(*dyn);
-		*dyn = NULL;
-		return rc == -ECONNRESET ? -EPIPE : rc;
-	}
-	*data = p;
-	return 0;
+	return recv_payload(fd, h, NULL, 0, buf, cap, dyn, data);
 }
 
 int pfs_net_recv_reply(int fd, pfs_hdr *h, uint32_t max_payload, void *buf, size_t cap,
@@ -322,7 +335,6 @@ int pfs_net_recv_reply(int fd, pfs_hdr *h, uint32_t max_payload, void *buf, size
 {
 	uint8_t tmp[PFS_HDR_LEN + 4096];
 	size_t got = 0, extra;
-	uint8_t *p;
 	int rc;
 
 	*dyn = NULL;
@@ -344,21 +356,5 @@ int pfs_net_recv_reply(int fd, pfs_hdr *h, uint32_t max_payload, void *buf, size
 	extra = got - PFS_HDR_LEN;
 	if (extra > h->payload_len)
 		return -EBADMSG;
-	if (h->payload_len <= cap && buf) {
-		p = buf;
-	} else {
-		p = malloc(h->payload_len ? h->payload_len : 1);
-		if (!p)
-			return -ENOMEM;
-		*dyn = p;
-	}
-	memcpy(p, tmp + PFS_HDR_LEN, extra);
-	rc = pfs_net_read_all(fd, p + extra, h->payload_len - extra);
-	if (rc) {
-		free(*dyn);
-		*dyn = NULL;
-		return rc == -ECONNRESET ? -EPIPE : rc;
-	}
-	*data = p;
-	return 0;
+	return recv_payload(fd, h, tmp + PFS_HDR_LEN, extra, buf, cap, dyn, data);
 }

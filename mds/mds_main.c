@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/config.h"
+#include "common/file.h"
 #include "common/layout.h"
 #include "common/log.h"
 #include "common/net.h"
@@ -55,27 +56,6 @@ static const pfs_cfg_opt mds_opts[] = {
 	    "seconds without heartbeat before an OST is down"),
 	PFS_CFG_END
 };
-
-static int write_file_atomic(const char *path, const char *text)
-{
-	char tmp[PATH_MAX + 32];
-	FILE *f;
-	int rc = 0;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	f = fopen(tmp, "w");
-	if (!f)
-		return -errno;
-	if (fputs(text, f) < 0)
-		rc = -EIO;
-	if (fclose(f) && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path))
-		rc = -errno;
-	if (rc)
-		unlink(tmp);
-	return rc;
-}
 
 /* Returns an error message or NULL. */
 static const char *validate(const struct mds_cfg *c, int *sync_mode, int *level)
@@ -178,7 +158,7 @@ int main(int argc, char **argv)
 	if (cfg.pid_file[0]) {
 		char text[32];
 		snprintf(text, sizeof(text), "%ld\n", (long)getpid());
-		rc = write_file_atomic(cfg.pid_file, text);
+		rc = pfs_file_write_atomic(cfg.pid_file, text);
 		if (rc) {
 			pfs_log(PFS_LOG_ERR, "pid_file %s: %s", cfg.pid_file, pfs_strerror(rc));
 			goto out;
@@ -187,7 +167,7 @@ int main(int argc, char **argv)
 	if (cfg.port_file[0]) {
 		char text[32];
 		snprintf(text, sizeof(text), "port=%u\n", mds_server_port(srv));
-		rc = write_file_atomic(cfg.port_file, text);
+		rc = pfs_file_write_atomic(cfg.port_file, text);
 		if (rc) {
 			pfs_log(PFS_LOG_ERR, "port_file %s: %s", cfg.port_file, pfs_strerror(rc));
 			goto out;

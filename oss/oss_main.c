@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/config.h"
+#include "common/file.h"
 #include "common/log.h"
 #include "common/net.h"
 #include "oss/mds_link.h"
@@ -150,29 +151,6 @@ static int split_osts(char *list, char **dirs, size_t *n, char *err, size_t errl
 	return 0;
 }
 
-/* Write text to path atomically (tmp file + rename), so readers polling
- * for the file never see it half written. */
-static int write_file_atomic(const char *path, const char *text)
-{
-	char tmp[PATH_MAX + 32];
-	FILE *f;
-	int rc = 0;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	f = fopen(tmp, "w");
-	if (!f)
-		return -errno;
-	if (fputs(text, f) < 0)
-		rc = -EIO;
-	if (fclose(f) && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path))
-		rc = -errno;
-	if (rc)
-		unlink(tmp);
-	return rc;
-}
-
 /* The fd caches (fd_cache per OST, twice with O_DIRECT) plus connections
  * need more descriptors than the usual soft limit of 1024: raise it toward
  * the hard limit.  Running short is not fatal (the store closes idle
@@ -262,7 +240,7 @@ int main(int argc, char **argv)
 	}
 	if (cfg.pid_file[0]) {
 		snprintf(text, sizeof(text), "%ld\n", (long)getpid());
-		rc = write_file_atomic(cfg.pid_file, text);
+		rc = pfs_file_write_atomic(cfg.pid_file, text);
 		if (rc) {
 			pfs_log(PFS_LOG_ERR, "pid_file %s: %s", cfg.pid_file, pfs_strerror(rc));
 			goto out;
@@ -272,7 +250,7 @@ int main(int argc, char **argv)
 	if (cfg.port_file[0]) {
 		snprintf(text, sizeof(text), "data=%u\nctl=%u\n", oss_server_data_port(srv),
 			 oss_server_ctl_port(srv));
-		rc = write_file_atomic(cfg.port_file, text);
+		rc = pfs_file_write_atomic(cfg.port_file, text);
 		if (rc) {
 			pfs_log(PFS_LOG_ERR, "port_file %s: %s", cfg.port_file, pfs_strerror(rc));
 			goto out;
