@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 int pfs_addr_parse(const char *s, char *host, size_t hostsz, uint16_t *port)

@@ -150,22 +150,17 @@ static void conn_flush(pfs_rpc_pool *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
-static int send_req(pfs_rpc_pool *p, int fd, uint64_t req_id, uint16_t op, const char *job_id,
-		    const void *req, size_t len, const void *bulk, size_t bulk_len)
+/* Borrow a connection and send one request; the bulk comes from memory or,
+ * when pipe_fd >= 0, from a pipe by splice.  Connect failures are retried
+ * with backoff for the pool's retry window; a failed send is retried only
+ * from memory (a drained pipe cannot be sent again). */
+static int start(pfs_rpc_pool *p, uint16_t op, const char *job_id, const void *req,
+		 size_t len, const void *bulk, int pipe_fd, size_t bulk_len,
+		 pfs_rpc_inflight **call)
 {
-	pfs_hdr h;
-
-	pfs_hdr_init(&h, op, req_id, p->opts.client_id, job_id);
-	return pfs_net_send_frame(fd, &h, req, len, bulk, bulk_len);
-}
-
-int pfs_rpc_start(pfs_rpc_pool *p, uint16_t op, const char *job_id,
-		  const void *req, size_t len, const void *bulk, size_t bulk_len,
-		  pfs_rpc_inflight **call)
-{
-	pfs_rpc_inflight *c;
 	uint64_t deadline = now_ms() + (uint64_t)p->opts.retry_ms;
 	unsigned delay = 10;
+	pfs_rpc_inflight *c;
 	int rc;
 
 	c = malloc(sizeof(*c));
@@ -174,13 +169,20 @@ int pfs_rpc_start(pfs_rpc_pool *p, uint16_t op, const char *job_id,
 	for (;;) {
 		rc = conn_get(p, &c->fd, &c->req_id);
 		if (rc == 0) {
-			rc = send_req(p, c->fd, c->req_id, op, job_id, req, len, bulk, bulk_len);
+			pfs_hdr h;
+
+			pfs_hdr_init(&h, op, c->req_id, p->opts.client_id, job_id);
+			rc = pipe_fd >= 0 ?
+				pfs_net_send_frame_pipe(c->fd, &h, req, len, pipe_fd, bulk_len) :
+				pfs_net_send_frame(c->fd, &h, req, len, bulk, bulk_len);
 			if (rc == 0)
 				break;
 			/* A pooled connection the server closed: nothing was
-			 * processed, so resending is safe. */
+			 * processed, so resending from memory is safe. */
 			conn_put(p, c->fd, 1);
 			conn_flush(p);
+			if (pipe_fd >= 0)
+				goto fail;
 		}
 		if (rc == -EMSGSIZE || now_ms() >= deadline)
 			goto fail;
@@ -197,39 +199,18 @@ fail:
 	return rc;
 }
 
+int pfs_rpc_start(pfs_rpc_pool *p, uint16_t op, const char *job_id,
+		  const void *req, size_t len, const void *bulk, size_t bulk_len,
+		  pfs_rpc_inflight **call)
+{
+	return start(p, op, job_id, req, len, bulk, -1, bulk_len, call);
+}
+
 int pfs_rpc_start_pipe(pfs_rpc_pool *p, uint16_t op, const char *job_id,
 		       const void *req, size_t len, int pipe_fd, size_t bulk_len,
 		       pfs_rpc_inflight **call)
 {
-	uint64_t deadline = now_ms() + (uint64_t)p->opts.retry_ms;
-	unsigned delay = 10;
-	pfs_rpc_inflight *c;
-	pfs_hdr h;
-	int rc;
-
-	c = malloc(sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	while ((rc = conn_get(p, &c->fd, &c->req_id)) != 0) {
-		if (now_ms() >= deadline) {
-			free(c);
-			return rc;
-		}
-		usleep(delay * 1000);
-		if (delay < 500)
-			delay *= 2;
-	}
-	pfs_hdr_init(&h, op, c->req_id, p->opts.client_id, job_id);
-	rc = pfs_net_send_frame_pipe(c->fd, &h, req, len, pipe_fd, bulk_len);
-	if (rc) {
-		conn_put(p, c->fd, 1);
-		free(c);
-		return rc;
-	}
-	c->pool = p;
-	c->op = op;
-	*call = c;
-	return 0;
+	return start(p, op, job_id, req, len, NULL, pipe_fd, bulk_len, call);
 }
 
 void pfs_rpc_reply_init(pfs_rpc_reply *rep)
