@@ -281,7 +281,7 @@ static int piece_start(const char *job, piece *p, pfs_rpc_inflight **call)
 	}
 	rc = pfs_wbuf_error(&w);
 	if (rc == 0)
-		rc = pfs_rpc_start(p->pool, p->op, job, w.data, w.len, p->bulk,
+		rc = pfs_rpc_start(p->pool, p->op, &(pfs_rpc_tag){ .job = job }, w.data, w.len, p->bulk,
 				   p->op == PFS_OP_OSS_WRITE ? p->len : 0, call);
 	pfs_wbuf_free(&w);
 	return rc;
@@ -544,7 +544,7 @@ int cli_osc_write_pipe(cli_osc *o, const char *job, const pfs_layout *l, uint64_
 	pfs_wbuf_u32(&w, (uint32_t)p.len);
 	rc = pfs_wbuf_error(&w);
 	if (rc == 0)
-		rc = pfs_rpc_start_pipe(p.pool, PFS_OP_OSS_WRITE, job, w.data, w.len, pipe_fd, len,
+		rc = pfs_rpc_start_pipe(p.pool, PFS_OP_OSS_WRITE, &(pfs_rpc_tag){ .job = job }, w.data, w.len, pipe_fd, len,
 					&call);
 	pfs_wbuf_free(&w);
 	if (rc == 0)

@@ -2,6 +2,7 @@
 #include "common/buf.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -182,3 +183,37 @@ int pfs_rbuf_done(const pfs_rbuf *b)
 }
 
 int pfs_rbuf_error(const pfs_rbuf *b) { return b->err; }
+
+void pfs_wbuf_f64(pfs_wbuf *b, double v)
+{
+	uint64_t u;
+
+	memcpy(&u, &v, sizeof(u));
+	pfs_wbuf_u64(b, u);
+}
+
+double pfs_rbuf_f64(pfs_rbuf *b)
+{
+	uint64_t u = pfs_rbuf_u64(b);
+	double v;
+
+	memcpy(&v, &u, sizeof(v));
+	return v;
+}
+
+double pfs_rbuf_f64_finite(pfs_rbuf *b)
+{
+	double v = pfs_rbuf_f64(b);
+
+	if (!isfinite(v)) {
+		pfs_rbuf_fail(b);
+		return 0;
+	}
+	return v;
+}
+
+void pfs_rbuf_fail(pfs_rbuf *b)
+{
+	if (!b->err)
+		b->err = -EBADMSG;
+}

@@ -37,6 +37,7 @@ void pfs_wbuf_u16(pfs_wbuf *b, uint16_t v);
 void pfs_wbuf_u32(pfs_wbuf *b, uint32_t v);
 void pfs_wbuf_u64(pfs_wbuf *b, uint64_t v);
 void pfs_wbuf_i64(pfs_wbuf *b, int64_t v);
+void pfs_wbuf_f64(pfs_wbuf *b, double v);                  /* IEEE-754 bits as u64 */
 void pfs_wbuf_bytes(pfs_wbuf *b, const void *p, size_t n); /* raw, no length */
 void pfs_wbuf_str(pfs_wbuf *b, const char *s);             /* u32 len + bytes */
 void pfs_wbuf_strn(pfs_wbuf *b, const void *s, size_t n);
@@ -48,6 +49,10 @@ uint16_t pfs_rbuf_u16(pfs_rbuf *b);
 uint32_t pfs_rbuf_u32(pfs_rbuf *b);
 uint64_t pfs_rbuf_u64(pfs_rbuf *b);
 int64_t pfs_rbuf_i64(pfs_rbuf *b);
+/* Any binary64 value, NaN and infinities included: check with isfinite. */
+double pfs_rbuf_f64(pfs_rbuf *b);
+/* A finite f64; NaN or an infinity sets the error (-EBADMSG) and gives 0. */
+double pfs_rbuf_f64_finite(pfs_rbuf *b);
 /* Borrow n raw bytes; NULL (and error) if fewer remain. */
 const uint8_t *pfs_rbuf_bytes(pfs_rbuf *b, size_t n);
 /* Borrow a string of at most max bytes; *n gets its length. */
@@ -59,5 +64,8 @@ size_t pfs_rbuf_left(const pfs_rbuf *b);
 /* 0 if no error occurred and every byte was consumed, else -EBADMSG. */
 int pfs_rbuf_done(const pfs_rbuf *b);
 int pfs_rbuf_error(const pfs_rbuf *b);
+/* Mark the input malformed (-EBADMSG unless an error is already set): for
+ * decoders that find a value out of range. */
+void pfs_rbuf_fail(pfs_rbuf *b);
 
 #endif

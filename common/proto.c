@@ -14,7 +14,8 @@ static uint64_t get64(const uint8_t *p) { return get32(p) | ((uint64_t)get32(p +
 
 /* Offsets of the fields in the encoded header. */
 enum { OFF_MAGIC = 0, OFF_VERSION = 4, OFF_OPCODE = 6, OFF_FLAGS = 8, OFF_STATUS = 12,
-       OFF_REQID = 16, OFF_CLIENT = 24, OFF_PLEN = 32, OFF_RSVD = 36, OFF_JOBID = 40 };
+       OFF_REQID = 16, OFF_CLIENT = 24, OFF_PLEN = 32, OFF_CREDIT = 36, OFF_UID = 40,
+       OFF_GID = 44, OFF_JOBID = 48 };
 _Static_assert(OFF_JOBID + PFS_JOBID_MAX == PFS_HDR_LEN, "header layout");
 
 void pfs_hdr_encode(const pfs_hdr *h, uint8_t *out)
@@ -27,7 +28,9 @@ void pfs_hdr_encode(const pfs_hdr *h, uint8_t *out)
 	put64(out + OFF_REQID, h->req_id);
 	put64(out + OFF_CLIENT, h->client_id);
 	put32(out + OFF_PLEN, h->payload_len);
-	put32(out + OFF_RSVD, h->reserved);
+	put32(out + OFF_CREDIT, h->credit);
+	put32(out + OFF_UID, h->uid);
+	put32(out + OFF_GID, h->gid);
 	memcpy(out + OFF_JOBID, h->job_id, PFS_JOBID_MAX);
 }
 
@@ -43,9 +46,11 @@ int pfs_hdr_decode(const uint8_t *in, size_t len, uint32_t max_payload, pfs_hdr 
 	h->req_id = get64(in + OFF_REQID);
 	h->client_id = get64(in + OFF_CLIENT);
 	h->payload_len = get32(in + OFF_PLEN);
-	h->reserved = get32(in + OFF_RSVD);
+	h->credit = get32(in + OFF_CREDIT);
+	h->uid = get32(in + OFF_UID);
+	h->gid = get32(in + OFF_GID);
 	memcpy(h->job_id, in + OFF_JOBID, PFS_JOBID_MAX);
-	if (h->magic != PFS_MAGIC || h->reserved != 0 || (h->flags & ~PFS_F_MASK))
+	if (h->magic != PFS_MAGIC || (h->flags & ~PFS_F_MASK))
 		return -EBADMSG;
 	if (h->version != PFS_PROTO_VERSION)
 		return -EPROTONOSUPPORT;
@@ -91,6 +96,10 @@ const char *pfs_op_name(uint16_t op)
 	N(MDS_OSS_REGISTER); N(MDS_OSS_HEARTBEAT);
 	N(OSS_READ); N(OSS_WRITE); N(OSS_TRUNCATE); N(OSS_PUNCH); N(OSS_STAT); N(OSS_SYNC);
 	N(OSS_STATFS); N(OSS_DESTROY); N(OSS_LIST_OBJECTS); N(OSS_JOBSTATS);
+	N(OSS_QOS_STATS); N(OSS_QOS_SET); N(OSS_NRS_RULE);
+	N(MDS_JOB_REGISTER); N(MDS_JOB_END); N(MDS_JOB_LIST); N(MDS_JOB_GET);
+	N(MDS_QOS_SHOW); N(MDS_QOS_POLICY_SET); N(MDS_QOS_COUPONS); N(MDS_QOS_REGRET);
+	N(MDS_JOBSTATS);
 #undef N
 	}
 	return "?";

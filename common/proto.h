@@ -15,8 +15,16 @@
  * caller closes the connection (a frame boundary can no longer be trusted).
  * An unknown opcode inside a well-formed frame gets an -EOPNOTSUPP reply.
  *
- * Every request carries the job id (the QoS unit, NUL-padded string) and the
- * client id (a random 64-bit id chosen by each mount at start). */
+ * Every request carries the job id (the QoS unit, NUL-padded string), the
+ * client id (a random 64-bit id chosen by each mount at start), the caller's
+ * uid/gid (for QoS rule matching) and an RPC-credit field (RCC).
+ *
+ * Status -EBUSY from an OSS data port means "queue full (per-job or per-OSS
+ * cap): nothing was done, back off and resend"; -ETIMEDOUT never comes from
+ * a server.
+ *
+ * Floating-point fields (f64) are IEEE-754 binary64 bit patterns sent as
+ * u64; decoders reject NaN and infinities where a rate is expected. */
 #ifndef PFS_PROTO_H
 #define PFS_PROTO_H
 
@@ -24,8 +32,8 @@
 #include <stdint.h>
 
 #define PFS_MAGIC 0x31534650u /* "PFS1" little-endian */
-#define PFS_PROTO_VERSION 1
-#define PFS_HDR_LEN 72
+#define PFS_PROTO_VERSION 2
+#define PFS_HDR_LEN 80
 #define PFS_JOBID_MAX 32 /* bytes in the header, including padding */
 /* Largest payload accepted: a 1 MiB bulk write plus its request fields, or a
  * readdir page.  Anything larger is a protocol error. */
@@ -45,7 +53,16 @@ typedef struct pfs_hdr {
 	uint64_t req_id;
 	uint64_t client_id;
 	uint32_t payload_len;
-	uint32_t reserved;     /* must be 0 */
+	/* RCC (lustre-rcc-congestion sec. III): in a request, the credits the
+	 * client asks for (the paper's cnr; 0 = no opinion); in a reply from
+	 * an OSS data port, the credits granted to this client on that OSS
+	 * (arc: RPCs it may have in flight there; 0 = no grant, keep the
+	 * current one).  Other servers reply 0. */
+	uint32_t credit;
+	/* The caller's fs uid and gid, as its client says: what TBF rules
+	 * match with uid= / gid= (QoS classification only; permissions are
+	 * checked on the credential inside MDS payloads). */
+	uint32_t uid, gid;
 	char job_id[PFS_JOBID_MAX]; /* NUL-padded; not necessarily NUL-terminated */
 } pfs_hdr;
 
@@ -93,6 +110,24 @@ enum pfs_opcode {
 	/* ---- MDS: administration (pfsadmin) ---- */
 	PFS_OP_MDS_OST_LIST = 200,  /* (empty) -> u32 n, n x ost_info (msg.h) */
 
+	/* ---- MDS: jobs and QoS (pfsadmin, Slurm prolog/epilog) ---- */
+	PFS_OP_MDS_JOB_REGISTER = 210, /* job_info (msg.h; start/end/state ignored: the
+	                                  MDS sets start = now, running) -> (empty).
+	                                  Registering a known running job updates it. */
+	PFS_OP_MDS_JOB_END,            /* str job -> (empty); -ENOENT if unknown */
+	PFS_OP_MDS_JOB_LIST,           /* u8 all (0 = running only) -> u32 n, n x job_info */
+	PFS_OP_MDS_JOB_GET,            /* str job -> job_info */
+	PFS_OP_MDS_QOS_SHOW,           /* str job ("" = every job) -> qos_status (msg.h) */
+	PFS_OP_MDS_QOS_POLICY_SET,     /* str policy ("" = keep), u32 n, n x { str key,
+	                                  f64 value } (the paper's symbols, plus
+	                                  "interval", "quorum", "adaptbf_period")
+	                                  -> (empty); -EINVAL (unknown policy or key,
+	                                  value out of range) changes nothing */
+	PFS_OP_MDS_QOS_COUPONS,        /* str job ("" = all) -> u32 n, n x qos_coupon_info */
+	PFS_OP_MDS_QOS_REGRET,         /* (empty) -> qos_regret_info */
+	PFS_OP_MDS_JOBSTATS,           /* str job ("" = all) -> u64 snapshot_ns, u32 n,
+	                                  n x { str job, u64 ops[PFS_MDS_OPCLASS_N] } */
+
 	/* ---- MDS: control channel (OSS -> MDS) ---- */
 	PFS_OP_MDS_OSS_REGISTER = 250, /* str oss_name, str host, u16 data_port,
 	                                  u16 ctl_port, u32 n, n x { str ost_uuid,
@@ -117,7 +152,29 @@ enum pfs_opcode {
 	PFS_OP_OSS_DESTROY = 350,   /* u32 ost, u64 object -> (empty); missing is success */
 	PFS_OP_OSS_LIST_OBJECTS,    /* u32 ost, u64 after, u32 max -> u32 n, u8 eof, n x u64 */
 	PFS_OP_OSS_JOBSTATS,        /* (empty) -> u32 n, n x job_stats (msg.h) */
+	PFS_OP_OSS_QOS_STATS,       /* u8 mode (PFS_QOS_STATS_*) -> u64 snapshot_ns
+	                               (CLOCK_REALTIME), f64 period_s (length of the
+	                               period reported; since start for TOTAL),
+	                               u32 n_osts, n_osts x qos_ost_info,
+	                               u32 n, n x qos_stat (msg.h) */
+	PFS_OP_OSS_QOS_SET,         /* qos_alloc_set (msg.h): the MDS's allocations
+	                               -> (empty).  Replaces every earlier MDS
+	                               allocation on this OSS; admin rules stay. */
+	PFS_OP_OSS_NRS_RULE,        /* u8 verb (PFS_NRS_*), str name, str expr (rule
+	                               text, see oss/tbf_rule.h; START/CHANGE only)
+	                               -> LIST: u32 n, n x nrs_rule_info; else (empty) */
 };
+
+/* PFS_OP_OSS_QOS_STATS modes. */
+#define PFS_QOS_STATS_TOTAL 0   /* cumulative since the OSS started */
+#define PFS_QOS_STATS_PERIOD 1  /* since the last PERIOD call, then start a new
+                                   period (the MDS control loop's call) */
+
+/* PFS_OP_OSS_NRS_RULE verbs (lctl nrs_tbf_rule start|change|stop|list). */
+#define PFS_NRS_START 1
+#define PFS_NRS_CHANGE 2
+#define PFS_NRS_STOP 3
+#define PFS_NRS_LIST 4
 
 /* PFS_OP_MDS_SETATTR valid bits. */
 #define PFS_SETATTR_MODE 0x01u
@@ -137,8 +194,8 @@ enum pfs_opcode {
 /* Encode h into exactly PFS_HDR_LEN bytes at out. */
 void pfs_hdr_encode(const pfs_hdr *h, uint8_t *out);
 /* Decode and validate a header from len bytes at in.
- * Returns 0, -EAGAIN if len < PFS_HDR_LEN, -EBADMSG on bad magic or reserved
- * bits, -EPROTONOSUPPORT on an unknown version, -EMSGSIZE if payload_len
+ * Returns 0, -EAGAIN if len < PFS_HDR_LEN, -EBADMSG on bad magic or unknown
+ * flag bits, -EPROTONOSUPPORT on an unknown version, -EMSGSIZE if payload_len
  * exceeds max_payload. */
 int pfs_hdr_decode(const uint8_t *in, size_t len, uint32_t max_payload, pfs_hdr *h);
 /* Fill a request header (magic, version, opcode, ids; job id truncated). */

@@ -154,7 +154,7 @@ static void conn_flush(pfs_rpc_pool *p)
  * when pipe_fd >= 0, from a pipe by splice.  Connect failures are retried
  * with backoff for the pool's retry window; a failed send is retried only
  * from memory (a drained pipe cannot be sent again). */
-static int start(pfs_rpc_pool *p, uint16_t op, const char *job_id, const void *req,
+static int start(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag, const void *req,
 		 size_t len, const void *bulk, int pipe_fd, size_t bulk_len,
 		 pfs_rpc_inflight **call)
 {
@@ -171,7 +171,13 @@ static int start(pfs_rpc_pool *p, uint16_t op, const char *job_id, const void *r
 		if (rc == 0) {
 			pfs_hdr h;
 
-			pfs_hdr_init(&h, op, c->req_id, p->opts.client_id, job_id);
+			pfs_hdr_init(&h, op, c->req_id, p->opts.client_id,
+				     tag ? tag->job : NULL);
+			if (tag) {
+				h.uid = tag->uid;
+				h.gid = tag->gid;
+				h.credit = tag->credit;
+			}
 			rc = pipe_fd >= 0 ?
 				pfs_net_send_frame_pipe(c->fd, &h, req, len, pipe_fd, bulk_len) :
 				pfs_net_send_frame(c->fd, &h, req, len, bulk, bulk_len);
@@ -199,18 +205,18 @@ fail:
 	return rc;
 }
 
-int pfs_rpc_start(pfs_rpc_pool *p, uint16_t op, const char *job_id,
+int pfs_rpc_start(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag,
 		  const void *req, size_t len, const void *bulk, size_t bulk_len,
 		  pfs_rpc_inflight **call)
 {
-	return start(p, op, job_id, req, len, bulk, -1, bulk_len, call);
+	return start(p, op, tag, req, len, bulk, -1, bulk_len, call);
 }
 
-int pfs_rpc_start_pipe(pfs_rpc_pool *p, uint16_t op, const char *job_id,
+int pfs_rpc_start_pipe(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag,
 		       const void *req, size_t len, int pipe_fd, size_t bulk_len,
 		       pfs_rpc_inflight **call)
 {
-	return start(p, op, job_id, req, len, NULL, pipe_fd, bulk_len, call);
+	return start(p, op, tag, req, len, NULL, pipe_fd, bulk_len, call);
 }
 
 void pfs_rpc_reply_init(pfs_rpc_reply *rep)
@@ -268,12 +274,21 @@ int pfs_rpc_call(pfs_rpc_pool *p, uint16_t op, const char *job_id, unsigned flag
 		 const void *req, size_t len, const void *bulk, size_t bulk_len,
 		 pfs_rpc_reply *rep)
 {
+	pfs_rpc_tag tag = { .job = job_id };
+
+	return pfs_rpc_call_tag(p, op, &tag, flags, req, len, bulk, bulk_len, rep);
+}
+
+int pfs_rpc_call_tag(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag, unsigned flags,
+		     const void *req, size_t len, const void *bulk, size_t bulk_len,
+		     pfs_rpc_reply *rep)
+{
 	uint64_t deadline = now_ms() + (uint64_t)p->opts.retry_ms;
 	pfs_rpc_inflight *c;
 	int rc;
 
 	for (;;) {
-		rc = pfs_rpc_start(p, op, job_id, req, len, bulk, bulk_len, &c);
+		rc = pfs_rpc_start(p, op, tag, req, len, bulk, bulk_len, &c);
 		if (rc)
 			return rc;
 		rc = pfs_rpc_finish(c, rep);

@@ -45,6 +45,15 @@ typedef struct pfs_rpc_reply {
 	uint8_t *dyn_; /* internal: malloc'd payload, freed by pfs_rpc_reply_free */
 } pfs_rpc_reply;
 
+/* Who a request is for, as the frame header carries it: the job id, the
+ * caller's uid/gid (QoS rule matching) and the RPC credits the caller asks
+ * for (RCC's cnr; 0 = no opinion).  A NULL tag sends none of them. */
+typedef struct pfs_rpc_tag {
+	const char *job;
+	uint32_t uid, gid;
+	uint32_t credit;
+} pfs_rpc_tag;
+
 /* Flags for calls. */
 #define PFS_RPC_IDEMPOTENT 0x1u
 
@@ -61,14 +70,20 @@ uint16_t pfs_rpc_pool_port(const pfs_rpc_pool *p);
 int pfs_rpc_call(pfs_rpc_pool *p, uint16_t op, const char *job_id, unsigned flags,
 		 const void *req, size_t len, const void *bulk, size_t bulk_len,
 		 pfs_rpc_reply *rep);
-int pfs_rpc_start(pfs_rpc_pool *p, uint16_t op, const char *job_id,
+/* The tagged form of pfs_rpc_call: the caller's identity and credit request
+ * go in the header, and the reply's header (rep->hdr.credit: the server's
+ * grant) is there even on a non-zero status.  Retries like pfs_rpc_call. */
+int pfs_rpc_call_tag(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag, unsigned flags,
+		     const void *req, size_t len, const void *bulk, size_t bulk_len,
+		     pfs_rpc_reply *rep);
+int pfs_rpc_start(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag,
 		  const void *req, size_t len, const void *bulk, size_t bulk_len,
 		  pfs_rpc_inflight **call);
 /* pfs_rpc_start with the bulk taken from a pipe by splice (see
  * pfs_net_send_frame_pipe).  Only the connect is retried: once bytes have
  * left the pipe the request cannot be sent again, so a send failure is
  * returned as it is. */
-int pfs_rpc_start_pipe(pfs_rpc_pool *p, uint16_t op, const char *job_id,
+int pfs_rpc_start_pipe(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag,
 		       const void *req, size_t len, int pipe_fd, size_t bulk_len,
 		       pfs_rpc_inflight **call);
 /* Wait for the reply of a started call; always consumes call. */

@@ -82,12 +82,19 @@ const char *pfs_sconn_peer(const pfs_sconn *c) { return c->peer; }
 int pfs_sconn_reply(pfs_sconn *c, const pfs_hdr *req, int status, const void *payload,
 		    size_t len, const void *bulk, size_t bulk_len)
 {
+	return pfs_sconn_reply_credit(c, req, status, 0, payload, len, bulk, bulk_len);
+}
+
+int pfs_sconn_reply_credit(pfs_sconn *c, const pfs_hdr *req, int status, uint32_t credit,
+			   const void *payload, size_t len, const void *bulk,
+			   size_t bulk_len)
+{
 	pfs_hdr h = *req;
 	int rc;
 
 	h.flags = PFS_F_REPLY;
 	h.status = status;
-	h.reserved = 0;
+	h.credit = credit;
 	if (status)
 		len = bulk_len = 0;
 	pthread_mutex_lock(&c->send_lock);

@@ -45,6 +45,10 @@ void pfs_server_stop(pfs_server *s);
 /* Send a reply to request h (opcode and req_id copied, PFS_F_REPLY set). */
 int pfs_sconn_reply(pfs_sconn *c, const pfs_hdr *h, int status, const void *payload,
 		    size_t len, const void *bulk, size_t bulk_len);
+/* The same with an RCC credit grant in the reply header (oss data port). */
+int pfs_sconn_reply_credit(pfs_sconn *c, const pfs_hdr *h, int status, uint32_t credit,
+			   const void *payload, size_t len, const void *bulk,
+			   size_t bulk_len);
 void pfs_sconn_get(pfs_sconn *c);
 void pfs_sconn_put(pfs_sconn *c);
 /* "ip:port" of the peer, for logs. */

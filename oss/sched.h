@@ -49,6 +49,10 @@ typedef struct oss_req {
 	uint64_t bytes;              /* requested read/write length, else 0
 	                                (a short read still counts in full) */
 	uint64_t arrival_us;         /* monotonic; 0 = set by enqueue */
+	uint32_t uid, gid;           /* caller, from the frame header (TBF uid=/gid=) */
+	uint64_t client_id;          /* from the frame header (RCC per-client state) */
+	uint8_t limited;             /* set by the class at add: 1 = a rate rule
+	                                governs it (its wait counts as throttled) */
 	/* Scheduler-private. */
 	struct oss_req *next;
 	void *job_priv;              /* the scheduler's per-job record */

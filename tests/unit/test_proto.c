@@ -45,15 +45,15 @@ static void test_proto_little_endian(void **state)
 
 	make_hdr(&h);
 	pfs_hdr_encode(&h, b);
-	/* magic "PFS1", then version 1 and the opcode, least significant byte first */
+	/* magic "PFS1", then version 2 and the opcode, least significant byte first */
 	assert_memory_equal(b, "PFS1", 4);
-	assert_int_equal(b[4], 1);
+	assert_int_equal(b[4], PFS_PROTO_VERSION);
 	assert_int_equal(b[5], 0);
 	assert_int_equal(b[6], PFS_OP_OSS_WRITE & 0xff);
 	assert_int_equal(b[16], 0x88);
 	assert_int_equal(b[23], 0x11);
 	assert_int_equal(b[32], 1234 & 0xff);
-	assert_memory_equal(b + 40, "job.42", 6);
+	assert_memory_equal(b + 48, "job.42", 6);
 }
 
 static void test_proto_rejects(void **state)
@@ -74,10 +74,16 @@ static void test_proto_rejects(void **state)
 	pfs_hdr_encode(&h, b);
 	assert_int_equal(pfs_hdr_decode(b, sizeof(b), PFS_MAX_PAYLOAD, &d), -EPROTONOSUPPORT);
 
+	/* credit, uid and gid round-trip at full width */
 	make_hdr(&h);
-	h.reserved = 1;
+	h.credit = 0xfffffff0u;
+	h.uid = 4242;
+	h.gid = 0xfffffffeu;
 	pfs_hdr_encode(&h, b);
-	assert_int_equal(pfs_hdr_decode(b, sizeof(b), PFS_MAX_PAYLOAD, &d), -EBADMSG);
+	assert_int_equal(pfs_hdr_decode(b, sizeof(b), PFS_MAX_PAYLOAD, &d), 0);
+	assert_int_equal(d.credit, 0xfffffff0u);
+	assert_int_equal(d.uid, 4242);
+	assert_int_equal(d.gid, 0xfffffffeu);
 
 	make_hdr(&h);
 	h.flags = 0x80;

@@ -241,7 +241,7 @@ static void test_rpc_bulk_from_pipe(void **state)
 		src[i] = (uint8_t)(i * 13 + 1);
 	assert_int_equal(write(pfd[1], src, n), (ssize_t)n);
 	/* header payload "hd" then the piped bytes; the echo returns both */
-	assert_int_equal(pfs_rpc_start_pipe(p, PFS_OP_PING, "j", "hd", 2, pfd[0], n, &c), 0);
+	assert_int_equal(pfs_rpc_start_pipe(p, PFS_OP_PING, &(pfs_rpc_tag){ .job = "j" }, "hd", 2, pfd[0], n, &c), 0);
 	assert_int_equal(pfs_rpc_finish(c, &r), 0);
 	assert_int_equal(r.len, n + 2);
 	assert_memory_equal(r.data, "hd", 2);
@@ -250,7 +250,7 @@ static void test_rpc_bulk_from_pipe(void **state)
 	/* A pipe holding less than promised: an error, not a hang. */
 	assert_int_equal(write(pfd[1], src, 10), 10);
 	close(pfd[1]);
-	assert_true(pfs_rpc_start_pipe(p, PFS_OP_PING, "j", NULL, 0, pfd[0], 100, &c) < 0);
+	assert_true(pfs_rpc_start_pipe(p, PFS_OP_PING, &(pfs_rpc_tag){ .job = "j" }, NULL, 0, pfd[0], 100, &c) < 0);
 	close(pfd[0]);
 	free(src);
 	pfs_rpc_pool_destroy(p);
