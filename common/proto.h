@@ -126,7 +126,8 @@ enum pfs_opcode {
 	PFS_OP_MDS_QOS_COUPONS,        /* str job ("" = all) -> u32 n, n x qos_coupon_info */
 	PFS_OP_MDS_QOS_REGRET,         /* (empty) -> qos_regret_info */
 	PFS_OP_MDS_JOBSTATS,           /* str job ("" = all) -> u64 snapshot_ns, u32 n,
-	                                  n x { str job, u64 ops[PFS_MDS_OPCLASS_N] } */
+	                                  n x { str job, u32 k, k x { u16 opcode,
+	                                  u64 count } } (requests per opcode) */
 
 	/* ---- MDS: control channel (OSS -> MDS) ---- */
 	PFS_OP_MDS_OSS_REGISTER = 250, /* str oss_name, str host, u16 data_port,
