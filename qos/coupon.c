@@ -12,6 +12,7 @@
 #include "qos/coupon.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -416,4 +417,402 @@ double qos_coupon_liability(const qos_coupon_table *t)
 size_t qos_coupon_njobs(const qos_coupon_table *t)
 {
 	return t->njobs;
+}
+
+/* ---- persistence (qos_coupon_table_save / _load) ----
+ *
+ * Format, little-endian, version 1:
+ *   u32 magic "QCPN", u32 version, u32 N, f64 tau, f64 awarded_total,
+ *   u32 ncoup, ncoup x { f64 value, redeemed, issued_at, ns_per_worth,
+ *                        u32 job, u8 settled },
+ *   u32 njobs, njobs x { u32 idlen, id bytes, f64 issued, redeemed, owed_nh,
+ *                        awarded_nh, u64 n_coupons,
+ *                        u32 win_n, win_n x u32 coupon (oldest first),
+ *                        u32 out_n, out_n x u32 coupon (oldest first) },
+ *   u32 sys_n, sys_n x u32 coupon (oldest first),
+ *   u32 CRC-32 (IEEE) of every byte before it.
+ * Coupons are numbered densely over the live pool entries; a window or the
+ * outstanding queue refers to them by that number, so sharing survives.
+ * The loader checks every count against the bytes left before allocating,
+ * every index, every value's range and the cross references (a coupon sits
+ * in its own job's window and queue only, an unsettled coupon with worth
+ * left is queued, every coupon is referenced), so a damaged blob gives
+ * -EBADMSG and never a table that breaks an invariant later. */
+
+#define CPN_MAGIC 0x4e504351u /* "QCPN" */
+#define CPN_VERSION 1u
+#define CPN_N_MAX 10000000u   /* as qos_gift_params_parse */
+#define CPN_ID_MAX 4096u
+#define CPN_COUPON_BYTES (4 * 8 + 4 + 1)
+#define CPN_JOB_MIN_BYTES (4 + 1 + 4 * 8 + 8 + 4 + 4)
+
+struct cpn_w {
+	uint8_t *p;
+	size_t len, cap;
+	int err;
+};
+
+struct cpn_r {
+	const uint8_t *p;
+	size_t len, pos;
+	int err;
+};
+
+static void cpn_put(struct cpn_w *w, const void *src, size_t n)
+{
+	if (w->err)
+		return;
+	if (w->len + n > w->cap) {
+		size_t ncap = w->cap ? w->cap : 256;
+		while (ncap < w->len + n)
+			ncap *= 2;
+		uint8_t *np = realloc(w->p, ncap);
+		if (!np) {
+			w->err = -ENOMEM;
+			return;
+		}
+		w->p = np;
+		w->cap = ncap;
+	}
+	memcpy(w->p + w->len, src, n);
+	w->len += n;
+}
+
+static void cpn_u8(struct cpn_w *w, uint8_t v)
+{
+	cpn_put(w, &v, 1);
+}
+
+static void cpn_u32(struct cpn_w *w, uint32_t v)
+{
+	uint8_t b[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
+	cpn_put(w, b, 4);
+}
+
+static void cpn_u64(struct cpn_w *w, uint64_t v)
+{
+	cpn_u32(w, (uint32_t)v);
+	cpn_u32(w, (uint32_t)(v >> 32));
+}
+
+static void cpn_f64(struct cpn_w *w, double v)
+{
+	uint64_t u;
+	memcpy(&u, &v, 8);
+	cpn_u64(w, u);
+}
+
+static const uint8_t *cpn_get(struct cpn_r *r, size_t n)
+{
+	if (r->err || r->len - r->pos < n) {
+		r->err = -EBADMSG;
+		return NULL;
+	}
+	r->pos += n;
+	return r->p + r->pos - n;
+}
+
+static uint8_t cpn_r8(struct cpn_r *r)
+{
+	const uint8_t *b = cpn_get(r, 1);
+	return b ? b[0] : 0;
+}
+
+static uint32_t cpn_r32(struct cpn_r *r)
+{
+	const uint8_t *b = cpn_get(r, 4);
+	return b ? (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+			   (uint32_t)b[3] << 24
+		 : 0;
+}
+
+static uint64_t cpn_r64(struct cpn_r *r)
+{
+	uint64_t lo = cpn_r32(r);
+	return lo | (uint64_t)cpn_r32(r) << 32;
+}
+
+/* A finite double >= lo (lo may be -INFINITY); anything else fails r. */
+static double cpn_rf(struct cpn_r *r, double lo)
+{
+	uint64_t u = cpn_r64(r);
+	double v;
+	memcpy(&v, &u, 8);
+	if (!isfinite(v) || !(v >= lo)) {
+		r->err = -EBADMSG;
+		return 0.0;
+	}
+	return v;
+}
+
+/* CRC-32 (IEEE 802.3, reflected), bytewise with a table built per call. */
+static uint32_t cpn_crc32(const uint8_t *p, size_t n)
+{
+	uint32_t tab[256], c = 0xffffffffu;
+
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t v = i;
+		for (int k = 0; k < 8; k++)
+			v = v & 1 ? 0xedb88320u ^ (v >> 1) : v >> 1;
+		tab[i] = v;
+	}
+	for (size_t i = 0; i < n; i++)
+		c = tab[(c ^ p[i]) & 0xff] ^ (c >> 8);
+	return c ^ 0xffffffffu;
+}
+
+/* Ring entries of capacity N, n used, next write at pos: oldest first. */
+static void cpn_ring(struct cpn_w *w, const long *ring, unsigned N, unsigned n,
+		     unsigned pos, const long *map)
+{
+	cpn_u32(w, n);
+	for (unsigned k = 0; k < n; k++)
+		cpn_u32(w, (uint32_t)map[ring[(pos + N - n + k) % N]]);
+}
+
+int qos_coupon_table_save(const qos_coupon_table *t, uint8_t **buf, size_t *len)
+{
+	struct cpn_w w = { 0 };
+	long *map = NULL;
+	uint32_t live = 0;
+
+	*buf = NULL;
+	*len = 0;
+	map = malloc((t->pool_n ? t->pool_n : 1) * sizeof(*map));
+	if (!map)
+		return -ENOMEM;
+	for (size_t c = 0; c < t->pool_n; c++)
+		map[c] = t->pool[c].refs ? (long)live++ : -1;
+	cpn_u32(&w, CPN_MAGIC);
+	cpn_u32(&w, CPN_VERSION);
+	cpn_u32(&w, t->N);
+	cpn_f64(&w, t->tau);
+	cpn_f64(&w, t->awarded_total);
+	cpn_u32(&w, live);
+	for (size_t c = 0; c < t->pool_n; c++) {
+		const struct coupon *cp = &t->pool[c];
+		if (map[c] < 0)
+			continue;
+		cpn_f64(&w, cp->value);
+		cpn_f64(&w, cp->redeemed);
+		cpn_f64(&w, cp->issued_at);
+		cpn_f64(&w, cp->ns_per_worth);
+		cpn_u32(&w, (uint32_t)cp->job);
+		cpn_u8(&w, (uint8_t)(cp->settled != 0));
+	}
+	cpn_u32(&w, (uint32_t)t->njobs);
+	for (size_t j = 0; j < t->njobs; j++) {
+		const struct cjob *cj = &t->jobs[j];
+		size_t idlen = strlen(cj->id);
+		cpn_u32(&w, (uint32_t)idlen);
+		cpn_put(&w, cj->id, idlen);
+		cpn_f64(&w, cj->issued);
+		cpn_f64(&w, cj->redeemed);
+		cpn_f64(&w, cj->owed_nh);
+		cpn_f64(&w, cj->awarded_nh);
+		cpn_u64(&w, cj->n_coupons);
+		if (cj->win)
+			cpn_ring(&w, cj->win, t->N, cj->win_n, cj->win_pos, map);
+		else
+			cpn_u32(&w, 0);
+		cpn_u32(&w, (uint32_t)cj->out_n);
+		for (size_t k = 0; k < cj->out_n; k++)
+			cpn_u32(&w, (uint32_t)map[cj->outq[cj->out_head + k]]);
+	}
+	cpn_ring(&w, t->sys_win, t->N, t->sys_n, t->sys_pos, map);
+	if (!w.err)
+		cpn_u32(&w, cpn_crc32(w.p, w.len));
+	free(map);
+	if (w.err) {
+		free(w.p);
+		return w.err;
+	}
+	*buf = w.p;
+	*len = w.len;
+	return 0;
+}
+
+/* Reference bits per coupon while loading. */
+#define CPN_IN_WIN 1u
+#define CPN_IN_OUT 2u
+#define CPN_IN_SYS 4u
+
+/* Read a ring of at most N_saved coupon numbers (< ncoup, not yet marked
+ * with bit) into a ring of capacity t->N, keeping the newest t->N. */
+static int cpn_load_ring(qos_coupon_table *t, struct cpn_r *r, unsigned N_saved,
+			 uint32_t ncoup, uint8_t *seen, uint8_t bit, long job,
+			 long *ring, unsigned *n, unsigned *pos)
+{
+	uint32_t cnt = cpn_r32(r);
+
+	if (r->err || cnt > N_saved || cnt > (r->len - r->pos) / 4)
+		return -EBADMSG;
+	for (uint32_t k = 0; k < cnt; k++) {
+		uint32_t c = cpn_r32(r);
+		if (c >= ncoup || (seen[c] & bit) ||
+		    (job >= 0 && t->pool[c].job != (size_t)job))
+			return -EBADMSG;
+		seen[c] |= bit;
+		if (cnt - k <= t->N)
+			ring_push(t, ring, n, pos, (long)c);
+	}
+	return 0;
+}
+
+int qos_coupon_table_load_with(const uint8_t *buf, size_t len, unsigned N, double tau,
+			       qos_coupon_table **out)
+{
+	struct cpn_r r = { .p = buf, .len = len };
+	qos_coupon_table *t = NULL;
+	uint8_t *seen = NULL;
+	uint32_t ncoup, njobs;
+	unsigned N_saved;
+	double tau_saved, awarded;
+	int rc = -EBADMSG;
+
+	*out = NULL;
+	if (!buf || len < 12)
+		return -EBADMSG;
+	r.len = len - 4;
+	{
+		const uint8_t *c = buf + len - 4;
+		uint32_t crc = (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 |
+			       (uint32_t)c[3] << 24;
+		if (crc != cpn_crc32(buf, len - 4))
+			return -EBADMSG;
+	}
+	if (cpn_r32(&r) != CPN_MAGIC || cpn_r32(&r) != CPN_VERSION)
+		return -EBADMSG;
+	N_saved = cpn_r32(&r);
+	tau_saved = cpn_rf(&r, 0.0);
+	awarded = cpn_rf(&r, 0.0);
+	if (r.err || N_saved < 1 || N_saved > CPN_N_MAX || tau_saved > 1.0)
+		return -EBADMSG;
+	rc = qos_coupon_table_create(N ? N : N_saved, tau >= 0 ? tau : tau_saved, &t);
+	if (rc)
+		return rc;
+	t->awarded_total = awarded;
+
+	rc = -EBADMSG;
+	ncoup = cpn_r32(&r);
+	if (r.err || ncoup > (r.len - r.pos) / CPN_COUPON_BYTES)
+		goto out;
+	rc = -ENOMEM;
+	t->pool = malloc((ncoup ? ncoup : 1) * sizeof(*t->pool));
+	seen = calloc(ncoup ? ncoup : 1, 1);
+	if (!t->pool || !seen)
+		goto out;
+	t->pool_cap = ncoup ? ncoup : 1;
+	t->pool_n = ncoup;
+	rc = -EBADMSG;
+	for (uint32_t c = 0; c < ncoup; c++) {
+		struct coupon *cp = &t->pool[c];
+		cp->value = cpn_rf(&r, 0.0);
+		cp->redeemed = cpn_rf(&r, 0.0);
+		cp->issued_at = cpn_rf(&r, -INFINITY);
+		cp->ns_per_worth = cpn_rf(&r, 0.0);
+		cp->job = cpn_r32(&r);
+		uint8_t settled = cpn_r8(&r);
+		cp->settled = settled;
+		cp->refs = 0;
+		cp->next_free = -1;
+		if (r.err || !(cp->value > 0) || cp->redeemed > cp->value || settled > 1)
+			goto out;
+	}
+
+	njobs = cpn_r32(&r);
+	if (r.err || njobs > (r.len - r.pos) / CPN_JOB_MIN_BYTES)
+		goto out;
+	for (uint32_t j = 0; j < njobs; j++) {
+		char id[CPN_ID_MAX + 1];
+		uint32_t idlen = cpn_r32(&r);
+		const uint8_t *idp;
+		long idx;
+		struct cjob *cj;
+
+		if (r.err || idlen < 1 || idlen > CPN_ID_MAX)
+			goto out;
+		idp = cpn_get(&r, idlen);
+		if (!idp || memchr(idp, '\0', idlen))
+			goto out;
+		memcpy(id, idp, idlen);
+		id[idlen] = '\0';
+		if (job_find(t, id) >= 0)
+			goto out; /* duplicate id */
+		idx = job_get(t, id);
+		if (idx < 0) {
+			rc = (int)idx;
+			goto out;
+		}
+		cj = &t->jobs[idx];
+		cj->issued = cpn_rf(&r, 0.0);
+		cj->redeemed = cpn_rf(&r, 0.0);
+		cj->owed_nh = cpn_rf(&r, 0.0);
+		cj->awarded_nh = cpn_rf(&r, 0.0);
+		cj->n_coupons = (size_t)cpn_r64(&r);
+		if (r.err)
+			goto out;
+		cj->win = malloc(t->N * sizeof(*cj->win));
+		if (!cj->win) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		if (cpn_load_ring(t, &r, N_saved, ncoup, seen, CPN_IN_WIN, idx, cj->win,
+				  &cj->win_n, &cj->win_pos))
+			goto out;
+		uint32_t out_n = cpn_r32(&r);
+		if (r.err || out_n > (r.len - r.pos) / 4)
+			goto out;
+		if (out_n) {
+			cj->outq = malloc(out_n * sizeof(*cj->outq));
+			if (!cj->outq) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			cj->out_cap = out_n;
+		}
+		for (uint32_t k = 0; k < out_n; k++) {
+			uint32_t c = cpn_r32(&r);
+			if (r.err || c >= ncoup || (seen[c] & CPN_IN_OUT) ||
+			    t->pool[c].job != (size_t)idx || t->pool[c].settled ||
+			    t->pool[c].value - t->pool[c].redeemed <= COUPON_EPS * t->pool[c].value)
+				goto out;
+			seen[c] |= CPN_IN_OUT;
+			cj->outq[cj->out_n++] = (long)c;
+			t->pool[c].refs++;
+		}
+		job_resum(t, cj);
+	}
+	if (cpn_load_ring(t, &r, N_saved, ncoup, seen, CPN_IN_SYS, -1, t->sys_win, &t->sys_n,
+			  &t->sys_pos))
+		goto out;
+	if (r.err || r.pos != r.len)
+		goto out;
+	for (uint32_t c = 0; c < ncoup; c++) {
+		struct coupon *cp = &t->pool[c];
+		int left = cp->value - cp->redeemed > COUPON_EPS * cp->value;
+		/* referenced, by a known job, queued exactly when it has worth
+		 * left and is not settled */
+		if (!seen[c] || cp->job >= njobs ||
+		    ((seen[c] & CPN_IN_OUT) != 0) != (left && !cp->settled))
+			goto out;
+	}
+	/* Coupons only the trimmed (shorter) windows held are free now. */
+	for (uint32_t c = ncoup; c-- > 0;)
+		if (t->pool[c].refs == 0) {
+			t->pool[c].next_free = t->free_head;
+			t->free_head = (long)c;
+		}
+	*out = t;
+	t = NULL;
+	rc = 0;
+out:
+	free(seen);
+	qos_coupon_table_destroy(t);
+	return rc;
+}
+
+int qos_coupon_table_load(const uint8_t *buf, size_t len, qos_coupon_table **out)
+{
+	return qos_coupon_table_load_with(buf, len, 0, -1.0, out);
 }

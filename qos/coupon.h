@@ -44,6 +44,7 @@
 #define QOS_COUPON_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct qos_coupon_table qos_coupon_table;
 
@@ -101,5 +102,25 @@ double qos_coupon_awarded_total(const qos_coupon_table *t);
 double qos_coupon_liability(const qos_coupon_table *t);
 /* Number of jobs the table knows. */
 size_t qos_coupon_njobs(const qos_coupon_table *t);
+
+/* ---- persistence ----
+ * A versioned, self-checking byte image of the whole table (coupons,
+ * windows, outstanding queues, the system window, the regret ledger), so a
+ * daemon can store it and continue the same ledger after a restart.  Pure:
+ * the caller does the I/O. */
+
+/* Serialise t into a malloc'd *buf of *len bytes (caller frees).
+ * Returns 0 or -ENOMEM (then *buf is NULL). */
+int qos_coupon_table_save(const qos_coupon_table *t, uint8_t **buf, size_t *len);
+/* Rebuild a table from a qos_coupon_table_save image, with the N and tau it
+ * was saved with.  A blob that is truncated, has trailing bytes, an unknown
+ * magic or version, a bad checksum, or any value or reference out of range
+ * is refused with -EBADMSG (nothing is allocated then); -ENOMEM.  *out is
+ * freed with qos_coupon_table_destroy. */
+int qos_coupon_table_load(const uint8_t *buf, size_t len, qos_coupon_table **out);
+/* The same with window length N (0 = as saved) and threshold tau (< 0 = as
+ * saved): a shorter window keeps the newest N coupons of each window. */
+int qos_coupon_table_load_with(const uint8_t *buf, size_t len, unsigned N, double tau,
+			       qos_coupon_table **out);
 
 #endif

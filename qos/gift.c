@@ -486,3 +486,202 @@ int qos_gift_synth_make(size_t n_jobs, size_t n_osts, size_t max_osts,
 	};
 	return 0;
 }
+
+/* ---- persistence (qos_gift_save / qos_gift_load) ----
+ *
+ * Format, little-endian, version 1:
+ *   u32 magic "QGFT", u32 version,
+ *   u32 N, f64 tau, B_thres, regret_period, regret_budget (as saved),
+ *   u8 started, f64 next_assess,
+ *   u64 decisions, coupons_issued, redemptions, lp_failures, assessments,
+ *   f64 worth_issued, worth_redeemed,
+ *   u32 clen, clen bytes of qos_coupon_table_save,
+ *   u32 CRC-32 (IEEE) of every byte before it.
+ * Self-contained (its own little codec) so the decision code above can
+ * change without touching the format. */
+
+#define GFT_MAGIC 0x54464751u /* "QGFT" */
+#define GFT_VERSION 1u
+/* everything but the coupon image: header fields, clen, CRC */
+#define GFT_FIXED (4 + 4 + 4 + 4 * 8 + 1 + 8 + 5 * 8 + 2 * 8 + 4 + 4)
+
+static uint32_t gft_crc32(const uint8_t *p, size_t n)
+{
+	uint32_t tab[256], c = 0xffffffffu;
+
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t v = i;
+		for (int k = 0; k < 8; k++)
+			v = v & 1 ? 0xedb88320u ^ (v >> 1) : v >> 1;
+		tab[i] = v;
+	}
+	for (size_t i = 0; i < n; i++)
+		c = tab[(c ^ p[i]) & 0xff] ^ (c >> 8);
+	return c ^ 0xffffffffu;
+}
+
+static uint8_t *gft_u32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		*p++ = (uint8_t)(v >> (8 * i));
+	return p;
+}
+
+static uint8_t *gft_u64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		*p++ = (uint8_t)(v >> (8 * i));
+	return p;
+}
+
+static uint8_t *gft_f64(uint8_t *p, double v)
+{
+	uint64_t u;
+	memcpy(&u, &v, 8);
+	return gft_u64(p, u);
+}
+
+static uint32_t gft_r32(const uint8_t **p)
+{
+	uint32_t v = 0;
+	for (int i = 0; i < 4; i++)
+		v |= (uint32_t)(*p)[i] << (8 * i);
+	*p += 4;
+	return v;
+}
+
+static uint64_t gft_r64(const uint8_t **p)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)(*p)[i] << (8 * i);
+	*p += 8;
+	return v;
+}
+
+static double gft_rf(const uint8_t **p)
+{
+	uint64_t u = gft_r64(p);
+	double v;
+	memcpy(&v, &u, 8);
+	return v;
+}
+
+int qos_gift_save(const qos_gift *g, uint8_t **buf, size_t *len)
+{
+	uint8_t *cb = NULL, *b, *p;
+	size_t clen = 0, n;
+	int rc;
+
+	*buf = NULL;
+	*len = 0;
+	rc = qos_coupon_table_save(g->ct, &cb, &clen);
+	if (rc)
+		return rc;
+	if (clen > UINT32_MAX - GFT_FIXED) {
+		free(cb);
+		return -ENOMEM;
+	}
+	n = GFT_FIXED + clen;
+	b = malloc(n);
+	if (!b) {
+		free(cb);
+		return -ENOMEM;
+	}
+	p = gft_u32(b, GFT_MAGIC);
+	p = gft_u32(p, GFT_VERSION);
+	p = gft_u32(p, g->p.N);
+	p = gft_f64(p, g->p.tau);
+	p = gft_f64(p, g->p.B_thres);
+	p = gft_f64(p, g->p.regret_period);
+	p = gft_f64(p, g->p.regret_budget);
+	*p++ = (uint8_t)(g->started != 0);
+	p = gft_f64(p, g->next_assess);
+	p = gft_u64(p, g->st.decisions);
+	p = gft_u64(p, g->st.coupons_issued);
+	p = gft_u64(p, g->st.redemptions);
+	p = gft_u64(p, g->st.lp_failures);
+	p = gft_u64(p, g->st.assessments);
+	p = gft_f64(p, g->st.worth_issued);
+	p = gft_f64(p, g->st.worth_redeemed);
+	p = gft_u32(p, (uint32_t)clen);
+	memcpy(p, cb, clen);
+	p += clen;
+	gft_u32(p, gft_crc32(b, n - 4));
+	free(cb);
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+static int gft_params_ok(const qos_gift_params *p)
+{
+	return p->N >= 1 && p->N <= 10000000u && p->tau >= 0 && p->tau <= 1 &&
+	       p->B_thres >= 0 && p->B_thres <= 1 && p->regret_period > 0 &&
+	       isfinite(p->regret_period) && p->regret_budget >= 0 &&
+	       isfinite(p->regret_budget);
+}
+
+int qos_gift_load(const qos_gift_params *params, const uint8_t *buf, size_t len,
+		  qos_gift **out)
+{
+	const uint8_t *p = buf;
+	qos_gift_params saved;
+	qos_gift_stats st;
+	double next_assess;
+	uint8_t started;
+	uint32_t clen;
+	qos_gift *g;
+	int rc;
+
+	*out = NULL;
+	if (!buf || len < GFT_FIXED)
+		return -EBADMSG;
+	{
+		const uint8_t *c = buf + len - 4;
+		if (gft_r32(&c) != gft_crc32(buf, len - 4))
+			return -EBADMSG;
+	}
+	if (gft_r32(&p) != GFT_MAGIC || gft_r32(&p) != GFT_VERSION)
+		return -EBADMSG;
+	saved.N = gft_r32(&p);
+	saved.tau = gft_rf(&p);
+	saved.B_thres = gft_rf(&p);
+	saved.regret_period = gft_rf(&p);
+	saved.regret_budget = gft_rf(&p);
+	started = *p++;
+	next_assess = gft_rf(&p);
+	memset(&st, 0, sizeof(st));
+	st.decisions = gft_r64(&p);
+	st.coupons_issued = gft_r64(&p);
+	st.redemptions = gft_r64(&p);
+	st.lp_failures = gft_r64(&p);
+	st.assessments = gft_r64(&p);
+	st.worth_issued = gft_rf(&p);
+	st.worth_redeemed = gft_rf(&p);
+	clen = gft_r32(&p);
+	if (!gft_params_ok(&saved) || started > 1 || !isfinite(next_assess) ||
+	    !(st.worth_issued >= 0) || !isfinite(st.worth_issued) ||
+	    !(st.worth_redeemed >= 0) || !isfinite(st.worth_redeemed) ||
+	    clen != len - GFT_FIXED)
+		return -EBADMSG;
+	if (!params)
+		params = &saved;
+	if (!gft_params_ok(params))
+		return -EINVAL;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	g->p = *params;
+	/* A changed N or tau applies to the restored windows at once. */
+	rc = qos_coupon_table_load_with(p, clen, params->N, params->tau, &g->ct);
+	if (rc) {
+		free(g);
+		return rc;
+	}
+	g->started = started;
+	g->next_assess = next_assess;
+	g->st = st;
+	*out = g;
+	return 0;
+}

@@ -132,6 +132,24 @@ int qos_gift_decide_once(const qos_gift_params *p, const qos_instance *in,
 const qos_coupon_table *qos_gift_coupons(const qos_gift *g);
 void qos_gift_stats_get(const qos_gift *g, qos_gift_stats *st);
 
+/* ---- persistence ----
+ * The whole decision state (parameters, regret assessment clock, statistics
+ * and the coupon table with its windows and ledger) as a versioned,
+ * checksummed byte image, so the MDS continues the same ledger after a
+ * restart.  Pure: the caller stores the bytes. */
+
+/* Serialise g into a malloc'd *buf of *len bytes (caller frees).  0 or
+ * -ENOMEM. */
+int qos_gift_save(const qos_gift *g, uint8_t **buf, size_t *len);
+/* Rebuild a GIFT state from qos_gift_save bytes.  p gives the parameters to
+ * continue with (NULL = the saved ones): a new N or tau applies to the
+ * restored windows (a shorter N keeps each window's newest coupons), the
+ * other parameters apply from the next decision.  -EBADMSG for a damaged
+ * or unknown image (nothing allocated), -EINVAL for bad p, -ENOMEM.  Free
+ * *out with qos_gift_destroy. */
+int qos_gift_load(const qos_gift_params *p, const uint8_t *buf, size_t len,
+		  qos_gift **out);
+
 /* The keys every GIFT-family policy accepts, NULL-terminated. */
 extern const char *const qos_gift_param_keys[];
 

@@ -7,7 +7,10 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "qos/coupon.h"
 
@@ -206,6 +209,232 @@ static void test_coupon_many_jobs_and_coupons(void **st)
 	qos_coupon_table_destroy(t);
 }
 
+/* ---- persistence ---- */
+
+/* Everything a caller can observe about job id in t and u is the same. */
+static void same_job(const qos_coupon_table *t, const qos_coupon_table *u, const char *id)
+{
+	qos_coupon_job_info a, b;
+	int ra = qos_coupon_job_get(t, id, &a), rb = qos_coupon_job_get(u, id, &b);
+	assert_int_equal(ra, rb);
+	assert_true(qos_coupon_rate(t, id) == qos_coupon_rate(u, id));
+	assert_true(qos_coupon_outstanding(t, id) == qos_coupon_outstanding(u, id));
+	assert_int_equal(qos_coupon_friendly(t, id), qos_coupon_friendly(u, id));
+	if (ra)
+		return;
+	assert_true(a.rate == b.rate);
+	assert_true(a.outstanding == b.outstanding);
+	assert_true(a.issued == b.issued);
+	assert_true(a.redeemed == b.redeemed);
+	assert_true(a.owed_nh == b.owed_nh);
+	assert_true(a.awarded_nh == b.awarded_nh);
+	assert_int_equal(a.n_coupons, b.n_coupons);
+}
+
+static void same_table(const qos_coupon_table *t, const qos_coupon_table *u, int njobs)
+{
+	char id[32];
+	assert_int_equal(qos_coupon_njobs(t), qos_coupon_njobs(u));
+	assert_true(qos_coupon_system_rate(t) == qos_coupon_system_rate(u));
+	assert_true(qos_coupon_awarded_total(t) == qos_coupon_awarded_total(u));
+	assert_float_equal(qos_coupon_liability(t), qos_coupon_liability(u), 1e-12);
+	for (int j = 0; j < njobs; j++) {
+		snprintf(id, sizeof(id), "job-%d", j);
+		same_job(t, u, id);
+	}
+}
+
+/* Issue, redeem partly, settle some, wrap windows: a table with every kind
+ * of coupon state (queued, partly redeemed, fully redeemed but windowed,
+ * settled, freed and reused). */
+static qos_coupon_table *busy_table(void)
+{
+	qos_coupon_table *t = mk(4, 0.5);
+	char id[32];
+	for (int k = 0; k < 9; k++)
+		for (int j = 0; j < 5; j++) {
+			snprintf(id, sizeof(id), "job-%d", j);
+			assert_int_equal(qos_coupon_issue(t, id, 0.1 * (j + 1), k, 7.0 * j), 0);
+			if ((k + j) % 3 == 0)
+				qos_coupon_redeem(t, id, 0.05 * (k + 1));
+			if (k == 5)
+				qos_coupon_assess(t, k, 2, 0.001, NULL);
+		}
+	return t;
+}
+
+/* Apply the same further operations to both tables. */
+static void same_future(qos_coupon_table *t, qos_coupon_table *u)
+{
+	char id[32];
+	for (int k = 10; k < 14; k++)
+		for (int j = 0; j < 6; j++) {
+			snprintf(id, sizeof(id), "job-%d", j);
+			assert_int_equal(qos_coupon_issue(t, id, 0.2, k, 1), 0);
+			assert_int_equal(qos_coupon_issue(u, id, 0.2, k, 1), 0);
+			assert_true(qos_coupon_redeem(t, id, 0.3) == qos_coupon_redeem(u, id, 0.3));
+		}
+	qos_coupon_assess(t, 20, 5, 1e6, NULL);
+	qos_coupon_assess(u, 20, 5, 1e6, NULL);
+	same_table(t, u, 7);
+}
+
+static void test_coupon_save_load_round_trip(void **st)
+{
+	qos_coupon_table *t = busy_table(), *u = NULL;
+	uint8_t *buf = NULL, *buf2 = NULL;
+	size_t len = 0, len2 = 0;
+	(void)st;
+	assert_int_equal(qos_coupon_table_save(t, &buf, &len), 0);
+	assert_non_null(buf);
+	assert_int_equal(qos_coupon_table_load(buf, len, &u), 0);
+	same_table(t, u, 7);
+	/* a loaded table saves to the same bytes */
+	assert_int_equal(qos_coupon_table_save(u, &buf2, &len2), 0);
+	assert_int_equal(len, len2);
+	assert_memory_equal(buf, buf2, len);
+	/* and behaves the same from now on */
+	same_future(t, u);
+	free(buf);
+	free(buf2);
+	qos_coupon_table_destroy(t);
+	qos_coupon_table_destroy(u);
+
+	/* an empty table */
+	t = mk(10, 0.8);
+	assert_int_equal(qos_coupon_table_save(t, &buf, &len), 0);
+	assert_int_equal(qos_coupon_table_load(buf, len, &u), 0);
+	same_table(t, u, 1);
+	assert_true(qos_coupon_system_rate(u) == 1.0);
+	free(buf);
+	qos_coupon_table_destroy(t);
+	qos_coupon_table_destroy(u);
+}
+
+static void test_coupon_load_shorter_window(void **st)
+{
+	qos_coupon_table *t = mk(4, 0.5), *u = NULL;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	(void)st;
+	/* A's window after the fifth coupon pushed out the first (fully
+	 * redeemed) one, oldest first: 0.5, 0, 0, 0 */
+	for (int k = 0; k < 4; k++)
+		assert_int_equal(qos_coupon_issue(t, "A", 1.0, k, 0), 0);
+	assert_float_equal(qos_coupon_redeem(t, "A", 1.5), 1.5, EPS);
+	assert_int_equal(qos_coupon_issue(t, "A", 1.0, 5, 0), 0);
+	assert_float_equal(qos_coupon_rate(t, "A"), 0.5 / 4, EPS);
+	assert_int_equal(qos_coupon_table_save(t, &buf, &len), 0);
+	/* N = 2 keeps the two newest, both unredeemed */
+	assert_int_equal(qos_coupon_table_load_with(buf, len, 2, 0.9, &u), 0);
+	assert_float_equal(qos_coupon_rate(u, "A"), 0.0, EPS);
+	assert_float_equal(qos_coupon_outstanding(u, "A"), qos_coupon_outstanding(t, "A"), EPS);
+	assert_false(qos_coupon_friendly(u, "B"));
+	/* freed pool slots are reused without harm */
+	for (int k = 0; k < 20; k++)
+		assert_int_equal(qos_coupon_issue(u, "B", 1.0, 10 + k, 0), 0);
+	assert_float_equal(qos_coupon_outstanding(u, "B"), 20.0, EPS);
+	qos_coupon_table_destroy(u);
+	/* a bad override is -EINVAL */
+	assert_int_equal(qos_coupon_table_load_with(buf, len, 0, 1.5, &u), -EINVAL);
+	assert_null(u);
+	free(buf);
+	qos_coupon_table_destroy(t);
+}
+
+static uint32_t crc32_ref(const uint8_t *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+	for (size_t i = 0; i < n; i++) {
+		c ^= p[i];
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+	}
+	return ~c;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Patch bytes of a copy, fix its checksum, expect load to refuse it. */
+static void refuse_patched(const uint8_t *buf, size_t len, size_t off, const void *val,
+			   size_t n)
+{
+	uint8_t *c = malloc(len);
+	qos_coupon_table *u = (qos_coupon_table *)1;
+	assert_non_null(c);
+	memcpy(c, buf, len);
+	memcpy(c + off, val, n);
+	put32(c + len - 4, crc32_ref(c, len - 4));
+	assert_int_equal(qos_coupon_table_load(c, len, &u), -EBADMSG);
+	assert_null(u);
+	free(c);
+}
+
+static void test_coupon_load_refuses_corrupt(void **st)
+{
+	qos_coupon_table *t = busy_table(), *u = (qos_coupon_table *)1;
+	uint8_t *buf = NULL, *c, v[8];
+	size_t len = 0;
+	double d;
+	(void)st;
+	assert_int_equal(qos_coupon_table_save(t, &buf, &len), 0);
+	assert_int_equal(crc32_ref(buf, len - 4),
+			 (uint32_t)buf[len - 4] | (uint32_t)buf[len - 3] << 8 |
+			 (uint32_t)buf[len - 2] << 16 | (uint32_t)buf[len - 1] << 24);
+	assert_int_equal(qos_coupon_table_load(NULL, 0, &u), -EBADMSG);
+	assert_null(u);
+	/* every truncation */
+	for (size_t n = 0; n < len; n++)
+		assert_int_equal(qos_coupon_table_load(buf, n, &u), -EBADMSG);
+	/* every single-byte change (the checksum catches it) */
+	c = malloc(len + 1);
+	assert_non_null(c);
+	memcpy(c, buf, len);
+	for (size_t i = 0; i < len; i++) {
+		c[i] ^= 0x5a;
+		assert_int_equal(qos_coupon_table_load(c, len, &u), -EBADMSG);
+		c[i] ^= 0x5a;
+	}
+	/* trailing byte */
+	c[len] = 0;
+	assert_int_equal(qos_coupon_table_load(c, len + 1, &u), -EBADMSG);
+	free(c);
+	/* well-checksummed but wrong: version, N, tau, counts, values, refs.
+	 * Layout: 0 magic, 4 version, 8 N, 12 tau, 20 awarded, 28 ncoup,
+	 * 32 first coupon {value, redeemed, issued_at, ns_per_worth, job,
+	 * settled}. */
+	put32(v, 2);
+	refuse_patched(buf, len, 4, v, 4);
+	put32(v, 0);
+	refuse_patched(buf, len, 8, v, 4);
+	d = 1.5;
+	refuse_patched(buf, len, 12, &d, 8);
+	d = -1.0;
+	refuse_patched(buf, len, 20, &d, 8);
+	put32(v, 0xffffffffu);
+	refuse_patched(buf, len, 28, v, 4);
+	d = NAN;
+	refuse_patched(buf, len, 32, &d, 8);
+	d = 0.0;
+	refuse_patched(buf, len, 32, &d, 8);
+	d = 1e9;                                 /* redeemed > value */
+	refuse_patched(buf, len, 40, &d, 8);
+	d = INFINITY;
+	refuse_patched(buf, len, 48, &d, 8);
+	put32(v, 9999);                          /* unknown job */
+	refuse_patched(buf, len, 64, v, 4);
+	put32(v, 1);                             /* in job-0's window, says job-1 */
+	refuse_patched(buf, len, 64, v, 4);
+	v[0] = 2;                                /* settled is 0 or 1 */
+	refuse_patched(buf, len, 68, v, 1);
+	free(buf);
+	qos_coupon_table_destroy(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +447,9 @@ int main(void)
 		cmocka_unit_test(test_coupon_system_reset_at_assessment),
 		cmocka_unit_test(test_coupon_regret_budget_bounds_awards),
 		cmocka_unit_test(test_coupon_many_jobs_and_coupons),
+		cmocka_unit_test(test_coupon_save_load_round_trip),
+		cmocka_unit_test(test_coupon_load_shorter_window),
+		cmocka_unit_test(test_coupon_load_refuses_corrupt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

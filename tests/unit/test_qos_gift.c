@@ -527,6 +527,98 @@ static void test_gift_large_instance(void **st)
 	free(alloc);
 }
 
+/* ---- persistence ---- */
+
+static void same_stats(const qos_gift *a, const qos_gift *b)
+{
+	qos_gift_stats x, y;
+	qos_gift_stats_get(a, &x);
+	qos_gift_stats_get(b, &y);
+	assert_int_equal(x.decisions, y.decisions);
+	assert_int_equal(x.coupons_issued, y.coupons_issued);
+	assert_int_equal(x.redemptions, y.redemptions);
+	assert_int_equal(x.assessments, y.assessments);
+	assert_true(x.worth_issued == y.worth_issued);
+	assert_true(x.worth_redeemed == y.worth_redeemed);
+	assert_true(x.awarded_nh == y.awarded_nh);
+	assert_float_equal(x.liability_nh, y.liability_nh, 1e-12);
+}
+
+/* Fig. 6: save after k1, restore, and k2/k3 go on exactly as without the
+ * restart (the coupon issued at k1 is redeemed from the restored ledger). */
+static void test_gift_save_load_continues_fig6(void **st)
+{
+	struct inst x, y;
+	qos_gift *g = mk_gift(0.3), *h = NULL;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	(void)st;
+	inst_make(&x, 2, "A:0 B:0,1", 0);
+	assert_int_equal(qos_gift_decide(g, &x.in, &x.res), 0);
+	assert_float_equal(x.coupons[0], 0.15, TOL);
+	assert_int_equal(qos_gift_save(g, &buf, &len), 0);
+	assert_int_equal(qos_gift_load(NULL, buf, len, &h), 0);
+	same_stats(g, h);
+	assert_float_equal(qos_coupon_outstanding(qos_gift_coupons(h), "A"), 0.15, TOL);
+	for (int k = 1; k <= 2; k++) {
+		inst_make(&x, 2, "A:0 B:0,1 C:0 D:1 E:1 F:1", 10 * k);
+		inst_make(&y, 2, "A:0 B:0,1 C:0 D:1 E:1 F:1", 10 * k);
+		assert_int_equal(qos_gift_decide(g, &x.in, &x.res), 0);
+		assert_int_equal(qos_gift_decide(h, &y.in, &y.res), 0);
+		assert_memory_equal(x.alloc, y.alloc, sizeof(x.alloc));
+		assert_memory_equal(x.coupons, y.coupons, sizeof(x.coupons));
+		same_stats(g, h);
+	}
+	assert_float_equal(y.coupons[0], 0.0, TOL);
+	free(buf);
+	qos_gift_destroy(g);
+	qos_gift_destroy(h);
+}
+
+static void test_gift_load_params_and_corrupt(void **st)
+{
+	struct inst x;
+	qos_gift *g = mk_gift(0.3), *h = (qos_gift *)1;
+	qos_gift_params p;
+	uint8_t *buf = NULL, *c;
+	size_t len = 0;
+	(void)st;
+	inst_make(&x, 2, "A:0 B:0,1", 0);
+	assert_int_equal(qos_gift_decide(g, &x.in, &x.res), 0);
+	assert_int_equal(qos_gift_save(g, &buf, &len), 0);
+	/* new parameters apply to the restored ledger: B_thres = 0 throttles
+	 * nobody, the coupon stays outstanding */
+	qos_gift_params_default(&p);
+	p.B_thres = 0.0;
+	assert_int_equal(qos_gift_load(&p, buf, len, &h), 0);
+	assert_float_equal(qos_coupon_outstanding(qos_gift_coupons(h), "A"), 0.15, TOL);
+	inst_make(&x, 2, "A:0 B:0,1", 10);
+	assert_int_equal(qos_gift_decide(h, &x.in, &x.res), 0);
+	assert_float_equal(A_(&x, 0, 0), 0.5, TOL);
+	qos_gift_destroy(h);
+	p.tau = 2.0;
+	h = (qos_gift *)1;
+	assert_int_equal(qos_gift_load(&p, buf, len, &h), -EINVAL);
+	assert_null(h);
+	/* damaged images: every truncation, every byte changed, a trailing byte */
+	for (size_t n = 0; n < len; n++)
+		assert_int_equal(qos_gift_load(NULL, buf, n, &h), -EBADMSG);
+	c = malloc(len + 1);
+	assert_non_null(c);
+	memcpy(c, buf, len);
+	for (size_t i = 0; i < len; i++) {
+		c[i] ^= 0xa5;
+		assert_int_equal(qos_gift_load(NULL, c, len, &h), -EBADMSG);
+		c[i] ^= 0xa5;
+	}
+	c[len] = 0;
+	assert_int_equal(qos_gift_load(NULL, c, len + 1, &h), -EBADMSG);
+	assert_null(h);
+	free(c);
+	free(buf);
+	qos_gift_destroy(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -544,6 +636,8 @@ int main(void)
 		cmocka_unit_test(test_gift_lp_bad_input),
 		cmocka_unit_test(test_gift_invariants_random),
 		cmocka_unit_test(test_gift_large_instance),
+		cmocka_unit_test(test_gift_save_load_continues_fig6),
+		cmocka_unit_test(test_gift_load_params_and_corrupt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
