@@ -11,6 +11,8 @@
  *   ostuuid  uuid -> u32 index
  *   destroy  be64 seq -> n x { u32 ost, u64 object } (packed, 12 bytes each)
  *   meta     "next_ino" -> u64
+ *   jobs, qos  key-value tables of mds/jobs.c and mds/qos_store.c (opaque
+ *            here; see mds_ns_kv_*)
  * A directory hands out cookies from its own counter (ino_disk.next_cookie),
  * so an entry's cookie never changes while it exists and entries created
  * later sort after it: READDIR pages through the cookie index with a range
@@ -101,6 +103,7 @@ struct ost_mem {
 struct mds_ns {
 	MDB_env *env;
 	MDB_dbi inodes, dirents, cookies, xattrs, osts, ostuuid, destroy, meta;
+	MDB_dbi kv[MDS_KV_NTABLES];
 	mds_ns_opts opts;
 	pthread_mutex_t lock;  /* guards ost, nost, rr, notify */
 	struct ost_mem *ost;
@@ -792,7 +795,9 @@ int mds_ns_open(const mds_ns_opts *opts, mds_ns **out)
 		{ "cookies", &ns->cookies }, { "xattrs", &ns->xattrs },
 		{ "osts", &ns->osts }, { "ostuuid", &ns->ostuuid },
 		{ "destroy", &ns->destroy }, { "meta", &ns->meta },
+		{ "jobs", &ns->kv[MDS_KV_JOBS] }, { "qos", &ns->kv[MDS_KV_QOS] },
 	};
+	_Static_assert(MDS_KV_NTABLES == 2, "a DBI per kv table");
 	for (size_t i = 0; i < sizeof(dbs) / sizeof(dbs[0]) && !rc; i++)
 		rc = lmdb_err(mdb_dbi_open(t, dbs[i].name, MDB_CREATE, dbs[i].dbi));
 	if (rc)
@@ -2310,5 +2315,143 @@ int mds_ns_destroy_count(mds_ns *ns, uint64_t *n)
 		*n = st.ms_entries;
 	if (t)
 		mdb_txn_abort(t);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ kv tables */
+
+struct mds_kv_txn {
+	mds_ns *ns;
+	MDB_txn *t;
+	int write;
+};
+
+static int kv_check(const mds_kv_txn *t, mds_kv_table tb, size_t klen)
+{
+	if (!t || (unsigned)tb >= MDS_KV_NTABLES || klen < 1 || klen > MDS_KV_KEY_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+int mds_ns_kv_begin(mds_ns *ns, int write, mds_kv_txn **out)
+{
+	mds_kv_txn *t = calloc(1, sizeof(*t));
+	int rc;
+
+	if (!t)
+		return -ENOMEM;
+	t->ns = ns;
+	t->write = write != 0;
+	rc = write ? wbegin(ns, &t->t) : rbegin(ns, &t->t);
+	if (rc) {
+		free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+int mds_ns_kv_commit(mds_kv_txn *t)
+{
+	int rc;
+
+	if (t->write) {
+		rc = lmdb_err(mdb_txn_commit(t->t));
+	} else {
+		mdb_txn_abort(t->t);
+		rc = 0;
+	}
+	free(t);
+	return rc;
+}
+
+void mds_ns_kv_abort(mds_kv_txn *t)
+{
+	if (!t)
+		return;
+	mdb_txn_abort(t->t);
+	free(t);
+}
+
+int mds_ns_kv_get(mds_kv_txn *t, mds_kv_table tb, const void *key, size_t klen,
+		  const void **val, size_t *vlen)
+{
+	MDB_val k = { klen, (void *)key }, v;
+	int rc = kv_check(t, tb, klen);
+
+	if (rc)
+		return rc;
+	rc = mdb_get(t->t, t->ns->kv[tb], &k, &v);
+	if (rc)
+		return lmdb_err(rc);
+	*val = v.mv_data;
+	*vlen = v.mv_size;
+	return 0;
+}
+
+int mds_ns_kv_put(mds_kv_txn *t, mds_kv_table tb, const void *key, size_t klen,
+		  const void *val, size_t vlen)
+{
+	MDB_val k = { klen, (void *)key }, v = { vlen, (void *)val };
+	int rc = kv_check(t, tb, klen);
+
+	if (rc)
+		return rc;
+	if (!t->write)
+		return -EROFS;
+	return lmdb_err(mdb_put(t->t, t->ns->kv[tb], &k, &v, 0));
+}
+
+int mds_ns_kv_del(mds_kv_txn *t, mds_kv_table tb, const void *key, size_t klen)
+{
+	MDB_val k = { klen, (void *)key };
+	int rc = kv_check(t, tb, klen);
+
+	if (rc)
+		return rc;
+	if (!t->write)
+		return -EROFS;
+	return lmdb_err(mdb_del(t->t, t->ns->kv[tb], &k, NULL));
+}
+
+int mds_ns_kv_next(mds_kv_txn *t, mds_kv_table tb, const void *after, size_t alen,
+		   const void **key, size_t *klen, const void **val, size_t *vlen)
+{
+	MDB_cursor *cur = NULL;
+	MDB_val k = { alen, (void *)after }, v;
+	int rc = kv_check(t, tb, after ? alen : 1);
+
+	if (rc)
+		return rc;
+	rc = mdb_cursor_open(t->t, t->ns->kv[tb], &cur);
+	if (rc)
+		return lmdb_err(rc);
+	if (!after) {
+		rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
+	} else {
+		rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+		if (rc == 0 && k.mv_size == alen && memcmp(k.mv_data, after, alen) == 0)
+			rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
+	}
+	mdb_cursor_close(cur);
+	if (rc)
+		return lmdb_err(rc);
+	*key = k.mv_data;
+	*klen = k.mv_size;
+	*val = v.mv_data;
+	*vlen = v.mv_size;
+	return 0;
+}
+
+int mds_ns_kv_count(mds_kv_txn *t, mds_kv_table tb, size_t *n)
+{
+	MDB_stat st;
+	int rc = kv_check(t, tb, 1);
+
+	if (rc)
+		return rc;
+	rc = lmdb_err(mdb_stat(t->t, t->ns->kv[tb], &st));
+	if (!rc)
+		*n = st.ms_entries;
 	return rc;
 }

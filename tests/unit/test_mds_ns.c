@@ -850,9 +850,71 @@ static void test_ns_sync_full(void **state)
 	assert_true(b.ino > a.ino);
 }
 
+/* The kv tables other modules use: put/get/del, walking in key order,
+ * counts, read-only and bad arguments, and persistence. */
+static void test_ns_kv_tables(void **state)
+{
+	struct fx *f = *state;
+	const void *k, *v;
+	size_t kl, vl, n;
+	mds_kv_txn *t;
+	char big[MDS_KV_KEY_MAX + 1];
+	const char *want[] = { "a", "ab", "b" };
+
+	assert_int_equal(mds_ns_kv_begin(f->ns, 1, &t), 0);
+	assert_int_equal(mds_ns_kv_put(t, MDS_KV_QOS, "b", 1, "2", 1), 0);
+	assert_int_equal(mds_ns_kv_put(t, MDS_KV_QOS, "ab", 2, "1", 1), 0);
+	assert_int_equal(mds_ns_kv_put(t, MDS_KV_QOS, "a", 1, "0", 1), 0);
+	assert_int_equal(mds_ns_kv_put(t, MDS_KV_JOBS, "a", 1, "other", 5), 0);
+	assert_int_equal(mds_ns_kv_commit(t), 0);
+
+	/* an aborted write leaves nothing */
+	assert_int_equal(mds_ns_kv_begin(f->ns, 1, &t), 0);
+	assert_int_equal(mds_ns_kv_put(t, MDS_KV_QOS, "zz", 2, "x", 1), 0);
+	mds_ns_kv_abort(t);
+	mds_ns_kv_abort(NULL);
+
+	mds_ns_close(f->ns);
+	fx_open(f);
+	assert_int_equal(mds_ns_kv_begin(f->ns, 0, &t), 0);
+	assert_int_equal(mds_ns_kv_count(t, MDS_KV_QOS, &n), 0);
+	assert_int_equal(n, 3);
+	k = NULL;
+	kl = 0;
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(mds_ns_kv_next(t, MDS_KV_QOS, k, kl, &k, &kl, &v, &vl), 0);
+		assert_int_equal(kl, strlen(want[i]));
+		assert_memory_equal(k, want[i], kl);
+		assert_int_equal(vl, 1);
+		assert_int_equal(*(const char *)v, '0' + (int)i);
+	}
+	assert_int_equal(mds_ns_kv_next(t, MDS_KV_QOS, k, kl, &k, &kl, &v, &vl), -ENOENT);
+	assert_int_equal(mds_ns_kv_get(t, MDS_KV_JOBS, "a", 1, &v, &vl), 0);
+	assert_int_equal(vl, 5);
+	assert_int_equal(mds_ns_kv_get(t, MDS_KV_QOS, "zz", 2, &v, &vl), -ENOENT);
+	assert_int_equal(mds_ns_kv_put(t, MDS_KV_QOS, "c", 1, "x", 1), -EROFS);
+	assert_int_equal(mds_ns_kv_del(t, MDS_KV_QOS, "a", 1), -EROFS);
+	memset(big, 'k', sizeof(big));
+	assert_int_equal(mds_ns_kv_get(t, MDS_KV_QOS, big, sizeof(big), &v, &vl), -EINVAL);
+	assert_int_equal(mds_ns_kv_get(t, MDS_KV_QOS, "", 0, &v, &vl), -EINVAL);
+	assert_int_equal(mds_ns_kv_get(t, MDS_KV_NTABLES, "a", 1, &v, &vl), -EINVAL);
+	assert_int_equal(mds_ns_kv_commit(t), 0);
+
+	assert_int_equal(mds_ns_kv_begin(f->ns, 1, &t), 0);
+	assert_int_equal(mds_ns_kv_del(t, MDS_KV_QOS, "ab", 2), 0);
+	assert_int_equal(mds_ns_kv_del(t, MDS_KV_QOS, "ab", 2), -ENOENT);
+	/* next after a key that is gone: the one after where it was */
+	assert_int_equal(mds_ns_kv_next(t, MDS_KV_QOS, "ab", 2, &k, &kl, &v, &vl), 0);
+	assert_memory_equal(k, "b", 1);
+	assert_int_equal(mds_ns_kv_count(t, MDS_KV_QOS, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(mds_ns_kv_commit(t), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_ns_kv_tables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_basic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_setattr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_permissions, setup, teardown),
