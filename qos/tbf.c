@@ -1,15 +1,19 @@
 /* tbf.c — NRS TBF scheduler: rules, per-(rule, job) classes with token
  * buckets, a deadline heap and an unlimited fallback queue (see tbf.h).
  *
- * Data structures: rules in a singly linked list sorted by (rank, age);
- * classes in a chained hash table keyed by (rule, job id); backlogged
- * classes in a binary min-heap keyed by (deadline, rank, age) with each
- * class remembering its heap slot so a deadline change is O(log n);
- * request nodes recycled through a free list so the steady state does not
- * call malloc. */
+ * Data structures: rules in a singly linked list sorted by (rank, age),
+ * each counting the requests queued in its classes; classes in a chained
+ * hash table keyed by (rule, job id); backlogged classes in a binary
+ * min-heap keyed by (deadline, rank, age) with each class remembering its
+ * heap slot so a deadline change is O(log n); request nodes recycled
+ * through a free list so the steady state does not call malloc.  A request
+ * node keeps its key (minus the job id, which its class holds) so a stopped
+ * rule's requests can be classified again, with the cost of their new
+ * rule's unit. */
 #include "qos/tbf.h"
 #include "qos/bucket.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -20,7 +24,9 @@
 struct tbf_req {
 	struct tbf_req *next;
 	void *req;
-	double cost;
+	double cost;     /* tokens, in the unit of the class's rule */
+	uint64_t bytes;
+	uint32_t uid, gid;
 	int opc;
 };
 
@@ -29,16 +35,25 @@ struct tbf_fifo {
 	size_t n;
 };
 
+struct tbf_pat {
+	char s[QOS_TBF_ID_MAX];
+	size_t plen;             /* bytes of s before a trailing '*' */
+	int prefix;              /* s ends in '*' */
+};
+
 struct tbf_rule {
-	struct tbf_rule *next;  /* rule list, sorted by (rank, seq) */
+	struct tbf_rule *next;   /* rule list, sorted by (rank, seq) */
 	char name[QOS_TBF_ID_MAX];
-	char pattern[QOS_TBF_ID_MAX];
-	size_t plen;            /* bytes of pattern before a trailing '*' */
-	int prefix;             /* pattern ends in '*' */
+	int64_t uid, gid;        /* -1: any */
 	uint32_t opc_mask;
-	double rate, depth;
+	int unit;
+	double rate, depth;      /* depth: effective, > 0 */
 	int rank;
-	uint64_t seq;           /* age: rules added earlier match first on ties */
+	uint64_t seq;            /* age: rules added earlier match first on ties */
+	size_t queued;           /* requests in this rule's classes */
+	size_t n_pats;           /* 0: any job */
+	const char *jobv[QOS_TBF_JOBS_MAX]; /* pats[i].s, for qos_tbf_rule_get */
+	struct tbf_pat pats[];
 };
 
 struct tbf_class {
@@ -110,6 +125,24 @@ static struct tbf_req *fifo_pop(struct tbf_fifo *f)
 	if (!f->head)
 		f->tail = NULL;
 	f->n--;
+	return r;
+}
+
+/* A class's queue: the rule's count follows every push and pop. */
+static void class_push(struct tbf_class *c, struct tbf_req *r)
+{
+	fifo_push(&c->q, r);
+	c->rule->queued++;
+}
+
+static struct tbf_req *class_pop(struct tbf_class *c)
+{
+	struct tbf_req *r = fifo_pop(&c->q);
+
+	if (r) {
+		assert(c->rule->queued > 0);
+		c->rule->queued--;
+	}
 	return r;
 }
 
@@ -302,22 +335,36 @@ static void class_unlink_free(qos_tbf *t, struct tbf_class *c)
 
 /* ---- rules ------------------------------------------------------------ */
 
-static int rule_matches(const struct tbf_rule *r, const char *job, int opc)
+static int pat_matches(const struct tbf_pat *p, const char *job)
 {
-	if (r->opc_mask) {
-		if (opc < 0 || !(r->opc_mask & (1u << opc)))
-			return 0;
-	}
-	if (r->prefix)
-		return strncmp(job, r->pattern, r->plen) == 0;
-	return strcmp(job, r->pattern) == 0;
+	if (p->prefix)
+		return strncmp(job, p->s, p->plen) == 0;
+	return strcmp(job, p->s) == 0;
 }
 
-static struct tbf_rule *rule_match(const qos_tbf *t, const char *job, int opc,
+static int rule_matches(const struct tbf_rule *r, const char *job,
+			const struct tbf_req *q)
+{
+	if (r->opc_mask && (q->opc < 0 || !(r->opc_mask & (1u << q->opc))))
+		return 0;
+	if (r->uid >= 0 && (uint32_t)r->uid != q->uid)
+		return 0;
+	if (r->gid >= 0 && (uint32_t)r->gid != q->gid)
+		return 0;
+	if (!r->n_pats)
+		return 1;
+	for (size_t i = 0; i < r->n_pats; i++)
+		if (pat_matches(&r->pats[i], job))
+			return 1;
+	return 0;
+}
+
+static struct tbf_rule *rule_match(const qos_tbf *t, const char *job,
+				   const struct tbf_req *q,
 				   const struct tbf_rule *skip)
 {
 	for (struct tbf_rule *r = t->rules; r; r = r->next)
-		if (r != skip && rule_matches(r, job, opc))
+		if (r != skip && rule_matches(r, job, q))
 			return r;
 	return NULL;
 }
@@ -342,9 +389,46 @@ static void rule_insert_sorted(qos_tbf *t, struct tbf_rule *r)
 	*pp = r;
 }
 
+/* A rule name or pattern: non-empty and short enough. */
 static int valid_id(const char *s)
 {
-	return s && s[0] && strlen(s) < QOS_TBF_ID_MAX;
+	return s && s[0] && strnlen(s, QOS_TBF_ID_MAX) < QOS_TBF_ID_MAX;
+}
+
+static int valid_rate(double rate)
+{
+	return isfinite(rate) && rate >= 0;
+}
+
+static int valid_spec(const qos_tbf_rule_spec *s)
+{
+	if (!s || !valid_id(s->name) || s->n_jobids > QOS_TBF_JOBS_MAX ||
+	    (s->n_jobids && !s->jobids))
+		return 0;
+	for (size_t i = 0; i < s->n_jobids; i++)
+		if (!valid_id(s->jobids[i]))
+			return 0;
+	if (s->uid < -1 || s->uid > (int64_t)UINT32_MAX ||
+	    s->gid < -1 || s->gid > (int64_t)UINT32_MAX)
+		return 0;
+	if (s->unit != QOS_TBF_UNIT_RPC && s->unit != QOS_TBF_UNIT_BYTE)
+		return 0;
+	return valid_rate(s->rate) && valid_rate(s->depth) &&
+	       s->rank != QOS_TBF_RANK_KEEP;
+}
+
+static double default_depth(int unit)
+{
+	return unit == QOS_TBF_UNIT_BYTE ? QOS_TBF_DEPTH_DEFAULT_BYTES
+					 : QOS_TBF_DEPTH_DEFAULT;
+}
+
+void qos_tbf_rule_spec_init(qos_tbf_rule_spec *spec)
+{
+	memset(spec, 0, sizeof(*spec));
+	spec->uid = -1;
+	spec->gid = -1;
+	spec->unit = QOS_TBF_UNIT_RPC;
 }
 
 int qos_tbf_create(qos_tbf **out)
@@ -357,31 +441,30 @@ int qos_tbf_create(qos_tbf **out)
 	return 0;
 }
 
+static void free_reqs(struct tbf_req *r)
+{
+	struct tbf_req *next;
+
+	for (; r; r = next) {
+		next = r->next;
+		free(r);
+	}
+}
+
 void qos_tbf_destroy(qos_tbf *t)
 {
-	struct tbf_req *r, *next;
-
 	if (!t)
 		return;
 	for (size_t i = 0; i < t->n_tab; i++) {
 		struct tbf_class *c = t->tab[i], *cn;
 		for (; c; c = cn) {
 			cn = c->hnext;
-			for (r = c->q.head; r; r = next) {
-				next = r->next;
-				free(r);
-			}
+			free_reqs(c->q.head);
 			free(c);
 		}
 	}
-	for (r = t->fallback.head; r; r = next) {
-		next = r->next;
-		free(r);
-	}
-	for (r = t->free_reqs; r; r = next) {
-		next = r->next;
-		free(r);
-	}
+	free_reqs(t->fallback.head);
+	free_reqs(t->free_reqs);
 	for (struct tbf_rule *u = t->rules, *un; u; u = un) {
 		un = u->next;
 		free(u);
@@ -399,27 +482,31 @@ void qos_tbf_set_work_conserving(qos_tbf *t, int on)
 int qos_tbf_rule_add(qos_tbf *t, const qos_tbf_rule_spec *spec, double now)
 {
 	struct tbf_rule *r;
-	double depth;
-	size_t len;
 
-	if (!spec || !valid_id(spec->name) || !valid_id(spec->jobid) ||
-	    !isfinite(spec->rate) || spec->rate < 0 ||
-	    !isfinite(spec->depth) || spec->depth < 0)
+	if (!valid_spec(spec))
 		return -EINVAL;
 	if (*rule_slot(t, spec->name))
 		return -EEXIST;
-	depth = spec->depth > 0 ? spec->depth : QOS_TBF_DEPTH_DEFAULT;
-	r = calloc(1, sizeof(*r));
+	r = calloc(1, sizeof(*r) + spec->n_jobids * sizeof(r->pats[0]));
 	if (!r)
 		return -ENOMEM;
 	strcpy(r->name, spec->name);
-	strcpy(r->pattern, spec->jobid);
-	len = strlen(r->pattern);
-	r->prefix = r->pattern[len - 1] == '*';
-	r->plen = r->prefix ? len - 1 : len;
+	r->n_pats = spec->n_jobids;
+	for (size_t i = 0; i < r->n_pats; i++) {
+		struct tbf_pat *p = &r->pats[i];
+		size_t len = strlen(spec->jobids[i]);
+
+		memcpy(p->s, spec->jobids[i], len + 1);
+		p->prefix = p->s[len - 1] == '*';
+		p->plen = p->prefix ? len - 1 : len;
+		r->jobv[i] = p->s;
+	}
+	r->uid = spec->uid;
+	r->gid = spec->gid;
 	r->opc_mask = spec->opc_mask;
+	r->unit = spec->unit;
 	r->rate = spec->rate;
-	r->depth = depth;
+	r->depth = spec->depth > 0 ? spec->depth : default_depth(spec->unit);
 	r->rank = spec->rank;
 	r->seq = t->rule_seq++;
 	rule_insert_sorted(t, r);
@@ -429,13 +516,15 @@ int qos_tbf_rule_add(qos_tbf *t, const qos_tbf_rule_spec *spec, double now)
 }
 
 int qos_tbf_rule_change(qos_tbf *t, const char *name, double rate,
-			double depth, double now)
+			double depth, int rank, double now)
 {
-	struct tbf_rule *r = name ? *rule_slot(t, name) : NULL;
+	struct tbf_rule **pp = name ? rule_slot(t, name) : NULL;
+	struct tbf_rule *r;
 
-	if (!r)
+	if (!pp || !*pp)
 		return -ENOENT;
-	if (!isfinite(rate) || rate < 0 || !isfinite(depth) || depth < 0)
+	r = *pp;
+	if (!valid_rate(rate) || !valid_rate(depth))
 		return -EINVAL;
 	r->rate = rate;
 	if (depth > 0)
@@ -450,23 +539,16 @@ int qos_tbf_rule_change(qos_tbf *t, const char *name, double rate,
 			if (c->slot != NO_SLOT)
 				class_reschedule(t, c, now);
 		}
-	return 0;
-}
-
-int qos_tbf_rule_rerank(qos_tbf *t, const char *name, int rank)
-{
-	struct tbf_rule **pp = name ? rule_slot(t, name) : NULL;
-	struct tbf_rule *r;
-
-	if (!pp || !*pp)
-		return -ENOENT;
-	r = *pp;
-	*pp = r->next;
-	r->rank = rank;
-	rule_insert_sorted(t, r);
-	/* Ranks break deadline ties: rebuild the heap order. */
-	for (size_t i = t->n_heap / 2; i-- > 0;)
-		heap_down(t, i);
+	if (rank != QOS_TBF_RANK_KEEP && rank != r->rank) {
+		/* The rule keeps its age (seq): among equal ranks it stays
+		 * where its creation put it. */
+		*pp = r->next;
+		r->rank = rank;
+		rule_insert_sorted(t, r);
+		/* Ranks break deadline ties: rebuild the heap order. */
+		for (size_t i = t->n_heap / 2; i-- > 0;)
+			heap_down(t, i);
+	}
 	return 0;
 }
 
@@ -475,18 +557,48 @@ size_t qos_tbf_rule_count(const qos_tbf *t)
 	return t->n_rules;
 }
 
-/* Put node r (job, opc already known) in the queue it belongs to now. */
-static int place(qos_tbf *t, const char *job, struct tbf_req *r,
-		 const struct tbf_rule *skip, double now)
+int qos_tbf_rule_get(const qos_tbf *t, size_t i, qos_tbf_rule_spec *spec,
+		     size_t *queued)
 {
-	struct tbf_rule *rule = rule_match(t, job, r->opc, skip);
+	const struct tbf_rule *r = t->rules;
+
+	while (r && i--)
+		r = r->next;
+	if (!r)
+		return -ENOENT;
+	spec->name = r->name;
+	spec->jobids = r->n_pats ? r->jobv : NULL;
+	spec->n_jobids = r->n_pats;
+	spec->uid = r->uid;
+	spec->gid = r->gid;
+	spec->opc_mask = r->opc_mask;
+	spec->unit = r->unit;
+	spec->rate = r->rate;
+	spec->depth = r->depth;
+	spec->rank = r->rank;
+	if (queued)
+		*queued = r->queued;
+	return 0;
+}
+
+/* Put node r (key already stored, but for the job id) in the queue it
+ * belongs to now, skipping rule `skip`; its cost follows the rule's unit.
+ * Sets *limited to whether a rule took it.  On failure r is not queued. */
+static int place(qos_tbf *t, const char *job, struct tbf_req *r,
+		 const struct tbf_rule *skip, double now, int *limited)
+{
+	struct tbf_rule *rule = rule_match(t, job, r, skip);
 	struct tbf_class *c;
 	int rc;
 
+	*limited = rule != NULL;
 	if (!rule) {
+		r->cost = 1;
 		fifo_push(&t->fallback, r);
 		return 0;
 	}
+	r->cost = rule->unit == QOS_TBF_UNIT_BYTE && r->bytes > 0
+			  ? (double)r->bytes : 1;
 	rc = class_get(t, rule, job, now, &c);
 	if (rc)
 		return rc;
@@ -497,11 +609,11 @@ static int place(qos_tbf *t, const char *job, struct tbf_req *r,
 		rc = heap_insert(t, c);
 		if (rc)
 			return rc;
-		fifo_push(&c->q, r);
+		class_push(c, r);
 		class_reschedule(t, c, now);
 		return 0;
 	}
-	fifo_push(&c->q, r);
+	class_push(c, r);
 	return 0;
 }
 
@@ -517,7 +629,7 @@ int qos_tbf_rule_stop(qos_tbf *t, const char *name, double now)
 {
 	struct tbf_rule **pp = name ? rule_slot(t, name) : NULL;
 	struct tbf_rule *r;
-	int rc = 0;
+	int rc = 0, limited;
 
 	if (!pp || !*pp)
 		return -ENOENT;
@@ -527,13 +639,10 @@ int qos_tbf_rule_stop(qos_tbf *t, const char *name, double now)
 	 * moving.  Also make sure the heap can take every class that may
 	 * become backlogged (at most one per moved request), so the move
 	 * itself can only fail in class creation. */
-	size_t n = 0, moving = 0;
+	size_t n = 0, moving = r->queued;
 	for (size_t i = 0; i < t->n_tab; i++)
 		for (struct tbf_class *c = t->tab[i]; c; c = c->hnext)
-			if (c->rule == r) {
-				n++;
-				moving += c->q.n;
-			}
+			n += c->rule == r;
 	struct tbf_class **victims = malloc((n ? n : 1) * sizeof(*victims));
 	if (!victims)
 		return -ENOMEM;
@@ -559,10 +668,11 @@ int qos_tbf_rule_stop(qos_tbf *t, const char *name, double now)
 		struct tbf_class *c = victims[i];
 		struct tbf_req *q;
 		heap_remove(t, c);
-		while ((q = fifo_pop(&c->q))) {
+		while ((q = class_pop(c))) {
 			/* On failure the request falls back rather than
 			 * being lost. */
-			if (place(t, c->job, q, r, now) < 0) {
+			if (place(t, c->job, q, r, now, &limited) < 0) {
+				q->cost = 1;
 				fifo_push(&t->fallback, q);
 				rc = -ENOMEM;
 			}
@@ -570,37 +680,41 @@ int qos_tbf_rule_stop(qos_tbf *t, const char *name, double now)
 		class_unlink_free(t, c);
 	}
 	free(victims);
+	assert(r->queued == 0);
 	*pp = r->next;
 	free(r);
 	t->n_rules--;
-	/* The rule is gone either way; -ENOMEM only says some of its requests
-	 * went to the fallback instead of a matching rule. */
 	return rc;
 }
 
 /* ---- requests --------------------------------------------------------- */
 
-int qos_tbf_enqueue(qos_tbf *t, const char *jobid, int opc, void *req,
-		    double cost, double now)
+int qos_tbf_enqueue(qos_tbf *t, const qos_tbf_key *k, void *req, double now,
+		    int *limited)
 {
 	struct tbf_req *r;
-	int rc;
+	int rc, lim;
 
-	if (!req || !valid_id(jobid) || !isfinite(cost) || cost <= 0 ||
-	    opc < QOS_TBF_OPC_ANY || opc > 31)
+	if (!k || !req || !k->jobid ||
+	    strnlen(k->jobid, QOS_TBF_ID_MAX) >= QOS_TBF_ID_MAX ||
+	    k->opc < QOS_TBF_OPC_ANY || k->opc > 31)
 		return -EINVAL;
 	r = req_alloc(t);
 	if (!r)
 		return -ENOMEM;
 	r->req = req;
-	r->cost = cost;
-	r->opc = opc;
-	rc = place(t, jobid, r, NULL, now);
+	r->bytes = k->bytes;
+	r->uid = k->uid;
+	r->gid = k->gid;
+	r->opc = k->opc;
+	rc = place(t, k->jobid, r, NULL, now, &lim);
 	if (rc) {
 		req_free(t, r);
 		return rc;
 	}
 	t->queued++;
+	if (limited)
+		*limited = lim;
 	return 0;
 }
 
@@ -608,6 +722,7 @@ static void *take_req(qos_tbf *t, struct tbf_req *r)
 {
 	void *req = r->req;
 
+	assert(t->queued > 0);
 	req_free(t, r);
 	t->queued--;
 	return req;
@@ -622,7 +737,7 @@ int qos_tbf_dequeue(qos_tbf *t, double now, void **req, double *wait)
 		*wait = INFINITY;
 	/* 1. A class whose next token time has come. */
 	if (c && c->deadline <= now) {
-		r = fifo_pop(&c->q);
+		r = class_pop(c);
 		/* Charge the full cost; a request larger than the depth (or a
 		 * deadline a rounding error early) leaves the bucket in debt,
 		 * which keeps the long-run rate exact. */
@@ -641,7 +756,7 @@ int qos_tbf_dequeue(qos_tbf *t, double now, void **req, double *wait)
 	/* 3. Work-conserving: idle capacity goes to the nearest deadline,
 	 * uncharged, so the class's own tokens are not spent on it. */
 	if (t->work_conserving) {
-		r = fifo_pop(&c->q);
+		r = class_pop(c);
 		class_reschedule(t, c, now);
 		*req = take_req(t, r);
 		return 0;
@@ -661,7 +776,7 @@ int qos_tbf_drain(qos_tbf *t, void **req)
 	}
 	if (t->n_heap) {
 		struct tbf_class *c = t->heap[0];
-		r = fifo_pop(&c->q);
+		r = class_pop(c);
 		if (!c->q.head)
 			heap_remove(t, c);
 		*req = take_req(t, r);

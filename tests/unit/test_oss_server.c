@@ -668,8 +668,15 @@ static void test_server_fuzz_payloads(void **state)
 
 static int hold_job(void *priv, uint64_t now, void *arg)
 {
-	qos_tbf_rule_spec sp = { "hold", "held", 0, 0.0, 1.0, 0 };
+	static const char *const held[] = { "held" };
+	qos_tbf_rule_spec sp;
 
+	qos_tbf_rule_spec_init(&sp);
+	sp.name = "hold";
+	sp.jobids = held;
+	sp.n_jobids = 1;
+	sp.rate = 0.0;
+	sp.depth = 1.0;
 	return qos_tbf_rule_add(priv, &sp, OSS_TBF_SECONDS(now));
 }
 
