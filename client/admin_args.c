@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/admin_i.h"
 #include "common/config.h"
 #include "common/layout.h"
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+int cli__fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -38,11 +38,38 @@ void cli_admin_usage(FILE *out)
 	      "                                      COUNT -1 = all OSTs, SIZE a multiple of 64K\n"
 	      "  getstripe PATH                      show a file's layout or a directory's default\n"
 	      "  ping [-c COUNT] [PATH]              round trip time to the MDS\n"
+	      "\n"
+	      "jobs and QoS:\n"
+	      "  job register JOBID [--nodes N] [--priority P] [--uid U] [--limit RATE]\n"
+	      "               [--no-throttle]       register or update a job (Slurm prolog)\n"
+	      "  job end JOBID                       mark a job ended (Slurm epilog)\n"
+	      "  job list [--all]                    running jobs (--all: ended ones too)\n"
+	      "  job show JOBID                      one job\n"
+	      "  jobstats [--job ID] [--watch SECS [--count N]]\n"
+	      "                                      I/O per job and OST from every OSS, and\n"
+	      "                                      MDS operations per job; --watch: rates\n"
+	      "                                      over each SECS interval (else since start)\n"
+	      "  qos show [--job ID]                 policy, last decision, allocations\n"
+	      "  qos policy set [NAME] [KEY=VALUE ...]\n"
+	      "                                      switch policy and/or set its parameters\n"
+	      "                                      (e.g. qos policy set gift B_thres=0.3)\n"
+	      "  qos policy show                     the policy and its parameters\n"
+	      "  qos coupons [--job ID]              GIFT coupons per job\n"
+	      "  qos regret                          GIFT regret ledger\n"
+	      "  nrs tbf rule start NAME EXPR [--ost N]\n"
+	      "  nrs tbf rule change NAME EXPR [--ost N]\n"
+	      "  nrs tbf rule stop NAME [--ost N]\n"
+	      "  nrs tbf rule list [--ost N]         TBF rules on every OSS (or the one\n"
+	      "                                      serving OST N; start/change then add\n"
+	      "                                      ost=N to EXPR), e.g. 'jobid={j1 j2}\n"
+	      "                                      opcode={write} rate=100MB/s'\n"
 	      "  help                                this text\n"
 	      "\n"
+	      "RATE is bytes/s with K/M/G (1000s) or Ki/Mi/Gi suffix: 100MB/s, 1.5G.\n"
 	      "The MDS is --mds, else $PFS_MDS, else the source (HOST:PORT) of the fuse.pfs\n"
 	      "mount holding PATH (or the only pfs mount when no PATH is given).\n"
-	      "--json prints one JSON document instead of tables.\n"
+	      "--json prints one JSON document instead of tables (jobstats --watch: one\n"
+	      "compact document per line and report).\n"
 	      "Exit status: 0 success, 1 error, 2 usage error.\n", out);
 }
 
@@ -54,14 +81,15 @@ int cli_admin_parse_count(const char *s, int32_t *count, char *err, size_t errle
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (errno || end == s || *end)
-		return fail(err, errlen, "stripe count '%s' is not a number", s);
+		return cli__fail(err, errlen, "stripe count '%s' is not a number", s);
 	if (v == CLI_STRIPE_ALL) {
 		*count = CLI_STRIPE_ALL;
 		return 0;
 	}
 	if (v < 1 || v > PFS_MAX_STRIPES)
-		return fail(err, errlen, "stripe count %ld out of range (1..%d, or -1 for all OSTs)",
-			    v, PFS_MAX_STRIPES);
+		return cli__fail(err, errlen,
+				 "stripe count %ld out of range (1..%d, or -1 for all OSTs)", v,
+				 PFS_MAX_STRIPES);
 	*count = (int32_t)v;
 	return 0;
 }
@@ -71,10 +99,10 @@ int cli_admin_parse_stripe_size(const char *s, uint32_t *size, char *err, size_t
 	uint64_t v;
 
 	if (pfs_parse_size(s, &v))
-		return fail(err, errlen, "stripe size '%s' is not a size (e.g. 1M, 256K)", s);
+		return cli__fail(err, errlen, "stripe size '%s' is not a size (e.g. 1M, 256K)", s);
 	if (v < PFS_MIN_STRIPE_SIZE || v > PFS_MAX_STRIPE_SIZE || v % PFS_MIN_STRIPE_SIZE)
-		return fail(err, errlen,
-			    "stripe size '%s' must be a multiple of 64K between 64K and 1G", s);
+		return cli__fail(err, errlen,
+				 "stripe size '%s' must be a multiple of 64K between 64K and 1G", s);
 	*size = (uint32_t)v;
 	return 0;
 }
@@ -87,15 +115,16 @@ static int parse_ping_count(const char *s, unsigned *out, char *err, size_t errl
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno || end == s || *end || s[0] == '-' || v < 1 || v > CLI_PING_MAX)
-		return fail(err, errlen, "ping count '%s' must be 1..%d", s, CLI_PING_MAX);
+		return cli__fail(err, errlen, "ping count '%s' must be 1..%d", s, CLI_PING_MAX);
 	*out = (unsigned)v;
 	return 0;
 }
 
 /* Global options, accepted before and after the command.  Returns 1 if
- * argv[*i] was one (and consumed), 0 if not, -EINVAL on a bad one. */
-static int global_opt(int argc, char **argv, int *i, cli_admin_args *a, char *err,
-		      size_t errlen)
+ * argv[*i] was one (and consumed), 2 for --help, 0 if not, -EINVAL on a bad
+ * one. */
+int cli__global_opt(int argc, char **argv, int *i, cli_admin_args *a, char *err,
+			  size_t errlen)
 {
 	const char *s = argv[*i];
 
@@ -105,7 +134,7 @@ static int global_opt(int argc, char **argv, int *i, cli_admin_args *a, char *er
 	}
 	if (strcmp(s, "--mds") == 0) {
 		if (*i + 1 >= argc)
-			return fail(err, errlen, "--mds needs HOST:PORT");
+			return cli__fail(err, errlen, "--mds needs HOST:PORT");
 		a->mds = argv[++*i];
 		return 1;
 	}
@@ -132,7 +161,7 @@ int cli_admin_parse_args(int argc, char **argv, cli_admin_args *a, char *err, si
 
 	/* Globals, then the command word (and "list" after "ost"). */
 	for (; i < argc; i++) {
-		rc = global_opt(argc, argv, &i, a, err, errlen);
+		rc = cli__global_opt(argc, argv, &i, a, err, errlen);
 		if (rc < 0)
 			return rc;
 		if (rc == 2)
@@ -140,18 +169,18 @@ int cli_admin_parse_args(int argc, char **argv, cli_admin_args *a, char *err, si
 		if (rc == 1)
 			continue;
 		if (argv[i][0] == '-')
-			return fail(err, errlen, "unknown option '%s'", argv[i]);
+			return cli__fail(err, errlen, "unknown option '%s'", argv[i]);
 		cmd = argv[i++];
 		break;
 	}
 	if (!cmd)
-		return fail(err, errlen, "no command given");
+		return cli__fail(err, errlen, "no command given");
 	if (strcmp(cmd, "help") == 0) {
 		a->cmd = CLI_ADMIN_HELP;
 		return 0;
 	} else if (strcmp(cmd, "ost") == 0) {
 		if (i >= argc || strcmp(argv[i], "list") != 0)
-			return fail(err, errlen, "'ost' needs a subcommand: ost list");
+			return cli__fail(err, errlen, "'ost' needs a subcommand: ost list");
 		i++;
 		a->cmd = CLI_ADMIN_OST_LIST;
 	} else if (strcmp(cmd, "df") == 0) {
@@ -162,8 +191,11 @@ int cli_admin_parse_args(int argc, char **argv, cli_admin_args *a, char *err, si
 		a->cmd = CLI_ADMIN_GETSTRIPE;
 	} else if (strcmp(cmd, "ping") == 0) {
 		a->cmd = CLI_ADMIN_PING;
+	} else if (strcmp(cmd, "job") == 0 || strcmp(cmd, "jobstats") == 0 ||
+		   strcmp(cmd, "qos") == 0 || strcmp(cmd, "nrs") == 0) {
+		return cli__parse_qos(cmd, argc, argv, i, a, err, errlen);
 	} else {
-		return fail(err, errlen, "unknown command '%s'", cmd);
+		return cli__fail(err, errlen, "unknown command '%s'", cmd);
 	}
 
 	for (; i < argc; i++) {
@@ -171,7 +203,7 @@ int cli_admin_parse_args(int argc, char **argv, cli_admin_args *a, char *err, si
 		/* -cVALUE and -c VALUE both work, as with getopt. */
 		const char *val = NULL;
 
-		rc = global_opt(argc, argv, &i, a, err, errlen);
+		rc = cli__global_opt(argc, argv, &i, a, err, errlen);
 		if (rc < 0)
 			return rc;
 		if (rc == 2)
@@ -181,14 +213,15 @@ int cli_admin_parse_args(int argc, char **argv, cli_admin_args *a, char *err, si
 		if (strcmp(s, "--") == 0) {
 			for (i++; i < argc; i++) {
 				if (npos >= 1)
-					return fail(err, errlen, "unexpected argument '%s'", argv[i]);
+					return cli__fail(err, errlen, "unexpected argument '%s'",
+							 argv[i]);
 				pos[npos++] = argv[i];
 			}
 			break;
 		}
 		if (s[0] != '-' || s[1] == '\0') {
 			if (npos >= 1)
-				return fail(err, errlen, "unexpected argument '%s'", s);
+				return cli__fail(err, errlen, "unexpected argument '%s'", s);
 			pos[npos++] = s;
 			continue;
 		}
@@ -199,7 +232,7 @@ int cli_admin_parse_args(int argc, char **argv, cli_admin_args *a, char *err, si
 			else if (i + 1 < argc)
 				val = argv[++i];
 			else
-				return fail(err, errlen, "option '%s' needs a value", s);
+				return cli__fail(err, errlen, "option '%s' needs a value", s);
 			if (a->cmd == CLI_ADMIN_PING)
 				rc = parse_ping_count(val, &a->ping_count, err, errlen);
 			else if (s[1] == 'c')
@@ -218,17 +251,17 @@ int cli_admin_parse_args(int argc, char **argv, cli_admin_args *a, char *err, si
 			a->human = 1;
 			continue;
 		}
-		return fail(err, errlen, "unknown option '%s' for %s", s, cmd);
+		return cli__fail(err, errlen, "unknown option '%s' for %s", s, cmd);
 	}
 	a->path = pos[0];
 	switch (a->cmd) {
 	case CLI_ADMIN_SETSTRIPE:
 		if (!a->have_count && !a->have_size)
-			return fail(err, errlen, "setstripe needs -c COUNT and/or -S SIZE");
+			return cli__fail(err, errlen, "setstripe needs -c COUNT and/or -S SIZE");
 		/* fall through */
 	case CLI_ADMIN_GETSTRIPE:
 		if (!a->path)
-			return fail(err, errlen, "%s needs a PATH", cmd);
+			return cli__fail(err, errlen, "%s needs a PATH", cmd);
 		break;
 	default:
 		break;

@@ -19,20 +19,48 @@
 #include <unistd.h>
 
 #include "client/admin_fmt.h"
+#include "client/admin_i.h"
+#include "client/admin_job.h"
+#include "client/admin_nrs.h"
+#include "client/admin_qos.h"
+#include "client/admin_stats.h"
 #include "common/buf.h"
 
 /* Smallest wire size of one pfs_ost_info: index, three empty strings,
  * two ports, up, three u64 — used to bound the count before allocating. */
 #define OST_INFO_MIN_WIRE (4 + 3 * 4 + 2 + 2 + 1 + 3 * 8)
 
-__attribute__((format(printf, 2, 3)))
-static void what(cli_admin *a, const char *fmt, ...)
+void cli__what(cli_admin *a, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(a->what, sizeof(a->what), fmt, ap);
 	va_end(ap);
+}
+
+void cli__fail_rpc(cli_admin *a, int rc, const char *server, const char *doing)
+{
+	const char *hint = "";
+
+	switch (rc) {
+	case -EACCES:
+	case -EPERM:
+		hint = " (only root, or the job's owner for its own job, may do this)";
+		break;
+	case -ENOENT:
+		hint = " (no such job, or it is not yours)";
+		break;
+	case -EOPNOTSUPP:
+		hint = " (the server does not know this request: an older pfs?)";
+		break;
+	case -EBADMSG:
+		hint = " (malformed reply)";
+		break;
+	default:
+		break;
+	}
+	cli__what(a, "%s on %s%s", doing, server, hint);
 }
 
 void cli_admin_init(cli_admin *a, pfs_rpc_pool *pool, FILE *out, int json)
@@ -53,24 +81,55 @@ void cli_admin_init(cli_admin *a, pfs_rpc_pool *pool, FILE *out, int json)
 	for (int i = 0; i < n; i++)
 		a->cred.groups[a->cred.ngroups++] = (uint32_t)groups[i];
 	snprintf(a->job_id, sizeof(a->job_id), "pfsadmin.%u", (unsigned)a->cred.uid);
+	a->oss_timeout_ms = CLI_ADMIN_OSS_TIMEOUT_MS;
 }
 
-/* One MDS call with a request built in w; the reply is left in rep. */
-static int call(cli_admin *a, uint16_t op, pfs_wbuf *w, pfs_rpc_reply *rep)
+pfs_rpc_tag cli__tag(const cli_admin *a)
 {
+	pfs_rpc_tag t = { .job = a->job_id, .uid = a->cred.uid, .gid = a->cred.gid };
+
+	return t;
+}
+
+int cli__call(cli_admin *a, uint16_t op, const pfs_wbuf *w, unsigned flags, pfs_rpc_reply *rep)
+{
+	pfs_rpc_tag tag = cli__tag(a);
 	int rc = pfs_wbuf_error(w);
 
 	pfs_rpc_reply_init(rep);
 	if (rc)
 		return rc;
-	return pfs_rpc_call(a->pool, op, a->job_id, PFS_RPC_IDEMPOTENT, w->data, w->len,
-			    NULL, 0, rep);
+	return pfs_rpc_call_tag(a->pool, op, &tag, flags, w->data, w->len, NULL, 0, rep);
 }
 
+/* The namespace and OST requests here are all safe to resend. */
+static int call(cli_admin *a, uint16_t op, pfs_wbuf *w, pfs_rpc_reply *rep)
+{
+	return cli__call(a, op, w, PFS_RPC_IDEMPOTENT, rep);
+}
+
+const char *cli__mds_name(cli_admin *a, char *buf, size_t sz)
+{
+	snprintf(buf, sz, "MDS %s:%u", pfs_rpc_pool_host(a->pool), pfs_rpc_pool_port(a->pool));
+	return buf;
+}
+
+/* The older messages say "MDS " themselves. */
 static const char *mds_name(cli_admin *a, char *buf, size_t sz)
 {
 	snprintf(buf, sz, "%s:%u", pfs_rpc_pool_host(a->pool), pfs_rpc_pool_port(a->pool));
 	return buf;
+}
+
+uint32_t cli__rcount(pfs_rbuf *r, size_t min_wire)
+{
+	uint32_t n = pfs_rbuf_u32(r);
+
+	if (!pfs_rbuf_error(r) && min_wire && n > pfs_rbuf_left(r) / min_wire) {
+		pfs_rbuf_fail(r);
+		return 0;
+	}
+	return pfs_rbuf_error(r) ? 0 : n;
 }
 
 int cli_admin_get_osts(cli_admin *a, pfs_ost_info **osts, uint32_t *n)
@@ -86,7 +145,7 @@ int cli_admin_get_osts(cli_admin *a, pfs_ost_info **osts, uint32_t *n)
 	pfs_wbuf_init(&w);
 	rc = call(a, PFS_OP_MDS_OST_LIST, &w, &rep);
 	if (rc) {
-		what(a, "OST list from MDS %s", mds_name(a, mds, sizeof(mds)));
+		cli__what(a, "OST list from MDS %s", mds_name(a, mds, sizeof(mds)));
 		goto out;
 	}
 	pfs_rbuf_init(&r, rep.data, rep.len);
@@ -104,7 +163,7 @@ int cli_admin_get_osts(cli_admin *a, pfs_ost_info **osts, uint32_t *n)
 	if (rc == 0)
 		rc = pfs_rbuf_done(&r);
 	if (rc) {
-		what(a, "bad OST list reply from MDS %s", mds_name(a, mds, sizeof(mds)));
+		cli__what(a, "bad OST list reply from MDS %s", mds_name(a, mds, sizeof(mds)));
 		if (rc != -ENOMEM)
 			rc = -EBADMSG;
 		free(v);
@@ -131,7 +190,7 @@ int cli_admin_get_statfs(cli_admin *a, pfs_statfs *s)
 	pfs_cred_encode(&w, &a->cred);
 	rc = call(a, PFS_OP_MDS_STATFS, &w, &rep);
 	if (rc) {
-		what(a, "statfs from MDS %s", mds_name(a, mds, sizeof(mds)));
+		cli__what(a, "statfs from MDS %s", mds_name(a, mds, sizeof(mds)));
 		goto out;
 	}
 	pfs_rbuf_init(&r, rep.data, rep.len);
@@ -140,7 +199,7 @@ int cli_admin_get_statfs(cli_admin *a, pfs_statfs *s)
 		rc = pfs_rbuf_done(&r);
 	if (rc) {
 		rc = -EBADMSG;
-		what(a, "bad statfs reply from MDS %s", mds_name(a, mds, sizeof(mds)));
+		cli__what(a, "bad statfs reply from MDS %s", mds_name(a, mds, sizeof(mds)));
 	}
 out:
 	pfs_wbuf_free(&w);
@@ -189,35 +248,55 @@ int cli_admin_get_layout(cli_admin *a, uint64_t ino, pfs_layout *l, uint32_t *no
 	pfs_wbuf_u64(&w, ino);
 	rc = call(a, PFS_OP_MDS_GETLAYOUT, &w, &rep);
 	if (rc) {
-		what(a, "layout of inode %" PRIu64 " from MDS %s", ino,
+		cli__what(a, "layout of inode %" PRIu64 " from MDS %s", ino,
 		     mds_name(a, mds, sizeof(mds)));
 		goto out;
 	}
 	rc = decode_layout(rep.data, rep.len, l, nobj);
 	if (rc)
-		what(a, "bad layout reply from MDS %s", mds_name(a, mds, sizeof(mds)));
+		cli__what(a, "bad layout reply from MDS %s", mds_name(a, mds, sizeof(mds)));
 out:
 	pfs_wbuf_free(&w);
 	pfs_rpc_reply_free(&rep);
 	return rc;
 }
 
-/* Print a JSON document and free it; -ENOMEM if it could not be built. */
-static int json_emit(cli_admin *a, json_t *root)
+int cli__emit(cli_admin *a, json_t *root)
 {
 	if (!root) {
-		what(a, "building JSON output");
+		cli__what(a, "building JSON output");
 		return -ENOMEM;
 	}
-	json_dumpf(root, a->out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_dumpf(root, a->out, a->json_lines ? JSON_COMPACT | JSON_PRESERVE_ORDER :
+		   JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', a->out);
 	json_decref(root);
 	return 0;
 }
 
-static json_int_t ji(uint64_t v)
+json_int_t cli__ji(uint64_t v)
 {
 	return v > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)v;
+}
+
+json_t *cli__jrate(double v)
+{
+	if (v < 0)
+		return json_null();
+	return json_integer(v >= 9.2e18 ? (json_int_t)INT64_MAX : (json_int_t)(v + 0.5));
+}
+
+void cli__jpush(json_t **arr, json_t *v)
+{
+	if (!*arr) {
+		json_decref(v);
+		return;
+	}
+	/* json_array_append_new takes v even when it fails (and NULL fails). */
+	if (json_array_append_new(*arr, v)) {
+		json_decref(*arr);
+		*arr = NULL;
+	}
 }
 
 static uint64_t ost_used(const pfs_ost_info *o)
@@ -249,16 +328,16 @@ int cli_admin_ost_list(cli_admin *a)
 					      "data_port", (int)o[i].data_port,
 					      "ctl_port", (int)o[i].ctl_port,
 					      "state", o[i].up ? "up" : "down",
-					      "total_bytes", ji(o[i].total_bytes),
-					      "used_bytes", ji(ost_used(&o[i])),
-					      "free_bytes", ji(o[i].free_bytes),
-					      "objects", ji(o[i].objects));
+					      "total_bytes", cli__ji(o[i].total_bytes),
+					      "used_bytes", cli__ji(ost_used(&o[i])),
+					      "free_bytes", cli__ji(o[i].free_bytes),
+					      "objects", cli__ji(o[i].objects));
 			if (!e || json_array_append_new(arr, e)) {
 				json_decref(arr);
 				arr = NULL;
 			}
 		}
-		rc = json_emit(a, arr ? json_pack("{s:o}", "osts", arr) : NULL);
+		rc = cli__emit(a, arr ? json_pack("{s:o}", "osts", arr) : NULL);
 		goto out;
 	}
 	rc = cli_table_create(cols, sizeof(cols) / sizeof(cols[0]), &t);
@@ -276,7 +355,7 @@ int cli_admin_ost_list(cli_admin *a)
 		rc = cli_table_add(t, cells);
 	}
 	if (rc) {
-		what(a, "ost list");
+		cli__what(a, "ost list");
 		goto out;
 	}
 	cli_table_print(t, a->out);
@@ -326,9 +405,9 @@ int cli_admin_df(cli_admin *a, int human)
 			json_t *e = json_pack("{s:s,s:I,s:s,s:I,s:I,s:I,s:i}",
 					      "uuid", o[i].uuid, "index", (json_int_t)o[i].index,
 					      "state", o[i].up ? "up" : "down",
-					      "total_bytes", ji(o[i].total_bytes),
-					      "used_bytes", ji(ost_used(&o[i])),
-					      "available_bytes", ji(o[i].free_bytes),
+					      "total_bytes", cli__ji(o[i].total_bytes),
+					      "used_bytes", cli__ji(ost_used(&o[i])),
+					      "available_bytes", cli__ji(o[i].free_bytes),
 					      "use_pct", (int)cli_fmt_pct(ost_used(&o[i]),
 									 o[i].total_bytes));
 			if (!e || json_array_append_new(arr, e)) {
@@ -336,13 +415,13 @@ int cli_admin_df(cli_admin *a, int human)
 				arr = NULL;
 			}
 		}
-		rc = json_emit(a, !arr ? NULL :
+		rc = cli__emit(a, !arr ? NULL :
 			       json_pack("{s:o,s:{s:I,s:I,s:I,s:I,s:i,s:I,s:I,s:i,s:i}}",
 					 "osts", arr, "summary",
-					 "total_bytes", ji(tot), "used_bytes", ji(used),
-					 "free_bytes", ji(fr), "available_bytes", ji(av),
+					 "total_bytes", cli__ji(tot), "used_bytes", cli__ji(used),
+					 "free_bytes", cli__ji(fr), "available_bytes", cli__ji(av),
 					 "use_pct", (int)cli_fmt_pct(used, tot),
-					 "files", ji(s.files), "files_free", ji(s.ffree),
+					 "files", cli__ji(s.files), "files_free", cli__ji(s.ffree),
 					 "bsize", (int)s.bsize, "namemax", (int)s.namemax));
 		goto out;
 	}
@@ -369,7 +448,7 @@ int cli_admin_df(cli_admin *a, int human)
 		rc = cli_table_add(t, cells);
 	}
 	if (rc) {
-		what(a, "df");
+		cli__what(a, "df");
 		goto out;
 	}
 	cli_table_print(t, a->out);
@@ -462,15 +541,16 @@ static int print_layout(cli_admin *a, const char *path, uint64_t ino, int is_dir
 			snprintf(hex, sizeof(hex), "0x%" PRIx64, l->stripe[i].object);
 			e = json_pack("{s:I,s:I,s:s,s:I}", "index", (json_int_t)i,
 				      "ost", (json_int_t)l->stripe[i].ost, "object_id", hex,
-				      "object", ji(l->stripe[i].object));
+				      "object", cli__ji(l->stripe[i].object));
 			if (!e || json_array_append_new(arr, e)) {
 				json_decref(arr);
 				arr = NULL;
 			}
 		}
-		return json_emit(a, !arr ? NULL :
+		return cli__emit(a, !arr ? NULL :
 				 json_pack("{s:s,s:I,s:s,s:I,s:I,s:o}", "path", path,
-					   "ino", ji(ino), "type", is_dir ? "directory" : "file",
+					   "ino", cli__ji(ino),
+					   "type", is_dir ? "directory" : "file",
 					   "stripe_size", (json_int_t)l->stripe_size,
 					   "stripe_count", l->stripe_count == CLI_STRIPE_ALL_WIRE ?
 					   (json_int_t)-1 : (json_int_t)l->stripe_count,
@@ -510,7 +590,7 @@ static int print_layout(cli_admin *a, const char *path, uint64_t ino, int is_dir
 	if (rc == 0)
 		cli_table_print(t, a->out);
 	else
-		what(a, "getstripe %s", path);
+		cli__what(a, "getstripe %s", path);
 	cli_table_free(t);
 	return rc;
 }
@@ -525,7 +605,7 @@ int cli_admin_setstripe(cli_admin *a, const char *path, int have_count, int32_t 
 	int rc;
 
 	if (!l) {
-		what(a, "setstripe %s", path);
+		cli__what(a, "setstripe %s", path);
 		return -ENOMEM;
 	}
 	/* -1 goes to the MDS as "all OSTs up", resolved when each file is
@@ -535,19 +615,19 @@ int cli_admin_setstripe(cli_admin *a, const char *path, int have_count, int32_t 
 	if (stat(path, &st) == 0) {
 		if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
 			rc = -EINVAL;
-			what(a, "setstripe %s: not a regular file or directory", path);
+			cli__what(a, "setstripe %s: not a regular file or directory", path);
 			goto out;
 		}
 		/* The MDS refuses too (-EBUSY); checking here first gives a
 		 * message that says why. */
 		if (S_ISREG(st.st_mode) && st.st_size > 0) {
 			rc = -EBUSY;
-			what(a, "setstripe %s: the file has data, its layout is fixed", path);
+			cli__what(a, "setstripe %s: the file has data, its layout is fixed", path);
 			goto out;
 		}
 		rc = set_stripe(a, (uint64_t)st.st_ino, wsize, wcount);
 		if (rc) {
-			what(a, "setstripe %s", path);
+			cli__what(a, "setstripe %s", path);
 			goto out;
 		}
 		rc = cli_admin_get_layout(a, (uint64_t)st.st_ino, l, &nobj);
@@ -558,7 +638,7 @@ int cli_admin_setstripe(cli_admin *a, const char *path, int have_count, int32_t 
 	}
 	if (errno != ENOENT) {
 		rc = -errno;
-		what(a, "setstripe %s", path);
+		cli__what(a, "setstripe %s", path);
 		goto out;
 	}
 	/* A new file: look the parent up through the mount, create by name. */
@@ -566,7 +646,7 @@ int cli_admin_setstripe(cli_admin *a, const char *path, int have_count, int32_t 
 	bcopy = strdup(path);
 	if (!dcopy || !bcopy) {
 		rc = -ENOMEM;
-		what(a, "setstripe %s", path);
+		cli__what(a, "setstripe %s", path);
 		goto out;
 	}
 	{
@@ -575,24 +655,24 @@ int cli_admin_setstripe(cli_admin *a, const char *path, int have_count, int32_t 
 
 		if (stat(dir, &pst) != 0) {
 			rc = -errno;
-			what(a, "setstripe %s: parent %s", path, dir);
+			cli__what(a, "setstripe %s: parent %s", path, dir);
 			goto out;
 		}
 		if (!S_ISDIR(pst.st_mode)) {
 			rc = -ENOTDIR;
-			what(a, "setstripe %s: parent %s", path, dir);
+			cli__what(a, "setstripe %s: parent %s", path, dir);
 			goto out;
 		}
 		if (strlen(base) > PFS_NAME_MAX) {
 			rc = -ENAMETOOLONG;
-			what(a, "setstripe %s", path);
+			cli__what(a, "setstripe %s", path);
 			goto out;
 		}
 		uint64_t ino = 0;
 
 		rc = create_file(a, (uint64_t)pst.st_ino, base, wsize, wcount, &ino, l, &nobj);
 		if (rc) {
-			what(a, "setstripe %s: create", path);
+			cli__what(a, "setstripe %s: create", path);
 			goto out;
 		}
 		rc = print_layout(a, path, ino, 0, l, nobj);
@@ -612,12 +692,12 @@ int cli_admin_getstripe(cli_admin *a, const char *path)
 	int rc;
 
 	if (!l) {
-		what(a, "getstripe %s", path);
+		cli__what(a, "getstripe %s", path);
 		return -ENOMEM;
 	}
 	if (stat(path, &st) != 0) {
 		rc = -errno;
-		what(a, "getstripe %s", path);
+		cli__what(a, "getstripe %s", path);
 		goto out;
 	}
 	rc = cli_admin_get_layout(a, (uint64_t)st.st_ino, l, &nobj);
@@ -626,8 +706,8 @@ int cli_admin_getstripe(cli_admin *a, const char *path)
 
 		/* The path exists here; say that the MDS answered, so an
 		 * ENOENT for a path outside pfs is not a riddle. */
-		what(a, "getstripe %s: inode %llu on MDS %s", path, (unsigned long long)st.st_ino,
-		     mds_name(a, mds, sizeof(mds)));
+		cli__what(a, "getstripe %s: inode %llu on MDS %s", path,
+			  (unsigned long long)st.st_ino, mds_name(a, mds, sizeof(mds)));
 		goto out;
 	}
 	rc = print_layout(a, path, (uint64_t)st.st_ino, S_ISDIR(st.st_mode), l, nobj);
@@ -654,7 +734,7 @@ int cli_admin_ping(cli_admin *a, unsigned count)
 	mds_name(a, mds, sizeof(mds));
 	if (!rtt || count == 0) {
 		free(rtt);
-		what(a, "ping %s", mds);
+		cli__what(a, "ping %s", mds);
 		return count ? -ENOMEM : -EINVAL;
 	}
 	for (unsigned i = 0; i < count; i++) {
@@ -675,7 +755,7 @@ int cli_admin_ping(cli_admin *a, unsigned count)
 			rc = -EBADMSG;
 		pfs_rpc_reply_free(&rep);
 		if (rc) {
-			what(a, "ping %s", mds);
+			cli__what(a, "ping %s", mds);
 			goto out;
 		}
 		min = rtt[i] < min ? rtt[i] : min;
@@ -686,15 +766,16 @@ int cli_admin_ping(cli_admin *a, unsigned count)
 		json_t *arr = json_array();
 
 		for (unsigned i = 0; arr && i < count; i++)
-			if (json_array_append_new(arr, json_integer(ji(rtt[i] / 1000)))) {
+			if (json_array_append_new(arr, json_integer(cli__ji(rtt[i] / 1000)))) {
 				json_decref(arr);
 				arr = NULL;
 			}
-		rc = json_emit(a, !arr ? NULL :
+		rc = cli__emit(a, !arr ? NULL :
 			       json_pack("{s:s,s:I,s:o,s:I,s:I,s:I}", "mds", mds,
 					 "count", (json_int_t)count, "rtt_us", arr,
-					 "min_us", ji(min / 1000), "avg_us", ji(sum / count / 1000),
-					 "max_us", ji(max / 1000)));
+					 "min_us", cli__ji(min / 1000),
+					 "avg_us", cli__ji(sum / count / 1000),
+					 "max_us", cli__ji(max / 1000)));
 		goto out;
 	}
 	for (unsigned i = 0; i < count; i++)
@@ -706,23 +787,57 @@ out:
 	return rc;
 }
 
+static int run_ost_list(cli_admin *a, const cli_admin_args *args)
+{
+	return cli_admin_ost_list(a);
+}
+
+static int run_df(cli_admin *a, const cli_admin_args *args)
+{
+	return cli_admin_df(a, args->human);
+}
+
+static int run_setstripe(cli_admin *a, const cli_admin_args *args)
+{
+	return cli_admin_setstripe(a, args->path, args->have_count, args->count,
+				   args->have_size, args->size);
+}
+
+static int run_getstripe(cli_admin *a, const cli_admin_args *args)
+{
+	return cli_admin_getstripe(a, args->path);
+}
+
+static int run_ping(cli_admin *a, const cli_admin_args *args)
+{
+	return cli_admin_ping(a, args->ping_count);
+}
+
+/* Each command's entry point; the job/QoS ones take the parsed arguments
+ * as they are. */
+static int (*const run_table[CLI_ADMIN_CMD_COUNT])(cli_admin *, const cli_admin_args *) = {
+	[CLI_ADMIN_OST_LIST] = run_ost_list,
+	[CLI_ADMIN_DF] = run_df,
+	[CLI_ADMIN_SETSTRIPE] = run_setstripe,
+	[CLI_ADMIN_GETSTRIPE] = run_getstripe,
+	[CLI_ADMIN_PING] = run_ping,
+	[CLI_ADMIN_JOB_REGISTER] = cli_admin_job_register,
+	[CLI_ADMIN_JOB_END] = cli_admin_job_end,
+	[CLI_ADMIN_JOB_LIST] = cli_admin_job_list,
+	[CLI_ADMIN_JOB_SHOW] = cli_admin_job_show,
+	[CLI_ADMIN_JOBSTATS] = cli_admin_jobstats,
+	[CLI_ADMIN_QOS_SHOW] = cli_admin_qos_show,
+	[CLI_ADMIN_QOS_POLICY_SET] = cli_admin_qos_policy_set,
+	[CLI_ADMIN_QOS_POLICY_SHOW] = cli_admin_qos_policy_show,
+	[CLI_ADMIN_QOS_COUPONS] = cli_admin_qos_coupons,
+	[CLI_ADMIN_QOS_REGRET] = cli_admin_qos_regret,
+	[CLI_ADMIN_NRS_RULE] = cli_admin_nrs_rule,
+};
+
 int cli_admin_run(cli_admin *a, const cli_admin_args *args)
 {
-	switch (args->cmd) {
-	case CLI_ADMIN_OST_LIST:
-		return cli_admin_ost_list(a);
-	case CLI_ADMIN_DF:
-		return cli_admin_df(a, args->human);
-	case CLI_ADMIN_SETSTRIPE:
-		return cli_admin_setstripe(a, args->path, args->have_count, args->count,
-					   args->have_size, args->size);
-	case CLI_ADMIN_GETSTRIPE:
-		return cli_admin_getstripe(a, args->path);
-	case CLI_ADMIN_PING:
-		return cli_admin_ping(a, args->ping_count);
-	case CLI_ADMIN_HELP:
-		break;
-	}
-	what(a, "no command to run");
+	if ((unsigned)args->cmd < CLI_ADMIN_CMD_COUNT && run_table[args->cmd])
+		return run_table[args->cmd](a, args);
+	cli__what(a, "no command to run");
 	return -EINVAL;
 }

@@ -14,8 +14,15 @@
  *
  * Namespace requests carry the caller's credentials (a->cred, filled by
  * cli_admin_init from getuid/getgid/getgroups), so the MDS applies the same
- * permission checks as for the FUSE client.  Requests carry the job id
- * "pfsadmin.<uid>" (the procname.uid convention of DESIGN.md). */
+ * permission checks as for the FUSE client.  Every request carries the job id
+ * "pfsadmin.<uid>" (the procname.uid convention of DESIGN.md) and the real
+ * uid/gid in its header, by which the MDS shows a non-root caller only its
+ * own jobs.
+ *
+ * The job and QoS commands live in admin_job.h, admin_qos.h, admin_stats.h
+ * and admin_nrs.h; those that ask every OSS (jobstats, nrs) print a result
+ * per OSS and fail (after printing) when one OSS failed, and jobstats
+ * --watch prints a report per interval before any later error. */
 #ifndef CLI_ADMIN_CMD_H
 #define CLI_ADMIN_CMD_H
 
@@ -31,10 +38,17 @@
  * convention (mds/ns.c); not yet named in common/proto.h. */
 #define CLI_STRIPE_ALL_WIRE UINT32_MAX
 
+/* An OSS that has not answered in this time is reported as not answering;
+ * the others are shown (an admin wants the cluster's view, not a hang). */
+#define CLI_ADMIN_OSS_TIMEOUT_MS 5000
+
 typedef struct cli_admin {
 	pfs_rpc_pool *pool; /* borrowed; outlives the calls */
 	FILE *out;          /* borrowed */
 	int json;           /* 1 = one JSON document instead of tables */
+	int json_lines;     /* with json: compact, one document per line (--watch) */
+	int oss_timeout_ms; /* per OSS request (jobstats, nrs); default
+			     * CLI_ADMIN_OSS_TIMEOUT_MS */
 	pfs_cred cred;
 	char job_id[PFS_JOBID_MAX + 1];
 	char what[512];     /* set when a command fails */
@@ -68,7 +82,7 @@ int cli_admin_getstripe(cli_admin *a, const char *path);
 /* count round trips of PFS_OP_PING; checks the echo. */
 int cli_admin_ping(cli_admin *a, unsigned count);
 
-/* Run the command in args (not HELP). */
+/* Run the command in args (not HELP): one row of a table per command. */
 int cli_admin_run(cli_admin *a, const cli_admin_args *args);
 
 #endif

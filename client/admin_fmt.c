@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct cli_table {
 	const cli_col *cols;
@@ -72,6 +73,58 @@ unsigned cli_fmt_pct(uint64_t used, uint64_t total)
 	if ((long double)r < p)
 		r++;
 	return r > 100 ? 100 : r;
+}
+
+char *cli_fmt_rate(double v, char *out, size_t outsz)
+{
+	static const char *const units[] = { "B", "KB", "MB", "GB", "TB", "PB", "EB" };
+	size_t u = 0;
+
+	if (v < 0) {
+		snprintf(out, outsz, "unlimited");
+		return out;
+	}
+	/* Step up while the value would print as 1000.0 or more, so 999.96 KB/s
+	 * becomes "1.0MB/s" and not "1000.0KB/s". */
+	while (v >= 999.95 && u < sizeof(units) / sizeof(units[0]) - 1) {
+		v /= 1000;
+		u++;
+	}
+	if (u == 0)
+		snprintf(out, outsz, "%.0fB/s", v);
+	else
+		snprintf(out, outsz, "%.1f%s/s", v, units[u]);
+	return out;
+}
+
+char *cli_fmt_usec(double us, char *out, size_t outsz)
+{
+	if (us < 999.5)
+		snprintf(out, outsz, "%.0fus", us < 0 ? 0 : us);
+	else if (us < 999950)
+		snprintf(out, outsz, "%.1fms", us / 1e3);
+	else
+		snprintf(out, outsz, "%.2fs", us / 1e6);
+	return out;
+}
+
+char *cli_fmt_time(int64_t ns, char *out, size_t outsz)
+{
+	struct tm tm;
+	time_t t;
+	char buf[24];
+
+	if (ns <= 0) {
+		snprintf(out, outsz, "-");
+		return out;
+	}
+	t = (time_t)(ns / 1000000000);
+	if (!gmtime_r(&t, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm)) {
+		snprintf(out, outsz, "%lld ns", (long long)ns);
+		return out;
+	}
+	snprintf(out, outsz, "%s.%03dZ", buf, (int)(ns % 1000000000 / 1000000));
+	return out;
 }
 
 int cli_table_create(const cli_col *cols, size_t ncols, cli_table **out)

@@ -21,6 +21,20 @@ char *cli_fmt_size(uint64_t bytes, int human, char *out, size_t outsz);
 /* Percentage used of total, rounded up like df ("0%" when total is 0). */
 unsigned cli_fmt_pct(uint64_t used, uint64_t total);
 
+/* A rate in bytes/s with SI units and one decimal, as TBF rule text reads
+ * it ("100.0MB/s", "1.5GB/s", "512B/s"); a negative rate (no limit) prints
+ * as "unlimited".  outsz >= 16 is always enough.  Returns out. */
+char *cli_fmt_rate(double bytes_per_s, char *out, size_t outsz);
+
+/* A duration in microseconds: "850us", "1.5ms", "2.30s".  Returns out. */
+char *cli_fmt_usec(double us, char *out, size_t outsz);
+
+/* A CLOCK_REALTIME time in nanoseconds as UTC ISO 8601 with milliseconds
+ * ("2026-11-26T02:37:21.123Z"); 0 or less prints as "-" (never happened).
+ * UTC so the output does not depend on the reader's time zone.  outsz >= 32
+ * is always enough.  Returns out. */
+char *cli_fmt_time(int64_t ns, char *out, size_t outsz);
+
 typedef struct cli_table cli_table;
 
 typedef struct cli_col {
