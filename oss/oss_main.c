@@ -3,7 +3,10 @@
  *   pfs-oss [--config FILE] [--key=value ...]      (section [oss])
  *
  * Opens (formatting on first use) each OST directory, serves the data and
- * control ports (server.h), registers with the MDS and heartbeats
+ * control ports (server.h) with one request scheduler and I/O thread pool
+ * per OST, runs the QoS engine (qos.h: MDS allocations, AdapTBF, RCC
+ * credits, queue caps, emulated OST speed, optional blkio cgroups), serves
+ * Prometheus metrics if asked, registers with the MDS and heartbeats
  * (mds_link.h).  Runs in the foreground; SIGTERM/SIGINT stop it cleanly.
  * Exit status: 0 after a clean stop, 2 for a bad configuration, 1 when
  * something fails at start (an OST that cannot be opened, a port in use). */
@@ -20,7 +23,9 @@
 #include "common/config.h"
 #include "common/file.h"
 #include "common/log.h"
+#include "common/metrics.h"
 #include "common/net.h"
+#include "oss/blkio.h"
 #include "oss/mds_link.h"
 #include "oss/nrs_tbf.h"
 #include "oss/server.h"
@@ -43,6 +48,16 @@ typedef struct oss_cfg {
 	char log_level[16];
 	int fd_cache;
 	char nrs[16];
+	char enforce[16];
+	int job_max_rpcs, oss_max_rpcs;
+	uint64_t job_max_bytes, oss_max_bytes;
+	char ost_bandwidth[1024];
+	char ost_iops[1024];
+	int rcc_lmax_ms, rcc_min, rcc_max;
+	int adaptbf_period_ms;
+	int job_idle_s;
+	char metrics_host[256];
+	int metrics_port;
 } oss_cfg;
 
 #define STR(f) PFS_CFG_STR, offsetof(oss_cfg, f), sizeof(((oss_cfg *)0)->f)
@@ -62,7 +77,33 @@ static const pfs_cfg_opt cfg_tab[] = {
 	{ "o_direct", NUM(PFS_CFG_BOOL, o_direct), "0", "O_DIRECT for aligned I/O" },
 	{ "log_level", STR(log_level), "notice", "err, warning, notice, info, debug" },
 	{ "fd_cache", NUM(PFS_CFG_INT, fd_cache), "1024", "open object files kept per OST" },
-	{ "nrs", STR(nrs), "fifo", "request scheduler: fifo, or tbf (FIFO until rules are set)" },
+	{ "nrs", STR(nrs), "tbf", "request scheduler per OST: tbf (FIFO until a rule exists) or fifo (no QoS rules)" },
+	{ "enforce", STR(enforce), "tbf",
+	  "how QoS rates are enforced: tbf (NRS rules), blkio (cgroup v1 throttles, O_DIRECT), both" },
+	{ "job_max_rpcs", NUM(PFS_CFG_INT, job_max_rpcs), "256",
+	  "requests one job may have queued on one OST; more are answered -EBUSY" },
+	{ "job_max_bytes", NUM(PFS_CFG_SIZE, job_max_bytes), "256M",
+	  "bytes one job may have queued on one OST (>= 1M)" },
+	{ "oss_max_rpcs", NUM(PFS_CFG_INT, oss_max_rpcs), "4096",
+	  "requests queued on this OSS, all OSTs and jobs" },
+	{ "oss_max_bytes", NUM(PFS_CFG_SIZE, oss_max_bytes), "1G",
+	  "bytes queued on this OSS, all OSTs and jobs (>= 1M)" },
+	{ "ost_bandwidth", STR(ost_bandwidth), "",
+	  "emulated OST speed in MB/s (10^6 bytes): one value for every OST or a comma list per OST; "
+	  "empty = not paced, capacity measured" },
+	{ "ost_iops", STR(ost_iops), "",
+	  "emulated OST read+write RPCs/s: one value or a comma list per OST; empty = not paced" },
+	{ "rcc_lmax_ms", NUM(PFS_CFG_INT, rcc_lmax_ms), "100",
+	  "RCC latency bound Lmax in ms (0 = no RPC credits in replies)" },
+	{ "rcc_min", NUM(PFS_CFG_INT, rcc_min), "1", "smallest RCC credit granted (RCCmin)" },
+	{ "rcc_max", NUM(PFS_CFG_INT, rcc_max), "32", "largest RCC credit granted (RCCmax)" },
+	{ "adaptbf_period_ms", NUM(PFS_CFG_INT, adaptbf_period_ms), "100",
+	  "AdapTBF observation period (the MDS may set another with the AdapTBF policy)" },
+	{ "job_idle_s", NUM(PFS_CFG_INT, job_idle_s), "60",
+	  "per-job statistics of a job idle this long are dropped" },
+	{ "metrics_host", STR(metrics_host), "", "Prometheus metrics address (default: listen_host)" },
+	{ "metrics_port", NUM(PFS_CFG_INT, metrics_port), "0",
+	  "Prometheus metrics port, GET /metrics (0 = off)" },
 	PFS_CFG_END,
 };
 
@@ -113,6 +154,40 @@ static int cfg_check(oss_cfg *c, char *mds_host, size_t hostsz, uint16_t *mds_po
 		snprintf(err, errlen, "nrs: unknown scheduler '%s' (fifo, tbf)", c->nrs);
 		return -EINVAL;
 	}
+	if (strcmp(c->enforce, "tbf") && strcmp(c->enforce, "blkio") && strcmp(c->enforce, "both")) {
+		snprintf(err, errlen, "enforce: unknown mode '%s' (tbf, blkio, both)", c->enforce);
+		return -EINVAL;
+	}
+	if (strcmp(c->enforce, "blkio") && !strcmp(c->nrs, "fifo")) {
+		snprintf(err, errlen, "enforce=%s needs nrs=tbf", c->enforce);
+		return -EINVAL;
+	}
+	if (c->job_max_rpcs < 1 || c->job_max_rpcs > 1000000 || c->oss_max_rpcs < 1 ||
+	    c->oss_max_rpcs > 10000000) {
+		snprintf(err, errlen, "job_max_rpcs must be 1..1000000, oss_max_rpcs 1..10000000");
+		return -EINVAL;
+	}
+	if (c->job_max_bytes < PFS_MAX_IO || c->oss_max_bytes < PFS_MAX_IO) {
+		snprintf(err, errlen, "job_max_bytes and oss_max_bytes must be at least 1M");
+		return -EINVAL;
+	}
+	if (c->rcc_lmax_ms < 0 || c->rcc_lmax_ms > 600000 || c->rcc_min < 1 ||
+	    c->rcc_max < c->rcc_min || c->rcc_max > 65535) {
+		snprintf(err, errlen, "rcc_lmax_ms must be 0..600000 and 1 <= rcc_min <= rcc_max <= 65535");
+		return -EINVAL;
+	}
+	if (c->adaptbf_period_ms < 1 || c->adaptbf_period_ms > 60000) {
+		snprintf(err, errlen, "adaptbf_period_ms must be 1..60000");
+		return -EINVAL;
+	}
+	if (c->job_idle_s < 1 || c->job_idle_s > 86400) {
+		snprintf(err, errlen, "job_idle_s must be 1..86400");
+		return -EINVAL;
+	}
+	if (c->metrics_port < 0 || c->metrics_port > 65535) {
+		snprintf(err, errlen, "metrics_port must be 0..65535 (0 = off)");
+		return -EINVAL;
+	}
 	if (pfs_log_level_parse(c->log_level) < 0) {
 		snprintf(err, errlen, "log_level: unknown level '%s'", c->log_level);
 		return -EINVAL;
@@ -151,6 +226,51 @@ static int split_osts(char *list, char **dirs, size_t *n, char *err, size_t errl
 	return 0;
 }
 
+/* A per-OST value list: "" (all 0), one value for every OST, or one per
+ * OST; values are scaled by scale (MB/s -> bytes/s).  0 or -EINVAL. */
+static int split_values(const char *key, const char *list, size_t n, double scale, double *out,
+			char *err, size_t errlen)
+{
+	size_t k = 0;
+	const char *p = list;
+
+	for (size_t i = 0; i < n; i++)
+		out[i] = 0;
+	while (*p == ' ')
+		p++;
+	if (!*p)
+		return 0;
+	while (*p) {
+		char *end;
+		double v = strtod(p, &end);
+
+		while (*end == ' ')
+			end++;
+		if (end == p || (*end && *end != ',') || !(v >= 0) || v > 1e12) {
+			snprintf(err, errlen, "%s: bad value list '%s' (numbers >= 0, comma separated)",
+				 key, list);
+			return -EINVAL;
+		}
+		if (k >= n) {
+			snprintf(err, errlen, "%s: %zu values for %zu OSTs", key, k + 1, n);
+			return -EINVAL;
+		}
+		out[k++] = v * scale;
+		p = *end ? end + 1 : end;
+		while (*p == ' ')
+			p++;
+	}
+	if (k == 1) {
+		for (size_t i = 1; i < n; i++)
+			out[i] = out[0];
+	} else if (k != n) {
+		snprintf(err, errlen, "%s: %zu values for %zu OSTs (give one or one per OST)", key,
+			 k, n);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The fd caches (fd_cache per OST, twice with O_DIRECT) plus connections
  * need more descriptors than the usual soft limit of 1024: raise it toward
  * the hard limit.  Running short is not fatal (the store closes idle
@@ -173,19 +293,68 @@ static void raise_fd_limit(uint64_t want)
 			(unsigned long long)rl.rlim_cur, (unsigned long long)want);
 }
 
+/* Open the n stores (O_DIRECT if o_direct); 0 or -errno (logged). */
+static int open_stores(const oss_cfg *cfg, char **dirs, size_t n, int o_direct,
+		       oss_store **stores, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		oss_store_opts o = { (unsigned)cfg->fd_cache, o_direct };
+		int rc = oss_store_open(dirs[i], &o, &stores[i], err, errlen);
+
+		if (rc) {
+			pfs_log(PFS_LOG_ERR, "OST %s: %s", dirs[i], err);
+			return rc;
+		}
+		pfs_log(PFS_LOG_INFO, "OST %s uuid %s", dirs[i], oss_store_uuid(stores[i]));
+	}
+	return 0;
+}
+
+static void close_stores(oss_store **stores, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		oss_store_close(stores[i]);
+		stores[i] = NULL;
+	}
+}
+
+/* blkio enforcement: open the cgroup hierarchy, or say why not and fall
+ * back to TBF.  Returns the OSS_ENFORCE_* bits in force. */
+static unsigned open_blkio(const char *mode, char **dirs, size_t n, oss_blkio **out)
+{
+	char err[256] = "";
+	int rc;
+
+	*out = NULL;
+	if (!strcmp(mode, "tbf"))
+		return OSS_ENFORCE_TBF;
+	rc = oss_blkio_open((const char *const *)dirs, n, out, err, sizeof(err));
+	if (rc) {
+		pfs_log(PFS_LOG_WARNING, "enforce=%s: blkio unavailable (%s): enforcing with tbf",
+			mode, err[0] ? err : pfs_strerror(rc));
+		return OSS_ENFORCE_TBF;
+	}
+	pfs_log(PFS_LOG_NOTICE, "enforce=%s: blkio cgroup %s", mode, oss_blkio_kind(*out));
+	return !strcmp(mode, "blkio") ? OSS_ENFORCE_BLKIO : OSS_ENFORCE_TBF | OSS_ENFORCE_BLKIO;
+}
+
 int main(int argc, char **argv)
 {
 	static oss_cfg cfg; /* large: keep it off the stack */
 	char err[512] = "", mds_host[256], text[64];
 	char *dirs[MAX_OSTS];
 	oss_store *stores[MAX_OSTS] = { 0 };
+	double bps[MAX_OSTS], iops[MAX_OSTS];
 	size_t n = 0;
 	uint16_t mds_port = 0;
 	oss_server *srv = NULL;
 	oss_mds_link *link = NULL;
+	oss_blkio *blkio = NULL;
+	pfs_metrics *metrics = NULL;
 	oss_server_opts so = { 0 };
 	oss_mds_link_opts lo = { 0 };
 	sigset_t sigs;
+	unsigned enforce;
 	int help = 0, npos = 0, rc, status = 1, pid_written = 0, sig;
 	char *pos[1];
 
@@ -200,6 +369,11 @@ int main(int argc, char **argv)
 		rc = cfg_check(&cfg, mds_host, sizeof(mds_host), &mds_port, err, sizeof(err));
 	if (!rc)
 		rc = split_osts(cfg.osts, dirs, &n, err, sizeof(err));
+	if (!rc)
+		rc = split_values("ost_bandwidth", cfg.ost_bandwidth, n, 1e6, bps, err,
+				  sizeof(err));
+	if (!rc)
+		rc = split_values("ost_iops", cfg.ost_iops, n, 1, iops, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "pfs-oss: %s\n", err);
 		usage(stderr);
@@ -215,16 +389,19 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	raise_fd_limit((uint64_t)cfg.fd_cache * n * (cfg.o_direct ? 2 : 1) + 1024);
-	for (size_t i = 0; i < n; i++) {
-		oss_store_opts o = { (unsigned)cfg.fd_cache, cfg.o_direct };
-
-		rc = oss_store_open(dirs[i], &o, &stores[i], err, sizeof(err));
-		if (rc) {
-			pfs_log(PFS_LOG_ERR, "OST %s: %s", dirs[i], err);
+	raise_fd_limit((uint64_t)cfg.fd_cache * n * 2 + 1024);
+	/* The stores create the OST directories blkio needs to find the
+	 * disks; blkio only throttles O_DIRECT I/O, so with blkio in force
+	 * the stores are opened again with O_DIRECT. */
+	rc = open_stores(&cfg, dirs, n, cfg.o_direct, stores, err, sizeof(err));
+	if (rc)
+		goto out;
+	enforce = open_blkio(cfg.enforce, dirs, n, &blkio);
+	if ((enforce & OSS_ENFORCE_BLKIO) && !cfg.o_direct) {
+		close_stores(stores, n);
+		rc = open_stores(&cfg, dirs, n, 1, stores, err, sizeof(err));
+		if (rc)
 			goto out;
-		}
-		pfs_log(PFS_LOG_INFO, "OST %s uuid %s", dirs[i], oss_store_uuid(stores[i]));
 	}
 	so.host = cfg.listen_host;
 	so.data_port = (uint16_t)cfg.data_port;
@@ -233,10 +410,32 @@ int main(int argc, char **argv)
 	so.osts = stores;
 	so.n_osts = n;
 	so.sched = strcmp(cfg.nrs, "tbf") ? &oss_sched_fifo : &oss_sched_tbf;
+	so.job_max_rpcs = (uint32_t)cfg.job_max_rpcs;
+	so.job_max_bytes = cfg.job_max_bytes;
+	so.oss_max_rpcs = (uint64_t)cfg.oss_max_rpcs;
+	so.oss_max_bytes = cfg.oss_max_bytes;
+	so.ost_bps = bps;
+	so.ost_iops = iops;
+	so.rcc_lmax = cfg.rcc_lmax_ms ? cfg.rcc_lmax_ms / 1000.0 : -1;
+	so.rcc_min = cfg.rcc_min;
+	so.rcc_max = cfg.rcc_max;
+	so.enforce = enforce;
+	so.blkio = blkio;
+	so.adaptbf_period = cfg.adaptbf_period_ms / 1000.0;
+	so.job_idle_s = cfg.job_idle_s;
 	rc = oss_server_start(&so, &srv, err, sizeof(err));
 	if (rc) {
 		pfs_log(PFS_LOG_ERR, "%s", err);
 		goto out;
+	}
+	if (cfg.metrics_port) {
+		rc = pfs_metrics_start(cfg.metrics_host[0] ? cfg.metrics_host : cfg.listen_host,
+				       (uint16_t)cfg.metrics_port, oss_qos_metrics,
+				       oss_server_qos(srv), &metrics, err, sizeof(err));
+		if (rc) {
+			pfs_log(PFS_LOG_ERR, "metrics: %s", err);
+			goto out;
+		}
 	}
 	if (cfg.pid_file[0]) {
 		snprintf(text, sizeof(text), "%ld\n", (long)getpid());
@@ -267,9 +466,11 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	pfs_log(PFS_LOG_NOTICE,
-		"oss %s: %zu OST(s), data port %u, control port %u, MDS %s, nrs %s",
+		"oss %s: %zu OST(s), data port %u, control port %u, MDS %s, nrs %s, enforce %s%s",
 		cfg.name, n, oss_server_data_port(srv), oss_server_ctl_port(srv), cfg.mds,
-		oss_sched_name(oss_server_sched(srv)));
+		oss_sched_name(oss_server_sched(srv, 0)),
+		enforce == OSS_ENFORCE_TBF ? "tbf" : enforce == OSS_ENFORCE_BLKIO ? "blkio" : "both",
+		metrics ? ", metrics on" : "");
 
 	do {
 		rc = sigwait(&sigs, &sig);
@@ -278,9 +479,10 @@ int main(int argc, char **argv)
 	status = 0;
 out:
 	oss_mds_link_stop(link);
+	pfs_metrics_stop(metrics);
 	oss_server_stop(srv);
-	for (size_t i = 0; i < n; i++)
-		oss_store_close(stores[i]);
+	oss_blkio_close(blkio);
+	close_stores(stores, n);
 	if (pid_written)
 		unlink(cfg.pid_file);
 	return status;

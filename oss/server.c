@@ -1,10 +1,9 @@
-/* server.c — OSS data and control ports, request decoding, I/O threads
- * (see server.h). */
+/* server.c — OSS data port, request decoding and execution, lifetime of
+ * the OST queue heads, QoS engine and both ports (see server.h; the
+ * control port's requests are in ctl.c). */
 #include "oss/server.h"
 
 #include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,25 +12,22 @@
 #include "common/log.h"
 #include "common/msg.h"
 #include "common/server.h"
-
-/* Room left in a JOBSTATS reply for one more entry (a job id of at most
- * PFS_JOBID_MAX bytes plus the counters). */
-#define OSS_JOBSTATS_SLACK 256u
+#include "oss/ctl.h"
+#include "oss/nrs_tbf.h"
 
 struct oss_server {
 	pfs_server *data, *ctl;
-	oss_sched *sched;
-	oss_store **osts;        /* [n_osts], borrowed stores */
-	_Atomic int64_t *index;  /* [n_osts], cluster index or OSS_INDEX_NONE */
+	oss_ostq **q;            /* [n_osts] */
 	size_t n_osts;
-	pthread_t *threads;
-	unsigned nthreads;       /* started */
+	oss_sched_budget *budget;
+	oss_qos *qos;
+	oss_nrs_admin *admin;
+	oss_blkio *blkio;        /* non-NULL only with blkio enforcement */
 };
 
 /* A decoded data request, from the connection thread to an I/O thread. */
 typedef struct oss_io {
-	oss_req req;             /* what the scheduler sees */
-	oss_server *srv;
+	oss_req req;             /* what the scheduler sees; first member */
 	pfs_sconn *conn;         /* referenced while queued */
 	pfs_hdr hdr;
 	uint8_t *payload;        /* owned: the received frame */
@@ -40,16 +36,14 @@ typedef struct oss_io {
 	const uint8_t *data;     /* write bulk, inside payload */
 } oss_io;
 
-/* The store serving wire index ost: 0, -ENODEV if none does, -EAGAIN if
- * one of ours has no index yet (it might be the one asked for). */
-static int ost_lookup(oss_server *s, uint32_t ost, oss_store **out)
+int oss_server_lookup(const oss_server *s, uint32_t ost, oss_ostq **out)
 {
 	int unknown = 0;
 
 	for (size_t i = 0; i < s->n_osts; i++) {
-		int64_t x = atomic_load(&s->index[i]);
+		int64_t x = oss_ostq_index(s->q[i]);
 		if (x == (int64_t)ost) {
-			*out = s->osts[i];
+			*out = s->q[i];
 			return 0;
 		}
 		if (x == OSS_INDEX_NONE)
@@ -58,11 +52,14 @@ static int ost_lookup(oss_server *s, uint32_t ost, oss_store **out)
 	return unknown ? -EAGAIN : -ENODEV;
 }
 
-/* Decode a data request into io.  0 or the errno to reply. */
-static int data_decode(oss_server *s, const pfs_hdr *h, const uint8_t *p, oss_io *io)
+/* Decode a data request into io; *q receives its OST.  0 or the errno to
+ * reply. */
+static int data_decode(oss_server *s, const pfs_hdr *h, const uint8_t *p, oss_io *io,
+		       oss_ostq **q)
 {
 	pfs_rbuf b;
 	uint32_t ost;
+	int rc;
 
 	pfs_rbuf_init(&b, p, h->payload_len);
 	ost = pfs_rbuf_u32(&b);
@@ -111,7 +108,10 @@ static int data_decode(oss_server *s, const pfs_hdr *h, const uint8_t *p, oss_io
 	if (pfs_rbuf_done(&b))
 		return -EBADMSG;
 	io->req.ost = ost;
-	return ost_lookup(s, ost, &io->st);
+	rc = oss_server_lookup(s, ost, q);
+	if (!rc)
+		io->st = oss_ostq_store(*q);
+	return rc;
 }
 
 static void io_free(oss_io *io)
@@ -129,15 +129,28 @@ static size_t put_le(uint8_t *out, size_t pos, uint64_t v, size_t n)
 	return pos + n;
 }
 
-/* Execute one request on the store and reply; runs on an I/O thread. */
-static void io_execute(oss_io *io)
+/* Execute one request on the store and reply; runs on an I/O thread of
+ * the request's OST, which hands it over here (ostq.h). */
+static void io_exec(void *ctx, oss_ostq *q, oss_req *r)
 {
+	oss_server *s = ctx;
+	oss_io *io = (oss_io *)r;
+	pfs_sconn *conn = io->conn;
 	uint8_t out[24];
 	void *rbuf = NULL;
 	size_t got = 0, olen = 0;
 	uint64_t a = 0, b = 0, c = 0;
+	uint32_t credit;
 	int rc = 0;
 
+	if (s->blkio) {
+		/* The job's cgroup (or back to ours if it has no limit); no
+		 * system call when the thread is already there. */
+		rc = oss_blkio_enter(s->blkio, r->job);
+		if (rc)
+			pfs_log(PFS_LOG_DEBUG, "oss: blkio enter %s: %s", r->job, pfs_strerror(rc));
+		rc = 0;
+	}
 	switch (io->hdr.opcode) {
 	case PFS_OP_OSS_READ:
 		/* Aligned, so O_DIRECT can read straight into it. */
@@ -174,37 +187,27 @@ static void io_execute(oss_io *io)
 	}
 	if (rc)
 		pfs_log(PFS_LOG_DEBUG, "oss: %s from %s: %s", pfs_op_name(io->hdr.opcode),
-			pfs_sconn_peer(io->conn), pfs_strerror(rc));
-	pfs_sconn_reply(io->conn, &io->hdr, rc, out, olen, rbuf, got);
+			pfs_sconn_peer(conn), pfs_strerror(rc));
+	/* RCC: the reply leaves now (Alg. 1 ServerSendIOReply). */
+	credit = oss_sched_done(oss_ostq_sched(q), r);
+	pfs_sconn_reply_credit(conn, &io->hdr, rc, credit, out, olen, rbuf, got);
 	free(rbuf);
+	io_free(io);
+	pfs_sconn_put(conn);
 }
 
-static void *io_main(void *arg)
-{
-	oss_server *s = arg;
-	oss_req *r;
-
-	while (oss_sched_dequeue(s->sched, &r) == 0) {
-		oss_io *io = (oss_io *)r; /* req is the first member */
-		pfs_sconn *c = io->conn;
-
-		io_execute(io);
-		io_free(io);
-		pfs_sconn_put(c);
-	}
-	return NULL;
-}
-
-static void reply_err(pfs_sconn *c, const pfs_hdr *h, int rc)
+static void reply_err(pfs_sconn *c, const pfs_hdr *h, int rc, uint32_t credit)
 {
 	pfs_log(PFS_LOG_DEBUG, "oss: %s from %s: %s", pfs_op_name(h->opcode),
 		pfs_sconn_peer(c), pfs_strerror(rc));
-	pfs_sconn_reply(c, h, rc, NULL, 0, NULL, 0);
+	pfs_sconn_reply_credit(c, h, rc, credit, NULL, 0, NULL, 0);
 }
 
 static void data_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 {
 	oss_server *s = ctx;
+	oss_ostq *q = NULL;
+	oss_sched *sched;
 	oss_io *io;
 	int rc;
 
@@ -216,118 +219,37 @@ static void data_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *pay
 	io = calloc(1, sizeof(*io));
 	if (!io) {
 		free(payload);
-		reply_err(c, h, -ENOMEM);
+		reply_err(c, h, -ENOMEM, 0);
 		return;
 	}
-	rc = data_decode(s, h, payload, io);
+	rc = data_decode(s, h, payload, io, &q);
 	if (rc) {
 		free(io);
 		free(payload);
-		reply_err(c, h, rc);
+		reply_err(c, h, rc, 0);
 		return;
 	}
-	io->srv = s;
 	io->hdr = *h;
 	io->payload = payload;
 	io->conn = c;
 	pfs_hdr_jobid(h, io->req.job);
 	io->req.opcode = h->opcode;
+	io->req.uid = h->uid;
+	io->req.gid = h->gid;
+	io->req.client_id = h->client_id;
+	io->req.cnr = h->credit;
+	sched = oss_ostq_sched(q);
 	pfs_sconn_get(c);
-	rc = oss_sched_enqueue(s->sched, &io->req);
+	rc = oss_sched_enqueue(sched, &io->req);
 	if (rc) {
-		reply_err(c, h, rc);
+		/* -EBUSY: back off to the smallest window (RCCmin). */
+		reply_err(c, h, rc, rc == -EBUSY ? oss_sched_busy_credit(sched) : 0);
 		io_free(io);
 		pfs_sconn_put(c);
 	}
 }
 
 /* ---- control port ---- */
-
-static int ctl_execute(oss_server *s, const pfs_hdr *h, const uint8_t *p, pfs_wbuf *w)
-{
-	pfs_rbuf b;
-	oss_store *st;
-	uint64_t obj, after, a, t, f;
-	uint32_t ost, max;
-	int rc;
-
-	pfs_rbuf_init(&b, p, h->payload_len);
-	switch (h->opcode) {
-	case PFS_OP_OSS_DESTROY:
-		ost = pfs_rbuf_u32(&b);
-		obj = pfs_rbuf_u64(&b);
-		if (pfs_rbuf_done(&b))
-			return -EBADMSG;
-		rc = ost_lookup(s, ost, &st);
-		return rc ? rc : oss_store_destroy(st, obj);
-	case PFS_OP_OSS_LIST_OBJECTS: {
-		uint64_t *ids;
-		size_t n;
-		int eof;
-
-		ost = pfs_rbuf_u32(&b);
-		after = pfs_rbuf_u64(&b);
-		max = pfs_rbuf_u32(&b);
-		if (pfs_rbuf_done(&b))
-			return -EBADMSG;
-		rc = ost_lookup(s, ost, &st);
-		if (rc)
-			return rc;
-		if (max > OSS_LIST_MAX)
-			max = OSS_LIST_MAX;
-		ids = malloc((max ? max : 1) * sizeof(*ids));
-		if (!ids)
-			return -ENOMEM;
-		rc = oss_store_list(st, after, ids, max, &n, &eof);
-		if (!rc) {
-			pfs_wbuf_u32(w, (uint32_t)n);
-			pfs_wbuf_u8(w, (uint8_t)eof);
-			for (size_t i = 0; i < n; i++)
-				pfs_wbuf_u64(w, ids[i]);
-		}
-		free(ids);
-		return rc ? rc : pfs_wbuf_error(w);
-	}
-	case PFS_OP_OSS_JOBSTATS: {
-		pfs_job_stats *v;
-		size_t n, k;
-
-		if (pfs_rbuf_done(&b))
-			return -EBADMSG;
-		rc = oss_sched_stats(s->sched, OSS_SCHED_TOTAL, &v, &n);
-		if (rc)
-			return rc;
-		/* Stop before the reply outgrows a frame (~12k jobs); the
-		 * count is patched to what fits. */
-		pfs_wbuf_u32(w, 0);
-		for (k = 0; k < n && w->len < PFS_MAX_PAYLOAD - OSS_JOBSTATS_SLACK; k++)
-			pfs_job_stats_encode(w, &v[k]);
-		free(v);
-		if (!pfs_wbuf_error(w)) {
-			w->data[0] = (uint8_t)k;
-			w->data[1] = (uint8_t)(k >> 8);
-			w->data[2] = (uint8_t)(k >> 16);
-			w->data[3] = (uint8_t)(k >> 24);
-		}
-		return pfs_wbuf_error(w);
-	}
-	case PFS_OP_OSS_STATFS:
-		ost = pfs_rbuf_u32(&b);
-		if (pfs_rbuf_done(&b))
-			return -EBADMSG;
-		rc = ost_lookup(s, ost, &st);
-		if (!rc)
-			rc = oss_store_statfs(st, &t, &f, &a);
-		if (rc)
-			return rc;
-		pfs_wbuf_u64(w, t);
-		pfs_wbuf_u64(w, f);
-		pfs_wbuf_u64(w, a);
-		return pfs_wbuf_error(w);
-	default:
-		return -EOPNOTSUPP;
-	}
-}
 
 static void ctl_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 {
@@ -341,9 +263,9 @@ static void ctl_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payl
 		return;
 	}
 	pfs_wbuf_init(&w);
-	rc = ctl_execute(s, h, payload, &w);
+	rc = oss_ctl_execute(s, h, payload, &w);
 	if (rc)
-		reply_err(c, h, rc);
+		reply_err(c, h, rc, 0);
 	else
 		pfs_sconn_reply(c, h, 0, w.data, w.len, NULL, 0);
 	pfs_wbuf_free(&w);
@@ -352,13 +274,47 @@ static void ctl_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payl
 
 /* ---- lifetime ---- */
 
+static int start_osts(oss_server *s, const oss_server_opts *opts, char *err, size_t errlen)
+{
+	unsigned threads = opts->io_threads ? opts->io_threads : OSS_IO_THREADS_DEFAULT;
+	qos_rcc_params rp = { 0 };
+	int rc;
+
+	rp.Lmax = opts->rcc_lmax > 0 ? opts->rcc_lmax : OSS_RCC_LMAX_DEFAULT;
+	rp.Dlow = threads; /* the paper's default: N, the service threads */
+	rp.RCCmin = opts->rcc_min > 0 ? opts->rcc_min : OSS_RCC_MIN_DEFAULT;
+	rp.RCCmax = opts->rcc_max > 0 ? opts->rcc_max : OSS_RCC_MAX_DEFAULT;
+	for (size_t i = 0; i < s->n_osts; i++) {
+		oss_ostq_opts o = { 0 };
+
+		o.store = opts->osts[i];
+		o.slot = i;
+		o.io_threads = threads;
+		o.exec = io_exec;
+		o.ctx = s;
+		o.sched.cls = opts->sched ? opts->sched : &oss_sched_tbf;
+		o.sched.job_max_rpcs = opts->job_max_rpcs ? opts->job_max_rpcs
+							  : OSS_JOB_MAX_RPCS_DEFAULT;
+		o.sched.job_max_bytes = opts->job_max_bytes ? opts->job_max_bytes
+							    : OSS_JOB_MAX_BYTES_DEFAULT;
+		o.sched.budget = s->budget;
+		o.sched.pace_bps = opts->ost_bps ? opts->ost_bps[i] : 0;
+		o.sched.pace_iops = opts->ost_iops ? opts->ost_iops[i] : 0;
+		o.sched.rcc = opts->rcc_lmax < 0 ? NULL : &rp;
+		rc = oss_ostq_start(&o, &s->q[i], err, errlen);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 int oss_server_start(const oss_server_opts *opts, oss_server **out, char *err,
 		     size_t errlen)
 {
 	oss_server *s = calloc(1, sizeof(*s));
 	pfs_server_opts so = { 0 };
+	oss_qos_opts qo = { 0 };
 	char ebuf[128];
-	unsigned want = opts->io_threads ? opts->io_threads : OSS_IO_THREADS_DEFAULT;
 	int rc = 0;
 
 	if (!err || !errlen) {
@@ -373,29 +329,35 @@ int oss_server_start(const oss_server_opts *opts, oss_server **out, char *err,
 		goto fail;
 	}
 	s->n_osts = opts->n_osts;
-	s->osts = calloc(s->n_osts, sizeof(*s->osts));
-	s->index = calloc(s->n_osts, sizeof(*s->index));
-	s->threads = calloc(want, sizeof(*s->threads));
-	if (!s->osts || !s->index || !s->threads) {
+	s->q = calloc(s->n_osts, sizeof(*s->q));
+	if (!s->q ||
+	    oss_sched_budget_create(opts->oss_max_rpcs ? opts->oss_max_rpcs : OSS_MAX_RPCS_DEFAULT,
+				    opts->oss_max_bytes ? opts->oss_max_bytes
+							: OSS_MAX_BYTES_DEFAULT,
+				    &s->budget)) {
 		snprintf(err, errlen, "out of memory");
 		rc = -ENOMEM;
 		goto fail;
 	}
-	for (size_t i = 0; i < s->n_osts; i++) {
-		s->osts[i] = opts->osts[i];
-		atomic_init(&s->index[i], OSS_INDEX_NONE);
-	}
-	rc = oss_sched_create(opts->sched, &s->sched);
-	if (rc) {
-		snprintf(err, errlen, "scheduler: %s", pfs_strerror(rc));
+	rc = start_osts(s, opts, err, errlen);
+	if (rc)
 		goto fail;
-	}
-	for (; s->nthreads < want; s->nthreads++) {
-		if (pthread_create(&s->threads[s->nthreads], NULL, io_main, s)) {
-			snprintf(err, errlen, "cannot start I/O threads");
-			rc = -EAGAIN;
-			goto fail;
-		}
+	qo.enforce = opts->enforce;
+	qo.blkio = opts->blkio;
+	qo.adaptbf_period = opts->adaptbf_period;
+	qo.cap_bps = opts->ost_bps;
+	qo.cap_iops = opts->ost_iops;
+	qo.job_idle_s = opts->job_idle_s;
+	qo.no_thread = opts->qos_no_thread;
+	rc = oss_qos_create(&qo, s->q, s->n_osts, &s->qos, err, errlen);
+	if (rc)
+		goto fail;
+	if (oss_qos_enforce(s->qos) & OSS_ENFORCE_BLKIO)
+		s->blkio = opts->blkio;
+	rc = oss_nrs_admin_create(s->q, s->n_osts, &s->admin);
+	if (rc) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
 	}
 	so.host = opts->host;
 	so.port = opts->data_port;
@@ -425,43 +387,56 @@ void oss_server_stop(oss_server *s)
 {
 	if (!s)
 		return;
-	/* The scheduler first: from now on it hands out what is queued
+	/* The schedulers first: from now on they hand out what is queued
 	 * regardless of rate limits (a zero-rate TBF rule would otherwise hold
 	 * connection references forever and pfs_server_stop would wait for
-	 * them), and refuses new requests with -ESHUTDOWN.  Then the ports,
-	 * whose stop waits for the I/O threads to release every reference. */
-	if (s->sched)
-		oss_sched_shutdown(s->sched);
+	 * them), and refuse new requests with -ESHUTDOWN.  Then the ports,
+	 * whose stop waits for control handlers (which use the QoS engine)
+	 * and for the I/O threads to release every reference; then the QoS
+	 * loop, which uses the schedulers; then the OSTs. */
+	for (size_t i = 0; s->q && i < s->n_osts; i++)
+		oss_ostq_shutdown(s->q[i]);
 	pfs_server_stop(s->ctl);
 	pfs_server_stop(s->data);
-	for (unsigned i = 0; i < s->nthreads; i++)
-		pthread_join(s->threads[i], NULL);
-	oss_sched_destroy(s->sched);
-	free(s->threads);
-	free(s->index);
-	free(s->osts);
+	oss_qos_destroy(s->qos);
+	for (size_t i = 0; s->q && i < s->n_osts; i++)
+		oss_ostq_stop(s->q[i]);
+	oss_nrs_admin_destroy(s->admin);
+	oss_sched_budget_destroy(s->budget);
+	free(s->q);
 	free(s);
 }
 
 uint16_t oss_server_data_port(const oss_server *s) { return pfs_server_port(s->data); }
 uint16_t oss_server_ctl_port(const oss_server *s) { return pfs_server_port(s->ctl); }
 size_t oss_server_n_osts(const oss_server *s) { return s->n_osts; }
-oss_sched *oss_server_sched(oss_server *s) { return s->sched; }
+oss_qos *oss_server_qos(const oss_server *s) { return s->qos; }
+oss_nrs_admin *oss_server_admin(const oss_server *s) { return s->admin; }
+
+oss_ostq *oss_server_ostq(const oss_server *s, size_t slot)
+{
+	return slot < s->n_osts ? s->q[slot] : NULL;
+}
+
+oss_sched *oss_server_sched(const oss_server *s, size_t slot)
+{
+	return slot < s->n_osts ? oss_ostq_sched(s->q[slot]) : NULL;
+}
 
 oss_store *oss_server_ost(const oss_server *s, size_t slot)
 {
-	return slot < s->n_osts ? s->osts[slot] : NULL;
+	return slot < s->n_osts ? oss_ostq_store(s->q[slot]) : NULL;
 }
 
 int oss_server_set_index(oss_server *s, size_t slot, int64_t index)
 {
-	if (slot >= s->n_osts || index < OSS_INDEX_NONE || index > (int64_t)UINT32_MAX)
+	if (slot >= s->n_osts || index < OSS_INDEX_NONE || index > (int64_t)UINT32_MAX - 1)
 		return -EINVAL;
-	atomic_store(&s->index[slot], index);
+	oss_ostq_set_index(s->q[slot], index);
 	return 0;
 }
 
 int64_t oss_server_get_index(const oss_server *s, size_t slot)
 {
-	return slot < s->n_osts ? atomic_load(&s->index[slot]) : OSS_INDEX_NONE;
+	return slot < s->n_osts ? oss_ostq_index(s->q[slot]) : OSS_INDEX_NONE;
 }

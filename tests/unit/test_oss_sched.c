@@ -133,19 +133,30 @@ static void test_sched_job_stats(void **state)
 static void test_sched_idle_jobs_forgotten(void **state)
 {
 	oss_sched *s;
-	oss_req r, *out;
+	oss_req r, q, *out;
 	pfs_job_stats *v;
 	size_t n;
 
 	assert_int_equal(oss_sched_create(NULL, &s), 0);
 	req_init(&r, "short", PFS_OP_OSS_READ, 1);
+	req_init(&q, "queued", PFS_OP_OSS_READ, 1);
 	assert_int_equal(oss_sched_enqueue(s, &r), 0);
 	assert_int_equal(oss_sched_dequeue(s, &out), 0);
-	for (int i = 0; i <= OSS_SCHED_IDLE_PERIODS; i++) {
-		assert_int_equal(oss_sched_stats(s, OSS_SCHED_PERIOD_RESET, &v, &n), 0);
-		assert_int_equal(n, 1);
-		free(v);
-	}
+	assert_int_equal(oss_sched_enqueue(s, &q), 0);
+	/* Recently active: kept. */
+	oss_sched_maintain(s, 3600u * 1000000u);
+	assert_int_equal(oss_sched_stats(s, OSS_SCHED_TOTAL, &v, &n), 0);
+	assert_int_equal(n, 2);
+	free(v);
+	/* Idle bound 0: the idle job goes, the one with a request queued
+	 * stays however long it has waited. */
+	oss_sched_maintain(s, 0);
+	assert_int_equal(oss_sched_stats(s, OSS_SCHED_TOTAL, &v, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].job, "queued");
+	free(v);
+	assert_int_equal(oss_sched_dequeue(s, &out), 0);
+	oss_sched_maintain(s, 0);
 	assert_int_equal(oss_sched_stats(s, OSS_SCHED_TOTAL, &v, &n), 0);
 	assert_int_equal(n, 0);
 	assert_null(v);

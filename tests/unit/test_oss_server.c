@@ -461,9 +461,9 @@ static void test_server_index_unknown(void **state)
 #define WAIT_QUEUED(srv, n)                                                     \
 	do {                                                                    \
 		for (int w_ = 0; w_ < 20000 &&                                  \
-				 oss_sched_queued(oss_server_sched(srv)) != (n); w_++)  \
+				 oss_sched_queued(oss_server_sched(srv, 0)) != (n); w_++)  \
 			usleep(1000);                                           \
-		assert_int_equal(oss_sched_queued(oss_server_sched(srv)), (n)); \
+		assert_int_equal(oss_sched_queued(oss_server_sched(srv, 0)), (n)); \
 	} while (0)
 
 static int raw_connect(uint16_t port)
@@ -666,18 +666,17 @@ static void test_server_fuzz_payloads(void **state)
 	assert_memory_equal(buf, "fine", 4);
 }
 
-static int hold_job(void *priv, uint64_t now, void *arg)
+static int hold_job(oss_sched *s)
 {
 	static const char *const held[] = { "held" };
 	qos_tbf_rule_spec sp;
 
 	qos_tbf_rule_spec_init(&sp);
-	sp.name = "hold";
 	sp.jobids = held;
 	sp.n_jobids = 1;
 	sp.rate = 0.0;
 	sp.depth = 1.0;
-	return qos_tbf_rule_add(priv, &sp, OSS_TBF_SECONDS(now));
+	return oss_nrs_tbf_rule_start(s, "hold", &sp);
 }
 
 /* With the TBF discipline, a job whose rule has rate 0 gets one request
@@ -705,9 +704,8 @@ static void test_server_tbf_held_requests_and_stop(void **state)
 	so.sched = &oss_sched_tbf;
 	assert_int_equal(oss_server_start(&so, &f.srv, err, sizeof(err)), 0);
 	assert_int_equal(oss_server_set_index(f.srv, 0, OST_INDEX), 0);
-	assert_string_equal(oss_sched_name(oss_server_sched(f.srv)), "tbf");
-	assert_int_equal(oss_sched_control(oss_server_sched(f.srv), &oss_sched_tbf, hold_job,
-					   NULL), 0);
+	assert_string_equal(oss_sched_name(oss_server_sched(f.srv, 0)), "tbf");
+	assert_int_equal(hold_job(oss_server_sched(f.srv, 0)), 0);
 	assert_int_equal(pfs_rpc_pool_create("127.0.0.1", oss_server_data_port(f.srv), NULL,
 					     &f.data), 0);
 	/* Three writes of the held job, without waiting for replies. */
