@@ -47,17 +47,20 @@ struct cli_fs {
 	cli_osc *osc;
 	cli_jobid *jobid;
 	cli_fs_opts opts;
+	int null_fd;                 /* /dev/null, to drain WRITE pipes; -1 if none */
 	pthread_mutex_t lock;
 	node *buckets[NODE_BUCKETS]; /* guarded by lock */
 	size_t nnodes;               /* guarded by lock */
 };
 
-/* An open file: layout, node (alive while nopen > 0) and the job id of the
- * process that opened it. */
+/* An open file: layout, node (alive while nopen > 0) and who opened it:
+ * the job id, uid and gid of the opening process, which every OSS request
+ * through this file carries (see fh_tag). */
 typedef struct fh {
 	node *n;
 	pfs_layout layout;
 	char job[PFS_JOBID_MAX + 1];
+	uint32_t uid, gid;
 } fh;
 
 int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opts *opts,
@@ -73,6 +76,9 @@ int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opt
 	fs->opts = *opts;
 	if (fs->opts.max_io == 0 || fs->opts.max_io > PFS_MAX_IO)
 		fs->opts.max_io = PFS_MAX_IO;
+	/* Without it a spliced WRITE's pipe is not drained here and libfuse
+	 * replaces the pipe instead: slower, not wrong. */
+	fs->null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	pthread_mutex_init(&fs->lock, NULL);
 	*out = fs;
 	return 0;
@@ -90,6 +96,8 @@ void cli_fs_destroy(cli_fs *fs)
 			free(n);
 		}
 	}
+	if (fs->null_fd >= 0)
+		close(fs->null_fd);
 	pthread_mutex_destroy(&fs->lock);
 	free(fs);
 }
@@ -184,6 +192,17 @@ static void ctx_fh(fuse_req_t req, const fh *h, cli_ctx *c)
 	c->cred.uid = fc->uid;
 	c->cred.gid = fc->gid;
 	memcpy(c->job, h->job, sizeof(c->job));
+}
+
+/* Who the OSS requests through an open file are for: its opener, for the
+ * same reason as the job id (and because the kernel's own requests on a
+ * file, readahead and writeback, come with a uid/gid of 0 or of whichever
+ * process happened to trigger them).  The OSS's uid=/gid= QoS rules thus
+ * see one identity per open file, the one its job id belongs to.  The tag
+ * borrows h, which lives until RELEASE. */
+static pfs_rpc_tag fh_tag(const fh *h)
+{
+	return (pfs_rpc_tag){ .job = h->job, .uid = h->uid, .gid = h->gid };
 }
 
 /* Full credentials (with supplementary groups) and job id: for namespace
@@ -499,8 +518,12 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		}
 		sa.valid |= PFS_SETATTR_SIZE;
 		sa.size = (uint64_t)attr->st_size;
+		/* ftruncate is for the file's opener, truncate for the caller. */
+		pfs_rpc_tag tag = { .job = c.job, .uid = c.cred.uid, .gid = c.cred.gid };
+
 		if (fi && fi->fh) {
 			lay = ((fh *)(uintptr_t)fi->fh)->layout;
+			tag = fh_tag((fh *)(uintptr_t)fi->fh);
 		} else {
 			rc = cli_mdc_access(fs->mdc, &c, ino, W_OK);
 			if (rc == 0)
@@ -508,7 +531,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 			if (rc)
 				goto out;
 		}
-		rc = cli_osc_truncate(fs->osc, c.job, &lay, sa.size);
+		rc = cli_osc_truncate(fs->osc, &tag, &lay, sa.size);
 		if (rc)
 			goto out;
 	}
@@ -706,6 +729,8 @@ static fh *open_handle(cli_fs *fs, const cli_ctx *c, const pfs_attr *a, const pf
 	h->n = n;
 	h->layout = *lay;
 	memcpy(h->job, c->job, sizeof(h->job));
+	h->uid = c->cred.uid;
+	h->gid = c->cred.gid;
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fi->direct_io = (fi->flags & O_DIRECT) != 0;
 	return h;
@@ -786,10 +811,10 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 {
 	cli_fs *fs = fs_of(req);
 	fh *h = (fh *)(uintptr_t)fi->fh;
+	pfs_rpc_tag tag = fh_tag(h);
 	uint64_t fsize;
 	size_t got = 0;
 	char *buf;
-	cli_ctx c;
 	int rc;
 
 	if (off < 0) {
@@ -813,8 +838,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	ctx_fh(req, h, &c);
-	rc = cli_osc_read(fs->osc, c.job, &h->layout, fsize, (uint64_t)off, size, buf, &got);
+	rc = cli_osc_read(fs->osc, &tag, &h->layout, fsize, (uint64_t)off, size, buf, &got);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -841,35 +865,57 @@ static void write_done(fuse_req_t req, fh *h, off_t off, size_t size, int rc)
 	fuse_reply_write(req, size);
 }
 
+/* Drain the size bytes of a spliced WRITE from its pipe once the OSS has
+ * them, through libfuse so that it knows the pipe is empty and keeps it for
+ * the next request (a pipe left full is closed and replaced by libfuse).
+ * Failing here costs only that replacement. */
+static void drain_pipe(cli_fs *fs, struct fuse_bufvec *bufv, size_t size)
+{
+	struct fuse_bufvec null = FUSE_BUFVEC_INIT(size);
+	ssize_t n;
+
+	if (fs->null_fd < 0)
+		return;
+	null.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_RETRY;
+	null.buf[0].fd = fs->null_fd;
+	n = fuse_buf_copy(&null, bufv, 0);
+	if (n < 0 || (size_t)n != size)
+		pfs_log(PFS_LOG_WARNING, "write: draining the FUSE pipe: %zd of %zu bytes",
+			n, size);
+}
+
 /* WRITE, as a buffer vector: with FUSE_CAP_SPLICE_READ the kernel's pages
  * arrive in a pipe and a write that lies in one object is spliced from that
  * pipe into the OSS's socket (no copy through this process: on the data
- * path this halves the client's CPU per byte).  Anything else is gathered
- * into memory and sent by cli_osc_write. */
+ * path this halves the client's CPU per byte).  The pipe keeps the data
+ * until the OSS has accepted it (cli_osc_write_pipe duplicates it for each
+ * send), so a write refused as busy is sent again.  Anything else is
+ * gathered into memory and sent by cli_osc_write. */
 static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv, off_t off,
 			 struct fuse_file_info *fi)
 {
 	cli_fs *fs = fs_of(req);
 	fh *h = (fh *)(uintptr_t)fi->fh;
+	pfs_rpc_tag tag = fh_tag(h);
 	size_t size = fuse_buf_size(bufv);
 	struct fuse_buf *b = &bufv->buf[bufv->idx];
 	struct fuse_bufvec mem = FUSE_BUFVEC_INIT(size);
-	cli_ctx c;
 	int rc;
 
 	if (off < 0) {
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	ctx_fh(req, h, &c);
 	if (bufv->count == 1 && bufv->off == 0 && !(b->flags & FUSE_BUF_IS_FD)) {
-		rc = cli_osc_write(fs->osc, c.job, &h->layout, (uint64_t)off, size, b->mem);
+		rc = cli_osc_write(fs->osc, &tag, &h->layout, (uint64_t)off, size, b->mem);
 		write_done(req, h, off, size, rc);
 		return;
 	}
 	if (bufv->count == 1 && bufv->off == 0 && (b->flags & FUSE_BUF_IS_FD) &&
 	    !(b->flags & FUSE_BUF_FD_SEEK)) {
-		rc = cli_osc_write_pipe(fs->osc, c.job, &h->layout, (uint64_t)off, size, b->fd);
+		rc = cli_osc_write_pipe(fs->osc, &tag, &h->layout, (uint64_t)off, size, b->fd);
+		if (rc == 0)
+			drain_pipe(fs, bufv, size);
 		if (rc != -EXDEV) {
 			write_done(req, h, off, size, rc);
 			return;
@@ -886,7 +932,7 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 	else if ((size_t)got != size)
 		rc = -EIO;
 	else
-		rc = cli_osc_write(fs->osc, c.job, &h->layout, (uint64_t)off, size, mem.buf[0].mem);
+		rc = cli_osc_write(fs->osc, &tag, &h->layout, (uint64_t)off, size, mem.buf[0].mem);
 	free(mem.buf[0].mem);
 	write_done(req, h, off, size, rc);
 }
@@ -940,8 +986,10 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 	cli_ctx c;
 	int rc;
 
+	pfs_rpc_tag tag = fh_tag(h);
+
 	ctx_fh(req, h, &c);
-	rc = cli_osc_sync(fs->osc, c.job, &h->layout);
+	rc = cli_osc_sync(fs->osc, &tag, &h->layout);
 	/* The size is metadata, but without it the data synced is not
 	 * reachable after a crash: push it for fdatasync too. */
 	if (rc == 0)

@@ -4,8 +4,9 @@
  * the caller's credentials (uid, gid, supplementary groups) and job id on
  * every request.  Requests through an open file carry the job id of the
  * process that opened it (resolved at OPEN/CREATE; see ctx_fh in the .c for
- * why data requests never read /proc).  FUSE inode numbers are pfs inode numbers (the MDS root is
- * 1 = FUSE_ROOT_ID), so st_ino is the pfs ino.
+ * why data requests never read /proc), and its OSS requests the opener's
+ * uid and gid too (fh_tag).  FUSE inode numbers are pfs inode numbers (the
+ * MDS root is 1 = FUSE_ROOT_ID), so st_ino is the pfs ino.
  *
  * Consistency model (as NFS): attribute and entry timeouts of about a second,
  * no writeback cache, close-to-open.  OPEN fetches fresh attributes from the

@@ -27,6 +27,7 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "common/net.h"
+#include "qos/rcc.h"
 
 typedef struct mount_cfg {
 	char jobid_var[512];
@@ -44,6 +45,10 @@ typedef struct mount_cfg {
 	int clone_fd;
 	int idle_threads;
 	int splice;
+	int rcc_credits;
+	double rcc_lmax_ms;
+	double rcc_lambda;
+	double rcc_lnet_ms;
 } mount_cfg;
 
 static const pfs_cfg_opt mount_opts[] = {
@@ -58,7 +63,7 @@ static const pfs_cfg_opt mount_opts[] = {
 	{ "max_conns", PFS_CFG_INT, offsetof(mount_cfg, max_conns), 0, "8",
 	  "connections per server" },
 	{ "timeout_ms", PFS_CFG_INT, offsetof(mount_cfg, timeout_ms), 0, "60000",
-	  "per-RPC send/receive timeout" },
+	  "per-RPC send/receive timeout towards the MDS (OSS: see rcc_*)" },
 	{ "retry_ms", PFS_CFG_INT, offsetof(mount_cfg, retry_ms), 0, "30000",
 	  "how long to retry connecting to a server that is down" },
 	{ "attr_timeout", PFS_CFG_DOUBLE, offsetof(mount_cfg, attr_timeout), 0, "1.0",
@@ -76,6 +81,22 @@ static const pfs_cfg_opt mount_opts[] = {
 	  "one /dev/fuse descriptor per worker thread (less lock contention in the kernel)" },
 	{ "idle_threads", PFS_CFG_INT, offsetof(mount_cfg, idle_threads), 0, "16",
 	  "FUSE worker threads kept waiting for requests" },
+	/* RCC (lustre-rcc-congestion sec. III).  The OSS RPC timeout is
+	 * Eq. (6), T = lambda * Lmax + Lnet.  Lmax must be the latency bound
+	 * the OSSes hold their queues to (their RCC Lmax, default 100 ms): the
+	 * paper leaves it to the administrator "according to the system scale"
+	 * (its large simulated clusters use 25 and 60 s; on disks that answer
+	 * a 1 MiB RPC in milliseconds, 100 ms is that scale).  lambda 1.5 and
+	 * Lnet 5 s are the paper's settings (sec. IV); with Lmax = 100 ms, T is
+	 * 5.15 s, dominated by the network allowance. */
+	{ "rcc_credits", PFS_CFG_INT, offsetof(mount_cfg, rcc_credits), 0, "0",
+	  "RPCs in flight per OSS before the OSS's first credit grant (0 = max_conns)" },
+	{ "rcc_lmax_ms", PFS_CFG_DOUBLE, offsetof(mount_cfg, rcc_lmax_ms), 0, "100",
+	  "the OSSes' latency bound Lmax (RCC), for the OSS RPC timeout" },
+	{ "rcc_lambda", PFS_CFG_DOUBLE, offsetof(mount_cfg, rcc_lambda), 0, "1.5",
+	  "amplification factor lambda (>= 1) of the OSS RPC timeout" },
+	{ "rcc_lnet_ms", PFS_CFG_DOUBLE, offsetof(mount_cfg, rcc_lnet_ms), 0, "5000",
+	  "network latency allowance Lnet of the OSS RPC timeout" },
 	PFS_CFG_END
 };
 
@@ -197,6 +218,8 @@ int main(int argc, char **argv)
 	cli_osc *osc = NULL;
 	cli_fs *fs = NULL;
 	pfs_rpc_opts ro = { 0 };
+	cli_osc_opts oo = { 0 };
+	double T = 0;
 	pfs_statfs st;
 	cli_ctx probe;
 	uint16_t port;
@@ -229,6 +252,13 @@ int main(int argc, char **argv)
 				"jobid_ttl_ms must be positive\n");
 		return 1;
 	}
+	if (cfg.rcc_credits < 0 ||
+	    qos_rcc_timeout(cfg.rcc_lambda, cfg.rcc_lmax_ms / 1000, cfg.rcc_lnet_ms / 1000, &T) ||
+	    T * 1000 > 24 * 3600 * 1000.0 || T * 1000 < 1) {
+		fprintf(stderr, "mount.pfs: want rcc_credits >= 0, rcc_lambda >= 1, rcc_lmax_ms > 0, "
+				"rcc_lnet_ms >= 0 and an OSS RPC timeout between 1 ms and a day\n");
+		return 1;
+	}
 	ro.max_conns = (unsigned)cfg.max_conns;
 	ro.timeout_ms = cfg.timeout_ms;
 	ro.retry_ms = cfg.retry_ms ? cfg.retry_ms : 1;
@@ -241,8 +271,11 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	rc = cli_mdc_create(host, port, &ro, &mdc);
+	oo.rpc = ro;
+	oo.rpc.timeout_ms = (int)(T * 1000 + 0.5);
+	oo.credits = (unsigned)cfg.rcc_credits;
 	if (rc == 0)
-		rc = cli_osc_create(mdc, &ro, &osc);
+		rc = cli_osc_create(mdc, &oo, &osc);
 	if (rc) {
 		fprintf(stderr, "mount.pfs: %s\n", pfs_strerror(rc));
 		goto out;
@@ -286,8 +319,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	mounted = 1;
-	pfs_log(PFS_LOG_NOTICE, "mounted %s on %s (client id %016llx)", spec, mnt,
-		(unsigned long long)ro.client_id);
+	pfs_log(PFS_LOG_NOTICE, "mounted %s on %s (client id %016llx, OSS RPC timeout %d ms)",
+		spec, mnt, (unsigned long long)ro.client_id, oo.rpc.timeout_ms);
 	/* The parent exits 0 here, after the mount exists; errors from now
 	 * on are the daemon's to log. */
 	if (fuse_daemonize(foreground)) {

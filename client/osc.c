@@ -1,31 +1,49 @@
 /* osc.c — striped object I/O over per-OSS RPC pools (see osc.h).
  *
  * Structure: an endpoint table (one per distinct OSS host:port, never freed
- * before destroy so pool pointers stay valid without reference counts) and
- * an OST map (OST index -> endpoint).  An I/O becomes an array of pieces,
- * each one RPC; run_pieces() resolves their pools and runs them in waves. */
+ * before destroy so pool and credit pointers stay valid without reference
+ * counts) and an OST map (OST index -> endpoint).  An I/O becomes an array
+ * of pieces, each one RPC; run_pieces() resolves their endpoints and runs
+ * them in waves, sending again what an OSS refused as busy or did not
+ * answer.  Pieces whose data waits in a FUSE pipe are sent from a scratch
+ * pipe filled with tee(2) for each send; idle scratch pipes are kept for
+ * reuse (as many as calls ran at once, closed at destroy). */
 #include "client/osc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "client/credit.h"
 #include "common/buf.h"
 #include "common/log.h"
 
 #define OSC_MAX_ENDPOINTS 1024
+/* Pause before sending again a piece whose connection broke (a restarting
+ * OSS): the RPC layer's connect retries pace the rest. */
+#define OSC_RESEND_DELAY_MS 50u
 
 typedef struct endpoint {
 	char host[64];
 	uint16_t port;
 	pfs_rpc_pool *pool;
+	cli_credit *credit;
+	uint64_t busy, resends; /* guarded by cli_osc.lock */
 } endpoint;
+
+/* A pipe to splice WRITE data from; empty while idle. */
+typedef struct scratch {
+	int r, w;
+} scratch;
 
 struct cli_osc {
 	cli_mdc *mdc;
-	pfs_rpc_opts opts;
+	cli_osc_opts opts;
 	pthread_mutex_t lock;
 	endpoint *eps;      /* guarded by lock; grows, entries never move out */
 	unsigned neps, capeps;
@@ -33,6 +51,9 @@ struct cli_osc {
 	uint32_t nost;
 	pthread_mutex_t refresh_lock; /* one OST_LIST at a time */
 	uint64_t pieces, waves, refreshes; /* guarded by lock */
+	uint64_t busy, resends, tee_fallbacks; /* guarded by lock */
+	scratch *spare;     /* idle scratch pipes; guarded by lock */
+	unsigned nspare, capspare;
 };
 
 /* One RPC of an I/O. */
@@ -42,17 +63,47 @@ typedef struct piece {
 	uint64_t object;
 	uint64_t obj_off;
 	uint64_t len;         /* READ/WRITE length, TRUNCATE size */
-	const void *bulk;     /* WRITE data */
+	const void *bulk;     /* WRITE data in memory */
+	int pipe_fd;          /* WRITE data in this pipe (never consumed), or -1 */
 	void *rbuf;           /* READ destination */
 	pfs_extent ext;       /* READ/WRITE: the extent this piece serves */
 	int ep;               /* endpoint index: the lock order */
 	pfs_rpc_pool *pool;
+	cli_credit *credit;
 	int rc;
 	size_t got;           /* READ bytes received */
-	int done;
+	int done;             /* no send pending */
+	int tee_failed;       /* pipe data could not be duplicated */
+	unsigned busy_n;      /* busy answers in this attempt */
+	uint64_t attempt_start; /* ms; 0 = the next send starts an attempt */
+	uint64_t not_before;  /* ms; busy backoff or resend delay */
 } piece;
 
-int cli_osc_create(cli_mdc *mdc, const pfs_rpc_opts *opts, cli_osc **out)
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* xorshift32 per thread, for backoff jitter only. */
+static uint32_t osc_rand(void)
+{
+	static _Thread_local uint32_t s;
+	struct timespec ts;
+
+	if (s == 0) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		s = ((uint32_t)ts.tv_nsec ^ (uint32_t)(uintptr_t)&s) | 1u;
+	}
+	s ^= s << 13;
+	s ^= s >> 17;
+	s ^= s << 5;
+	return s;
+}
+
+int cli_osc_create(cli_mdc *mdc, const cli_osc_opts *opts, cli_osc **out)
 {
 	cli_osc *o = calloc(1, sizeof(*o));
 
@@ -61,6 +112,13 @@ int cli_osc_create(cli_mdc *mdc, const pfs_rpc_opts *opts, cli_osc **out)
 	o->mdc = mdc;
 	if (opts)
 		o->opts = *opts;
+	/* The pool's defaults, needed here for the retry bounds. */
+	if (!o->opts.rpc.max_conns)
+		o->opts.rpc.max_conns = 8;
+	if (o->opts.rpc.timeout_ms <= 0)
+		o->opts.rpc.timeout_ms = 60000;
+	if (o->opts.rpc.retry_ms <= 0)
+		o->opts.rpc.retry_ms = 30000;
 	pthread_mutex_init(&o->lock, NULL);
 	pthread_mutex_init(&o->refresh_lock, NULL);
 	*out = o;
@@ -71,8 +129,15 @@ void cli_osc_destroy(cli_osc *o)
 {
 	if (!o)
 		return;
-	for (unsigned i = 0; i < o->neps; i++)
+	for (unsigned i = 0; i < o->neps; i++) {
 		pfs_rpc_pool_destroy(o->eps[i].pool);
+		cli_credit_destroy(o->eps[i].credit);
+	}
+	for (unsigned i = 0; i < o->nspare; i++) {
+		close(o->spare[i].r);
+		close(o->spare[i].w);
+	}
+	free(o->spare);
 	free(o->eps);
 	free(o->ost_ep);
 	pthread_mutex_destroy(&o->lock);
@@ -86,6 +151,49 @@ void cli_osc_counters(cli_osc *o, uint64_t *pieces, uint64_t *waves, uint64_t *r
 	*pieces = o->pieces;
 	*waves = o->waves;
 	*refreshes = o->refreshes;
+	pthread_mutex_unlock(&o->lock);
+}
+
+void cli_osc_stats_get(cli_osc *o, cli_osc_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	pthread_mutex_lock(&o->lock);
+	st->pieces = o->pieces;
+	st->waves = o->waves;
+	st->refreshes = o->refreshes;
+	st->busy_retries = o->busy;
+	st->resends = o->resends;
+	st->tee_fallbacks = o->tee_fallbacks;
+	for (unsigned i = 0; i < o->neps; i++) {
+		cli_credit_stats cs;
+
+		cli_credit_stats_get(o->eps[i].credit, &cs);
+		st->credit_waits += cs.waits;
+	}
+	pthread_mutex_unlock(&o->lock);
+}
+
+void cli_osc_oss_stats_get(cli_osc *o, cli_osc_oss_stats *out, unsigned max, unsigned *n)
+{
+	pthread_mutex_lock(&o->lock);
+	*n = o->neps;
+	for (unsigned i = 0; i < o->neps && i < max; i++) {
+		const endpoint *e = &o->eps[i];
+		cli_credit_stats cs;
+
+		cli_credit_stats_get(e->credit, &cs);
+		memset(&out[i], 0, sizeof(out[i]));
+		snprintf(out[i].host, sizeof(out[i].host), "%s", e->host);
+		out[i].port = e->port;
+		out[i].credit = cs.credit;
+		out[i].inflight = cs.inflight;
+		out[i].waiting = cs.waiting;
+		out[i].peak = cs.peak;
+		out[i].credit_waits = cs.waits;
+		out[i].credit_changes = cs.changes;
+		out[i].busy_retries = e->busy;
+		out[i].resends = e->resends;
+	}
 	pthread_mutex_unlock(&o->lock);
 }
 
@@ -132,12 +240,25 @@ void cli_osc_zero_tail(void *buf, const pfs_extent *e, size_t got)
 		memset((char *)buf + e->buf_off + got, 0, e->len - got);
 }
 
+unsigned cli_osc_backoff_ms(unsigned n, uint32_t r)
+{
+	unsigned b = CLI_OSC_BUSY_MAX_MS;
+
+	/* 5 << 7 = 640 > 500: larger n only risk overflowing the shift. */
+	if (n < 7 && (CLI_OSC_BUSY_MIN_MS << n) < b)
+		b = CLI_OSC_BUSY_MIN_MS << n;
+	/* Equal jitter: at least half the step, so a crowd of clients
+	 * refused together spreads out without any retrying at once. */
+	return b / 2 + r % (b / 2 + 1);
+}
+
 /* ---- OST map ---- */
 
-/* Endpoint index for host:port, adding one (and its pool) if new.  Called
- * with o->lock held. */
+/* Endpoint index for host:port, adding one (with its pool and credit) if
+ * new.  Called with o->lock held. */
 static int ep_find_or_add(cli_osc *o, const char *host, uint16_t port)
 {
+	char name[80];
 	endpoint *e;
 	int rc;
 
@@ -159,9 +280,15 @@ static int ep_find_or_add(cli_osc *o, const char *host, uint16_t port)
 	memset(e, 0, sizeof(*e));
 	snprintf(e->host, sizeof(e->host), "%s", host);
 	e->port = port;
-	rc = pfs_rpc_pool_create(host, port, &o->opts, &e->pool);
+	snprintf(name, sizeof(name), "%s:%u", host, port);
+	rc = cli_credit_create(o->opts.credits, o->opts.rpc.max_conns, name, &e->credit);
 	if (rc)
 		return rc;
+	rc = pfs_rpc_pool_create(host, port, &o->opts.rpc, &e->pool);
+	if (rc) {
+		cli_credit_destroy(e->credit);
+		return rc;
+	}
 	return (int)o->neps++;
 }
 
@@ -217,15 +344,16 @@ unlock:
 	return rc;
 }
 
-/* Endpoint of an OST under o->lock, or -1. */
-static int ost_lookup(cli_osc *o, uint32_t ost, pfs_rpc_pool **pool)
+/* Endpoint of p's OST (filling p's pool and credit), or -1. */
+static int ost_lookup(cli_osc *o, piece *p)
 {
 	int ep = -1;
 
 	pthread_mutex_lock(&o->lock);
-	if (ost < o->nost && o->ost_ep[ost] >= 0) {
-		ep = o->ost_ep[ost];
-		*pool = o->eps[ep].pool;
+	if (p->ost < o->nost && o->ost_ep[p->ost] >= 0) {
+		ep = o->ost_ep[p->ost];
+		p->pool = o->eps[ep].pool;
+		p->credit = o->eps[ep].credit;
 	}
 	pthread_mutex_unlock(&o->lock);
 	return ep;
@@ -235,17 +363,17 @@ static int resolve(cli_osc *o, const char *job, piece *p)
 {
 	int rc;
 
-	p->ep = ost_lookup(o, p->ost, &p->pool);
+	p->ep = ost_lookup(o, p);
 	if (p->ep >= 0)
 		return 0;
 	/* Serialise refreshes, and skip ours if another thread's refresh
 	 * already brought the OST in while we waited. */
 	pthread_mutex_lock(&o->refresh_lock);
-	p->ep = ost_lookup(o, p->ost, &p->pool);
+	p->ep = ost_lookup(o, p);
 	if (p->ep < 0) {
 		rc = refresh(o, job);
 		if (rc == 0)
-			p->ep = ost_lookup(o, p->ost, &p->pool);
+			p->ep = ost_lookup(o, p);
 	}
 	pthread_mutex_unlock(&o->refresh_lock);
 	if (p->ep >= 0)
@@ -254,10 +382,106 @@ static int resolve(cli_osc *o, const char *job, piece *p)
 	return -EIO;
 }
 
+/* ---- scratch pipes (WRITE data from a FUSE pipe) ---- */
+
+static int scratch_get(cli_osc *o, scratch *s)
+{
+	int fds[2];
+
+	pthread_mutex_lock(&o->lock);
+	if (o->nspare > 0) {
+		*s = o->spare[--o->nspare];
+		pthread_mutex_unlock(&o->lock);
+		return 0;
+	}
+	pthread_mutex_unlock(&o->lock);
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	/* Room for a whole piece: tee(2) duplicates buffer by buffer and
+	 * cannot resume, so a pipe with too few slots for the data (one per
+	 * page, one more when it does not start on a page) fails the tee.
+	 * 2 MiB is 512 slots; without the privilege to go over
+	 * fs.pipe-max-size, 1 MiB still serves writes of 1 MiB - 4 KiB. */
+	if (fcntl(fds[1], F_SETPIPE_SZ, 2 * PFS_MAX_IO) < 0)
+		(void)fcntl(fds[1], F_SETPIPE_SZ, PFS_MAX_IO);
+	s->r = fds[0];
+	s->w = fds[1];
+	return 0;
+}
+
+/* Keep an empty scratch pipe for the next call; close one that may hold
+ * bytes (a failed send). */
+static void scratch_put(cli_osc *o, scratch *s, int empty)
+{
+	if (empty) {
+		pthread_mutex_lock(&o->lock);
+		if (o->nspare == o->capspare) {
+			unsigned cap = o->capspare ? o->capspare * 2 : 8;
+			scratch *sp = realloc(o->spare, cap * sizeof(*sp));
+
+			if (sp) {
+				o->spare = sp;
+				o->capspare = cap;
+			}
+		}
+		if (o->nspare < o->capspare) {
+			o->spare[o->nspare++] = *s;
+			pthread_mutex_unlock(&o->lock);
+			return;
+		}
+		pthread_mutex_unlock(&o->lock);
+	}
+	close(s->r);
+	close(s->w);
+}
+
+/* Duplicate the first len bytes of pipe in into the empty pipe out.
+ * Returns 0, -EAGAIN when fewer were duplicated (in holds less, or out has
+ * too few slots), or -errno. */
+static int tee_exact(int in, int out, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = tee(in, out, len, SPLICE_F_NONBLOCK);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EAGAIN;
+}
+
+/* pfs_rpc_start for a piece whose data is in p->pipe_fd: the data goes
+ * through a scratch pipe, so p->pipe_fd keeps it for a later send. */
+static int start_from_pipe(cli_osc *o, piece *p, const pfs_rpc_tag *tag, const void *req,
+			   size_t len, pfs_rpc_inflight **call)
+{
+	scratch s;
+	int rc;
+
+	rc = scratch_get(o, &s);
+	if (rc == 0) {
+		rc = tee_exact(p->pipe_fd, s.w, p->len);
+		if (rc) {
+			scratch_put(o, &s, 0);
+		} else {
+			rc = pfs_rpc_start_pipe(p->pool, p->op, tag, req, len, s.r, p->len,
+						call);
+			/* Sent: every byte left the scratch pipe. */
+			scratch_put(o, &s, rc == 0);
+			return rc;
+		}
+	}
+	pfs_log(PFS_LOG_INFO, "osc: cannot duplicate %llu bytes of WRITE data from its pipe "
+		"(%s); sending from memory", (unsigned long long)p->len, pfs_strerror(rc));
+	p->tee_failed = 1;
+	return -EXDEV;
+}
+
 /* ---- the engine ---- */
 
-static int piece_start(const char *job, piece *p, pfs_rpc_inflight **call)
+static int piece_start(cli_osc *o, const pfs_rpc_tag *tag, piece *p, pfs_rpc_inflight **call)
 {
+	pfs_rpc_tag t = *tag;
 	pfs_wbuf w;
 	int rc;
 
@@ -266,9 +490,6 @@ static int piece_start(const char *job, piece *p, pfs_rpc_inflight **call)
 	pfs_wbuf_u64(&w, p->object);
 	switch (p->op) {
 	case PFS_OP_OSS_READ:
-		pfs_wbuf_u64(&w, p->obj_off);
-		pfs_wbuf_u32(&w, (uint32_t)p->len);
-		break;
 	case PFS_OP_OSS_WRITE:
 		pfs_wbuf_u64(&w, p->obj_off);
 		pfs_wbuf_u32(&w, (uint32_t)p->len);
@@ -280,9 +501,21 @@ static int piece_start(const char *job, piece *p, pfs_rpc_inflight **call)
 		break;
 	}
 	rc = pfs_wbuf_error(&w);
-	if (rc == 0)
-		rc = pfs_rpc_start(p->pool, p->op, &(pfs_rpc_tag){ .job = job }, w.data, w.len, p->bulk,
+	if (rc)
+		goto out;
+	/* May wait for a reply of another call (see the deadlock argument in
+	 * osc.h); the credit is ours until piece_finish, or now on failure. */
+	t.credit = cli_credit_acquire(p->credit);
+	if (!p->attempt_start)
+		p->attempt_start = now_ms();
+	if (p->pipe_fd >= 0)
+		rc = start_from_pipe(o, p, &t, w.data, w.len, call);
+	else
+		rc = pfs_rpc_start(p->pool, p->op, &t, w.data, w.len, p->bulk,
 				   p->op == PFS_OP_OSS_WRITE ? p->len : 0, call);
+	if (rc)
+		cli_credit_release(p->credit, 0);
+out:
 	pfs_wbuf_free(&w);
 	return rc;
 }
@@ -299,6 +532,8 @@ static int piece_finish(piece *p, pfs_rpc_inflight *call)
 	}
 	pfs_rpc_reply_init(&rep);
 	rc = pfs_rpc_finish(call, &rep);
+	/* The header is zeroed on a transport error: no grant then. */
+	cli_credit_release(p->credit, rep.hdr.credit);
 	if (rc)
 		goto out;
 	switch (p->op) {
@@ -329,6 +564,64 @@ out:
 	return rc;
 }
 
+/* Sent, and then no reply: the OSS may or may not have done it. */
+static int lost_err(int rc)
+{
+	return rc == -ETIMEDOUT || rc == -EPIPE || rc == -ECONNRESET;
+}
+
+/* Errors that say "this address does not answer", as when an OSS restarted
+ * elsewhere (another port, another node). */
+static int transport_err(int rc)
+{
+	return lost_err(rc) || rc == -ECONNREFUSED || rc == -EHOSTUNREACH ||
+	       rc == -ENETUNREACH || rc == -ECONNABORTED;
+}
+
+static void count_retry(cli_osc *o, const piece *p, int busy)
+{
+	pthread_mutex_lock(&o->lock);
+	if (busy) {
+		o->busy++;
+		o->eps[p->ep].busy++;
+	} else {
+		o->resends++;
+		o->eps[p->ep].resends++;
+	}
+	pthread_mutex_unlock(&o->lock);
+}
+
+/* After a send or its reply: should p be sent again (osc.h, "Busy and
+ * timeouts")?  t0 is when the I/O began.  Sets the time it may go. */
+static int piece_again(cli_osc *o, piece *p, uint64_t t0)
+{
+	uint64_t now = now_ms(), T = (uint64_t)o->opts.rpc.timeout_ms;
+
+	if (p->rc == -EBUSY) {
+		unsigned b = cli_osc_backoff_ms(p->busy_n, osc_rand());
+
+		if (now + b < p->attempt_start + T) {
+			p->busy_n++;
+			p->not_before = now + b;
+			count_retry(o, p, 1);
+			return 1;
+		}
+		pfs_log(PFS_LOG_NOTICE, "osc: OST %u busy for %llu ms (the RPC timeout)", p->ost,
+			(unsigned long long)(now - p->attempt_start));
+		p->rc = -ETIMEDOUT;
+	}
+	if (!lost_err(p->rc) || now >= t0 + (uint64_t)o->opts.rpc.retry_ms)
+		return 0;
+	pfs_log(PFS_LOG_NOTICE, "osc: OST %u %s: %s; sending again", p->ost,
+		pfs_op_name(p->op), pfs_strerror(p->rc));
+	p->attempt_start = 0;
+	p->busy_n = 0;
+	p->not_before = now + OSC_RESEND_DELAY_MS;
+	p->got = 0;
+	count_retry(o, p, 0);
+	return 1;
+}
+
 static int cmp_ep(const void *a, const void *b)
 {
 	const piece *x = a, *y = b;
@@ -336,9 +629,9 @@ static int cmp_ep(const void *a, const void *b)
 	return (x->ep > y->ep) - (x->ep < y->ep);
 }
 
-/* Run the pieces not yet done, in waves (see the deadlock rule in osc.h).
- * Pieces are reordered; each piece's result is in p->rc. */
-static int run_waves(cli_osc *o, const char *job, piece *ps, size_t n)
+/* Run the pieces not yet done, in waves (see the deadlock rule in osc.h),
+ * until each has a final result in p->rc.  Pieces are reordered. */
+static int run_waves(cli_osc *o, const pfs_rpc_tag *tag, piece *ps, size_t n, uint64_t t0)
 {
 	pfs_rpc_inflight **calls = NULL;
 	size_t *idx = NULL, left = 0;
@@ -354,82 +647,123 @@ static int run_waves(cli_osc *o, const char *job, piece *ps, size_t n)
 		return -ENOMEM;
 	}
 	while (left > 0) {
+		uint64_t now = now_ms(), wake = UINT64_MAX;
 		size_t k = 0;
 		int last_ep = -1;
 
 		/* Sorted by endpoint: the first pending piece of each endpoint,
-		 * in ascending order. */
+		 * in ascending order.  An endpoint whose piece is backing off
+		 * gets nothing in this wave. */
 		for (size_t i = 0; i < n; i++) {
-			if (ps[i].done || ps[i].ep == last_ep)
+			piece *p = &ps[i];
+
+			if (p->done || p->ep == last_ep)
 				continue;
-			last_ep = ps[i].ep;
-			ps[i].done = 1;
+			last_ep = p->ep;
+			if (p->not_before > now) {
+				if (p->not_before < wake)
+					wake = p->not_before;
+				continue;
+			}
+			p->done = 1;
 			left--;
-			ps[i].rc = piece_start(job, &ps[i], &calls[k]);
-			if (ps[i].rc == 0)
+			p->rc = piece_start(o, tag, p, &calls[k]);
+			if (p->rc == 0) {
 				idx[k++] = i;
+			} else if (piece_again(o, p, t0)) {
+				p->done = 0;
+				left++;
+			}
 		}
-		for (size_t j = 0; j < k; j++)
-			ps[idx[j]].rc = piece_finish(&ps[idx[j]], calls[j]);
-		pthread_mutex_lock(&o->lock);
-		o->waves++;
-		o->pieces += k;
-		pthread_mutex_unlock(&o->lock);
+		for (size_t j = 0; j < k; j++) {
+			piece *p = &ps[idx[j]];
+
+			p->rc = piece_finish(p, calls[j]);
+			if (piece_again(o, p, t0)) {
+				p->done = 0;
+				left++;
+			}
+		}
+		if (k > 0) {
+			pthread_mutex_lock(&o->lock);
+			o->waves++;
+			o->pieces += k;
+			pthread_mutex_unlock(&o->lock);
+		} else if (wake != UINT64_MAX && wake > (now = now_ms())) {
+			/* Everything left is backing off; nothing is held. */
+			usleep((useconds_t)(wake - now) * 1000);
+		}
 	}
 	free(calls);
 	free(idx);
 	return 0;
 }
 
-/* Errors that say "this address does not answer", as when an OSS restarted
- * elsewhere (another port, another node). */
-static int transport_err(int rc)
-{
-	return rc == -ECONNREFUSED || rc == -ECONNRESET || rc == -EPIPE || rc == -ETIMEDOUT ||
-	       rc == -EHOSTUNREACH || rc == -ENETUNREACH || rc == -ECONNABORTED;
-}
-
 /* Run every piece.  Pieces that failed in transport are run once more if a
- * fresh OST list from the MDS moved their OST to another address: every
- * piece is idempotent (a write puts the same bytes at the same offset).
- * Returns 0 or the first error. */
-static int run_pieces(cli_osc *o, const char *job, piece *ps, size_t n)
+ * fresh OST list from the MDS moved their OST to another address (every
+ * piece is idempotent).  Failures that remain in transport become -EIO:
+ * the application sees a file-system error, not a network one.  Returns 0
+ * or the first error. */
+static int run_pieces(cli_osc *o, const pfs_rpc_tag *tag, piece *ps, size_t n)
 {
+	uint64_t t0 = now_ms();
 	int rc = 0, again = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		rc = resolve(o, job, &ps[i]);
+		rc = resolve(o, tag->job, &ps[i]);
 		if (rc)
 			return rc;
 	}
-	rc = run_waves(o, job, ps, n);
+	rc = run_waves(o, tag, ps, n, t0);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < n && !again; i++)
 		again = transport_err(ps[i].rc);
 	if (again) {
 		pthread_mutex_lock(&o->refresh_lock);
-		rc = refresh(o, job);
+		rc = refresh(o, tag->job);
 		pthread_mutex_unlock(&o->refresh_lock);
 		for (size_t i = 0; i < n && rc == 0; i++) {
 			int old = ps[i].ep;
 
-			if (!transport_err(ps[i].rc) || ost_lookup(o, ps[i].ost, &ps[i].pool) < 0)
+			if (!transport_err(ps[i].rc) || ost_lookup(o, &ps[i]) < 0)
 				continue;
-			ps[i].ep = ost_lookup(o, ps[i].ost, &ps[i].pool);
+			ps[i].ep = ost_lookup(o, &ps[i]);
 			if (ps[i].ep != old) {
 				pfs_log(PFS_LOG_NOTICE, "osc: OST %u moved; resending", ps[i].ost);
 				ps[i].done = 0;
 				ps[i].got = 0;
+				ps[i].attempt_start = 0;
+				ps[i].busy_n = 0;
+				ps[i].not_before = 0;
 			}
 		}
-		if (rc == 0 && (rc = run_waves(o, job, ps, n)))
+		if (rc == 0 && (rc = run_waves(o, tag, ps, n, t0)))
 			return rc;
 	}
 	rc = 0;
-	for (size_t i = 0; i < n && !rc; i++)
-		rc = ps[i].rc;
+	for (size_t i = 0; i < n; i++) {
+		if (transport_err(ps[i].rc)) {
+			pfs_log(PFS_LOG_ERR, "osc: OST %u %s failed: %s", ps[i].ost,
+				pfs_op_name(ps[i].op), pfs_strerror(ps[i].rc));
+			ps[i].rc = -EIO;
+		}
+		if (rc == 0)
+			rc = ps[i].rc;
+	}
 	return rc;
+}
+
+static void piece_init(piece *p, uint16_t op, const pfs_layout *l, const pfs_extent *e)
+{
+	memset(p, 0, sizeof(*p));
+	p->op = op;
+	p->pipe_fd = -1;
+	p->ost = l->stripe[e->idx].ost;
+	p->object = l->stripe[e->idx].object;
+	p->obj_off = e->obj_off;
+	p->len = e->len;
+	p->ext = *e;
 }
 
 /* Build the pieces of a read or write of [off, off+len). */
@@ -451,16 +785,11 @@ static int io_pieces(const pfs_layout *l, uint16_t op, uint64_t off, size_t len,
 	}
 	cli_osc_plan(l, off, len, PFS_MAX_IO, e, n);
 	for (size_t i = 0; i < n; i++) {
-		ps[i].op = op;
-		ps[i].ost = l->stripe[e[i].idx].ost;
-		ps[i].object = l->stripe[e[i].idx].object;
-		ps[i].obj_off = e[i].obj_off;
-		ps[i].len = e[i].len;
+		piece_init(&ps[i], op, l, &e[i]);
 		if (rbuf)
 			ps[i].rbuf = (char *)rbuf + e[i].buf_off;
 		if (wbuf)
 			ps[i].bulk = (const char *)wbuf + e[i].buf_off;
-		ps[i].ext = e[i];
 	}
 	free(e);
 	*out = ps;
@@ -468,7 +797,7 @@ static int io_pieces(const pfs_layout *l, uint16_t op, uint64_t off, size_t len,
 	return 0;
 }
 
-int cli_osc_read(cli_osc *o, const char *job, const pfs_layout *l, uint64_t file_size,
+int cli_osc_read(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, uint64_t file_size,
 		 uint64_t off, size_t len, void *buf, size_t *got)
 {
 	piece *ps = NULL;
@@ -482,7 +811,7 @@ int cli_osc_read(cli_osc *o, const char *job, const pfs_layout *l, uint64_t file
 	rc = io_pieces(l, PFS_OP_OSS_READ, off, len, buf, NULL, &ps, &n);
 	if (rc)
 		return rc;
-	rc = run_pieces(o, job, ps, n);
+	rc = run_pieces(o, tag, ps, n);
 	if (rc == -ENOENT)
 		rc = 0; /* recomputed per piece below */
 	for (size_t i = 0; i < n && rc == 0; i++) {
@@ -500,8 +829,8 @@ int cli_osc_read(cli_osc *o, const char *job, const pfs_layout *l, uint64_t file
 	return rc;
 }
 
-int cli_osc_write(cli_osc *o, const char *job, const pfs_layout *l, uint64_t off, size_t len,
-		  const void *buf)
+int cli_osc_write(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, uint64_t off,
+		  size_t len, const void *buf)
 {
 	piece *ps = NULL;
 	size_t n = 0;
@@ -511,54 +840,37 @@ int cli_osc_write(cli_osc *o, const char *job, const pfs_layout *l, uint64_t off
 		return 0;
 	rc = io_pieces(l, PFS_OP_OSS_WRITE, off, len, NULL, buf, &ps, &n);
 	if (rc == 0)
-		rc = run_pieces(o, job, ps, n);
+		rc = run_pieces(o, tag, ps, n);
 	free(ps);
 	return rc;
 }
 
-/* One piece per object with op; len = per-object size for TRUNCATE. */
-int cli_osc_write_pipe(cli_osc *o, const char *job, const pfs_layout *l, uint64_t off,
+int cli_osc_write_pipe(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, uint64_t off,
 		       size_t len, int pipe_fd)
 {
 	pfs_extent e;
 	piece p;
-	pfs_wbuf w;
-	pfs_rpc_inflight *call;
 	int rc;
 
 	if (len == 0 || len > PFS_MAX_IO || pfs_layout_map(l, off, len, &e, 1) != 1)
 		return -EXDEV;
-	memset(&p, 0, sizeof(p));
-	p.op = PFS_OP_OSS_WRITE;
-	p.ost = l->stripe[e.idx].ost;
-	p.object = l->stripe[e.idx].object;
-	p.obj_off = e.obj_off;
-	p.len = len;
-	p.ext = e;
-	if (resolve(o, job, &p))
+	piece_init(&p, PFS_OP_OSS_WRITE, l, &e);
+	p.pipe_fd = pipe_fd;
+	if (resolve(o, tag->job, &p))
 		return -EXDEV;
-	pfs_wbuf_init(&w);
-	pfs_wbuf_u32(&w, p.ost);
-	pfs_wbuf_u64(&w, p.object);
-	pfs_wbuf_u64(&w, p.obj_off);
-	pfs_wbuf_u32(&w, (uint32_t)p.len);
-	rc = pfs_wbuf_error(&w);
-	if (rc == 0)
-		rc = pfs_rpc_start_pipe(p.pool, PFS_OP_OSS_WRITE, &(pfs_rpc_tag){ .job = job }, w.data, w.len, pipe_fd, len,
-					&call);
-	pfs_wbuf_free(&w);
-	if (rc == 0)
-		rc = piece_finish(&p, call);
-	if (rc == 0) {
+	rc = run_pieces(o, tag, &p, 1);
+	if (p.tee_failed) {
 		pthread_mutex_lock(&o->lock);
-		o->pieces++;
-		o->waves++;
+		o->tee_fallbacks++;
 		pthread_mutex_unlock(&o->lock);
+		return -EXDEV;
 	}
+	/* -EXDEV means "use the memory path" to the caller: not an OSS's. */
 	return rc == -EXDEV ? -EIO : rc;
 }
 
-static int per_object(cli_osc *o, const char *job, const pfs_layout *l, uint16_t op,
+/* One piece per object with op; len = per-object size for TRUNCATE. */
+static int per_object(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, uint16_t op,
 		      uint64_t size)
 {
 	piece *ps;
@@ -570,12 +882,11 @@ static int per_object(cli_osc *o, const char *job, const pfs_layout *l, uint16_t
 	if (!ps)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < l->stripe_count; i++) {
-		ps[i].op = op;
-		ps[i].ost = l->stripe[i].ost;
-		ps[i].object = l->stripe[i].object;
-		ps[i].len = pfs_layout_object_size(l, size, i);
+		pfs_extent e = { .idx = i, .len = pfs_layout_object_size(l, size, i) };
+
+		piece_init(&ps[i], op, l, &e);
 	}
-	rc = run_pieces(o, job, ps, l->stripe_count);
+	rc = run_pieces(o, tag, ps, l->stripe_count);
 	if (rc == -ENOENT) {
 		/* Sync of a never-written object, or cutting a missing object
 		 * to 0 bytes: nothing to do.  Anything else is an error. */
@@ -590,12 +901,12 @@ static int per_object(cli_osc *o, const char *job, const pfs_layout *l, uint16_t
 	return rc;
 }
 
-int cli_osc_truncate(cli_osc *o, const char *job, const pfs_layout *l, uint64_t size)
+int cli_osc_truncate(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, uint64_t size)
 {
-	return per_object(o, job, l, PFS_OP_OSS_TRUNCATE, size);
+	return per_object(o, tag, l, PFS_OP_OSS_TRUNCATE, size);
 }
 
-int cli_osc_sync(cli_osc *o, const char *job, const pfs_layout *l)
+int cli_osc_sync(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l)
 {
-	return per_object(o, job, l, PFS_OP_OSS_SYNC, 0);
+	return per_object(o, tag, l, PFS_OP_OSS_SYNC, 0);
 }

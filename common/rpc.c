@@ -257,6 +257,8 @@ int pfs_rpc_finish(pfs_rpc_inflight *c, pfs_rpc_reply *rep)
 		rc = -EBADMSG;
 	}
 	if (rc) {
+		/* No trustworthy header: callers read hdr (credit) after errors. */
+		memset(&rep->hdr, 0, sizeof(rep->hdr));
 		pfs_rpc_reply_free(rep);
 		conn_put(p, c->fd, 1);
 		if (rc == -ECONNRESET)

@@ -86,7 +86,9 @@ int pfs_rpc_start(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag,
 int pfs_rpc_start_pipe(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag,
 		       const void *req, size_t len, int pipe_fd, size_t bulk_len,
 		       pfs_rpc_inflight **call);
-/* Wait for the reply of a started call; always consumes call. */
+/* Wait for the reply of a started call; always consumes call.  Returns as
+ * pfs_rpc_call; rep->hdr is the reply's header whenever a reply came (also
+ * with a non-zero status), and all zeros after a transport error. */
 int pfs_rpc_finish(pfs_rpc_inflight *call, pfs_rpc_reply *rep);
 /* Clear the outputs of rep, keeping its caller buffer (buf, cap). */
 void pfs_rpc_reply_init(pfs_rpc_reply *rep);

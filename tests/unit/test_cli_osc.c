@@ -4,7 +4,12 @@
  * the RPC payload limit), merge (zero-fill of holes, short object reads and
  * missing objects), truncate (per-object sizes), concurrency of pieces on
  * different OSSes, the one-piece-per-OSS wave rule, OST map refresh, and
- * resending to an OSS that restarted on another address. */
+ * resending to an OSS that restarted on another address.  Flow control:
+ * fake OSSes that grant credits (the client never has more in flight than
+ * granted; a grant of 0 keeps the credit), answer -EBUSY (the piece is sent
+ * again after a backoff, from memory or from the FUSE pipe, and EBUSY never
+ * reaches the caller), or stay silent (a timed-out piece is sent again);
+ * the caller's job, uid and gid in every OSS request header. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,11 +17,13 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "client/mdc.h"
 #include "client/osc.h"
@@ -40,6 +47,17 @@ typedef struct foss {
 	fobj objs[MAXOBJ];
 	int nobj;
 	unsigned reqs[400]; /* per opcode - 300 */
+	/* Flow-control behaviour, set by a test before its I/O: */
+	uint32_t grant;     /* credit put in every reply (0 = none) */
+	int busy_left;      /* answer the next n data requests -EBUSY */
+	int silent_left;    /* leave the next n data requests unanswered */
+	int delay_us;       /* hold each data request this long */
+	/* ... and what it saw: */
+	int active, max_active;   /* data requests being handled at once */
+	unsigned busy_sent;
+	uint32_t max_cnr;         /* largest credit request */
+	uint32_t last_uid, last_gid;
+	char last_job[PFS_JOBID_MAX + 1];
 } foss;
 
 /* Rendezvous: when expect > 0, each READ waits until expect requests have
@@ -116,9 +134,42 @@ static void oss_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payl
 	id = pfs_rbuf_u64(&r);
 	if (h->opcode == PFS_OP_OSS_READ)
 		rendezvous();
+	/* Concurrency as the server sees it: counted before the delay, and
+	 * uncounted before the reply leaves (else the client's next request
+	 * could be counted while this one still is). */
 	pthread_mutex_lock(&f->lock);
+	if (++f->active > f->max_active)
+		f->max_active = f->active;
+	pthread_mutex_unlock(&f->lock);
+	if (f->delay_us)
+		usleep((useconds_t)f->delay_us);
+	pthread_mutex_lock(&f->lock);
+	f->active--;
 	if (h->opcode >= 300 && h->opcode < 400)
 		f->reqs[h->opcode - 300]++;
+	if (h->credit > f->max_cnr)
+		f->max_cnr = h->credit;
+	f->last_uid = h->uid;
+	f->last_gid = h->gid;
+	pfs_hdr_jobid(h, f->last_job);
+	if (f->silent_left > 0) {
+		/* Lost: the client's receive timeout must notice. */
+		f->silent_left--;
+		pthread_mutex_unlock(&f->lock);
+		pfs_wbuf_free(&w);
+		free(payload);
+		return;
+	}
+	if (f->busy_left > 0) {
+		/* Nothing done: the payload (a whole WRITE) is dropped. */
+		f->busy_left--;
+		f->busy_sent++;
+		pfs_sconn_reply_credit(c, h, -EBUSY, f->grant, NULL, 0, NULL, 0);
+		pthread_mutex_unlock(&f->lock);
+		pfs_wbuf_free(&w);
+		free(payload);
+		return;
+	}
 	switch (h->opcode) {
 	case PFS_OP_OSS_READ:
 		off = pfs_rbuf_u64(&r);
@@ -167,9 +218,10 @@ static void oss_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payl
 		rc = -EOPNOTSUPP;
 	}
 	if (rc == 0 && h->opcode == PFS_OP_OSS_READ)
-		pfs_sconn_reply(c, h, 0, out, outlen, NULL, 0);
+		pfs_sconn_reply_credit(c, h, 0, f->grant, out, outlen, NULL, 0);
 	else
-		pfs_sconn_reply(c, h, rc, rc ? NULL : w.data, rc ? 0 : w.len, NULL, 0);
+		pfs_sconn_reply_credit(c, h, rc, f->grant, rc ? NULL : w.data, rc ? 0 : w.len,
+				       NULL, 0);
 	pthread_mutex_unlock(&f->lock);
 	pfs_wbuf_free(&w);
 	free(payload);
@@ -226,7 +278,7 @@ static int start_cluster(void **state, uint32_t nost, unsigned noss)
 		mds.port[i] = pfs_server_port(oss[i % noss].srv);
 	assert_int_equal(pfs_server_start(&so, mds_handler, &mds, &mds.srv), 0);
 	assert_int_equal(cli_mdc_create("127.0.0.1", pfs_server_port(mds.srv), &ro, &fx->mdc), 0);
-	assert_int_equal(cli_osc_create(fx->mdc, &ro, &fx->osc), 0);
+	assert_int_equal(cli_osc_create(fx->mdc, &(cli_osc_opts){ .rpc = ro }, &fx->osc), 0);
 	rv_expect = rv_arrived = 0;
 	*state = fx;
 	return 0;
@@ -234,6 +286,7 @@ static int start_cluster(void **state, uint32_t nost, unsigned noss)
 
 static int setup4(void **state) { return start_cluster(state, 4, 4); }
 static int setup_shared(void **state) { return start_cluster(state, 2, 1); }
+static int setup1(void **state) { return start_cluster(state, 1, 1); }
 
 static int teardown(void **state)
 {
@@ -251,6 +304,9 @@ static int teardown(void **state)
 	free(fx);
 	return 0;
 }
+
+static const pfs_rpc_tag tag1 = { .job = "job1", .uid = 1000, .gid = 1000 };
+static const pfs_rpc_tag tag_j = { .job = "j", .uid = 1234, .gid = 567 };
 
 static pfs_layout mklayout(uint32_t ss, uint32_t sc)
 {
@@ -331,10 +387,10 @@ static void test_osc_write_read(void **state)
 	fill(src, len, 7);
 	/* In FUSE-sized calls, at an unaligned offset. */
 	for (size_t done = 0; done < len; done += 1u << 20)
-		assert_int_equal(cli_osc_write(fx->osc, "job1", &l, off + done, 1u << 20,
+		assert_int_equal(cli_osc_write(fx->osc, &tag1, &l, off + done, 1u << 20,
 					       src + done), 0);
 	memset(dst, 0xEE, len);
-	assert_int_equal(cli_osc_read(fx->osc, "job1", &l, off + len, off, len, dst, &got), 0);
+	assert_int_equal(cli_osc_read(fx->osc, &tag1, &l, off + len, off, len, dst, &got), 0);
 	assert_int_equal(got, len);
 	assert_memory_equal(src, dst, len);
 	/* 64 KiB stripes over 4 OSSes: every OSS got a quarter of the pieces
@@ -366,10 +422,10 @@ static void test_osc_holes(void **state)
 	fill(data, sizeof(data), 3);
 	/* Only stripe 1 (OST 1, bytes 5 MiB..) gets data: objects 0, 2 and 3
 	 * do not exist at all. */
-	assert_int_equal(cli_osc_write(fx->osc, "j", &l, (5u << 20) + 10, sizeof(data), data), 0);
+	assert_int_equal(cli_osc_write(fx->osc, &tag_j, &l, (5u << 20) + 10, sizeof(data), data), 0);
 	memset(dst, 0xEE, 6u << 20);
 	/* The file is longer than the data: a short object read at the end. */
-	assert_int_equal(cli_osc_read(fx->osc, "j", &l, 6u << 20, 0, 6u << 20, dst, &got), 0);
+	assert_int_equal(cli_osc_read(fx->osc, &tag_j, &l, 6u << 20, 0, 6u << 20, dst, &got), 0);
 	assert_int_equal(got, 6u << 20);
 	for (size_t i = 0; i < (6u << 20); i++) {
 		if (i >= (5u << 20) + 10 && i < (5u << 20) + 10 + sizeof(data))
@@ -378,10 +434,10 @@ static void test_osc_holes(void **state)
 			fail_msg("byte %zu is %u, not a zero", i, dst[i]);
 	}
 	/* Reads at and past EOF return nothing and touch nothing. */
-	assert_int_equal(cli_osc_read(fx->osc, "j", &l, 6u << 20, 6u << 20, 4096, dst, &got), 0);
+	assert_int_equal(cli_osc_read(fx->osc, &tag_j, &l, 6u << 20, 6u << 20, 4096, dst, &got), 0);
 	assert_int_equal(got, 0);
 	/* A read crossing EOF is clipped. */
-	assert_int_equal(cli_osc_read(fx->osc, "j", &l, (5u << 20) + 20, 5u << 20, 4096, dst,
+	assert_int_equal(cli_osc_read(fx->osc, &tag_j, &l, (5u << 20) + 20, 5u << 20, 4096, dst,
 				      &got), 0);
 	assert_int_equal(got, 20);
 	assert_memory_equal(dst + 10, data, 10);
@@ -398,8 +454,8 @@ static void test_osc_truncate_sync(void **state)
 
 	assert_non_null(src);
 	fill(src, 1 << 20, 9);
-	assert_int_equal(cli_osc_write(fx->osc, "j", &l, 0, 1 << 20, src), 0);
-	assert_int_equal(cli_osc_truncate(fx->osc, "j", &l, cut), 0);
+	assert_int_equal(cli_osc_write(fx->osc, &tag_j, &l, 0, 1 << 20, src), 0);
+	assert_int_equal(cli_osc_truncate(fx->osc, &tag_j, &l, cut), 0);
 	for (uint32_t i = 0; i < 4; i++) {
 		fobj *o = find_obj(&oss[i], i, 1000 + i, 0);
 		assert_non_null(o);
@@ -407,13 +463,13 @@ static void test_osc_truncate_sync(void **state)
 		assert_int_equal(oss[i].reqs[PFS_OP_OSS_TRUNCATE - 300], 1);
 	}
 	/* Grow again: the cut-off bytes read back as zeros, not old data. */
-	assert_int_equal(cli_osc_truncate(fx->osc, "j", &l, 1 << 20), 0);
-	assert_int_equal(cli_osc_read(fx->osc, "j", &l, 1 << 20, cut - 5, sizeof(dst), dst, &got),
+	assert_int_equal(cli_osc_truncate(fx->osc, &tag_j, &l, 1 << 20), 0);
+	assert_int_equal(cli_osc_read(fx->osc, &tag_j, &l, 1 << 20, cut - 5, sizeof(dst), dst, &got),
 			 0);
 	assert_memory_equal(dst, src + cut - 5, 5);
 	for (size_t i = 5; i < sizeof(dst); i++)
 		assert_int_equal(dst[i], 0);
-	assert_int_equal(cli_osc_sync(fx->osc, "j", &l), 0);
+	assert_int_equal(cli_osc_sync(fx->osc, &tag_j, &l), 0);
 	for (int i = 0; i < NOSS; i++)
 		assert_int_equal(oss[i].reqs[PFS_OP_OSS_SYNC - 300], 1);
 	free(src);
@@ -425,8 +481,8 @@ static void test_osc_sync_missing(void **state)
 	pfs_layout l = mklayout(64 << 10, 4);
 
 	/* Nothing written: no object exists, and that is not an error. */
-	assert_int_equal(cli_osc_sync(fx->osc, "j", &l), 0);
-	assert_int_equal(cli_osc_truncate(fx->osc, "j", &l, 0), 0);
+	assert_int_equal(cli_osc_sync(fx->osc, &tag_j, &l), 0);
+	assert_int_equal(cli_osc_truncate(fx->osc, &tag_j, &l, 0), 0);
 }
 
 static void test_osc_concurrent_pieces(void **state)
@@ -440,7 +496,7 @@ static void test_osc_concurrent_pieces(void **state)
 	assert_non_null(src);
 	assert_non_null(dst);
 	fill(src, 1 << 20, 11);
-	assert_int_equal(cli_osc_write(fx->osc, "j", &l, 0, 1 << 20, src), 0);
+	assert_int_equal(cli_osc_write(fx->osc, &tag_j, &l, 0, 1 << 20, src), 0);
 	/* Each of the 4 OSSes holds its READ until all 4 have arrived: a client
 	 * that waited for one reply before sending the next would never get
 	 * there. */
@@ -448,7 +504,7 @@ static void test_osc_concurrent_pieces(void **state)
 	rv_expect = 4;
 	rv_arrived = 0;
 	pthread_mutex_unlock(&rv_lock);
-	assert_int_equal(cli_osc_read(fx->osc, "j", &l, 1 << 20, 0, 1 << 20, dst, &got), 0);
+	assert_int_equal(cli_osc_read(fx->osc, &tag_j, &l, 1 << 20, 0, 1 << 20, dst, &got), 0);
 	pthread_mutex_lock(&rv_lock);
 	assert_int_equal(rv_arrived, 4);
 	rv_expect = 0;
@@ -473,7 +529,7 @@ static void test_osc_shared_oss_waves(void **state)
 	assert_non_null(src);
 	assert_non_null(dst);
 	fill(src, 512 << 10, 5);
-	assert_int_equal(cli_osc_write(fx->osc, "j", &l, 0, 512 << 10, src), 0);
+	assert_int_equal(cli_osc_write(fx->osc, &tag_j, &l, 0, 512 << 10, src), 0);
 	cli_osc_counters(fx->osc, &pieces, &waves, &refreshes);
 	/* 8 units alternating over 2 objects of one OSS: 8 pieces (not
 	 * contiguous in the buffer, so not mergeable), one per wave. */
@@ -481,7 +537,7 @@ static void test_osc_shared_oss_waves(void **state)
 	assert_int_equal(waves, 8);
 	assert_int_equal(oss[0].reqs[PFS_OP_OSS_WRITE - 300], 8);
 	assert_int_equal(oss[1].reqs[PFS_OP_OSS_WRITE - 300], 0);
-	assert_int_equal(cli_osc_read(fx->osc, "j", &l, 512 << 10, 0, 512 << 10, dst, &got), 0);
+	assert_int_equal(cli_osc_read(fx->osc, &tag_j, &l, 512 << 10, 0, 512 << 10, dst, &got), 0);
 	assert_memory_equal(src, dst, 512 << 10);
 	free(src);
 	free(dst);
@@ -495,13 +551,13 @@ static void test_osc_unknown_ost(void **state)
 	uint8_t b[10] = { 0 };
 
 	l.stripe[0].ost = 9; /* the MDS does not know OST 9 */
-	assert_int_equal(cli_osc_write(fx->osc, "j", &l, 0, sizeof(b), b), -EIO);
+	assert_int_equal(cli_osc_write(fx->osc, &tag_j, &l, 0, sizeof(b), b), -EIO);
 	cli_osc_counters(fx->osc, &pieces, &waves, &refreshes);
 	assert_int_equal(refreshes, 1);
 	assert_int_equal(pieces, 0);
 	/* A known one afterwards needs no further refresh. */
 	l.stripe[0].ost = 0;
-	assert_int_equal(cli_osc_write(fx->osc, "j", &l, 0, sizeof(b), b), 0);
+	assert_int_equal(cli_osc_write(fx->osc, &tag_j, &l, 0, sizeof(b), b), 0);
 	cli_osc_counters(fx->osc, &pieces, &waves, &refreshes);
 	assert_int_equal(refreshes, 1);
 }
@@ -516,14 +572,14 @@ static void test_osc_oss_moved(void **state)
 	size_t got;
 
 	fill(src, sizeof(src), 21);
-	assert_int_equal(cli_osc_write(fx->osc, "j", &l, 0, sizeof(src), src), 0);
+	assert_int_equal(cli_osc_write(fx->osc, &tag_j, &l, 0, sizeof(src), src), 0);
 	/* OSS 0 restarts on another port; the MDS learns the new address. */
 	uint16_t oldport = mds.port[0];
 	pfs_server_stop(oss[0].srv);
 	assert_int_equal(pfs_server_start(&so, oss_handler, &oss[0], &oss[0].srv), 0);
 	mds.port[0] = pfs_server_port(oss[0].srv);
 	memset(dst, 0xEE, sizeof(dst));
-	assert_int_equal(cli_osc_read(fx->osc, "j", &l, sizeof(src), 0, sizeof(dst), dst, &got), 0);
+	assert_int_equal(cli_osc_read(fx->osc, &tag_j, &l, sizeof(src), 0, sizeof(dst), dst, &got), 0);
 	assert_int_equal(got, sizeof(dst));
 	assert_memory_equal(src, dst, sizeof(src));
 	cli_osc_counters(fx->osc, &pieces, &waves, &refreshes);
@@ -531,6 +587,322 @@ static void test_osc_oss_moved(void **state)
 	 * the new server the old port, when nothing failed). */
 	if (mds.port[0] != oldport)
 		assert_int_equal(refreshes, 2);
+}
+
+/* ---- flow control ---- */
+
+static void test_osc_backoff(void **state)
+{
+	/* The n-th busy answer in a row: half to all of 5 ms << n, at most
+	 * 500 ms. */
+	for (unsigned n = 0; n < 40; n++) {
+		unsigned step = n < 7 && (5u << n) < 500 ? 5u << n : 500;
+
+		for (uint32_t r = 0; r < 2000; r += 7) {
+			unsigned b = cli_osc_backoff_ms(n, r * 2654435761u);
+
+			assert_true(b >= step / 2 && b <= step);
+		}
+	}
+	assert_int_equal(cli_osc_backoff_ms(0, 0), 2);
+	assert_int_equal(cli_osc_backoff_ms(3, 0), 20);
+	assert_int_equal(cli_osc_backoff_ms(30, 250), 500);
+	assert_int_equal(cli_osc_backoff_ms(UINT32_MAX, 0), 250);
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The OSS stats of the only OSS the osc knows. */
+static cli_osc_oss_stats oss_stats1(cli_osc *o)
+{
+	cli_osc_oss_stats st[4];
+	unsigned n = 0;
+
+	cli_osc_oss_stats_get(o, st, 4, &n);
+	assert_int_equal(n, 1);
+	return st[0];
+}
+
+typedef struct writer {
+	cli_osc *osc;
+	const pfs_layout *l;
+	const uint8_t *src;
+	int id;
+	int rc;
+} writer;
+
+#define NWRITERS 16
+#define WCHUNK (64u << 10)
+#define WPER 4
+
+/* Writer id writes WPER chunks of its own 256 KiB region. */
+static void *writer_main(void *arg)
+{
+	writer *w = arg;
+
+	for (int k = 0; k < WPER && w->rc == 0; k++) {
+		uint64_t off = ((uint64_t)w->id * WPER + (uint64_t)k) * WCHUNK;
+
+		w->rc = cli_osc_write(w->osc, &tag_j, w->l, off, WCHUNK, w->src + off);
+	}
+	return NULL;
+}
+
+static void test_osc_credit_limit(void **state)
+{
+	fixture *fx = *state;
+	pfs_layout l = mklayout(1 << 20, 1); /* everything on OSS 0 */
+	size_t total = (size_t)NWRITERS * WPER * WCHUNK;
+	uint8_t *src = malloc(total), *dst = malloc(total);
+	pthread_t t[NWRITERS];
+	writer w[NWRITERS];
+	cli_osc_oss_stats os;
+	cli_osc_stats st;
+	size_t got;
+
+	assert_non_null(src);
+	assert_non_null(dst);
+	fill(src, total, 31);
+	oss[0].grant = 2;
+	/* Before any reply the credit is the pool size (4 connections). */
+	assert_int_equal(cli_osc_write(fx->osc, &tag_j, &l, 0, 1, src), 0);
+	os = oss_stats1(fx->osc);
+	assert_int_equal(os.credit, 2);
+	assert_int_equal(os.credit_changes, 1);
+	pthread_mutex_lock(&oss[0].lock);
+	oss[0].max_active = 0;
+	oss[0].max_cnr = 0;
+	oss[0].delay_us = 3000; /* long enough for requests to pile up */
+	pthread_mutex_unlock(&oss[0].lock);
+	for (int i = 0; i < NWRITERS; i++) {
+		w[i] = (writer){ fx->osc, &l, src, i, 0 };
+		assert_int_equal(pthread_create(&t[i], NULL, writer_main, &w[i]), 0);
+	}
+	for (int i = 0; i < NWRITERS; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(w[i].rc, 0);
+	}
+	/* 16 writers and 4 connections, but never more than the 2 granted
+	 * on the wire at once (and the 2 were used). */
+	assert_int_equal(oss[0].max_active, 2);
+	os = oss_stats1(fx->osc);
+	assert_int_equal(os.peak <= 4, 1); /* the first write's window */
+	assert_int_equal(os.inflight, 0);
+	assert_int_equal(os.waiting, 0);
+	assert_true(os.credit_waits > 0);
+	/* Pieces waited: the request asked for more than the grant, and
+	 * never for more than the 4 connections could carry. */
+	assert_int_equal(oss[0].max_cnr, 4);
+	cli_osc_stats_get(fx->osc, &st);
+	assert_int_equal(st.credit_waits, os.credit_waits);
+	assert_int_equal(st.busy_retries, 0);
+	oss[0].delay_us = 0;
+	assert_int_equal(cli_osc_read(fx->osc, &tag_j, &l, total, 0, total, dst, &got), 0);
+	assert_memory_equal(src + 1, dst + 1, total - 1);
+	free(src);
+	free(dst);
+}
+
+static void test_osc_credit_zero_keeps(void **state)
+{
+	fixture *fx = *state;
+	pfs_layout l = mklayout(1 << 20, 1);
+	uint8_t b[100] = { 1 };
+
+	assert_int_equal(cli_osc_write(fx->osc, &tag_j, &l, 0, sizeof(b), b), 0);
+	/* No grant yet: the initial credit, the 4 connections. */
+	assert_int_equal(oss_stats1(fx->osc).credit, 4);
+	oss[0].grant = 3;
+	assert_int_equal(cli_osc_write(fx->osc, &tag_j, &l, 0, sizeof(b), b), 0);
+	assert_int_equal(oss_stats1(fx->osc).credit, 3);
+	oss[0].grant = 0;
+	assert_int_equal(cli_osc_write(fx->osc, &tag_j, &l, 0, sizeof(b), b), 0);
+	assert_int_equal(cli_osc_sync(fx->osc, &tag_j, &l), 0);
+	assert_int_equal(oss_stats1(fx->osc).credit, 3);
+	assert_int_equal(oss_stats1(fx->osc).credit_changes, 1);
+	/* A busy answer's grant counts too. */
+	oss[0].grant = 1;
+	oss[0].busy_left = 1;
+	assert_int_equal(cli_osc_write(fx->osc, &tag_j, &l, 0, sizeof(b), b), 0);
+	assert_int_equal(oss_stats1(fx->osc).credit, 1);
+}
+
+static void test_osc_identity(void **state)
+{
+	fixture *fx = *state;
+	pfs_layout l = mklayout(64 << 10, 4);
+	pfs_rpc_tag t = { .job = "slurm.4711", .uid = 4242, .gid = 77, .credit = 999 };
+	uint8_t b[256 << 10];
+	size_t got;
+
+	fill(b, sizeof(b), 1);
+	assert_int_equal(cli_osc_write(fx->osc, &t, &l, 0, sizeof(b), b), 0);
+	for (int i = 0; i < NOSS; i++) {
+		assert_int_equal(oss[i].last_uid, 4242);
+		assert_int_equal(oss[i].last_gid, 77);
+		assert_string_equal(oss[i].last_job, "slurm.4711");
+		/* The osc asks for credits itself: not the tag's 999. */
+		assert_true(oss[i].max_cnr >= 1 && oss[i].max_cnr <= 4);
+	}
+	t.uid = 5;
+	t.gid = 6;
+	assert_int_equal(cli_osc_read(fx->osc, &t, &l, sizeof(b), 0, sizeof(b), b, &got), 0);
+	assert_int_equal(cli_osc_truncate(fx->osc, &t, &l, 10), 0);
+	for (int i = 0; i < NOSS; i++) {
+		assert_int_equal(oss[i].last_uid, 5);
+		assert_int_equal(oss[i].last_gid, 6);
+	}
+}
+
+static void test_osc_busy_retry(void **state)
+{
+	fixture *fx = *state;
+	pfs_layout l = mklayout(1 << 20, 1);
+	uint8_t *src = malloc(1 << 20), *dst = malloc(1 << 20);
+	cli_osc_stats st;
+	uint64_t t0;
+	size_t got;
+
+	assert_non_null(src);
+	assert_non_null(dst);
+	fill(src, 1 << 20, 41);
+	oss[0].busy_left = 3;
+	t0 = mono_ms();
+	assert_int_equal(cli_osc_write(fx->osc, &tag_j, &l, 0, 1 << 20, src), 0);
+	/* Backoffs of at least 2, 5 and 10 ms (half of 5, 10, 20). */
+	assert_true(mono_ms() - t0 >= 17);
+	cli_osc_stats_get(fx->osc, &st);
+	assert_int_equal(st.busy_retries, 3);
+	assert_int_equal(oss_stats1(fx->osc).busy_retries, 3);
+	assert_int_equal(oss[0].busy_sent, 3);
+	assert_int_equal(oss[0].reqs[PFS_OP_OSS_WRITE - 300], 4);
+	assert_int_equal(cli_osc_read(fx->osc, &tag_j, &l, 1 << 20, 0, 1 << 20, dst, &got), 0);
+	assert_memory_equal(src, dst, 1 << 20);
+	/* Reads, truncates and syncs are sent again the same way. */
+	oss[0].busy_left = 2;
+	memset(dst, 0, 1 << 20);
+	assert_int_equal(cli_osc_read(fx->osc, &tag_j, &l, 1 << 20, 0, 1 << 20, dst, &got), 0);
+	assert_memory_equal(src, dst, 1 << 20);
+	oss[0].busy_left = 1;
+	assert_int_equal(cli_osc_sync(fx->osc, &tag_j, &l), 0);
+	cli_osc_stats_get(fx->osc, &st);
+	assert_int_equal(st.busy_retries, 6);
+	free(src);
+	free(dst);
+}
+
+/* A pipe holding n bytes of src, as libfuse hands a spliced WRITE over. */
+static int pipe_with(const uint8_t *src, size_t n, int fds[2])
+{
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	assert_true(fcntl(fds[1], F_SETPIPE_SZ, 1 << 20) >= (int)n);
+	assert_int_equal(write(fds[1], src, n), (ssize_t)n);
+	return 0;
+}
+
+static void test_osc_busy_pipe(void **state)
+{
+	fixture *fx = *state;
+	pfs_layout l = mklayout(1 << 20, 2);
+	size_t n = 200 << 10;
+	uint8_t *src = malloc(n), *back = malloc(n);
+	uint64_t off = (1 << 20) + 4096; /* object 1, OSS 1 */
+	cli_osc_stats st;
+	fobj *ob;
+	int fds[2];
+
+	assert_non_null(src);
+	assert_non_null(back);
+	fill(src, n, 51);
+	pipe_with(src, n, fds);
+	oss[1].busy_left = 2;
+	assert_int_equal(cli_osc_write_pipe(fx->osc, &tag_j, &l, off, n, fds[0]), 0);
+	cli_osc_stats_get(fx->osc, &st);
+	assert_int_equal(st.busy_retries, 2);
+	assert_int_equal(st.tee_fallbacks, 0);
+	assert_int_equal(oss[1].reqs[PFS_OP_OSS_WRITE - 300], 3);
+	/* The third send carried the same bytes as the first. */
+	ob = find_obj(&oss[1], 1, 1001, 0);
+	assert_non_null(ob);
+	assert_int_equal(ob->size, 4096 + n);
+	assert_memory_equal(ob->data + 4096, src, n);
+	/* The pipe was never consumed: the caller drains it. */
+	assert_int_equal(read(fds[0], back, n), (ssize_t)n);
+	assert_memory_equal(back, src, n);
+	/* A write spanning objects is not for this path, and leaves the
+	 * pipe alone. */
+	pipe_with(src, 100, fds + 0);
+	assert_int_equal(cli_osc_write_pipe(fx->osc, &tag_j, &l, (1 << 20) - 50, 100, fds[0]),
+			 -EXDEV);
+	assert_int_equal(read(fds[0], back, 100), 100);
+	close(fds[0]);
+	close(fds[1]);
+	free(src);
+	free(back);
+}
+
+/* A second osc on the fixture's MDS with a short RPC timeout (T) and
+ * recovery window. */
+static cli_osc *short_osc(fixture *fx, int timeout_ms, int retry_ms)
+{
+	cli_osc_opts oo = { .rpc = { .max_conns = 4, .timeout_ms = timeout_ms,
+				     .retry_ms = retry_ms, .client_id = 43 } };
+	cli_osc *o;
+
+	assert_int_equal(cli_osc_create(fx->mdc, &oo, &o), 0);
+	return o;
+}
+
+static void test_osc_busy_forever(void **state)
+{
+	fixture *fx = *state;
+	pfs_layout l = mklayout(1 << 20, 1);
+	cli_osc *o = short_osc(fx, 200, 800);
+	uint8_t b[1000] = { 0 };
+	cli_osc_stats st;
+	uint64_t t0;
+
+	oss[0].busy_left = 1 << 30;
+	t0 = mono_ms();
+	/* Busy for T is a timeout; timeouts are sent again within the
+	 * recovery window; then the caller sees EIO, never EBUSY. */
+	assert_int_equal(cli_osc_write(o, &tag_j, &l, 0, sizeof(b), b), -EIO);
+	assert_true(mono_ms() - t0 >= 800);
+	assert_true(mono_ms() - t0 < 800 + 200 + 600);
+	cli_osc_stats_get(o, &st);
+	assert_true(st.busy_retries >= 4);
+	assert_true(st.resends >= 3);
+	oss[0].busy_left = 0;
+	cli_osc_destroy(o);
+}
+
+static void test_osc_timeout_resend(void **state)
+{
+	fixture *fx = *state;
+	pfs_layout l = mklayout(1 << 20, 1);
+	cli_osc *o = short_osc(fx, 300, 5000);
+	uint8_t src[5000], dst[5000];
+	cli_osc_stats st;
+	size_t got;
+
+	fill(src, sizeof(src), 61);
+	oss[0].silent_left = 1;
+	assert_int_equal(cli_osc_write(o, &tag_j, &l, 0, sizeof(src), src), 0);
+	cli_osc_stats_get(o, &st);
+	assert_int_equal(st.resends, 1);
+	assert_int_equal(oss[0].reqs[PFS_OP_OSS_WRITE - 300], 2);
+	oss[0].silent_left = 1;
+	assert_int_equal(cli_osc_read(o, &tag_j, &l, sizeof(src), 0, sizeof(dst), dst, &got), 0);
+	assert_memory_equal(src, dst, sizeof(src));
+	cli_osc_stats_get(o, &st);
+	assert_int_equal(st.resends, 2);
+	cli_osc_destroy(o);
 }
 
 int main(void)
@@ -546,6 +918,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_osc_shared_oss_waves, setup_shared, teardown),
 		cmocka_unit_test_setup_teardown(test_osc_unknown_ost, setup4, teardown),
 		cmocka_unit_test_setup_teardown(test_osc_oss_moved, setup4, teardown),
+		cmocka_unit_test(test_osc_backoff),
+		cmocka_unit_test_setup_teardown(test_osc_credit_limit, setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_osc_credit_zero_keeps, setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_osc_identity, setup4, teardown),
+		cmocka_unit_test_setup_teardown(test_osc_busy_retry, setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_osc_busy_pipe, setup4, teardown),
+		cmocka_unit_test_setup_teardown(test_osc_busy_forever, setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_osc_timeout_resend, setup1, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,9 @@
 /* test_rpc.c — the threaded frame server and the client pool together on
  * loopback: echo round trips, concurrent callers, split start/finish, bulk
  * payloads, garbage/truncated/oversized frames (the server closes the bad
- * connection and keeps serving), and a client riding out a server restart. */
+ * connection and keeps serving), a client riding out a server restart, and
+ * tagged calls (uid, gid and credit out; the reply header's credit back,
+ * also with an error status, and none after a transport error). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -257,6 +259,59 @@ static void test_rpc_bulk_from_pipe(void **state)
 	pfs_server_stop(s);
 }
 
+/* The header fields of a tagged call reach the server; a reply's header
+ * (its credit grant) is there with an error status too, and zeroed after a
+ * transport error (no reply: no grant).  Opcode 8: -EBUSY with credit 7;
+ * opcode 9: echo uid, gid and credit as the payload with credit 3;
+ * opcode 10: no reply at all. */
+static void tagged(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
+{
+	uint32_t v[3] = { h->uid, h->gid, h->credit };
+
+	if (h->opcode == 8)
+		pfs_sconn_reply_credit(c, h, -EBUSY, 7, NULL, 0, NULL, 0);
+	else if (h->opcode == 9)
+		pfs_sconn_reply_credit(c, h, 0, 3, v, sizeof(v), NULL, 0);
+	free(payload);
+}
+
+static void test_rpc_tag_and_reply_header(void **state)
+{
+	pfs_server_opts so = { .host = "127.0.0.1", .port = 0, .name = "test" };
+	pfs_rpc_opts o = { .max_conns = 2, .timeout_ms = 200, .retry_ms = 500, .client_id = 9 };
+	pfs_rpc_tag tag = { .job = "j", .uid = 1001, .gid = 2002, .credit = 5 };
+	pfs_rpc_reply r = { 0 };
+	pfs_rpc_inflight *c;
+	pfs_server *s = NULL;
+	pfs_rpc_pool *p = NULL;
+	uint32_t v[3];
+
+	assert_int_equal(pfs_server_start(&so, tagged, NULL, &s), 0);
+	assert_int_equal(pfs_rpc_pool_create("127.0.0.1", pfs_server_port(s), &o, &p), 0);
+	assert_int_equal(pfs_rpc_call_tag(p, 9, &tag, 0, NULL, 0, NULL, 0, &r), 0);
+	assert_int_equal(r.len, sizeof(v));
+	memcpy(v, r.data, sizeof(v));
+	assert_int_equal(v[0], 1001);
+	assert_int_equal(v[1], 2002);
+	assert_int_equal(v[2], 5);
+	assert_int_equal(r.hdr.credit, 3);
+	assert_int_equal(pfs_rpc_call_tag(p, 8, &tag, 0, NULL, 0, NULL, 0, &r), -EBUSY);
+	assert_int_equal(r.hdr.credit, 7);
+	assert_int_equal(r.hdr.status, -EBUSY);
+	assert_int_equal(r.len, 0);
+	/* No reply within the timeout: -ETIMEDOUT, and no header left over
+	 * from the call before. */
+	assert_int_equal(pfs_rpc_start(p, 10, &tag, NULL, 0, NULL, 0, &c), 0);
+	assert_int_equal(pfs_rpc_finish(c, &r), -ETIMEDOUT);
+	assert_int_equal(r.hdr.credit, 0);
+	assert_int_equal(r.hdr.magic, 0);
+	/* The pool still works (the timed-out connection was dropped). */
+	assert_int_equal(pfs_rpc_call_tag(p, 9, &tag, 0, NULL, 0, NULL, 0, &r), 0);
+	pfs_rpc_reply_free(&r);
+	pfs_rpc_pool_destroy(p);
+	pfs_server_stop(s);
+}
+
 static void test_rpc_addr_parse(void **state)
 {
 	char host[64];
@@ -284,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_rpc_garbage),
 		cmocka_unit_test(test_rpc_server_restart),
 		cmocka_unit_test(test_rpc_bulk_from_pipe),
+		cmocka_unit_test(test_rpc_tag_and_reply_header),
 		cmocka_unit_test(test_rpc_addr_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
