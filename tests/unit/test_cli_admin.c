@@ -406,6 +406,7 @@ typedef struct fake_mds {
 	char cr_name[PFS_NAME_MAX + 1];
 	uint32_t cr_mode, cr_flags, cr_size, cr_count;
 	char last_job[PFS_JOBID_MAX + 1];
+	uint32_t last_hdr_uid, last_hdr_gid;
 } fake_mds;
 
 static const pfs_ost_info fake_osts[3] = {
@@ -453,6 +454,8 @@ static void fake_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *pay
 	if (h->opcode < 400)
 		m->nreq[h->opcode]++;
 	pfs_hdr_jobid(h, m->last_job);
+	m->last_hdr_uid = h->uid;
+	m->last_hdr_gid = h->gid;
 	switch (h->opcode) {
 	case PFS_OP_PING:
 		pfs_wbuf_bytes(&w, payload, h->payload_len);
@@ -661,6 +664,9 @@ static void test_admin_cmd_ost_list_table(void **state)
 		snprintf(want, sizeof(want), "pfsadmin.%u", (unsigned)getuid());
 		assert_string_equal(x->m.last_job, want);
 	}
+	/* the header says who asks (the MDS filters job data by it) */
+	assert_int_equal(x->m.last_hdr_uid, getuid());
+	assert_int_equal(x->m.last_hdr_gid, getgid());
 }
 
 static void test_admin_cmd_ost_list_json(void **state)

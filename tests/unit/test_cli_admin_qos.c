@@ -310,6 +310,8 @@ typedef struct fake {
 	int op_status[400]; /* per opcode, for the MDS */
 	int dead_oss;       /* OST_LIST names a third OSS on a closed port */
 	uint16_t a_port, b_port, dead_port;
+	int fail_calls;     /* QOS_STATS: answer -EIO this many times first */
+	int restarted;      /* QOS_STATS: from the second call on, a fresh OSS */
 	/* recorded */
 	int nreq[400];
 	unsigned calls;     /* QOS_STATS / JOBSTATS answered */
@@ -341,11 +343,15 @@ static void put_qos_stats(fake *f, pfs_wbuf *w)
 	unsigned c = f->calls++;
 	pfs_qos_ost_info info = { .capacity = 1e9, .served = 1e6, .mode = PFS_QOS_MODE_RATES };
 	pfs_qos_stat s;
+	int fresh = f->restarted && c > 0;
 
 	/* Two seconds between calls; j1 on OST 0 reads 20 MB and writes 40 MB
 	 * per call, 30 RPCs that waited 3000 us in all. */
 	pfs_wbuf_u64(w, T0 + (uint64_t)c * 2000000000u);
-	pfs_wbuf_f64(w, 3600.0 + 2.0 * c);
+	/* A restarted OSS: up for half a second, counters from zero. */
+	pfs_wbuf_f64(w, fresh ? 0.5 : 3600.0 + 2.0 * c);
+	if (fresh)
+		c = 0;
 	if (f->oss == 1) {
 		pfs_wbuf_u32(w, 2);
 		info.ost = 0;
@@ -523,6 +529,10 @@ static int canned(fake *f, uint16_t op, const uint8_t *req, size_t len, pfs_wbuf
 	case PFS_OP_OSS_QOS_STATS:
 		if (len != 1 || req[0] != PFS_QOS_STATS_TOTAL)
 			return -EINVAL;
+		if (f->fail_calls > 0) {
+			f->fail_calls--;
+			return -EIO;
+		}
 		put_qos_stats(f, w);
 		return 0;
 	case PFS_OP_OSS_NRS_RULE: {
@@ -1304,6 +1314,38 @@ static void test_qos_jobstats_watch(void **state)
 	assert_int_equal(n, 3);
 }
 
+/* --watch across an OSS restart (its period is shorter than the interval:
+ * its totals are the interval's, over its period) and across an OSS that
+ * missed the previous snapshot (reported since its start). */
+static void test_qos_jobstats_watch_restart(void **state)
+{
+	fixture *x = *state;
+	json_t *doc, *oss, *jobs, *o;
+
+	x->a.restarted = 1;
+	x->b.fail_calls = 1;
+	assert_int_equal(run(x, "--json", "jobstats", "--watch", "0.01", "--count", "1", NULL),
+			 0);
+	doc = output_json(x);
+	assert_string_equal(json_string_value(json_object_get(doc, "window")), "interval");
+	oss = json_object_get(doc, "oss");
+	o = json_array_get(oss, 0);
+	assert_string_equal(json_string_value(json_object_get(o, "status")), "ok");
+	assert_true(json_real_value(json_object_get(o, "window_s")) == 0.5);
+	o = json_array_get(oss, 1);
+	assert_true(json_real_value(json_object_get(o, "window_s")) == 3600);
+	jobs = json_object_get(doc, "jobs");
+	o = json_array_get(json_object_get(json_array_get(jobs, 0), "osts"), 0);
+	assert_int_equal(json_integer_value(json_object_get(o, "ost")), 0);
+	assert_int_equal(json_integer_value(json_object_get(o, "read_bytes")), 100000000);
+	assert_int_equal(json_integer_value(json_object_get(o, "read_bytes_per_s")), 200000000);
+	o = json_array_get(json_object_get(json_array_get(jobs, 0), "osts"), 1);
+	assert_int_equal(json_integer_value(json_object_get(o, "ost")), 2);
+	assert_int_equal(json_integer_value(json_object_get(o, "read_bytes")), 7 << 20);
+	assert_true(json_real_value(json_object_get(o, "window_s")) == 3600);
+	json_decref(doc);
+}
+
 /* The MDS failing is fatal; its garbage too. */
 static void test_qos_jobstats_mds_error(void **state)
 {
@@ -1599,6 +1641,7 @@ int main(void)
 		FX(test_qos_jobstats_once),
 		FX(test_qos_jobstats_dead_oss),
 		FX(test_qos_jobstats_watch),
+		FX(test_qos_jobstats_watch_restart),
 		FX(test_qos_jobstats_mds_error),
 		FX(test_qos_nrs_start),
 		FX(test_qos_nrs_errors),
