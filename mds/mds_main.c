@@ -2,10 +2,19 @@
  *
  *   pfs-mds [--config FILE] [--key=value ...]     (section [mds] of FILE)
  *
- * Opens the namespace (mds/ns.c), starts the object destroyer
- * (mds/destroy.c) and the request server (mds/server.c), writes the port
- * file once it listens, and runs in the foreground until SIGTERM/SIGINT,
- * then stops the server, the destroyer and closes the LMDB environment.
+ * Opens the namespace (mds/ns.c) and the job registry (mds/jobs.c), creates
+ * the QoS controller (mds/qosctl.c, talking to OSSes through mds/qosnet.c),
+ * starts the object destroyer (mds/destroy.c), the request server
+ * (mds/server.c), the QoS loop and, if metrics_port is set, the Prometheus
+ * endpoint (mds/exporter.c); writes the port file once it listens, and runs
+ * in the foreground until SIGTERM/SIGINT, then stops everything in reverse
+ * and closes the LMDB environment.
+ *
+ * QoS configuration: qos_policy, qos_interval, qos_quorum and qos_param
+ * ("B_thres=0.3,tau=0.8"; also interval, quorum, adaptbf_period) give the
+ * initial policy.  Once an admin has set a policy with
+ * PFS_OP_MDS_QOS_POLICY_SET (pfsadmin), that stored choice wins over this
+ * configuration at every start; the configuration is still checked.
  * Bad configuration: a message on stderr and exit status 2. */
 #include <errno.h>
 #include <limits.h>
@@ -24,7 +33,11 @@
 #include "common/net.h"
 #include "common/proto.h"
 #include "mds/destroy.h"
+#include "mds/exporter.h"
+#include "mds/jobs.h"
 #include "mds/ns.h"
+#include "mds/qosctl.h"
+#include "mds/qosnet.h"
 #include "mds/server.h"
 
 struct mds_cfg {
@@ -38,6 +51,14 @@ struct mds_cfg {
 	uint64_t default_stripe_size;
 	int default_stripe_count;
 	int heartbeat_timeout;
+	char qos_policy[32];
+	double qos_interval;
+	int qos_quorum;
+	char qos_param[512];
+	int qos_timeout_ms;
+	int job_idle;
+	char metrics_host[256];
+	int metrics_port;
 };
 
 #define OPT(k, t, f, d, h) { k, t, offsetof(struct mds_cfg, f), sizeof(((struct mds_cfg *)0)->f), d, h }
@@ -54,6 +75,19 @@ static const pfs_cfg_opt mds_opts[] = {
 	    "stripe count of new files (0 = min(4, OSTs up))"),
 	OPT("heartbeat_timeout", PFS_CFG_INT, heartbeat_timeout, "10",
 	    "seconds without heartbeat before an OST is down"),
+	OPT("qos_policy", PFS_CFG_STR, qos_policy, "none",
+	    "none|static|pofs|bsip|mbw|gift|tsa|esa|tmf|rnd|adaptbf (a policy set with "
+	    "pfsadmin wins once set)"),
+	OPT("qos_interval", PFS_CFG_DOUBLE, qos_interval, "10", "seconds between QoS decisions (>= 1)"),
+	OPT("qos_quorum", PFS_CFG_INT, qos_quorum, "80", "percent of OSSes that must answer"),
+	OPT("qos_param", PFS_CFG_STR, qos_param, "",
+	    "policy parameters, paper symbols: e.g. B_thres=0.3,tau=0.8"),
+	OPT("qos_timeout_ms", PFS_CFG_INT, qos_timeout_ms, "1000",
+	    "timeout of the QoS statistics and allocation RPCs to OSSes"),
+	OPT("job_idle", PFS_CFG_INT, job_idle, "86400",
+	    "seconds before an unregistered job id not seen is forgotten"),
+	OPT("metrics_host", PFS_CFG_STR, metrics_host, "0.0.0.0", "Prometheus endpoint address"),
+	OPT("metrics_port", PFS_CFG_INT, metrics_port, "0", "Prometheus endpoint port (0 = off)"),
 	PFS_CFG_END
 };
 
@@ -75,6 +109,14 @@ static const char *validate(const struct mds_cfg *c, int *sync_mode, int *level)
 		return "sync_interval_ms must be > 0";
 	if (c->heartbeat_timeout <= 0)
 		return "heartbeat_timeout must be > 0";
+	if (c->qos_quorum < 1 || c->qos_quorum > 100)
+		return "qos_quorum must be 1..100";
+	if (c->qos_timeout_ms < 1 || c->qos_timeout_ms > 60000)
+		return "qos_timeout_ms must be 1..60000";
+	if (c->job_idle < 60)
+		return "job_idle must be >= 60";
+	if (c->metrics_port < 0 || c->metrics_port > 65535)
+		return "metrics_port must be 0..65535";
 	if (c->default_stripe_count < 0 || c->default_stripe_count > PFS_MAX_STRIPES)
 		return "default_stripe_count must be 0..64";
 	if (c->default_stripe_size > UINT32_MAX ||
@@ -95,6 +137,10 @@ int main(int argc, char **argv)
 	mds_ns *ns = NULL;
 	mds_destroyer *d = NULL;
 	mds_server *srv = NULL;
+	mds_jobs *jobs = NULL;
+	mds_qosnet *qnet = NULL;
+	mds_qosctl *qos = NULL;
+	mds_exporter *exp = NULL;
 
 	memset(&cfg, 0, sizeof(cfg));
 	rc = pfs_cfg_parse_argv(mds_opts, &cfg, "mds", argc, argv, pos, 4, &npos, &help, err,
@@ -142,18 +188,55 @@ int main(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
+	mds_jobs_opts jo = { .auto_idle_ns = (int64_t)cfg.job_idle * 1000000000 };
+	rc = mds_jobs_open(ns, &jo, &jobs);
+	if (rc) {
+		fprintf(stderr, "pfs-mds: cannot load the job registry: %s\n", pfs_strerror(rc));
+		status = 2;
+		goto out;
+	}
+	mds_qosnet_opts qno = { .timeout_ms = cfg.qos_timeout_ms };
+	rc = mds_qosnet_create(&qno, &qnet);
+	if (rc)
+		goto out;
+	mds_qosctl_opts qo = {
+		.policy = cfg.qos_policy, .params = cfg.qos_param, .interval = cfg.qos_interval,
+		.quorum = (unsigned)cfg.qos_quorum, .ops = mds_qosnet_ops(qnet),
+	};
+	rc = mds_qosctl_create(ns, jobs, &qo, &qos, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "pfs-mds: %s\n", err);
+		status = 2;
+		goto out;
+	}
 	rc = mds_destroyer_start(ns, 1000, &d);
 	if (rc) {
 		pfs_log(PFS_LOG_ERR, "destroyer: %s", pfs_strerror(rc));
 		goto out;
 	}
 	mds_server_opts so = { .host = host, .port = port,
-			       .sync_on_setsize = sync_mode == MDS_SYNC_PERIODIC };
+			       .sync_on_setsize = sync_mode == MDS_SYNC_PERIODIC,
+			       .jobs = jobs, .qos = qos };
 	rc = mds_server_start(ns, &so, &srv);
 	if (rc) {
 		fprintf(stderr, "pfs-mds: cannot listen on %s: %s\n", cfg.listen, pfs_strerror(rc));
 		status = 2;
 		goto out;
+	}
+	rc = mds_qosctl_start(qos);
+	if (rc) {
+		pfs_log(PFS_LOG_ERR, "qos loop: %s", pfs_strerror(rc));
+		goto out;
+	}
+	if (cfg.metrics_port) {
+		rc = mds_exporter_start(cfg.metrics_host, (uint16_t)cfg.metrics_port, srv, jobs, qos,
+					&exp, err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "pfs-mds: metrics on %s:%d: %s\n", cfg.metrics_host,
+				cfg.metrics_port, err);
+			status = 2;
+			goto out;
+		}
 	}
 	if (cfg.pid_file[0]) {
 		char text[32];
@@ -182,8 +265,12 @@ int main(int argc, char **argv)
 	pfs_log(PFS_LOG_NOTICE, "signal %d: shutting down", sig);
 	status = 0;
 out:
+	mds_exporter_stop(exp);
 	mds_server_stop(srv);
+	mds_qosctl_destroy(qos);
+	mds_qosnet_destroy(qnet);
 	mds_destroyer_stop(d);
+	mds_jobs_close(jobs);
 	mds_ns_close(ns);
 	if (cfg.pid_file[0] && status == 0)
 		unlink(cfg.pid_file);

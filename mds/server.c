@@ -1,32 +1,67 @@
-/* server.c — MDS request dispatcher: decode, admit (per-job counters; the
- * PADLL hook), call mds_ns, encode the reply.
+/* server.c — MDS request dispatcher: decode, admit (per-job counters, the
+ * job registry's automatic entries; the PADLL hook), run the opcode's
+ * handler, encode the reply.
  *
- * Each request runs on its connection's thread (common/server.c), so one
- * slow client only stalls itself; LMDB serialises the writers.  Decoding is
- * straight-line on a sticky-error pfs_rbuf and checked once with
- * pfs_rbuf_done, so a short, long or garbled payload gets -EBADMSG.  Counts
- * taken from the wire are bounded before any allocation they size.
- * Job counters live in a fixed hash table of at most MAX_JOBS jobs; further
- * job ids are counted under one overflow entry so garbage job ids cannot
- * grow memory without bound. */
+ * Dispatch is one table (ops[] below): a row per opcode with its handler
+ * and whether it needs root, and the row's position is the opcode's slot
+ * in the per-job counters.  Each request runs on its connection's thread
+ * (common/server.c), so one slow client only stalls itself; LMDB
+ * serialises the writers.  Decoding is straight-line on a sticky-error
+ * pfs_rbuf and checked once with pfs_rbuf_done, so a short, long or
+ * garbled payload gets -EBADMSG.  Counts taken from the wire are bounded
+ * before any allocation they size, and replies that list things stop
+ * before PFS_MAX_PAYLOAD.
+ *
+ * Who the caller is: the header's uid (pfs_hdr.uid), the client's word
+ * until node authentication exists (DESIGN.md "Trust", another issue).
+ * Root (uid 0) may change the QoS policy and see every job; others see
+ * their own jobs only (mds/jobs.h decides ownership).
+ *
+ * Job counters live in a fixed hash table of at most MAX_JOBS jobs;
+ * further job ids are counted under one overflow entry "(other)" so
+ * garbage job ids cannot grow memory without bound. */
 #include "mds/server.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/layout.h"
 #include "common/log.h"
 #include "common/msg.h"
 #include "common/net.h"
+#include "common/qosmsg.h"
 #include "common/server.h"
 
-#define NSLOTS 40         /* opcode classes counted per job */
 #define NBUCKETS 256
 #define MAX_JOBS 4096
 #define MAX_OSTS_PER_MSG 1024
+#define MAX_POLICY_KEYS 32
+/* Largest encoded pfs_qos_status and rows, to keep replies in a frame. */
+#define STATUS_MAX (4 + PFS_QOS_NAME_MAX + 8 + 4 * 3 + 8 * 4 + 4 + \
+		    PFS_QOS_PARAMS_MAX * (4 + PFS_QOS_NAME_MAX + 8))
+#define ROW_MAX (4 + PFS_JOBID_MAX + 4 + 3 * 8 + 1)
+#define COUPON_ROW_MAX (4 + PFS_JOBID_MAX + 6 * 8 + 8)
+
+struct mds_server;
+typedef int (*op_fn)(struct mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+		     pfs_wbuf *out);
+
+struct op_row {
+	uint16_t op;
+	op_fn fn;
+	uint8_t root;   /* only uid 0 may send it */
+};
+
+/* The opcode table, defined after the handlers: NOPS rows; counter slot
+ * NOPS counts unknown opcodes. */
+#define NOPS 36
+#define NSLOTS (NOPS + 1)
+static const struct op_row ops[NOPS];
 
 struct job_ctr {
 	char job[PFS_JOBID_MAX + 1];
@@ -38,28 +73,17 @@ struct mds_server {
 	mds_ns *ns;
 	mds_server_opts opts;
 	pfs_server *srv;
+	int16_t slot_of[512];      /* opcode -> ops[] row, -1 = unknown; read-only */
 	pthread_mutex_t jobs_lock; /* guards jobs, njobs, overflow */
 	struct job_ctr *jobs[NBUCKETS];
 	unsigned njobs;
 	struct job_ctr overflow;
 };
 
-/* Slot of an opcode in job_ctr.ops: namespace opcodes one each, then
- * admin, control and everything else. */
-static unsigned op_slot(uint16_t op)
+static unsigned op_slot(const mds_server *s, uint16_t op)
 {
-	if (op >= PFS_OP_MDS_LOOKUP && op <= PFS_OP_MDS_SETSTRIPE)
-		return op - PFS_OP_MDS_LOOKUP;
-	if (op == PFS_OP_MDS_OST_LIST)
-		return NSLOTS - 4;
-	if (op == PFS_OP_MDS_OSS_REGISTER || op == PFS_OP_MDS_OSS_HEARTBEAT)
-		return NSLOTS - 3;
-	if (op == PFS_OP_PING)
-		return NSLOTS - 2;
-	return NSLOTS - 1;
+	return op < 512 && s->slot_of[op] >= 0 ? (unsigned)s->slot_of[op] : NOPS;
 }
-
-_Static_assert(PFS_OP_MDS_SETSTRIPE - PFS_OP_MDS_LOOKUP < NSLOTS - 4, "op slots");
 
 static unsigned job_hash(const char *s)
 {
@@ -91,14 +115,19 @@ static struct job_ctr *job_find(mds_server *s, const char *job, int create)
 	return j;
 }
 
-/* Admission of one metadata operation of a job.  Today it only counts;
- * this is the PADLL hook: a per-job, per-op-class rate limiter decides here
- * whether to proceed, wait, or refuse (return a negative errno). */
-static int mds_server_admit(mds_server *s, const char *job, uint16_t op)
+/* Admission of one metadata operation of a job.  Today it counts and
+ * gives the registry a first sight of the job; this is the PADLL hook: a
+ * per-job, per-op-class rate limiter decides here whether to proceed,
+ * wait, or refuse (return a negative errno). */
+static int mds_server_admit(mds_server *s, const char *job, const pfs_hdr *h)
 {
 	pthread_mutex_lock(&s->jobs_lock);
-	job_find(s, job, 1)->ops[op_slot(op)]++;
+	job_find(s, job, 1)->ops[op_slot(s, h->opcode)]++;
 	pthread_mutex_unlock(&s->jobs_lock);
+	/* unregistered ids get default entries, bounded (mds/jobs.h); a full
+	 * registry is not the request's problem */
+	if (s->opts.jobs && job[0])
+		mds_jobs_seen(s->opts.jobs, job, h->uid);
 	return 0;
 }
 
@@ -109,9 +138,35 @@ uint64_t mds_server_job_ops(mds_server *s, const char *job, uint16_t op)
 	pthread_mutex_lock(&s->jobs_lock);
 	struct job_ctr *j = job_find(s, job, 0);
 	if (j)
-		n = j->ops[op_slot(op)];
+		n = j->ops[op_slot(s, op)];
 	pthread_mutex_unlock(&s->jobs_lock);
 	return n;
+}
+
+int mds_server_job_ops_each(mds_server *s,
+			    void (*fn)(void *arg, const char *job, uint16_t op, uint64_t count),
+			    void *arg)
+{
+	struct job_ctr *v;
+	size_t n = 0;
+
+	pthread_mutex_lock(&s->jobs_lock);
+	v = malloc((s->njobs + 1) * sizeof(*v));
+	if (v) {
+		for (unsigned i = 0; i < NBUCKETS; i++)
+			for (struct job_ctr *j = s->jobs[i]; j; j = j->next)
+				v[n++] = *j;
+		v[n++] = s->overflow;
+	}
+	pthread_mutex_unlock(&s->jobs_lock);
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		for (unsigned sl = 0; sl < NSLOTS; sl++)
+			if (v[i].ops[sl])
+				fn(arg, v[i].job, sl < NOPS ? ops[sl].op : 0, v[i].ops[sl]);
+	free(v);
+	return 0;
 }
 
 /* A name: at most PFS_PATH_MAX bytes on the wire so that an overlong name
@@ -547,39 +602,356 @@ static int dispatch_ns(mds_server *s, uint16_t op, pfs_rbuf *b, pfs_wbuf *out)
 	return rc;
 }
 
+/* ------------------------------------------------------------ handlers */
+
+static int h_ping(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+		  pfs_wbuf *out)
+{
+	size_t n = pfs_rbuf_left(b);
+
+	if (n)
+		pfs_wbuf_bytes(out, pfs_rbuf_bytes(b, n), n);
+	return 0;
+}
+
+static int h_ns(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer, pfs_wbuf *out)
+{
+	return dispatch_ns(s, h->opcode, b, out);
+}
+
+static int h_ost_list(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+		      pfs_wbuf *out)
+{
+	return do_ost_list(s, b, out);
+}
+
+static int h_oss_register(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+			  pfs_wbuf *out)
+{
+	return do_register(s, b, peer, out);
+}
+
+static int h_oss_heartbeat(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+			   pfs_wbuf *out)
+{
+	return do_heartbeat(s, b);
+}
+
+static int h_job_register(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+			  pfs_wbuf *out)
+{
+	pfs_job_info j;
+	int rc;
+
+	if (!s->opts.jobs)
+		return -EOPNOTSUPP;
+	rc = pfs_job_info_decode(b, &j);
+	if (!rc)
+		rc = pfs_rbuf_done(b);
+	return rc ? rc : mds_jobs_register(s->opts.jobs, h->uid, &j);
+}
+
+static int h_job_end(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+		     pfs_wbuf *out)
+{
+	char job[PFS_JOBID_MAX + 1];
+	int rc;
+
+	if (!s->opts.jobs)
+		return -EOPNOTSUPP;
+	pfs_rbuf_cstr(b, job, sizeof(job));
+	rc = pfs_rbuf_done(b);
+	return rc ? rc : mds_jobs_end(s->opts.jobs, h->uid, job);
+}
+
+static int h_job_list(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+		      pfs_wbuf *out)
+{
+	pfs_job_info *v = NULL;
+	uint32_t n = 0;
+	uint8_t all;
+	int rc;
+
+	if (!s->opts.jobs)
+		return -EOPNOTSUPP;
+	all = pfs_rbuf_u8(b);
+	rc = pfs_rbuf_done(b);
+	if (!rc && all > 1)
+		rc = -EINVAL;
+	if (!rc)
+		rc = mds_jobs_list(s->opts.jobs, all, &v, &n);
+	if (rc)
+		return rc;
+	pfs_wbuf_u32(out, n);
+	for (uint32_t i = 0; i < n; i++)
+		pfs_job_info_encode(out, &v[i]);
+	free(v);
+	return 0;
+}
+
+static int h_job_get(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+		     pfs_wbuf *out)
+{
+	char job[PFS_JOBID_MAX + 1];
+	pfs_job_info j;
+	int rc;
+
+	if (!s->opts.jobs)
+		return -EOPNOTSUPP;
+	pfs_rbuf_cstr(b, job, sizeof(job));
+	rc = pfs_rbuf_done(b);
+	if (!rc)
+		rc = mds_jobs_get(s->opts.jobs, job, &j);
+	if (!rc)
+		pfs_job_info_encode(out, &j);
+	return rc;
+}
+
+static int h_qos_show(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+		      pfs_wbuf *out)
+{
+	char job[PFS_JOBID_MAX + 1];
+	pfs_qos_status st;
+	pfs_qos_row *rows = NULL;
+	uint32_t n = 0;
+	int rc;
+
+	if (!s->opts.qos)
+		return -EOPNOTSUPP;
+	pfs_rbuf_cstr(b, job, sizeof(job));
+	rc = pfs_rbuf_done(b);
+	if (!rc)
+		rc = mds_qosctl_show(s->opts.qos, job, h->uid,
+				     (PFS_MAX_PAYLOAD - STATUS_MAX - 4) / ROW_MAX, &st, &rows, &n);
+	if (rc)
+		return rc;
+	pfs_qos_status_encode(out, &st);
+	pfs_wbuf_u32(out, n);
+	for (uint32_t i = 0; i < n; i++)
+		pfs_qos_row_encode(out, &rows[i]);
+	free(rows);
+	return 0;
+}
+
+static int h_qos_policy_set(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+			    pfs_wbuf *out)
+{
+	char policy[PFS_QOS_NAME_MAX];
+	char keys[MAX_POLICY_KEYS][PFS_QOS_NAME_MAX];
+	qos_param kv[MAX_POLICY_KEYS];
+	uint32_t n;
+	int rc;
+
+	if (!s->opts.qos)
+		return -EOPNOTSUPP;
+	pfs_rbuf_cstr(b, policy, sizeof(policy));
+	n = pfs_rbuf_u32(b);
+	if ((rc = pfs_rbuf_error(b)))
+		return rc;
+	if (n > MAX_POLICY_KEYS || n > pfs_rbuf_left(b) / (4 + 8))
+		return -EBADMSG;
+	for (uint32_t i = 0; i < n; i++) {
+		pfs_rbuf_cstr(b, keys[i], sizeof(keys[i]));
+		kv[i].key = keys[i];
+		kv[i].value = pfs_rbuf_f64_finite(b);
+	}
+	rc = pfs_rbuf_done(b);
+	if (rc)
+		return rc;
+	rc = mds_qosctl_set(s->opts.qos, policy, kv, n);
+	if (rc)
+		pfs_log(PFS_LOG_NOTICE, "qos: policy change from %s (uid %u) refused: %s",
+			peer ? peer : "-", h->uid, pfs_strerror(rc));
+	return rc;
+}
+
+static int h_qos_coupons(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+			 pfs_wbuf *out)
+{
+	char job[PFS_JOBID_MAX + 1];
+	pfs_qos_coupon_info *v = NULL;
+	uint32_t n = 0, max = (PFS_MAX_PAYLOAD - 4) / COUPON_ROW_MAX;
+	int rc;
+
+	if (!s->opts.qos)
+		return -EOPNOTSUPP;
+	pfs_rbuf_cstr(b, job, sizeof(job));
+	rc = pfs_rbuf_done(b);
+	if (!rc)
+		rc = mds_qosctl_coupons(s->opts.qos, job, h->uid, &v, &n);
+	if (rc)
+		return rc;
+	if (n > max)
+		n = max;
+	pfs_wbuf_u32(out, n);
+	for (uint32_t i = 0; i < n; i++)
+		pfs_qos_coupon_info_encode(out, &v[i]);
+	free(v);
+	return 0;
+}
+
+static int h_qos_regret(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+			pfs_wbuf *out)
+{
+	pfs_qos_regret_info r;
+	int rc;
+
+	if (!s->opts.qos)
+		return -EOPNOTSUPP;
+	rc = pfs_rbuf_done(b);
+	if (!rc)
+		rc = mds_qosctl_regret(s->opts.qos, &r);
+	if (!rc)
+		pfs_qos_regret_info_encode(out, &r);
+	return rc;
+}
+
+/* May uid see job's counters?  Root: all; others: jobs the registry says
+ * they own ("" and the overflow entry are root's). */
+static int stats_visible(mds_server *s, const char *job, uint32_t uid)
+{
+	pfs_job_info j;
+
+	if (uid == 0)
+		return 1;
+	return s->opts.jobs && uid != MDS_JOB_UID_UNKNOWN &&
+	       mds_jobs_get(s->opts.jobs, job, &j) == 0 && j.uid == uid;
+}
+
+static int ctr_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct job_ctr *)a)->job, ((const struct job_ctr *)b)->job);
+}
+
+/* PFS_OP_MDS_JOBSTATS: u64 snapshot_ns, u32 n, n x { str job, u32 k,
+ * k x { u16 opcode, u64 count } }; only opcodes with a count; unknown
+ * opcodes are counted under opcode 0. */
+static int h_jobstats(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+		      pfs_wbuf *out)
+{
+	char job[PFS_JOBID_MAX + 1];
+	struct job_ctr *v = NULL;
+	size_t n = 0, cap, n_at, emitted = 0;
+	struct timespec ts;
+	int rc;
+
+	pfs_rbuf_cstr(b, job, sizeof(job));
+	rc = pfs_rbuf_done(b);
+	if (rc)
+		return rc;
+	/* copy under the lock (the request path takes it), encode outside */
+	pthread_mutex_lock(&s->jobs_lock);
+	cap = s->njobs + 1;
+	v = malloc(cap * sizeof(*v));
+	if (v) {
+		for (unsigned i = 0; i < NBUCKETS; i++)
+			for (struct job_ctr *j = s->jobs[i]; j; j = j->next)
+				if (!job[0] || !strcmp(job, j->job))
+					v[n++] = *j;
+		if (!job[0] || !strcmp(job, s->overflow.job))
+			v[n++] = s->overflow;
+	}
+	pthread_mutex_unlock(&s->jobs_lock);
+	if (!v)
+		return -ENOMEM;
+	if (job[0] && !n) {
+		free(v);
+		return -ENOENT;
+	}
+	if (job[0] && !stats_visible(s, job, h->uid)) {
+		free(v);
+		return -EACCES;
+	}
+	qsort(v, n, sizeof(*v), ctr_cmp);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	pfs_wbuf_u64(out, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+	n_at = out->len;
+	pfs_wbuf_u32(out, 0); /* patched below */
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = 0;
+		if (!stats_visible(s, v[i].job, h->uid))
+			continue;
+		for (unsigned sl = 0; sl < NSLOTS; sl++)
+			k += v[i].ops[sl] != 0;
+		/* stop before the reply outgrows a frame */
+		if (out->len + 4 + strlen(v[i].job) + 4 + (size_t)k * 10 > PFS_MAX_PAYLOAD)
+			break;
+		pfs_wbuf_str(out, v[i].job);
+		pfs_wbuf_u32(out, k);
+		for (unsigned sl = 0; sl < NSLOTS; sl++)
+			if (v[i].ops[sl]) {
+				pfs_wbuf_u16(out, sl < NOPS ? ops[sl].op : 0);
+				pfs_wbuf_u64(out, v[i].ops[sl]);
+			}
+		emitted++;
+	}
+	free(v);
+	if (pfs_wbuf_error(out))
+		return pfs_wbuf_error(out);
+	for (int i = 0; i < 4; i++)
+		out->data[n_at + (size_t)i] = (uint8_t)(emitted >> (8 * i));
+	return 0;
+}
+
+/* One row per opcode the MDS serves; the row index is the counter slot. */
+static const struct op_row ops[NOPS] = {
+	{ PFS_OP_PING, h_ping, 0 },
+	{ PFS_OP_MDS_LOOKUP, h_ns, 0 },
+	{ PFS_OP_MDS_GETATTR, h_ns, 0 },
+	{ PFS_OP_MDS_SETATTR, h_ns, 0 },
+	{ PFS_OP_MDS_CREATE, h_ns, 0 },
+	{ PFS_OP_MDS_MKNOD, h_ns, 0 },
+	{ PFS_OP_MDS_MKDIR, h_ns, 0 },
+	{ PFS_OP_MDS_UNLINK, h_ns, 0 },
+	{ PFS_OP_MDS_RMDIR, h_ns, 0 },
+	{ PFS_OP_MDS_RENAME, h_ns, 0 },
+	{ PFS_OP_MDS_READDIR, h_ns, 0 },
+	{ PFS_OP_MDS_SYMLINK, h_ns, 0 },
+	{ PFS_OP_MDS_READLINK, h_ns, 0 },
+	{ PFS_OP_MDS_LINK, h_ns, 0 },
+	{ PFS_OP_MDS_STATFS, h_ns, 0 },
+	{ PFS_OP_MDS_SETXATTR, h_ns, 0 },
+	{ PFS_OP_MDS_GETXATTR, h_ns, 0 },
+	{ PFS_OP_MDS_LISTXATTR, h_ns, 0 },
+	{ PFS_OP_MDS_REMOVEXATTR, h_ns, 0 },
+	{ PFS_OP_MDS_OPEN, h_ns, 0 },
+	{ PFS_OP_MDS_ACCESS, h_ns, 0 },
+	{ PFS_OP_MDS_SETSIZE, h_ns, 0 },
+	{ PFS_OP_MDS_GETLAYOUT, h_ns, 0 },
+	{ PFS_OP_MDS_SETSTRIPE, h_ns, 0 },
+	{ PFS_OP_MDS_OST_LIST, h_ost_list, 0 },
+	{ PFS_OP_MDS_JOB_REGISTER, h_job_register, 0 },
+	{ PFS_OP_MDS_JOB_END, h_job_end, 0 },
+	{ PFS_OP_MDS_JOB_LIST, h_job_list, 0 },
+	{ PFS_OP_MDS_JOB_GET, h_job_get, 0 },
+	{ PFS_OP_MDS_QOS_SHOW, h_qos_show, 0 },
+	{ PFS_OP_MDS_QOS_POLICY_SET, h_qos_policy_set, 1 },
+	{ PFS_OP_MDS_QOS_COUPONS, h_qos_coupons, 0 },
+	{ PFS_OP_MDS_QOS_REGRET, h_qos_regret, 0 },
+	{ PFS_OP_MDS_JOBSTATS, h_jobstats, 0 },
+	{ PFS_OP_MDS_OSS_REGISTER, h_oss_register, 0 },
+	{ PFS_OP_MDS_OSS_HEARTBEAT, h_oss_heartbeat, 0 },
+};
+
 int mds_server_dispatch(mds_server *s, const pfs_hdr *h, const uint8_t *payload,
 			size_t len, const char *peer, pfs_wbuf *out)
 {
 	char job[PFS_JOBID_MAX + 1];
+	unsigned slot = op_slot(s, h->opcode);
 	pfs_rbuf b;
 	int rc;
 
 	pfs_rbuf_init(&b, payload, len);
 	pfs_hdr_jobid(h, job);
-	rc = mds_server_admit(s, job, h->opcode);
+	rc = mds_server_admit(s, job, h);
 	if (rc)
 		goto out;
-	switch (h->opcode) {
-	case PFS_OP_PING:
-		if (len)
-			pfs_wbuf_bytes(out, payload, len);
-		break;
-	case PFS_OP_MDS_OST_LIST:
-		rc = do_ost_list(s, &b, out);
-		break;
-	case PFS_OP_MDS_OSS_REGISTER:
-		rc = do_register(s, &b, peer, out);
-		break;
-	case PFS_OP_MDS_OSS_HEARTBEAT:
-		rc = do_heartbeat(s, &b);
-		break;
-	default:
-		if (h->opcode >= PFS_OP_MDS_LOOKUP && h->opcode <= PFS_OP_MDS_SETSTRIPE)
-			rc = dispatch_ns(s, h->opcode, &b, out);
-		else
-			rc = -EOPNOTSUPP;
-		break;
-	}
+	if (slot == NOPS || !ops[slot].fn)
+		rc = -EOPNOTSUPP;
+	else if (ops[slot].root && h->uid != 0)
+		rc = -EPERM;
+	else
+		rc = ops[slot].fn(s, h, &b, peer, out);
 	if (!rc)
 		rc = pfs_wbuf_error(out);
 out:
@@ -616,6 +988,12 @@ int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 	s->ns = ns;
 	s->opts = *opts;
 	strcpy(s->overflow.job, "(other)");
+	for (size_t i = 0; i < sizeof(s->slot_of) / sizeof(s->slot_of[0]); i++)
+		s->slot_of[i] = -1;
+	for (int i = 0; i < NOPS; i++) {
+		assert(ops[i].fn && ops[i].op < 512); /* NOPS matches the table */
+		s->slot_of[ops[i].op] = (int16_t)i;
+	}
 	pthread_mutex_init(&s->jobs_lock, NULL);
 	so.host = opts->host;
 	so.port = opts->port;

@@ -1,5 +1,6 @@
 /* server.h — the MDS request dispatcher: decodes each frame on a pfs_server
- * (common/server.h), calls mds_ns and replies.
+ * (common/server.h), calls mds_ns, the job registry (mds/jobs.h) or the
+ * QoS controller (mds/qosctl.h) and replies.
  *
  * Every payload is decoded with common/buf.h + msg.h and must be consumed
  * exactly (trailing bytes -> -EBADMSG reply).  Unknown opcodes get
@@ -7,8 +8,14 @@
  * closed by common/server.c, anything inside a frame gets an error reply.
  *
  * Per-job operation counters (job id from the frame header) are kept for
- * every request; mds_server_admit() in server.c is where a PADLL rate
- * limiter will hook in (delay or refuse a job's operation class). */
+ * every request, per opcode, and answer PFS_OP_MDS_JOBSTATS:
+ *   u64 snapshot_ns (CLOCK_REALTIME), u32 n,
+ *   n x { str job, u32 k, k x { u16 opcode, u64 count } }
+ * with only the opcodes a job used (unknown opcodes counted as opcode 0),
+ * jobs sorted by id, "(other)" for ids beyond the table's 4096.  A request
+ * with a job id also gives the registry its first sight of the job.
+ * mds_server_admit() in server.c is where a PADLL rate limiter will hook
+ * in (delay or refuse a job's operation class). */
 #ifndef MDS_SERVER_H
 #define MDS_SERVER_H
 
@@ -17,7 +24,9 @@
 
 #include "common/buf.h"
 #include "common/proto.h"
+#include "mds/jobs.h"
 #include "mds/ns.h"
+#include "mds/qosctl.h"
 
 typedef struct mds_server mds_server;
 
@@ -25,10 +34,12 @@ typedef struct mds_server_opts {
 	const char *host;     /* bind address; NULL/"" = all */
 	uint16_t port;        /* 0 = any free port */
 	int sync_on_setsize;  /* mds_ns_sync after each SETSIZE (periodic sync mode) */
+	mds_jobs *jobs;       /* job registry (borrowed); NULL: JOB_* opcodes -EOPNOTSUPP */
+	mds_qosctl *qos;      /* QoS controller (borrowed); NULL: QOS_* -EOPNOTSUPP */
 } mds_server_opts;
 
-/* Create the dispatcher on ns (borrowed; must outlive the server) and start
- * listening. */
+/* Create the dispatcher on ns (borrowed, as are opts->jobs and opts->qos;
+ * all must outlive the server) and start listening. */
 int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out);
 uint16_t mds_server_port(const mds_server *s);
 /* Stop listening, wait for connection threads, free s.  NULL is a no-op. */
@@ -42,5 +53,11 @@ int mds_server_dispatch(mds_server *s, const pfs_hdr *h, const uint8_t *payload,
 
 /* Requests of opcode op counted for job (0 if never seen). */
 uint64_t mds_server_job_ops(mds_server *s, const char *job, uint16_t op);
+/* Call fn for every (job, opcode, count) with count > 0 (opcode 0:
+ * unknown opcodes), on a copy taken under the counters' lock, so fn may
+ * take its time.  0 or -ENOMEM. */
+int mds_server_job_ops_each(mds_server *s,
+			    void (*fn)(void *arg, const char *job, uint16_t op, uint64_t count),
+			    void *arg);
 
 #endif

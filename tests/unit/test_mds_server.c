@@ -1,8 +1,10 @@
 /* test_mds_server.c — the MDS dispatcher over real sockets: a server on
  * port 0 in-process, real frames through common/rpc.c, malformed frames on a
- * raw socket, and the destroyer talking to a fake OSS control port. */
+ * raw socket, the destroyer talking to a fake OSS control port, and the job
+ * registry, QoS and job statistics opcodes with the caller's uid. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,8 +26,11 @@
 #include "common/net.h"
 #include "common/rpc.h"
 #include "common/server.h"
+#include "common/qosmsg.h"
 #include "mds/destroy.h"
+#include "mds/jobs.h"
 #include "mds/ns.h"
+#include "mds/qosctl.h"
 #include "mds/server.h"
 
 /* A fake OSS control port that records destroyed objects. */
@@ -42,9 +47,25 @@ struct fx {
 	mds_ns *ns;
 	mds_destroyer *d;
 	mds_server *s;
+	mds_jobs *jobs;
+	mds_qosctl *qos;
 	pfs_rpc_pool *pool;
 	struct fake_oss oss;
 };
+
+/* The QoS controller's OSS side: nobody answers (no step runs here). */
+static void no_collect(void *ctx, const mds_qos_oss *oss, size_t n, mds_qos_report *out)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i].rc = -ETIMEDOUT;
+}
+
+static void no_push(void *ctx, const mds_qos_oss *oss, const pfs_qos_alloc_set *sets,
+		    size_t n, int *rc)
+{
+	for (size_t i = 0; i < n; i++)
+		rc[i] = -ETIMEDOUT;
+}
 
 static void oss_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 {
@@ -84,6 +105,12 @@ static int setup(void **state)
 	mds_ns_opts no = { .path = f->db, .mapsize = 1ull << 30 };
 	assert_int_equal(mds_ns_open(&no, &f->ns), 0);
 	assert_int_equal(mds_destroyer_start(f->ns, 50, &f->d), 0);
+	assert_int_equal(mds_jobs_open(f->ns, NULL, &f->jobs), 0);
+	char err[256];
+	mds_qosctl_opts qo = { .policy = "none", .ops = { no_collect, no_push, NULL } };
+	assert_int_equal(mds_qosctl_create(f->ns, f->jobs, &qo, &f->qos, err, sizeof(err)), 0);
+	mo.jobs = f->jobs;
+	mo.qos = f->qos;
 	assert_int_equal(mds_server_start(f->ns, &mo, &f->s), 0);
 	assert_true(mds_server_port(f->s) != 0);
 	pthread_mutex_init(&f->oss.lock, NULL);
@@ -100,6 +127,8 @@ static int teardown(void **state)
 
 	pfs_rpc_pool_destroy(f->pool);
 	mds_server_stop(f->s);
+	mds_qosctl_destroy(f->qos);
+	mds_jobs_close(f->jobs);
 	mds_destroyer_stop(f->d);
 	pfs_server_stop(f->oss.srv);
 	pthread_mutex_destroy(&f->oss.lock);
@@ -128,6 +157,30 @@ static int call(struct fx *f, uint16_t op, const char *job, pfs_wbuf *req, uint8
 	pfs_rpc_reply_init(&rep);
 	assert_int_equal(pfs_wbuf_error(req), 0);
 	rc = pfs_rpc_call(f->pool, op, job, 0, req->data, req->len, NULL, 0, &rep);
+	if (out) {
+		*out = NULL;
+		*outlen = 0;
+		if (rc == 0) {
+			*out = malloc(rep.len + 1);
+			memcpy(*out, rep.data, rep.len);
+			*outlen = rep.len;
+		}
+	}
+	pfs_rpc_reply_free(&rep);
+	pfs_wbuf_reset(req);
+	return rc;
+}
+
+/* call() with the caller's uid in the header. */
+static int call_as(struct fx *f, uint16_t op, const char *job, uint32_t uid, pfs_wbuf *req,
+		   uint8_t **out, size_t *outlen)
+{
+	pfs_rpc_reply rep = { 0 };
+	pfs_rpc_tag tag = { .job = job, .uid = uid, .gid = uid };
+	int rc;
+
+	assert_int_equal(pfs_wbuf_error(req), 0);
+	rc = pfs_rpc_call_tag(f->pool, op, &tag, 0, req->data, req->len, NULL, 0, &rep);
 	if (out) {
 		*out = NULL;
 		*outlen = 0;
@@ -521,13 +574,15 @@ static void test_server_garbage(void **state)
 	close(fd);
 
 	/* Random payloads for every MDS opcode: always a reply, never a crash. */
-	uint16_t ops[40];
+	uint16_t ops[48];
 	int nops = 0;
 	for (uint16_t op = PFS_OP_MDS_LOOKUP; op <= PFS_OP_MDS_SETSTRIPE; op++)
 		ops[nops++] = op;
 	ops[nops++] = PFS_OP_MDS_OST_LIST;
 	ops[nops++] = PFS_OP_MDS_OSS_HEARTBEAT;
 	ops[nops++] = PFS_OP_MDS_OSS_REGISTER;
+	for (uint16_t op = PFS_OP_MDS_JOB_REGISTER; op <= PFS_OP_MDS_JOBSTATS; op++)
+		ops[nops++] = op;
 	unsigned seed = 12345;
 	fd = raw_connect(f);
 	for (int it = 0; it < 3000; it++) {
@@ -542,6 +597,7 @@ static void test_server_garbage(void **state)
 				memset(p + 12, 0, 8), p[12] = 1;
 		}
 		pfs_hdr_init(&h, ops[it % nops], (uint64_t)it, 1, "fuzz");
+		h.uid = (it & 2) ? 1000 : 0;
 		assert_int_equal(pfs_net_send_frame(fd, &h, p, n, NULL, 0), 0);
 		pfs_hdr rh;
 		uint8_t *dyn = NULL, *data;
@@ -551,6 +607,309 @@ static void test_server_garbage(void **state)
 	}
 	close(fd);
 	ping_ok(f);
+}
+
+/* A job_info as the wire has it (written by hand, so ids of any length
+ * can be sent). */
+static void job_encode(pfs_wbuf *b, const char *id, uint32_t uid, uint32_t nodes, double prio)
+{
+	pfs_wbuf_str(b, id);
+	pfs_wbuf_u32(b, uid);
+	pfs_wbuf_u32(b, nodes);
+	pfs_wbuf_f64(b, prio);
+	pfs_wbuf_f64(b, 0.0);  /* limit */
+	pfs_wbuf_u8(b, 1);     /* throttle_friendly */
+	pfs_wbuf_u8(b, 0);     /* state */
+	pfs_wbuf_u8(b, 0);     /* registered */
+	pfs_wbuf_i64(b, 0);
+	pfs_wbuf_i64(b, 0);
+}
+
+/* Find job's count of opcode op in a JOBSTATS reply; -1 if absent.  Also
+ * checks the reply is well formed and *njobs gets its job count. */
+static int64_t jobstats_count(const uint8_t *p, size_t len, const char *job, uint16_t op,
+			      uint32_t *njobs)
+{
+	pfs_rbuf r;
+	int64_t found = -1;
+	char name[PFS_JOBID_MAX + 1];
+
+	pfs_rbuf_init(&r, p, len);
+	assert_true(pfs_rbuf_u64(&r) > 0);
+	*njobs = pfs_rbuf_u32(&r);
+	for (uint32_t i = 0; i < *njobs; i++) {
+		pfs_rbuf_cstr(&r, name, sizeof(name));
+		uint32_t k = pfs_rbuf_u32(&r);
+		for (uint32_t x = 0; x < k; x++) {
+			uint16_t o = pfs_rbuf_u16(&r);
+			uint64_t c = pfs_rbuf_u64(&r);
+			assert_true(c > 0);
+			if (!strcmp(name, job) && o == op)
+				found = (int64_t)c;
+		}
+	}
+	assert_int_equal(pfs_rbuf_done(&r), 0);
+	return found;
+}
+
+static void test_server_jobs_and_qos(void **state)
+{
+	struct fx *f = *state;
+	pfs_wbuf b;
+	pfs_rbuf r;
+	uint8_t *out;
+	size_t len;
+	pfs_job_info ji;
+	uint32_t n;
+
+	pfs_wbuf_init(&b);
+	/* a user registers its own job, not someone else's */
+	job_encode(&b, "slurm.1", 1000, 8, 2.0);
+	assert_int_equal(call_as(f, PFS_OP_MDS_JOB_REGISTER, "", 1000, &b, NULL, NULL), 0);
+	job_encode(&b, "slurm.2", 2000, 8, 2.0);
+	assert_int_equal(call_as(f, PFS_OP_MDS_JOB_REGISTER, "", 1000, &b, NULL, NULL), -EPERM);
+	job_encode(&b, "slurm.2", 2000, 4, 1.0);
+	assert_int_equal(call_as(f, PFS_OP_MDS_JOB_REGISTER, "", 0, &b, NULL, NULL), 0);
+	pfs_wbuf_str(&b, "slurm.1");
+	assert_int_equal(call_as(f, PFS_OP_MDS_JOB_GET, "", 2000, &b, &out, &len), 0);
+	pfs_rbuf_init(&r, out, len);
+	assert_int_equal(pfs_job_info_decode(&r, &ji), 0);
+	assert_int_equal(pfs_rbuf_done(&r), 0);
+	assert_int_equal(ji.uid, 1000);
+	assert_int_equal(ji.nodes, 8);
+	assert_int_equal(ji.registered, 1);
+	free(out);
+	pfs_wbuf_str(&b, "nosuch");
+	assert_int_equal(call_as(f, PFS_OP_MDS_JOB_GET, "", 0, &b, NULL, NULL), -ENOENT);
+
+	/* any request carrying a job id leaves an automatic entry */
+	pfs_cred_encode(&b, &root);
+	pfs_wbuf_u64(&b, 1);
+	assert_int_equal(call_as(f, PFS_OP_MDS_GETATTR, "autojob", 1234, &b, NULL, NULL), 0);
+	assert_int_equal(mds_jobs_get(f->jobs, "autojob", &ji), 0);
+	assert_int_equal(ji.registered, 0);
+	assert_int_equal(ji.uid, 1234);
+
+	pfs_wbuf_str(&b, "slurm.1");
+	assert_int_equal(call_as(f, PFS_OP_MDS_JOB_END, "", 2000, &b, NULL, NULL), -EPERM);
+	pfs_wbuf_str(&b, "slurm.1");
+	assert_int_equal(call_as(f, PFS_OP_MDS_JOB_END, "", 1000, &b, NULL, NULL), 0);
+	pfs_wbuf_str(&b, "nosuch");
+	assert_int_equal(call_as(f, PFS_OP_MDS_JOB_END, "", 0, &b, NULL, NULL), -ENOENT);
+	for (int all = 0; all < 2; all++) {
+		pfs_wbuf_u8(&b, (uint8_t)all);
+		assert_int_equal(call_as(f, PFS_OP_MDS_JOB_LIST, "", 1000, &b, &out, &len), 0);
+		pfs_rbuf_init(&r, out, len);
+		n = pfs_rbuf_u32(&r);
+		assert_int_equal(n, all ? 3 : 2); /* autojob, slurm.2 (+ ended slurm.1) */
+		for (uint32_t i = 0; i < n; i++)
+			assert_int_equal(pfs_job_info_decode(&r, &ji), 0);
+		assert_int_equal(pfs_rbuf_done(&r), 0);
+		free(out);
+	}
+
+	/* the policy: root only, validated, shown */
+	pfs_wbuf_str(&b, "pofs");
+	pfs_wbuf_u32(&b, 0);
+	assert_int_equal(call_as(f, PFS_OP_MDS_QOS_POLICY_SET, "", 1000, &b, NULL, NULL), -EPERM);
+	pfs_wbuf_str(&b, "gift");
+	pfs_wbuf_u32(&b, 2);
+	pfs_wbuf_str(&b, "B_thres");
+	pfs_wbuf_f64(&b, 0.3);
+	pfs_wbuf_str(&b, "interval");
+	pfs_wbuf_f64(&b, 5);
+	assert_int_equal(call_as(f, PFS_OP_MDS_QOS_POLICY_SET, "", 0, &b, NULL, NULL), 0);
+	pfs_wbuf_str(&b, "gift");
+	pfs_wbuf_u32(&b, 1);
+	pfs_wbuf_str(&b, "B_thres");
+	pfs_wbuf_f64(&b, 3);
+	assert_int_equal(call_as(f, PFS_OP_MDS_QOS_POLICY_SET, "", 0, &b, NULL, NULL), -EINVAL);
+	pfs_wbuf_str(&b, "");
+	assert_int_equal(call_as(f, PFS_OP_MDS_QOS_SHOW, "", 1000, &b, &out, &len), 0);
+	pfs_qos_status st;
+	pfs_rbuf_init(&r, out, len);
+	assert_int_equal(pfs_qos_status_decode(&r, &st), 0);
+	assert_string_equal(st.policy, "gift");
+	assert_true(st.interval == 5);
+	assert_int_equal(st.n_params, 1);
+	assert_string_equal(st.params[0].key, "B_thres");
+	assert_int_equal(pfs_rbuf_u32(&r), 0);
+	assert_int_equal(pfs_rbuf_done(&r), 0);
+	free(out);
+	pfs_wbuf_str(&b, "slurm.2");
+	assert_int_equal(call_as(f, PFS_OP_MDS_QOS_SHOW, "", 1000, &b, NULL, NULL), -EACCES);
+	pfs_wbuf_str(&b, "slurm.2");
+	assert_int_equal(call_as(f, PFS_OP_MDS_QOS_SHOW, "", 2000, &b, NULL, NULL), 0);
+	pfs_wbuf_str(&b, "slurm.2");
+	assert_int_equal(call_as(f, PFS_OP_MDS_QOS_COUPONS, "", 1000, &b, NULL, NULL), -EACCES);
+	pfs_wbuf_str(&b, "");
+	assert_int_equal(call_as(f, PFS_OP_MDS_QOS_COUPONS, "", 0, &b, &out, &len), 0);
+	pfs_rbuf_init(&r, out, len);
+	assert_int_equal(pfs_rbuf_u32(&r), 0); /* no decision yet, no coupons */
+	assert_int_equal(pfs_rbuf_done(&r), 0);
+	free(out);
+	assert_int_equal(call_as(f, PFS_OP_MDS_QOS_REGRET, "", 1000, &b, &out, &len), 0);
+	pfs_qos_regret_info rg;
+	pfs_rbuf_init(&r, out, len);
+	assert_int_equal(pfs_qos_regret_info_decode(&r, &rg), 0);
+	assert_int_equal(pfs_rbuf_done(&r), 0);
+	assert_true(rg.budget_nh == 360);
+	assert_true(rg.c_sys == 1.0);
+	free(out);
+
+	/* job statistics per opcode: root sees every job */
+	for (int i = 0; i < 3; i++) {
+		pfs_cred_encode(&b, &root);
+		pfs_wbuf_u64(&b, 1);
+		assert_int_equal(call_as(f, PFS_OP_MDS_GETATTR, "slurm.2", 2000, &b, NULL, NULL), 0);
+	}
+	pfs_wbuf_str(&b, "");
+	assert_int_equal(call_as(f, PFS_OP_MDS_JOBSTATS, "", 0, &b, &out, &len), 0);
+	assert_int_equal(jobstats_count(out, len, "slurm.2", PFS_OP_MDS_GETATTR, &n), 3);
+	assert_int_equal(jobstats_count(out, len, "autojob", PFS_OP_MDS_GETATTR, &n), 1);
+	assert_int_equal(jobstats_count(out, len, "slurm.2", PFS_OP_MDS_MKDIR, &n), -1);
+	assert_true(n >= 3); /* "", autojob, slurm.2, "(other)" */
+	free(out);
+	/* a user sees its own jobs only */
+	pfs_wbuf_str(&b, "");
+	assert_int_equal(call_as(f, PFS_OP_MDS_JOBSTATS, "", 2000, &b, &out, &len), 0);
+	assert_int_equal(jobstats_count(out, len, "slurm.2", PFS_OP_MDS_GETATTR, &n), 3);
+	assert_int_equal(n, 1);
+	free(out);
+	pfs_wbuf_str(&b, "slurm.2");
+	assert_int_equal(call_as(f, PFS_OP_MDS_JOBSTATS, "", 1000, &b, NULL, NULL), -EACCES);
+	pfs_wbuf_str(&b, "never-seen");
+	assert_int_equal(call_as(f, PFS_OP_MDS_JOBSTATS, "", 0, &b, NULL, NULL), -ENOENT);
+	/* unknown opcodes are counted under 0 */
+	assert_int_equal(call_as(f, 9999, "slurm.2", 2000, &b, NULL, NULL), -EOPNOTSUPP);
+	pfs_wbuf_str(&b, "slurm.2");
+	assert_int_equal(call_as(f, PFS_OP_MDS_JOBSTATS, "", 0, &b, &out, &len), 0);
+	assert_int_equal(jobstats_count(out, len, "slurm.2", 0, &n), 1);
+	assert_int_equal(n, 1);
+	free(out);
+	pfs_wbuf_free(&b);
+}
+
+/* Each new opcode with truncated, padded, oversized and out-of-range
+ * payloads: a clean error reply, nothing changed. */
+static void test_server_jobs_qos_malformed(void **state)
+{
+	struct fx *f = *state;
+	pfs_wbuf b, full;
+	char big[200];
+	pfs_qos_status st;
+	pfs_qos_row *rows = NULL;
+	uint32_t n;
+
+	pfs_wbuf_init(&b);
+	pfs_wbuf_init(&full);
+	memset(big, 'j', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+
+	/* JOB_REGISTER: every truncation of a good record, a trailing byte,
+	 * bad values */
+	job_encode(&full, "trunc", 0, 2, 1.0);
+	for (size_t cut = 0; cut < full.len; cut++) {
+		pfs_wbuf_bytes(&b, full.data, cut);
+		assert_int_equal(call_as(f, PFS_OP_MDS_JOB_REGISTER, "", 0, &b, NULL, NULL),
+				 -EBADMSG);
+	}
+	pfs_wbuf_bytes(&b, full.data, full.len);
+	pfs_wbuf_u8(&b, 0);
+	assert_int_equal(call_as(f, PFS_OP_MDS_JOB_REGISTER, "", 0, &b, NULL, NULL), -EBADMSG);
+	job_encode(&b, big, 0, 2, 1.0);                 /* id longer than 32 */
+	assert_int_equal(call_as(f, PFS_OP_MDS_JOB_REGISTER, "", 0, &b, NULL, NULL), -EBADMSG);
+	job_encode(&b, "x", 0, 0, 1.0);                 /* no nodes */
+	assert_int_equal(call_as(f, PFS_OP_MDS_JOB_REGISTER, "", 0, &b, NULL, NULL), -EBADMSG);
+	job_encode(&b, "x", 0, 2, NAN);
+	assert_int_equal(call_as(f, PFS_OP_MDS_JOB_REGISTER, "", 0, &b, NULL, NULL), -EBADMSG);
+	job_encode(&b, "x", 0, 2, 1e9);                 /* priority above the cap */
+	assert_int_equal(call_as(f, PFS_OP_MDS_JOB_REGISTER, "", 0, &b, NULL, NULL), -EINVAL);
+	pfs_job_info ji;
+	assert_int_equal(mds_jobs_get(f->jobs, "trunc", &ji), -ENOENT);
+	assert_int_equal(mds_jobs_get(f->jobs, "x", &ji), -ENOENT);
+
+	/* the str-job opcodes: empty payload, long id, bogus length, padding */
+	uint16_t strops[] = { PFS_OP_MDS_JOB_END, PFS_OP_MDS_JOB_GET, PFS_OP_MDS_QOS_SHOW,
+			      PFS_OP_MDS_QOS_COUPONS, PFS_OP_MDS_JOBSTATS };
+	for (size_t i = 0; i < sizeof(strops) / sizeof(strops[0]); i++) {
+		assert_int_equal(call_as(f, strops[i], "", 0, &b, NULL, NULL), -EBADMSG);
+		pfs_wbuf_str(&b, big);
+		assert_int_equal(call_as(f, strops[i], "", 0, &b, NULL, NULL), -EBADMSG);
+		pfs_wbuf_u32(&b, 0xfffffff0u);
+		pfs_wbuf_bytes(&b, "abc", 3);
+		assert_int_equal(call_as(f, strops[i], "", 0, &b, NULL, NULL), -EBADMSG);
+		pfs_wbuf_str(&b, "");
+		pfs_wbuf_u32(&b, 7);
+		assert_int_equal(call_as(f, strops[i], "", 0, &b, NULL, NULL), -EBADMSG);
+		pfs_wbuf_strn(&b, "a\0b", 3);                /* NUL inside an id */
+		assert_int_equal(call_as(f, strops[i], "", 0, &b, NULL, NULL), -EBADMSG);
+	}
+	/* JOB_LIST: flag 0/1 only, exactly one byte */
+	assert_int_equal(call_as(f, PFS_OP_MDS_JOB_LIST, "", 0, &b, NULL, NULL), -EBADMSG);
+	pfs_wbuf_u8(&b, 2);
+	assert_int_equal(call_as(f, PFS_OP_MDS_JOB_LIST, "", 0, &b, NULL, NULL), -EINVAL);
+	pfs_wbuf_u16(&b, 0);
+	assert_int_equal(call_as(f, PFS_OP_MDS_JOB_LIST, "", 0, &b, NULL, NULL), -EBADMSG);
+	/* QOS_REGRET takes nothing */
+	pfs_wbuf_u8(&b, 0);
+	assert_int_equal(call_as(f, PFS_OP_MDS_QOS_REGRET, "", 0, &b, NULL, NULL), -EBADMSG);
+
+	/* POLICY_SET: counts beyond the payload, too many keys, long names,
+	 * NaN values, truncations, padding */
+	pfs_wbuf_str(&b, "gift");
+	pfs_wbuf_u32(&b, 0x7fffffff);
+	assert_int_equal(call_as(f, PFS_OP_MDS_QOS_POLICY_SET, "", 0, &b, NULL, NULL), -EBADMSG);
+	pfs_wbuf_str(&b, "gift");
+	pfs_wbuf_u32(&b, 40);
+	for (int i = 0; i < 40; i++) {
+		pfs_wbuf_str(&b, "tau");
+		pfs_wbuf_f64(&b, 0.5);
+	}
+	assert_int_equal(call_as(f, PFS_OP_MDS_QOS_POLICY_SET, "", 0, &b, NULL, NULL), -EBADMSG);
+	pfs_wbuf_str(&b, big);
+	pfs_wbuf_u32(&b, 0);
+	assert_int_equal(call_as(f, PFS_OP_MDS_QOS_POLICY_SET, "", 0, &b, NULL, NULL), -EBADMSG);
+	pfs_wbuf_str(&b, "gift");
+	pfs_wbuf_u32(&b, 1);
+	pfs_wbuf_str(&b, big);
+	pfs_wbuf_f64(&b, 0.5);
+	assert_int_equal(call_as(f, PFS_OP_MDS_QOS_POLICY_SET, "", 0, &b, NULL, NULL), -EBADMSG);
+	pfs_wbuf_str(&b, "gift");
+	pfs_wbuf_u32(&b, 1);
+	pfs_wbuf_str(&b, "tau");
+	pfs_wbuf_f64(&b, NAN);
+	assert_int_equal(call_as(f, PFS_OP_MDS_QOS_POLICY_SET, "", 0, &b, NULL, NULL), -EBADMSG);
+	pfs_wbuf_reset(&full);
+	pfs_wbuf_str(&full, "gift");
+	pfs_wbuf_u32(&full, 1);
+	pfs_wbuf_str(&full, "tau");
+	pfs_wbuf_f64(&full, 0.5);
+	for (size_t cut = 0; cut < full.len; cut++) {
+		pfs_wbuf_bytes(&b, full.data, cut);
+		assert_int_equal(call_as(f, PFS_OP_MDS_QOS_POLICY_SET, "", 0, &b, NULL, NULL),
+				 -EBADMSG);
+	}
+	pfs_wbuf_bytes(&b, full.data, full.len);
+	pfs_wbuf_u8(&b, 1);
+	assert_int_equal(call_as(f, PFS_OP_MDS_QOS_POLICY_SET, "", 0, &b, NULL, NULL), -EBADMSG);
+	/* none of it changed the policy */
+	assert_int_equal(mds_qosctl_show(f->qos, "", 0, 10, &st, &rows, &n), 0);
+	assert_string_equal(st.policy, "none");
+	free(rows);
+	/* an oversized frame for a new opcode closes that connection only */
+	int fd = raw_connect(f);
+	pfs_hdr h;
+	uint8_t hb[PFS_HDR_LEN];
+	pfs_hdr_init(&h, PFS_OP_MDS_QOS_POLICY_SET, 1, 1, "j");
+	h.payload_len = PFS_MAX_PAYLOAD + 1;
+	pfs_hdr_encode(&h, hb);
+	assert_int_equal(pfs_net_write_all(fd, hb, sizeof(hb)), 0);
+	assert_true(closed_or_error(fd));
+	close(fd);
+	ping_ok(f);
+	pfs_wbuf_free(&b);
+	pfs_wbuf_free(&full);
 }
 
 struct worker {
@@ -634,6 +993,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_server_destroy_retry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_concurrent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_jobs_and_qos, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_jobs_qos_malformed, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,139 @@
+/* exporter.c — the MDS metrics families (see exporter.h) written by the
+ * fill callback of a common/metrics.h endpoint. */
+#include "mds/exporter.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/metrics.h"
+#include "common/proto.h"
+
+struct mds_exporter {
+	pfs_metrics *m;
+	mds_server *srv;
+	mds_jobs *jobs;
+	mds_qosctl *qos;
+};
+
+static void op_sample(void *arg, const char *job, uint16_t op, uint64_t count)
+{
+	pfs_metrics_sample(arg, "pfs_mds_job_ops_total", (double)count, "job", job, "op",
+			   op ? pfs_op_name(op) : "other", NULL);
+}
+
+static int fill_qos(mds_exporter *e, pfs_metrics_buf *b)
+{
+	mds_qosctl_counters c;
+	pfs_qos_alloc *al = NULL;
+	pfs_qos_coupon_info *cp = NULL;
+	uint32_t n = 0;
+	char ost[16];
+	int rc;
+
+	mds_qosctl_counters_get(e->qos, &c);
+	pfs_metrics_family(b, "pfs_mds_qos_decisions_total", "counter",
+			   "QoS decisions made by the MDS controller");
+	pfs_metrics_sample(b, "pfs_mds_qos_decisions_total", (double)c.decisions, NULL);
+	pfs_metrics_family(b, "pfs_mds_qos_skipped_total", "counter",
+			   "QoS intervals skipped for lack of quorum");
+	pfs_metrics_sample(b, "pfs_mds_qos_skipped_total", (double)c.skipped, NULL);
+	pfs_metrics_family(b, "pfs_mds_qos_push_failures_total", "counter",
+			   "allocation sets an OSS did not take");
+	pfs_metrics_sample(b, "pfs_mds_qos_push_failures_total", (double)c.push_failures, NULL);
+	pfs_metrics_family(b, "pfs_mds_qos_decision_seconds", "gauge",
+			   "time the policy took in the last decision");
+	pfs_metrics_sample(b, "pfs_mds_qos_decision_seconds", c.decision_s, NULL);
+	pfs_metrics_family(b, "pfs_mds_qos_quorum_answered", "gauge",
+			   "OSSes that answered for the last decision");
+	pfs_metrics_sample(b, "pfs_mds_qos_quorum_answered", c.answered, NULL);
+	pfs_metrics_family(b, "pfs_mds_qos_quorum_total", "gauge",
+			   "OSSes counted for the last decision's quorum");
+	pfs_metrics_sample(b, "pfs_mds_qos_quorum_total", c.oss_total, NULL);
+
+	rc = mds_qosctl_allocs(e->qos, &al, &n);
+	if (rc)
+		return rc;
+	pfs_metrics_family(b, "pfs_mds_qos_alloc_bytes", "gauge",
+			   "rate allocated to a job on an OST, bytes/s");
+	for (uint32_t i = 0; i < n; i++) {
+		snprintf(ost, sizeof(ost), "%u", al[i].ost);
+		pfs_metrics_sample(b, "pfs_mds_qos_alloc_bytes", al[i].rate, "job", al[i].job,
+				   "ost", ost, NULL);
+	}
+	free(al);
+
+	rc = mds_qosctl_coupons(e->qos, "", 0, &cp, &n);
+	if (rc)
+		return rc;
+	pfs_metrics_family(b, "pfs_mds_gift_coupon_outstanding", "gauge",
+			   "GIFT coupon worth not yet redeemed, bytes");
+	for (uint32_t i = 0; i < n; i++)
+		pfs_metrics_sample(b, "pfs_mds_gift_coupon_outstanding", cp[i].outstanding,
+				   "job", cp[i].job, NULL);
+	free(cp);
+	pfs_metrics_family(b, "pfs_mds_gift_regret_awarded_nodehours", "counter",
+			   "node-hours GIFT awarded from the regret budget");
+	pfs_metrics_sample(b, "pfs_mds_gift_regret_awarded_nodehours", c.awarded_nh, NULL);
+	return 0;
+}
+
+static int fill(void *ctx, pfs_metrics_buf *b)
+{
+	mds_exporter *e = ctx;
+	int rc;
+
+	if (e->qos && (rc = fill_qos(e, b)))
+		return rc;
+	if (e->jobs) {
+		size_t total, aut;
+		mds_jobs_count(e->jobs, &total, &aut);
+		pfs_metrics_family(b, "pfs_mds_jobs", "gauge", "job registry entries");
+		pfs_metrics_sample(b, "pfs_mds_jobs", (double)(total - aut), "kind", "registered",
+				   NULL);
+		pfs_metrics_sample(b, "pfs_mds_jobs", (double)aut, "kind", "automatic", NULL);
+	}
+	if (e->srv) {
+		pfs_metrics_family(b, "pfs_mds_job_ops_total", "counter",
+				   "MDS requests per job and opcode");
+		rc = mds_server_job_ops_each(e->srv, op_sample, b);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int mds_exporter_start(const char *host, uint16_t port, mds_server *srv, mds_jobs *jobs,
+		       mds_qosctl *qos, mds_exporter **out, char *err, size_t errlen)
+{
+	mds_exporter *e = calloc(1, sizeof(*e));
+	int rc;
+
+	if (!e) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	e->srv = srv;
+	e->jobs = jobs;
+	e->qos = qos;
+	rc = pfs_metrics_start(host, port, fill, e, &e->m, err, errlen);
+	if (rc) {
+		free(e);
+		return rc;
+	}
+	*out = e;
+	return 0;
+}
+
+uint16_t mds_exporter_port(const mds_exporter *e)
+{
+	return pfs_metrics_port(e->m);
+}
+
+void mds_exporter_stop(mds_exporter *e)
+{
+	if (!e)
+		return;
+	pfs_metrics_stop(e->m);
+	free(e);
+}
