@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -664,6 +665,27 @@ static void test_qosctl_limit_auto_entries_and_views(void **state)
 	assert_true(rg.budget_nh == 360);
 }
 
+/* The loop's thread: it steps at once, and stopping it does not wait for
+ * the interval to run out. */
+static void test_qosctl_thread_starts_and_stops(void **state)
+{
+	struct fx *f = *state;
+	struct timespec t0, t1, nap = { 0, 5 * 1000000L };
+
+	stat_add(f, "A", 0, 10 * MB, 10 * MB);
+	assert_int_equal(mds_qosctl_start(f->ctl), 0);
+	assert_int_equal(mds_qosctl_start(f->ctl), -EALREADY);
+	for (int i = 0; i < 400 && !f->npush[0]; i++)
+		nanosleep(&nap, NULL);
+	assert_int_equal(f->npush[0], 1);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	mds_qosctl_destroy(f->ctl);   /* the interval is 10 s */
+	f->ctl = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9 < 1.0);
+	assert_int_equal(f->ncollect, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -673,6 +695,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_qosctl_bad_params_refused, setup4, teardown),
 		cmocka_unit_test_teardown(test_qosctl_gift_fig6_survives_restart, teardown),
 		cmocka_unit_test_setup_teardown(test_qosctl_limit_auto_entries_and_views, setup4,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_qosctl_thread_starts_and_stops, setup4,
 						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
