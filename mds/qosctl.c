@@ -218,7 +218,8 @@ static int load_store(mds_qosctl *c, mds_qos_policy_rec *rec, int *has_rec, int 
 		size_t rlen;
 
 		pfs_log(PFS_LOG_ERR, "qos: stored GIFT ledger does not load (%s); kept as "
-			"gift.bad, starting an empty ledger", pfs_strerror(rc));
+			"gift.bad, starting an empty ledger",
+			rc == -EBADMSG ? "damaged or of an unknown version" : pfs_strerror(rc));
 		if (mds_ns_kv_get(t, MDS_KV_QOS, "gift", 4, &raw, &rlen) == 0 &&
 		    (*bad = malloc(rlen ? rlen : 1))) {
 			memcpy(*bad, raw, rlen);

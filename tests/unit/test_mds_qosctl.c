@@ -686,6 +686,68 @@ static void test_qosctl_thread_starts_and_stops(void **state)
 	assert_int_equal(f->ncollect, 1);
 }
 
+/* A damaged GIFT ledger in the database: the MDS starts with an empty
+ * one, keeps the damaged bytes as "gift.bad", and a damaged policy record
+ * falls back to the configuration. */
+static void test_qosctl_damaged_records(void **state)
+{
+	struct fx *f = *state;
+	pfs_qos_coupon_info *v = NULL;
+	pfs_qos_status st;
+	mds_kv_txn *t;
+	const void *val;
+	size_t len;
+	uint32_t n;
+	qos_param p = { "B_thres", 0.3 };
+
+	assert_int_equal(mds_qosctl_set(f->ctl, "gift", &p, 1), 0);
+	stat_add(f, "A", 0, 50 * MB, 100 * MB);
+	stat_add(f, "B", 0, 50 * MB, 100 * MB);
+	stat_add(f, "B", 1, 50 * MB, 100 * MB);
+	qos_param q = { "quorum", 50 };
+	assert_int_equal(mds_qosctl_set(f->ctl, NULL, &q, 1), 0);
+	assert_int_equal(mds_qosctl_step(f->ctl), 0);
+	assert_int_equal(mds_qosctl_coupons(f->ctl, "", 0, &v, &n), 0);
+	assert_int_equal(n, 1);
+	free(v);
+	mds_qosctl_destroy(f->ctl);
+	f->ctl = NULL;
+
+	/* flip one byte inside the stored image */
+	assert_int_equal(mds_ns_kv_begin(f->ns, 1, &t), 0);
+	assert_int_equal(mds_ns_kv_get(t, MDS_KV_QOS, "gift", 4, &val, &len), 0);
+	uint8_t *copy = malloc(len);
+	assert_non_null(copy);
+	memcpy(copy, val, len);
+	copy[len / 2] ^= 0x40;
+	assert_int_equal(mds_ns_kv_put(t, MDS_KV_QOS, "gift", 4, copy, len), 0);
+	assert_int_equal(mds_ns_kv_commit(t), 0);
+
+	ctl_open(f, "pofs", NULL);
+	status(f, &st);
+	assert_string_equal(st.policy, "gift");
+	assert_int_equal(mds_qosctl_coupons(f->ctl, "", 0, &v, &n), 0);
+	assert_int_equal(n, 0);                       /* an empty ledger */
+	assert_int_equal(mds_ns_kv_begin(f->ns, 0, &t), 0);
+	assert_int_equal(mds_ns_kv_get(t, MDS_KV_QOS, "gift.bad", 8, &val, &len), 0);
+	assert_memory_equal(val, copy, len);
+	mds_ns_kv_abort(t);
+	free(copy);
+	/* decisions go on with the new ledger */
+	assert_int_equal(mds_qosctl_step(f->ctl), 0);
+	assert_float_equal(rate(f, 0, "A", 0), 35 * MB, TOL);
+	mds_qosctl_destroy(f->ctl);
+	f->ctl = NULL;
+
+	/* a policy record of an unknown version: the configuration decides */
+	assert_int_equal(mds_ns_kv_begin(f->ns, 1, &t), 0);
+	assert_int_equal(mds_ns_kv_put(t, MDS_KV_QOS, "policy", 6, "\x09\0\0\0", 4), 0);
+	assert_int_equal(mds_ns_kv_commit(t), 0);
+	ctl_open(f, "pofs", NULL);
+	status(f, &st);
+	assert_string_equal(st.policy, "pofs");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -698,6 +760,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_qosctl_thread_starts_and_stops, setup4,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_qosctl_damaged_records, setup4, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
