@@ -267,8 +267,9 @@ int cli__emit(cli_admin *a, json_t *root)
 		cli__what(a, "building JSON output");
 		return -ENOMEM;
 	}
-	json_dumpf(root, a->out, a->json_lines ? JSON_COMPACT | JSON_PRESERVE_ORDER :
-		   JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	/* Ten significant digits: 0.5003906, not 0.50039062599999995. */
+	json_dumpf(root, a->out, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10) |
+		   (a->json_lines ? JSON_COMPACT : JSON_INDENT(2)));
 	fputc('\n', a->out);
 	json_decref(root);
 	return 0;

@@ -31,12 +31,24 @@ static const char *const origins[] = {
 	[PFS_NRS_ORIGIN_ADAPTBF] = "adaptbf",
 };
 
-/* 1 if the rule text has an ost= condition of its own. */
-static int names_ost(const char *e)
+/* The rule text's own ost= condition: 0 none, 1 with *ost set, -1 one
+ * whose value is not an OST index (the OSS will say what is wrong). */
+static int expr_ost(const char *e, uint32_t *ost)
 {
-	for (const char *p = strstr(e, "ost="); p; p = strstr(p + 1, "ost="))
-		if (p == e || p[-1] == ' ' || p[-1] == '\t')
-			return 1;
+	for (const char *p = strstr(e, "ost="); p; p = strstr(p + 1, "ost=")) {
+		unsigned long v;
+		char *end;
+
+		if (p != e && p[-1] != ' ' && p[-1] != '\t')
+			continue;
+		errno = 0;
+		v = strtoul(p + 4, &end, 10);
+		if (errno || end == p + 4 || (*end && *end != ' ' && *end != '\t') ||
+		    p[4] == '-' || p[4] == '+' || v >= PFS_QOS_OST_ALL)
+			return -1;
+		*ost = (uint32_t)v;
+		return 1;
+	}
 	return 0;
 }
 
@@ -53,6 +65,14 @@ static const char *result_text(int verb, int rc, char *buf, size_t sz)
 		hint = " (a rule of that name exists)";
 	else if (rc == -ENOENT && (verb == PFS_NRS_CHANGE || verb == PFS_NRS_STOP))
 		hint = " (no rule of that name)";
+	else if (rc == -EPERM)
+		hint = " (names mds.* and adaptbf.* are the QoS policy's)";
+	else if (rc == -ENODEV)
+		hint = " (ost= names an OST this OSS does not serve)";
+	else if (rc == -ENOSPC)
+		hint = " (too many rules on this OSS)";
+	else if (rc == -EOPNOTSUPP)
+		hint = " (the OSS does not schedule with TBF: nrs=tbf)";
 	snprintf(buf, sz, "%s: %s%s", cli_oss_outcome(rc), pfs_strerror(rc), hint);
 	return buf;
 }
@@ -190,6 +210,8 @@ static int print(cli_admin *a, const cli_admin_args *args, const char *expr, cli
 int cli_admin_nrs_rule(cli_admin *a, const cli_admin_args *args)
 {
 	int verb = args->nrs_verb, with_expr = verb == PFS_NRS_START || verb == PFS_NRS_CHANGE;
+	int own_ost = 0;
+	uint32_t ost = args->ost;
 	cli_oss_set s = { 0 };
 	pfs_nrs_rule_info **rules = NULL;
 	uint32_t *nrules = NULL, failed, called = 0;
@@ -202,7 +224,8 @@ int cli_admin_nrs_rule(cli_admin *a, const cli_admin_args *args)
 		 args->rule ? args->rule : "");
 	expr[0] = '\0';
 	if (with_expr) {
-		if (args->have_ost && names_ost(args->expr)) {
+		own_ost = expr_ost(args->expr, &ost);
+		if (args->have_ost && own_ost) {
 			cli__what(a, "%s: give the OST either as --ost or as ost= in the rule",
 				  doing);
 			return -EINVAL;
@@ -220,11 +243,13 @@ int cli_admin_nrs_rule(cli_admin *a, const cli_admin_args *args)
 	rc = cli_oss_set_load(a, &s);
 	if (rc)
 		goto out;
-	if (args->have_ost) {
-		only = cli_oss_set_find(&s, args->ost);
+	/* An OST named by --ost or by ost= in the rule: only its OSS (the
+	 * others would refuse a rule for an OST they do not serve). */
+	if (args->have_ost || own_ost == 1) {
+		only = cli_oss_set_find(&s, ost);
 		if (only < 0) {
 			rc = -ENOENT;
-			cli__what(a, "%s: no OSS serves OST %u", doing, args->ost);
+			cli__what(a, "%s: no OSS serves OST %u", doing, ost);
 			goto out;
 		}
 	} else if (s.n == 0) {

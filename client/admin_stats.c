@@ -48,6 +48,7 @@ typedef struct oss_snap {
 } oss_snap;
 
 typedef struct snapshot {
+	int mds_rc;           /* 0, or why the MDS's counters are missing */
 	uint64_t mds_ns;
 	uint32_t n_jobs;
 	mds_job *jobs;
@@ -73,11 +74,18 @@ typedef struct op_row {
 	double per_s;         /* < 0: unknown */
 } op_row;
 
-static void snap_free(snapshot *s)
+static void mds_free(snapshot *s)
 {
 	for (uint32_t i = 0; i < s->n_jobs; i++)
 		free(s->jobs[i].ops);
 	free(s->jobs);
+	s->jobs = NULL;
+	s->n_jobs = 0;
+}
+
+static void snap_free(snapshot *s)
+{
+	mds_free(s);
 	for (uint32_t i = 0; i < s->n_oss; i++)
 		free(s->oss[i].st);
 	free(s->oss);
@@ -160,14 +168,16 @@ static int decode_oss(const pfs_rpc_reply *rep, oss_snap *o)
 	return -EBADMSG;
 }
 
-/* Take a snapshot: the MDS (fatal if it fails), then every OSS at once. */
+/* Take a snapshot: the MDS's counters, then every OSS's at once.  A server
+ * that fails is recorded as such; only when none answered is it an error
+ * (the MDS's, which also answered the OST list a moment before). */
 static int take(cli_admin *a, cli_oss_set *set, const char *job, snapshot *s)
 {
 	pfs_rpc_reply rep = { 0 };
 	pfs_wbuf w;
 	char mds[300], doing[80];
 	uint8_t mode = PFS_QOS_STATS_TOTAL;
-	int rc;
+	int rc, answered;
 
 	memset(s, 0, sizeof(*s));
 	pfs_wbuf_init(&w);
@@ -178,11 +188,8 @@ static int take(cli_admin *a, cli_oss_set *set, const char *job, snapshot *s)
 		rc = decode_mds(&rep, s);
 	pfs_rpc_reply_free(&rep);
 	if (rc) {
-		snprintf(doing, sizeof(doing), "jobstats%s%s", job ? " --job " : "",
-			 job ? job : "");
-		cli__fail_rpc(a, rc, cli__mds_name(a, mds, sizeof(mds)), doing);
-		snap_free(s);
-		return rc;
+		mds_free(s);
+		s->mds_rc = rc;
 	}
 	s->oss = calloc(set->n ? set->n : 1, sizeof(*s->oss));
 	if (!s->oss) {
@@ -192,13 +199,41 @@ static int take(cli_admin *a, cli_oss_set *set, const char *job, snapshot *s)
 	}
 	s->n_oss = set->n;
 	cli_oss_call(a, set, -1, PFS_OP_OSS_QOS_STATS, PFS_RPC_IDEMPOTENT, &mode, 1);
+	answered = s->mds_rc == 0;
 	for (uint32_t i = 0; i < set->n; i++) {
 		s->oss[i].rc = set->v[i].rc;
 		if (s->oss[i].rc == 0)
 			s->oss[i].rc = decode_oss(&set->v[i].rep, &s->oss[i]);
 		pfs_rpc_reply_free(&set->v[i].rep);
+		answered |= s->oss[i].rc == 0;
 	}
-	return 0;
+	if (answered)
+		return 0;
+	snprintf(doing, sizeof(doing), "jobstats%s%s (and no OSS answered)",
+		 job ? " --job " : "", job ? job : "");
+	cli__fail_rpc(a, s->mds_rc, cli__mds_name(a, mds, sizeof(mds)), doing);
+	rc = s->mds_rc;
+	snap_free(s);
+	return rc;
+}
+
+/* Seconds between two MDS snapshots; 0 when either is missing. */
+static double mds_window(const snapshot *prev, const snapshot *cur)
+{
+	if (!prev || prev->mds_rc || cur->mds_rc || cur->mds_ns <= prev->mds_ns)
+		return 0;
+	return (double)(cur->mds_ns - prev->mds_ns) / 1e9;
+}
+
+/* When a report is for: the MDS's snapshot, else the latest OSS's. */
+static uint64_t report_ns(const snapshot *s)
+{
+	uint64_t t = s->mds_rc ? 0 : s->mds_ns;
+
+	for (uint32_t i = 0; s->mds_rc && i < s->n_oss; i++)
+		if (s->oss[i].rc == 0 && s->oss[i].snapshot_ns > t)
+			t = s->oss[i].snapshot_ns;
+	return t;
 }
 
 /* Seconds a report covers for OSS i; prev NULL = since start. */
@@ -308,8 +343,7 @@ static const mds_job *find_job(const snapshot *s, const char *job)
 /* The (job, opcode) rows; rates only between two MDS snapshots. */
 static int op_rows(const snapshot *prev, const snapshot *cur, op_row **rows, size_t *n)
 {
-	double win = prev && cur->mds_ns > prev->mds_ns ?
-		(double)(cur->mds_ns - prev->mds_ns) / 1e9 : 0;
+	double win = mds_window(prev, cur);
 	size_t total = 0, k = 0;
 	op_row *v;
 
@@ -383,33 +417,51 @@ static json_t *op_json(const op_row *r)
 			 "per_s", r->per_s >= 0 ? json_real(r->per_s) : json_null());
 }
 
+/* A server's status as JSON: ok with its snapshot time and the seconds the
+ * report covers (null: unknown), or its error. */
+static json_t *server_json(const char *key, const char *name, const char *addr, int rc,
+			   uint64_t snapshot_ns, double window)
+{
+	json_t *e = name ? json_pack("{s:s,s:s,s:s}", key, name, "address", addr,
+				     "status", cli_oss_outcome(rc)) :
+		json_pack("{s:s,s:s}", "address", addr, "status", cli_oss_outcome(rc));
+	int bad;
+
+	if (!e)
+		return NULL;
+	if (rc)
+		bad = json_object_set_new(e, "errno", json_integer(rc)) ||
+		      json_object_set_new(e, "error", json_string(pfs_strerror(rc)));
+	else
+		bad = json_object_set_new(e, "snapshot_ns", json_integer(cli__ji(snapshot_ns))) ||
+		      json_object_set_new(e, "window_s", window > 0 ? json_real(window) :
+					  json_null());
+	if (bad) {
+		json_decref(e);
+		return NULL;
+	}
+	return e;
+}
+
 static int report_json(cli_admin *a, const cli_oss_set *set, const snapshot *prev,
 		       const snapshot *cur, const io_row *io, size_t nio, const op_row *ops,
 		       size_t nops)
 {
-	json_t *oss = json_array(), *jobs = json_array();
+	json_t *oss = json_array(), *jobs = json_array(), *mds;
+	double mwin = mds_window(prev, cur);
+	char addr[300];
 	size_t i = 0, k = 0;
 
+	snprintf(addr, sizeof(addr), "%s:%u", pfs_rpc_pool_host(a->pool),
+		 pfs_rpc_pool_port(a->pool));
+	mds = server_json(NULL, NULL, addr, cur->mds_rc, cur->mds_ns, mwin);
 	for (uint32_t s = 0; s < cur->n_oss; s++) {
 		const oss_snap *c = &cur->oss[s];
 		int delta;
-		double win = c->rc ? 0 : oss_window(prev, cur, s, &delta);
-		json_t *e = json_pack("{s:s,s:s,s:s}", "oss", set->v[s].name,
-				      "address", set->v[s].addr, "status", cli_oss_outcome(c->rc));
 
-		if (e && c->rc && (json_object_set_new(e, "errno", json_integer(c->rc)) ||
-				   json_object_set_new(e, "error",
-						       json_string(pfs_strerror(c->rc))))) {
-			json_decref(e);
-			e = NULL;
-		}
-		if (e && !c->rc &&
-		    (json_object_set_new(e, "snapshot_ns", json_integer(cli__ji(c->snapshot_ns))) ||
-		     json_object_set_new(e, "window_s", json_real(win)))) {
-			json_decref(e);
-			e = NULL;
-		}
-		cli__jpush(&oss, e);
+		cli__jpush(&oss, server_json("oss", set->v[s].name, set->v[s].addr, c->rc,
+					     c->snapshot_ns,
+					     c->rc ? 0 : oss_window(prev, cur, s, &delta)));
 	}
 	/* Merge the two sorted row lists by job name. */
 	while (jobs && (i < nio || k < nops)) {
@@ -428,17 +480,37 @@ static int report_json(cli_admin *a, const cli_oss_set *set, const snapshot *pre
 			json_decref(mops);
 		}
 	}
-	if (!oss || !jobs) {
+	if (!oss || !jobs || !mds) {
 		json_decref(oss);
 		json_decref(jobs);
+		json_decref(mds);
 		return cli__emit(a, NULL);
 	}
-	return cli__emit(a, json_pack("{s:I,s:s,s:o,s:o,s:o}", "snapshot_ns", cli__ji(cur->mds_ns),
+	return cli__emit(a, json_pack("{s:I,s:s,s:o,s:o,s:o,s:o}",
+				      "snapshot_ns", cli__ji(report_ns(cur)),
 				      "window", prev ? "interval" : "since_start",
-				      "mds_window_s", prev && cur->mds_ns > prev->mds_ns ?
-				      json_real((double)(cur->mds_ns - prev->mds_ns) / 1e9) :
-				      json_null(),
-				      "oss", oss, "jobs", jobs));
+				      "mds_window_s", mwin > 0 ? json_real(mwin) : json_null(),
+				      "mds", mds, "oss", oss, "jobs", jobs));
+}
+
+/* One row of the servers table. */
+static int server_row(cli_table *t, const char *name, const char *addr, int rc,
+		      uint64_t snapshot_ns, double window)
+{
+	char snap[40], win[24], st[120];
+	const char *cells[5] = { name, addr, "-", "-", "ok" };
+
+	if (rc == 0) {
+		cells[2] = cli_fmt_time((int64_t)snapshot_ns, snap, sizeof(snap));
+		if (window > 0) {
+			snprintf(win, sizeof(win), "%.1fs", window);
+			cells[3] = win;
+		}
+	} else {
+		snprintf(st, sizeof(st), "%s: %s", cli_oss_outcome(rc), pfs_strerror(rc));
+		cells[4] = st;
+	}
+	return cli_table_add(t, cells);
 }
 
 static int report_tables(cli_admin *a, const cli_oss_set *set, const snapshot *prev,
@@ -446,7 +518,8 @@ static int report_tables(cli_admin *a, const cli_oss_set *set, const snapshot *p
 			 size_t nops)
 {
 	static const cli_col srv_cols[] = {
-		{ "OSS", 0 }, { "ADDRESS", 0 }, { "SNAPSHOT", 0 }, { "WINDOW", 1 }, { "STATUS", 0 },
+		{ "SERVER", 0 }, { "ADDRESS", 0 }, { "SNAPSHOT", 0 }, { "WINDOW", 1 },
+		{ "STATUS", 0 },
 	};
 	static const cli_col io_cols[] = {
 		{ "JOB", 0 }, { "OST", 1 }, { "READ_RPCS", 1 }, { "WRITE_RPCS", 1 },
@@ -458,26 +531,21 @@ static int report_tables(cli_admin *a, const cli_oss_set *set, const snapshot *p
 		{ "JOB", 0 }, { "OPERATION", 0 }, { "COUNT", 1 }, { "RATE", 1 },
 	};
 	cli_table *ts = NULL, *ti = NULL, *to = NULL;
-	char when[40];
+	double mwin = mds_window(prev, cur);
+	char when[40], addr[300];
 	int rc;
 
+	snprintf(addr, sizeof(addr), "%s:%u", pfs_rpc_pool_host(a->pool),
+		 pfs_rpc_pool_port(a->pool));
 	rc = cli_table_create(srv_cols, 5, &ts);
+	if (rc == 0)
+		rc = server_row(ts, "MDS", addr, cur->mds_rc, cur->mds_ns, mwin);
 	for (uint32_t s = 0; rc == 0 && s < cur->n_oss; s++) {
 		const oss_snap *c = &cur->oss[s];
-		char snap[40], win[24], st[120];
 		int delta;
-		const char *cells[5] = { set->v[s].name, set->v[s].addr, "-", "-", "ok" };
 
-		if (c->rc == 0) {
-			cells[2] = cli_fmt_time((int64_t)c->snapshot_ns, snap, sizeof(snap));
-			snprintf(win, sizeof(win), "%.1fs", oss_window(prev, cur, s, &delta));
-			cells[3] = win;
-		} else {
-			snprintf(st, sizeof(st), "%s: %s", cli_oss_outcome(c->rc),
-				 pfs_strerror(c->rc));
-			cells[4] = st;
-		}
-		rc = cli_table_add(ts, cells);
+		rc = server_row(ts, set->v[s].name, set->v[s].addr, c->rc, c->snapshot_ns,
+				c->rc ? 0 : oss_window(prev, cur, s, &delta));
 	}
 	if (rc == 0)
 		rc = cli_table_create(io_cols, 13, &ti);
@@ -530,10 +598,11 @@ static int report_tables(cli_admin *a, const cli_oss_set *set, const snapshot *p
 	if (rc) {
 		cli__what(a, "jobstats");
 	} else {
-		cli_fmt_time((int64_t)cur->mds_ns, when, sizeof(when));
-		if (prev && cur->mds_ns > prev->mds_ns)
-			fprintf(a->out, "jobstats at %s, over %.1fs\n\n", when,
-				(double)(cur->mds_ns - prev->mds_ns) / 1e9);
+		cli_fmt_time((int64_t)report_ns(cur), when, sizeof(when));
+		if (mwin > 0)
+			fprintf(a->out, "jobstats at %s, over %.1fs\n\n", when, mwin);
+		else if (prev)
+			fprintf(a->out, "jobstats at %s, over the last interval\n\n", when);
 		else
 			fprintf(a->out, "jobstats at %s, since each server started\n\n", when);
 		cli_table_print(ts, a->out);
@@ -545,6 +614,9 @@ static int report_tables(cli_admin *a, const cli_oss_set *set, const snapshot *p
 		fputc('\n', a->out);
 		if (nops)
 			cli_table_print(to, a->out);
+		else if (cur->mds_rc)
+			fprintf(a->out, "no MDS operations (%s: %s)\n", cli_oss_outcome(cur->mds_rc),
+				pfs_strerror(cur->mds_rc));
 		else
 			fputs("no MDS operations\n", a->out);
 	}

@@ -1120,7 +1120,6 @@ static void test_qos_bad_replies(void **state)
 		{ "job", "register", "9" }, { "job", "end", "9" }, { "job", "list" },
 		{ "job", "show", "1234" }, { "qos", "show" }, { "qos", "policy", "show" },
 		{ "qos", "policy", "set", "gift" }, { "qos", "coupons" }, { "qos", "regret" },
-		{ "jobstats" },
 	};
 	fixture *x = *state;
 
@@ -1164,10 +1163,14 @@ static void test_qos_jobstats_once(void **state)
 	assert_int_equal(x->a.last_len, 1);
 	assert_int_equal(x->a.last_req[0], PFS_QOS_STATS_TOTAL);
 	s = output(x);
-	assert_contains(s, "jobstats at 2027-01-15T08:00:00.000Z, since each server started\n\n");
-	snprintf(want, sizeof(want), "ossA  127.0.0.1:%u  2027-01-15T08:00:00.000Z  3600.0s  ok\n",
+	assert_contains(s, "jobstats at 2027-01-15T08:00:00.000Z, since each server started\n\n"
+			"SERVER  ADDRESS");
+	snprintf(want, sizeof(want), "127.0.0.1:%u  2027-01-15T08:00:00.000Z        -  ok",
+		 x->mds.port);
+	assert_line(s, "MDS     ", want);
+	snprintf(want, sizeof(want), "127.0.0.1:%u  2027-01-15T08:00:00.000Z  3600.0s  ok",
 		 x->a.port);
-	assert_contains(s, want);
+	assert_line(s, "ossA    ", want);
 	assert_contains(s,
 		"JOB  OST  READ_RPCS  WRITE_RPCS  OTHER_RPCS  READ  WRITE  READ_RATE  WRITE_RATE  "
 		"AVG_WAIT  THROTTLED  QUEUED   TBF_RATE\n"
@@ -1205,10 +1208,12 @@ static void test_qos_jobstats_dead_oss(void **state)
 		assert_string_equal(job, "j1");
 	}
 	s = output(x);
-	snprintf(want, sizeof(want), "ossC  127.0.0.1:%u ", x->mds.dead_port);
-	assert_line(s, want, "  -  no answer: Connection refused");
-	snprintf(want, sizeof(want), "ossB  127.0.0.1:%u ", x->b.port);
-	assert_line(s, want, "  -  malformed reply: ");
+	snprintf(want, sizeof(want), "127.0.0.1:%u  -", x->mds.dead_port);
+	assert_line(s, "ossC ", want);
+	assert_line(s, "ossC ", "  -  no answer: Connection refused");
+	snprintf(want, sizeof(want), "127.0.0.1:%u  -", x->b.port);
+	assert_line(s, "ossB ", want);
+	assert_line(s, "ossB ", "  -  malformed reply: ");
 	assert_contains(s, "j1     0        100");
 	assert_null(strstr(s, "j2 "));
 	assert_null(strstr(s, "j1     2")); /* ossB's row is missing */
@@ -1220,6 +1225,12 @@ static void test_qos_jobstats_dead_oss(void **state)
 			 (json_int_t)T0 + 2000000000);
 	assert_string_equal(json_string_value(json_object_get(doc, "window")), "since_start");
 	assert_true(json_is_null(json_object_get(doc, "mds_window_s")));
+	o = json_object_get(doc, "mds");
+	assert_string_equal(json_string_value(json_object_get(o, "status")), "ok");
+	assert_int_equal(json_integer_value(json_object_get(o, "snapshot_ns")),
+			 (json_int_t)T0 + 2000000000);
+	assert_true(json_is_null(json_object_get(o, "window_s")));
+	assert_null(json_object_get(o, "errno"));
 	oss = json_object_get(doc, "oss");
 	assert_int_equal(json_array_size(oss), 3);
 	o = json_array_get(oss, 0);
@@ -1346,16 +1357,49 @@ static void test_qos_jobstats_watch_restart(void **state)
 	json_decref(doc);
 }
 
-/* The MDS failing is fatal; its garbage too. */
+/* The MDS failing on JOBSTATS (an MDS without it, an error, garbage): its
+ * row says so and the OSSes' data is shown.  Nobody answering is an error. */
 static void test_qos_jobstats_mds_error(void **state)
 {
 	fixture *x = *state;
+	const char *s;
+	json_t *doc, *o;
 
+	x->mds.op_status[PFS_OP_MDS_JOBSTATS] = -EOPNOTSUPP;
+	assert_int_equal(run(x, "jobstats", NULL), 0);
+	s = output(x);
+	/* the report's time is then the latest OSS snapshot */
+	assert_contains(s, "jobstats at 2027-01-15T08:00:00.000Z, since each server started");
+	assert_line(s, "MDS ", "  -                               -  error: unknown opcode");
+	assert_line(s, "ossA ", "3600.0s  ok");
+	assert_contains(s, "j1     0        100         200");
+	assert_contains(s, "no MDS operations (error: unknown opcode)\n");
+	assert_int_equal(x->a.nreq[PFS_OP_OSS_QOS_STATS], 1);
+
+	reset_output(x);
+	x->mds.op_status[PFS_OP_MDS_JOBSTATS] = 0;
+	x->mds.mode = R_GARBAGE;
+	assert_int_equal(run(x, "--json", "jobstats", NULL), 0);
+	doc = output_json(x);
+	o = json_object_get(doc, "mds");
+	assert_string_equal(json_string_value(json_object_get(o, "status")), "malformed reply");
+	assert_int_equal(json_integer_value(json_object_get(o, "errno")), -EBADMSG);
+	assert_int_equal(json_integer_value(json_object_get(doc, "snapshot_ns")),
+			 (json_int_t)T0 + 2000000000);
+	o = json_array_get(json_object_get(doc, "jobs"), 0);
+	assert_int_equal(json_array_size(json_object_get(o, "mds_ops")), 0);
+	assert_int_equal(json_array_size(json_object_get(o, "osts")), 2);
+	json_decref(doc);
+
+	/* nobody answers: the MDS's error, nothing printed */
+	reset_output(x);
+	x->mds.mode = R_CANNED;
 	x->mds.op_status[PFS_OP_MDS_JOBSTATS] = -EACCES;
+	x->a.status = x->b.status = -EIO;
 	assert_int_equal(run(x, "jobstats", NULL), -EACCES);
 	assert_string_equal(output(x), "");
-	assert_contains(x->adm.what, "jobstats on MDS");
-	assert_int_equal(x->a.nreq[PFS_OP_OSS_QOS_STATS], 0);
+	assert_contains(x->adm.what, "jobstats (and no OSS answered) on MDS 127.0.0.1:");
+	assert_contains(x->adm.what, "only root, or the job's owner");
 }
 
 /* ------------------------------------------------------------------ nrs */
@@ -1420,6 +1464,31 @@ static void test_qos_nrs_start(void **state)
 	assert_int_equal(run(x, "nrs", "tbf", "rule", "stop", "r1", "--ost", "2", NULL), 0);
 	check_rule_req(&x->b, PFS_NRS_STOP, "r1", NULL);
 	assert_int_equal(x->a.nreq[PFS_OP_OSS_NRS_RULE], 2);
+
+	/* ost= in the rule: only the OSS serving it, text as given */
+	assert_int_equal(run(x, "nrs", "tbf", "rule", "start", "r3", "rate=1M ost=2", NULL), 0);
+	check_rule_req(&x->b, PFS_NRS_START, "r3", "rate=1M ost=2");
+	assert_int_equal(x->a.nreq[PFS_OP_OSS_NRS_RULE], 2);
+	assert_int_equal(x->b.nreq[PFS_OP_OSS_NRS_RULE], 3);
+	assert_int_equal(run(x, "nrs", "tbf", "rule", "start", "r3", "rate=1M ost=5", NULL),
+			 -ENOENT);
+	assert_contains(x->adm.what, "no OSS serves OST 5");
+	/* an odd ost= value goes everywhere; the OSSes judge it */
+	reset_output(x);
+	x->a.status = x->b.status = -EINVAL;
+	assert_int_equal(run(x, "nrs", "tbf", "rule", "start", "r3", "rate=1M ost=x", NULL),
+			 -EINVAL);
+	assert_int_equal(x->a.nreq[PFS_OP_OSS_NRS_RULE], 3);
+	assert_int_equal(x->b.nreq[PFS_OP_OSS_NRS_RULE], 4);
+	x->a.status = x->b.status = 0;
+	/* a policy's rule name */
+	reset_output(x);
+	x->a.status = -EPERM;
+	assert_int_equal(run(x, "nrs", "tbf", "rule", "stop", "mds.j1", NULL), -EPERM);
+	assert_contains(output(x), "error: Operation not permitted (names mds.* and adaptbf.* "
+			"are the QoS policy's)");
+	assert_contains(x->adm.what, "1 of 2 OSSes failed");
+	x->a.status = 0;
 
 	/* --ost and ost= together, and an OST nobody serves */
 	assert_int_equal(run(x, "nrs", "tbf", "rule", "start", "r2", "rate=1M ost=2", "--ost",
