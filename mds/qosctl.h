@@ -149,8 +149,8 @@ int mds_qosctl_step(mds_qosctl *c);
 /* PFS_OP_MDS_QOS_POLICY_SET: policy "" or NULL keeps the current policy and
  * merges kv into its parameters; a named policy (even the current one)
  * gets exactly the policy keys of kv, its defaults for the rest.  The keys
- * interval, quorum, adaptbf_period set the loop and are always merged.
- * The new parameters are checked with the policy's own create, so an
+ * interval, quorum, adaptbf_period set the loop and are always merged;
+ * none and adaptbf take no other keys.  The new parameters are checked with the policy's own create, so an
  * unknown policy or key, a duplicate key or a value out of range is
  * -EINVAL and nothing changes.  The choice is written to LMDB (with GIFT's
  * state when leaving GIFT) before it takes effect, and logged.  0,

@@ -15,7 +15,6 @@
 #include "common/log.h"
 #include "common/proto.h"
 #include "mds/qosctl_i.h"
-#include "qos/adaptbf.h"
 
 /* Policies the MDS runs over OSTs (qos_policy_find also knows PADLL's,
  * whose "OSTs" are metadata op classes: not these). */
@@ -81,21 +80,19 @@ int mds_qctl_pol_build(mds_qosctl *c, struct qctl_pol *p, int validate_only,
 			if (!strcmp(p->keys[k], p->keys[i]))
 				return -EINVAL;
 	}
-	if (!strcmp(p->name, "none")) {
-		p->kind = QCTL_NONE;
+	/* none decides nothing; adaptbf runs on the OSSes, whose Δt is the
+	 * loop key adaptbf_period: the qos/ policy's own keys (dt,
+	 * tokens_per_unit) would do nothing here, so neither takes keys. */
+	if (!strcmp(p->name, "none") || !strcmp(p->name, "adaptbf")) {
+		p->kind = p->name[0] == 'n' ? QCTL_NONE : QCTL_ADAPTBF;
 		return p->n ? -EINVAL : 0;
 	}
-	if (!strcmp(p->name, "adaptbf")) {
-		ops = &qos_policy_adaptbf;
-		p->kind = QCTL_ADAPTBF;
-	} else {
-		for (size_t i = 0; ost_policies[i]; i++)
-			if (!strcmp(p->name, ost_policies[i]))
-				ops = qos_policy_find(p->name);
-		if (!ops)
-			return -EINVAL;
-		p->kind = strcmp(p->name, "gift") ? QCTL_OPS : QCTL_GIFT;
-	}
+	for (size_t i = 0; ost_policies[i]; i++)
+		if (!strcmp(p->name, ost_policies[i]))
+			ops = qos_policy_find(p->name);
+	if (!ops)
+		return -EINVAL;
+	p->kind = strcmp(p->name, "gift") ? QCTL_OPS : QCTL_GIFT;
 	rc = ops->create(&params, &state);
 	if (rc)
 		return rc == -ENOMEM ? rc : -EINVAL;

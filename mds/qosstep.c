@@ -270,6 +270,15 @@ int mds_qosctl_step(mds_qosctl *c)
 			total++;
 	}
 
+	/* AdapTBF's sets name every running registered job: read the
+	 * registry before taking the lock (a policy change in between only
+	 * means one set more or less of the old kind). */
+	pthread_mutex_lock(&c->lock);
+	int want_reg = c->pol.kind == QCTL_ADAPTBF;
+	pthread_mutex_unlock(&c->lock);
+	if (want_reg && (rc = mds_jobs_list(c->jobs, 0, &reg, &nreg)))
+		goto out;
+
 	pthread_mutex_lock(&c->lock);
 	keep_last(c, oss, rep, n);
 	if (c->pol.kind == QCTL_NONE) {
@@ -318,9 +327,6 @@ int mds_qosctl_step(mds_qosctl *c)
 
 	double now = mds_qctl_pol_now(c);
 	if (c->pol.kind == QCTL_ADAPTBF) {
-		pthread_mutex_unlock(&c->lock);
-		rc = mds_jobs_list(c->jobs, 0, &reg, &nreg);
-		pthread_mutex_lock(&c->lock);
 		for (size_t i = 0, s = 0; !rc && i < n; i++)
 			if (!rep[i].rc)
 				rc = mds_qctl_set_adaptbf(c, &rep[i], reg, nreg, &sets[s++]);

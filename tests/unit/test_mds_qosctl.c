@@ -447,6 +447,7 @@ static void test_qosctl_bad_params_refused(void **state)
 		{ "nosuch", { { "tau", 0.5 } }, 0 },
 		{ "uniform", { { "tau", 0.5 } }, 0 },   /* PADLL's: not an OST policy */
 		{ "none", { { "tau", 0.5 } }, 1 },
+		{ "adaptbf", { { "dt", 0.5 } }, 1 },
 		{ "static", { { "tau", 0.5 } }, 1 },
 		{ "", { { "interval", 0.5 } }, 1 },
 		{ "", { { "interval", 7200 } }, 1 },
