@@ -152,13 +152,17 @@ int oss_adapt_period(oss_adapt *a, double T, double dt, const oss_adapt_obs *obs
 		goto undo;
 	for (size_t i = 0; i < n; i++) {
 		ajob *j = js[i];
-		oss_adapt_act *x = &v[k++];
+		int same = j->ruled && j->tokens == tok[i];
+		oss_adapt_act *x;
 
 		j->fresh = 0;
 		j->tokens = tok[i];
 		j->record = rec[i];
 		j->ruled = 1;
 		j->absent = 0;
+		if (same)
+			continue; /* the rule already holds this rate */
+		x = &v[k++];
 		memcpy(x->job, j->node.id, sizeof(x->job));
 		x->what = OSS_ADAPT_SET;
 		x->tokens = tok[i];

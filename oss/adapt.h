@@ -5,9 +5,11 @@
  * Every period Δt the caller (oss/qos.c's loop) hands in one observation
  * per job active on the OST and gets back what to do with the job's TBF
  * rule `adaptbf.<job>`:
- *   SET     the job is active: its rule's rate becomes α_x / Δt RPCs/s
- *           (α_x its whole tokens for the next period) with a small depth
- *           (at most OSS_ADAPT_DEPTH_MAX tokens, at most α_x, at least 1);
+ *   SET     the job is active and its tokens changed (or it had no rule):
+ *           its rule's rate becomes α_x / Δt RPCs/s (α_x its whole tokens
+ *           for the next period) with a small depth (at most
+ *           OSS_ADAPT_DEPTH_MAX tokens, at most α_x, at least 1); a job
+ *           whose tokens did not change gets no action (its rule holds);
  *   CLEAR   the job was active before and is not now: stop its rule, so a
  *           job that comes back starts in the fallback queue (sec. III-D:
  *           jobs without a rule are served opportunistically) until the

@@ -1,6 +1,8 @@
 /* test_oss_sched.c — the NRS frame and FIFO: order, per-job statistics
- * (counts, bytes, queue depth, periods), shutdown waking workers, and a
- * custom class that defers requests (the hook TBF will use). */
+ * (counts, bytes, queue depth, periods, the three clocks), shutdown waking
+ * workers, a custom class that defers requests (the hook TBF uses), queue
+ * caps per job and per OSS (-EBUSY, nothing queued), emulated device
+ * pacing, and RCC credits. */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -310,6 +313,299 @@ static void test_sched_custom_class(void **state)
 	oss_sched_destroy(s);
 }
 
+/* A class that never serves until shutdown: the queue only grows. */
+static int stuck_create(void **priv)
+{
+	*priv = calloc(1, sizeof(oss_req *));
+	return *priv ? 0 : -ENOMEM;
+}
+
+static void stuck_destroy(void *priv) { free(priv); }
+
+static int stuck_add(void *priv, oss_req *r, uint64_t now)
+{
+	oss_req **head = priv;
+	r->next = *head;
+	*head = r;
+	r->limited = 1;
+	return 0;
+}
+
+static oss_req *stuck_pick(void *priv, uint64_t now, uint64_t *wake_at)
+{
+	oss_req **head = priv, *r = *head;
+
+	*wake_at = UINT64_MAX;
+	if (!r || now != UINT64_MAX)
+		return NULL;
+	*head = r->next;
+	return r;
+}
+
+static const oss_sched_class stuck_class = {
+	"stuck", stuck_create, stuck_destroy, stuck_add, stuck_pick, NULL,
+};
+
+/* Per-job caps: requests and bytes; a job with nothing queued always gets
+ * one request in; refusals are counted and nothing is queued. */
+static void test_sched_job_caps(void **state)
+{
+	oss_sched_opts o = { .cls = &stuck_class, .job_max_rpcs = 3, .job_max_bytes = 1000 };
+	oss_sched *s;
+	oss_req r[10], big, *out;
+	oss_job_snap *v;
+	oss_sched_info si;
+	size_t n;
+
+	assert_int_equal(oss_sched_create_opts(&o, &s), 0);
+	for (int i = 0; i < 10; i++) {
+		req_init(&r[i], "a", PFS_OP_OSS_WRITE, 100);
+		assert_int_equal(oss_sched_enqueue(s, &r[i]), i < 3 ? 0 : -EBUSY);
+	}
+	/* Larger than the byte cap, but its job has nothing queued: in. */
+	req_init(&big, "b", PFS_OP_OSS_WRITE, 5000);
+	assert_int_equal(oss_sched_enqueue(s, &big), 0);
+	req_init(&r[9], "b", PFS_OP_OSS_WRITE, 1);
+	assert_int_equal(oss_sched_enqueue(s, &r[9]), -EBUSY);
+	assert_int_equal(oss_sched_queued(s), 4);
+	oss_sched_info_get(s, &si);
+	assert_int_equal(si.queued, 4);
+	assert_int_equal(si.queued_bytes, 5300);
+	assert_int_equal(si.busy_rpcs, 8);
+	assert_int_equal(oss_sched_jobs(s, OSS_CLOCK_TOTAL, 0, &v, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].job, "a");
+	assert_int_equal(v[0].queued, 3);
+	assert_int_equal(v[0].queued_bytes, 300);
+	assert_int_equal(v[0].c.busy_rpcs, 7);
+	assert_int_equal(v[0].c.arrived_rpcs, 3); /* refusals are not demand */
+	assert_int_equal(v[0].c.arrived_bytes, 300);
+	assert_int_equal(v[1].c.busy_rpcs, 1);
+	free(v);
+	oss_sched_shutdown(s);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(oss_sched_dequeue(s, &out), 0);
+	assert_int_equal(oss_sched_dequeue(s, &out), -ESHUTDOWN);
+	/* Throttled time is the waiting of limited requests. */
+	assert_int_equal(oss_sched_jobs(s, OSS_CLOCK_TOTAL, 0, &v, &n), 0);
+	assert_int_equal(v[0].c.rpcs[OSS_OPC_WRITE], 3);
+	assert_int_equal(v[0].c.throttled_us, v[0].c.wait_us);
+	free(v);
+	oss_sched_destroy(s);
+}
+
+/* The per-OSS budget is shared by two schedulers and released as requests
+ * leave. */
+static void test_sched_oss_budget(void **state)
+{
+	oss_sched_budget *b;
+	oss_sched *s1, *s2;
+	oss_req r[8], *out;
+	uint64_t rpcs, bytes;
+
+	assert_int_equal(oss_sched_budget_create(5, 1u << 20, &b), 0);
+	{
+		oss_sched_opts o = { .budget = b };
+		assert_int_equal(oss_sched_create_opts(&o, &s1), 0);
+		assert_int_equal(oss_sched_create_opts(&o, &s2), 0);
+	}
+	for (int i = 0; i < 8; i++) {
+		req_init(&r[i], i % 2 ? "x" : "y", PFS_OP_OSS_READ, 10);
+		assert_int_equal(oss_sched_enqueue(i % 2 ? s1 : s2, &r[i]), i < 5 ? 0 : -EBUSY);
+	}
+	oss_sched_budget_used(b, &rpcs, &bytes);
+	assert_int_equal(rpcs, 5);
+	assert_int_equal(bytes, 50);
+	assert_int_equal(oss_sched_dequeue(s1, &out), 0);
+	oss_sched_budget_used(b, &rpcs, &bytes);
+	assert_int_equal(rpcs, 4);
+	assert_int_equal(oss_sched_enqueue(s2, &r[7]), 0);
+	/* Bytes too: a request that would pass 1 MiB is refused. */
+	req_init(&r[6], "z", PFS_OP_OSS_WRITE, 1u << 20);
+	assert_int_equal(oss_sched_enqueue(s1, &r[6]), -EBUSY);
+	oss_sched_shutdown(s1);
+	oss_sched_shutdown(s2);
+	while (oss_sched_dequeue(s1, &out) == 0)
+		;
+	while (oss_sched_dequeue(s2, &out) == 0)
+		;
+	oss_sched_budget_used(b, &rpcs, &bytes);
+	assert_int_equal(rpcs, 0);
+	assert_int_equal(bytes, 0);
+	oss_sched_destroy(s1);
+	oss_sched_destroy(s2);
+	oss_sched_budget_destroy(b);
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* An emulated device of 20 MB/s: 3 MB of requests take at least the time
+ * the bytes beyond one bucket (1 MiB) need; 200 RPCs/s likewise.  Lower
+ * bounds only: the rate can never be beaten, a slow machine only adds. */
+static void test_sched_pacing(void **state)
+{
+	oss_sched_opts o = { .pace_bps = 20e6 };
+	oss_sched *s;
+	oss_req r[30], *out;
+	double t0, dt;
+
+	assert_int_equal(oss_sched_create_opts(&o, &s), 0);
+	for (int i = 0; i < 30; i++) {
+		req_init(&r[i], "p", PFS_OP_OSS_WRITE, 100000);
+		assert_int_equal(oss_sched_enqueue(s, &r[i]), 0);
+	}
+	t0 = mono();
+	for (int i = 0; i < 30; i++)
+		assert_int_equal(oss_sched_dequeue(s, &out), 0);
+	dt = mono() - t0;
+	/* 3e6 bytes, the first 1 MiB from a full bucket, the last request
+	 * taken on credit: at least (3e6 - 1048576 - 1e5) / 20e6 s. */
+	assert_true(dt >= (3e6 - 1048576 - 1e5) / 20e6 * 0.99);
+	oss_sched_shutdown(s);
+	oss_sched_destroy(s);
+
+	o.pace_bps = 0;
+	o.pace_iops = 200;
+	assert_int_equal(oss_sched_create_opts(&o, &s), 0);
+	for (int i = 0; i < 21; i++) {
+		req_init(&r[i], "p", PFS_OP_OSS_READ, 4096);
+		assert_int_equal(oss_sched_enqueue(s, &r[i]), 0);
+	}
+	t0 = mono();
+	for (int i = 0; i < 21; i++)
+		assert_int_equal(oss_sched_dequeue(s, &out), 0);
+	dt = mono() - t0;
+	assert_true(dt >= 19 / 200.0 * 0.99); /* one from the bucket, one on credit */
+	oss_sched_shutdown(s);
+	oss_sched_destroy(s);
+
+	/* Bad rates are refused. */
+	o.pace_iops = -1;
+	assert_int_equal(oss_sched_create_opts(&o, &s), -EINVAL);
+}
+
+/* RCC: a reply's credit is what the client asked for while the OST is
+ * lightly loaded (cnr 0 reads as RCCmax); a busy reply gets RCCmin; the
+ * client table is bounded. */
+static void test_sched_rcc_credits(void **state)
+{
+	qos_rcc_params p = { .Lmax = 0.1, .Dlow = 4, .RCCmin = 2, .RCCmax = 16 };
+	oss_sched_opts o = { .rcc = &p, .rcc_clients_max = 2 };
+	oss_sched *s;
+	oss_req r[4], *out;
+	oss_sched_info si;
+
+	assert_int_equal(oss_sched_create_opts(&o, &s), 0);
+	assert_int_equal(oss_sched_busy_credit(s), 2);
+	for (int i = 0; i < 3; i++) {
+		req_init(&r[i], "c", PFS_OP_OSS_READ, 10);
+		r[i].client_id = 100 + (uint64_t)i; /* the third finds the table full */
+		r[i].cnr = i == 0 ? 7 : 0;
+		assert_int_equal(oss_sched_enqueue(s, &r[i]), 0);
+	}
+	oss_sched_info_get(s, &si);
+	assert_int_equal(si.rcc.D, 2);
+	assert_int_equal(si.rcc.C, 2);
+	assert_int_equal(si.rcc.clients, 2);
+	assert_int_equal(oss_sched_dequeue(s, &out), 0);
+	assert_int_equal(oss_sched_done(s, out), 7);   /* light load: cnr */
+	assert_int_equal(oss_sched_dequeue(s, &out), 0);
+	assert_int_equal(oss_sched_done(s, out), 16);  /* cnr 0: RCCmax */
+	assert_int_equal(oss_sched_dequeue(s, &out), 0);
+	assert_int_equal(oss_sched_done(s, out), 0);   /* no record: no grant */
+	oss_sched_info_get(s, &si);
+	assert_int_equal(si.rcc.D, 0);
+	assert_int_equal(si.rcc.credit, 16);
+	oss_sched_shutdown(s);
+	oss_sched_destroy(s);
+
+	/* Without RCC: no credits, no lock. */
+	assert_int_equal(oss_sched_create(NULL, &s), 0);
+	req_init(&r[3], "c", PFS_OP_OSS_READ, 10);
+	assert_int_equal(oss_sched_enqueue(s, &r[3]), 0);
+	assert_int_equal(oss_sched_dequeue(s, &out), 0);
+	assert_int_equal(oss_sched_done(s, out), 0);
+	assert_int_equal(oss_sched_busy_credit(s), 0);
+	oss_sched_shutdown(s);
+	oss_sched_destroy(s);
+}
+
+/* The MDS period and the loop period are separate clocks: closing one
+ * leaves the other and the totals alone; backlog is the queue when a
+ * period began. */
+static void test_sched_clocks(void **state)
+{
+	oss_sched *s;
+	oss_req r[3], *out;
+	oss_job_snap *v;
+	size_t n;
+
+	assert_int_equal(oss_sched_create(NULL, &s), 0);
+	for (int i = 0; i < 3; i++) {
+		req_init(&r[i], "k", PFS_OP_OSS_WRITE, 10);
+		assert_int_equal(oss_sched_enqueue(s, &r[i]), 0);
+	}
+	assert_int_equal(oss_sched_dequeue(s, &out), 0);
+	assert_int_equal(oss_sched_jobs(s, OSS_CLOCK_LOOP, 1, &v, &n), 0);
+	assert_int_equal(v[0].c.arrived_rpcs, 3);
+	assert_int_equal(v[0].c.rpcs[OSS_OPC_WRITE], 1);
+	assert_int_equal(v[0].backlog, 0);
+	free(v);
+	assert_int_equal(oss_sched_jobs(s, OSS_CLOCK_LOOP, 0, &v, &n), 0);
+	assert_int_equal(v[0].c.arrived_rpcs, 0);
+	assert_int_equal(v[0].backlog, 2); /* queued when the period began */
+	free(v);
+	assert_int_equal(oss_sched_jobs(s, OSS_CLOCK_MDS, 1, &v, &n), 0);
+	assert_int_equal(v[0].c.arrived_rpcs, 3); /* untouched by the loop's reset */
+	free(v);
+	assert_int_equal(oss_sched_jobs(s, OSS_CLOCK_MDS, 0, &v, &n), 0);
+	assert_int_equal(v[0].c.arrived_rpcs, 0);
+	free(v);
+	assert_int_equal(oss_sched_jobs(s, OSS_CLOCK_TOTAL, 0, &v, &n), 0);
+	assert_int_equal(v[0].c.arrived_rpcs, 3);
+	assert_int_equal(v[0].c.arrived_bytes, 30);
+	free(v);
+	assert_int_equal(oss_sched_jobs(s, OSS_CLOCK_TOTAL, 1, &v, &n), -EINVAL);
+	assert_int_equal(oss_sched_jobs(s, 7, 0, &v, &n), -EINVAL);
+	oss_sched_shutdown(s);
+	while (oss_sched_dequeue(s, &out) == 0)
+		;
+	oss_sched_destroy(s);
+}
+
+/* A full job table refuses new jobs busy (bounded memory). */
+static void test_sched_job_table_bound(void **state)
+{
+	oss_sched_opts o = { .jobs_max = 2 };
+	oss_sched *s;
+	oss_req r[3], *out;
+	oss_sched_info si;
+
+	assert_int_equal(oss_sched_create_opts(&o, &s), 0);
+	req_init(&r[0], "one", PFS_OP_OSS_READ, 1);
+	req_init(&r[1], "two", PFS_OP_OSS_READ, 1);
+	req_init(&r[2], "three", PFS_OP_OSS_READ, 1);
+	assert_int_equal(oss_sched_enqueue(s, &r[0]), 0);
+	assert_int_equal(oss_sched_enqueue(s, &r[1]), 0);
+	assert_int_equal(oss_sched_enqueue(s, &r[2]), -EBUSY);
+	oss_sched_info_get(s, &si);
+	assert_int_equal(si.busy_rpcs, 1);
+	assert_int_equal(si.jobs, 2);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(oss_sched_dequeue(s, &out), 0);
+	oss_sched_maintain(s, 0); /* both idle now: dropped, room again */
+	assert_int_equal(oss_sched_enqueue(s, &r[2]), 0);
+	oss_sched_shutdown(s);
+	while (oss_sched_dequeue(s, &out) == 0)
+		;
+	oss_sched_destroy(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +615,12 @@ int main(void)
 		cmocka_unit_test(test_sched_shutdown_wakes_workers),
 		cmocka_unit_test(test_sched_shutdown_drains_queue),
 		cmocka_unit_test(test_sched_custom_class),
+		cmocka_unit_test(test_sched_job_caps),
+		cmocka_unit_test(test_sched_oss_budget),
+		cmocka_unit_test(test_sched_pacing),
+		cmocka_unit_test(test_sched_rcc_credits),
+		cmocka_unit_test(test_sched_clocks),
+		cmocka_unit_test(test_sched_job_table_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
