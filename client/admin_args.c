@@ -101,8 +101,8 @@ int cli_admin_parse_stripe_size(const char *s, uint32_t *size, char *err, size_t
 	if (pfs_parse_size(s, &v))
 		return cli__fail(err, errlen, "stripe size '%s' is not a size (e.g. 1M, 256K)", s);
 	if (v < PFS_MIN_STRIPE_SIZE || v > PFS_MAX_STRIPE_SIZE || v % PFS_MIN_STRIPE_SIZE)
-		return cli__fail(err, errlen,
-				 "stripe size '%s' must be a multiple of 64K between 64K and 1G", s);
+		return cli__fail(err, errlen, "stripe size '%s' must be a multiple of 64K "
+				 "between 64K and 1G", s);
 	*size = (uint32_t)v;
 	return 0;
 }

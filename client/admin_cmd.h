@@ -20,9 +20,10 @@
  * own jobs.
  *
  * The job and QoS commands live in admin_job.h, admin_qos.h, admin_stats.h
- * and admin_nrs.h; those that ask every OSS (jobstats, nrs) print a result
- * per OSS and fail (after printing) when one OSS failed, and jobstats
- * --watch prints a report per interval before any later error. */
+ * and admin_nrs.h.  Two print before they can fail: nrs shows every OSS's
+ * result and fails when one failed; jobstats --watch prints a report per
+ * interval before any later error.  jobstats lists the servers that did not
+ * answer and fails only when none did. */
 #ifndef CLI_ADMIN_CMD_H
 #define CLI_ADMIN_CMD_H
 

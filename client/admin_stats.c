@@ -615,8 +615,8 @@ static int report_tables(cli_admin *a, const cli_oss_set *set, const snapshot *p
 		if (nops)
 			cli_table_print(to, a->out);
 		else if (cur->mds_rc)
-			fprintf(a->out, "no MDS operations (%s: %s)\n", cli_oss_outcome(cur->mds_rc),
-				pfs_strerror(cur->mds_rc));
+			fprintf(a->out, "no MDS operations (%s: %s)\n",
+				cli_oss_outcome(cur->mds_rc), pfs_strerror(cur->mds_rc));
 		else
 			fputs("no MDS operations\n", a->out);
 	}
