@@ -222,7 +222,10 @@ static int decode_layout(const uint8_t *p, size_t len, pfs_layout *l, uint32_t *
 	if (pfs_rbuf_error(&r))
 		return -EBADMSG;
 	if (pfs_rbuf_left(&r) == 0) {
-		if (count && count != CLI_STRIPE_ALL_WIRE && pfs_layout_check(size, count))
+		/* A directory's default: size 0 = the file system's stripe
+		 * size (setstripe -c N without -S), count 0 = its count. */
+		if (count && count != CLI_STRIPE_ALL_WIRE &&
+		    pfs_layout_check(size ? size : PFS_DEFAULT_STRIPE_SIZE, count))
 			return -EBADMSG;
 		l->stripe_size = size;
 		l->stripe_count = count;

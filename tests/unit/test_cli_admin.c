@@ -395,7 +395,7 @@ typedef struct fake_mds {
 	uint64_t file_ino, dir_ino, data_ino;
 	int fail_statfs;   /* STATFS replies -EIO */
 	int bad_ost_list;  /* OST_LIST reply claims more entries than it has */
-	int dir_default;   /* dir default: 0 none, 1 4M/3, 2 4M/0 (as the real
+	int dir_default;   /* dir default: 0 none, 1 4M/3, 2 4M/0, 4 0/1 (as the real
 			    * MDS sends it), 3 4M/all */
 	/* recorded */
 	int nreq[400];
@@ -491,6 +491,11 @@ static void fake_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *pay
 			/* a directory's default: size and count, no stripes */
 			static const uint32_t cnt[] = { 0, 3, 0, UINT32_MAX };
 
+			if (m->dir_default == 4) { /* setstripe -c 1 DIR: size 0, count 1 */
+				pfs_wbuf_u32(&w, 0);
+				pfs_wbuf_u32(&w, 1);
+				break;
+			}
 			pfs_wbuf_u32(&w, m->dir_default ? 4u << 20 : 0);
 			pfs_wbuf_u32(&w, cnt[m->dir_default & 3]);
 		} else {
@@ -869,6 +874,19 @@ static void test_admin_cmd_getstripe_dir(void **state)
 	x->a.out = x->f;
 	assert_int_equal(cli_admin_getstripe(&x->a, x->dir), 0);
 	assert_non_null(strstr(output(x), "default stripe_count: -1 (all OSTs)\n"));
+
+	/* a count without a size (setstripe -c 1 DIR) is a valid default */
+	x->m.dir_default = 4;
+	fclose(x->f);
+	free(x->out);
+	x->out = NULL;
+	x->f = open_memstream(&x->out, &x->outlen);
+	assert_non_null(x->f);
+	x->a.out = x->f;
+	assert_int_equal(cli_admin_getstripe(&x->a, x->dir), 0);
+	s = output(x);
+	assert_non_null(strstr(s, "default stripe_size:  file system default\n"));
+	assert_non_null(strstr(s, "default stripe_count: 1\n"));
 }
 
 static void test_admin_cmd_getstripe_missing(void **state)
