@@ -145,6 +145,8 @@ struct qos_gift {
 	int started;
 	double next_assess;   /* time of the next regret assessment */
 	qos_gift_stats st;
+	qos_gift_lp_ctx *lp;  /* LP basis kept between decisions (warm start);
+	                       * created at the first decision, not saved */
 };
 
 void qos_gift_params_default(qos_gift_params *p)
@@ -207,6 +209,7 @@ void qos_gift_destroy(qos_gift *g)
 	if (!g)
 		return;
 	qos_coupon_table_destroy(g->ct);
+	qos_gift_lp_ctx_destroy(g->lp);
 	free(g);
 }
 
@@ -329,7 +332,10 @@ int qos_gift_decide(qos_gift *g, const qos_instance *in, qos_result *res)
 		.base = base, .throttle = thr, .E_min = s.E_bsip,
 		.waste_constraint = 1,
 	};
-	rc = qos_gift_lp_solve(&lp, b, &E);
+	/* the LP context only speeds the solve up: the optimum is the same */
+	rc = g->lp ? 0 : qos_gift_lp_ctx_create(&g->lp);
+	if (!rc)
+		rc = qos_gift_lp_ctx_solve(g->lp, &lp, b, &E);
 	if (rc == -ENOMEM)
 		goto out;
 	if (rc) {

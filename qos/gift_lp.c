@@ -12,6 +12,9 @@
 #include <errno.h>
 #include <glpk.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "qos/gift_dual.h"
 
 /* Tie-break cost per unit of throttling (see gift_lp.h). */
 #define LP_EPS 1e-6
@@ -40,10 +43,39 @@ static int lp_check(const qos_gift_lp *lp)
 	return 0;
 }
 
+/* Trim OST j back to C_j, taking from the jobs of jobs[0 .. n) with the
+ * most room above lo first (only tolerance-sized excess reaches here). */
+static void lp_trim(const qos_gift_lp *lp, double *b, double *sum, size_t j,
+		    const size_t *jobs, size_t n)
+{
+	for (int pass = 0; pass < 8 && sum[j] > lp->capacity[j]; pass++) {
+		double best_room = 0.0;
+		size_t best = (size_t)-1;
+		for (size_t x = 0; x < n; x++) {
+			size_t i = jobs[x];
+			if (b[i] - lp->lo[i] > best_room) {
+				best_room = b[i] - lp->lo[i];
+				best = i;
+			}
+		}
+		if (best == (size_t)-1)
+			break;
+		double excess = sum[j] - lp->capacity[j];
+		double cut = excess < best_room ? excess : best_room;
+		b[best] -= cut;
+		for (size_t k = lp->ost_off[best]; k < lp->ost_off[best + 1]; k++)
+			sum[lp->ost_idx[k]] -= cut;
+	}
+}
+
 /* Bring b back inside [lo, hi] and every OST inside C_j; sum is scratch
- * of n_osts doubles. */
+ * of n_osts doubles.  The jobs of each overfull OST are listed once
+ * (O(nnz)); if that list cannot be allocated, each overfull OST scans all
+ * jobs instead. */
 static void lp_project(const qos_gift_lp *lp, double *b, double *sum)
 {
+	size_t n_over = 0, *cnt = NULL, *list = NULL;
+
 	for (size_t j = 0; j < lp->n_osts; j++)
 		sum[j] = 0.0;
 	for (size_t i = 0; i < lp->n_jobs; i++) {
@@ -58,27 +90,44 @@ static void lp_project(const qos_gift_lp *lp, double *b, double *sum)
 		for (size_t k = lp->ost_off[i]; k < lp->ost_off[i + 1]; k++)
 			sum[lp->ost_idx[k]] += b[i];
 	}
-	for (size_t j = 0; j < lp->n_osts; j++) {
-		/* Only tolerance-sized excess reaches here, on few OSTs, so a
-		 * scan of all jobs per overfull OST is cheap enough. */
-		for (int pass = 0; pass < 8 && sum[j] > lp->capacity[j]; pass++) {
-			double best_room = 0.0;
-			size_t best = (size_t)-1;
+	for (size_t j = 0; j < lp->n_osts; j++)
+		n_over += sum[j] > lp->capacity[j];
+	if (!n_over)
+		return;
+	/* cnt[j] = first position of OST j's jobs in list (CSR) */
+	cnt = calloc(lp->n_osts + 1, sizeof(*cnt));
+	list = malloc((lp->ost_off[lp->n_jobs] + 1) * sizeof(*list));
+	if (cnt && list) {
+		for (size_t i = 0; i < lp->n_jobs; i++)
+			for (size_t k = lp->ost_off[i]; k < lp->ost_off[i + 1]; k++)
+				cnt[lp->ost_idx[k] + 1]++;
+		for (size_t j = 0; j < lp->n_osts; j++)
+			cnt[j + 1] += cnt[j];
+		for (size_t i = 0; i < lp->n_jobs; i++)
+			for (size_t k = lp->ost_off[i]; k < lp->ost_off[i + 1]; k++)
+				list[cnt[lp->ost_idx[k]]++] = i;
+		/* cnt[j] now ends OST j's list; it starts at cnt[j - 1] */
+		for (size_t j = 0; j < lp->n_osts; j++) {
+			size_t from = j ? cnt[j - 1] : 0;
+			if (sum[j] > lp->capacity[j])
+				lp_trim(lp, b, sum, j, &list[from], cnt[j] - from);
+		}
+	} else {
+		free(list);
+		list = malloc((lp->n_jobs + 1) * sizeof(*list));
+		for (size_t j = 0; j < lp->n_osts && list; j++) {
+			size_t n = 0;
+			if (!(sum[j] > lp->capacity[j]))
+				continue;
 			for (size_t i = 0; i < lp->n_jobs; i++)
 				for (size_t k = lp->ost_off[i]; k < lp->ost_off[i + 1]; k++)
-					if (lp->ost_idx[k] == j && b[i] - lp->lo[i] > best_room) {
-						best_room = b[i] - lp->lo[i];
-						best = i;
-					}
-			if (best == (size_t)-1)
-				break;
-			double excess = sum[j] - lp->capacity[j];
-			double cut = excess < best_room ? excess : best_room;
-			b[best] -= cut;
-			for (size_t k = lp->ost_off[best]; k < lp->ost_off[best + 1]; k++)
-				sum[lp->ost_idx[k]] -= cut;
+					if (lp->ost_idx[k] == j)
+						list[n++] = i;
+			lp_trim(lp, b, sum, j, list, n);
 		}
 	}
+	free(cnt);
+	free(list);
 }
 
 /* Base allocation of job i: lp->base, or lo when the caller gives none. */
@@ -87,7 +136,7 @@ static double base_of(const qos_gift_lp *lp, size_t i)
 	return lp->base ? lp->base[i] : lp->lo[i];
 }
 
-int qos_gift_lp_solve(const qos_gift_lp *lp, double *b, double *objective)
+int qos_gift_lp_solve_glpk(const qos_gift_lp *lp, double *b, double *objective)
 {
 	int rc;
 	glp_prob *P = NULL;
@@ -231,10 +280,8 @@ int qos_gift_lp_solve(const qos_gift_lp *lp, double *b, double *objective)
 		if (row_ost[j])  /* sum_{i in L_j} b_i <= C_j */
 			glp_set_row_bnds(P, row_ost[j], GLP_UP, 0.0,
 					 gap[j] / scale);
-	if (row2) {  /* (2): sum |S_i| b_i >= E_min, effective at least BSIP's */
-		double r = lp->E_min - E_base;
-		glp_set_row_bnds(P, row2, GLP_LO, (r < 0 ? r : 0.0) / scale, 0.0);
-	}
+	if (row2)  /* (2): sum |S_i| b_i >= E_min, effective at least BSIP's */
+		glp_set_row_bnds(P, row2, GLP_LO, (lp->E_min - E_base) / scale, 0.0);
 	if (row3)  /* (3): (E - E_base) - worth of coupons >= 0 */
 		glp_set_row_bnds(P, row3, GLP_LO, 0.0, 0.0);
 
@@ -308,5 +355,378 @@ out:
 	free(col_e);
 	free(col_d);
 	free(row_ost);
+	return rc;
+}
+
+/* ---- the dual simplex path and its warm start ----
+ *
+ * Rows 0 .. n_osts-1 are the OSTs (e_i: +1, d_i: -1 on each OST of S_i;
+ * right-hand side the base's gap), row n_osts is (3) written as <= 0
+ * (e_i: -|S_i|, d_i: (1 + [i in Y]) |S_i|).  Objective |S_i| e_i -
+ * (1 + LP_EPS) |S_i| d_i, all scaled by max C_j.  Each job of the last
+ * solve has an entry with its columns; the next solve matches jobs to
+ * entries by OST set (hash of the set, then an exact comparison). */
+
+#define NO_SLOT UINT32_MAX
+
+typedef struct lp_ent {
+	uint64_t h;      /* hash of S_i */
+	uint32_t e, d;   /* slots (d: NO_SLOT until a throttle column is needed) */
+	uint32_t next;   /* hash chain while matching */
+	uint8_t dcode;   /* (3) factor of d: 0 without (3), else 1 + [in Y] */
+	uint8_t taken;
+} lp_ent;
+
+struct qos_gift_lp_ctx {
+	qos_gd *gd;
+	size_t n_osts;        /* shape gd was built for */
+	int waste;
+	lp_ent *ent;          /* [n_ent]: the jobs of the last solve */
+	size_t n_ent;
+	uint32_t *mark;       /* [n_osts] stamps for set comparison */
+	uint32_t stamp;
+	qos_gift_lp_stats st;
+};
+
+int qos_gift_lp_ctx_create(qos_gift_lp_ctx **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+static void ctx_drop_solver(qos_gift_lp_ctx *ctx)
+{
+	qos_gd_destroy(ctx->gd);
+	ctx->gd = NULL;
+	free(ctx->ent);
+	ctx->ent = NULL;
+	ctx->n_ent = 0;
+	free(ctx->mark);
+	ctx->mark = NULL;
+}
+
+void qos_gift_lp_ctx_destroy(qos_gift_lp_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	ctx_drop_solver(ctx);
+	free(ctx);
+}
+
+void qos_gift_lp_ctx_stats(const qos_gift_lp_ctx *ctx, qos_gift_lp_stats *st)
+{
+	*st = ctx->st;
+}
+
+static uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Order-independent hash of S_i. */
+static uint64_t set_hash(const qos_gift_lp *lp, size_t i)
+{
+	uint64_t h = mix64(nost(lp, i) + 0x9e3779b97f4a7c15ull);
+	for (size_t k = lp->ost_off[i]; k < lp->ost_off[i + 1]; k++)
+		h += mix64(lp->ost_idx[k] + 1);
+	return h;
+}
+
+/* Does slot e (an e_i column) cover exactly S_i? */
+static int set_equal(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp, size_t i,
+		     uint32_t e)
+{
+	const uint32_t *rows;
+	const double *vals;
+	size_t n = qos_gd_col_get(ctx->gd, e, &rows, &vals), cnt = 0;
+
+	if (++ctx->stamp == 0) {
+		memset(ctx->mark, 0, lp->n_osts * sizeof(*ctx->mark));
+		ctx->stamp = 1;
+	}
+	for (size_t k = lp->ost_off[i]; k < lp->ost_off[i + 1]; k++)
+		ctx->mark[lp->ost_idx[k]] = ctx->stamp;
+	for (size_t k = 0; k < n; k++) {
+		if (rows[k] >= lp->n_osts)
+			continue;
+		if (ctx->mark[rows[k]] != ctx->stamp)
+			return 0;
+		cnt++;
+	}
+	return cnt == nost(lp, i);
+}
+
+/* Add job i's e (sign +1) or d (sign -1, (3) factor dcode) column. */
+static int add_col(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp, size_t i,
+		   int sign, int dcode, uint32_t *rows, double *vals,
+		   uint32_t *slot)
+{
+	double w = (double)nost(lp, i);
+	size_t n = 0;
+
+	for (size_t k = lp->ost_off[i]; k < lp->ost_off[i + 1]; k++) {
+		rows[n] = (uint32_t)lp->ost_idx[k];
+		vals[n++] = sign;
+	}
+	if (ctx->waste) {
+		rows[n] = (uint32_t)lp->n_osts;
+		vals[n++] = sign > 0 ? -w : (double)dcode * w;
+	}
+	return qos_gd_col_add(ctx->gd, rows, vals, n,
+			      sign > 0 ? w : -w * (1.0 + LP_EPS), 0.0, slot);
+}
+
+/* Bring ctx's solver to lp: match jobs to the last solve's columns,
+ * release the unmatched, add the new, set bounds and gaps.  gap[] holds
+ * the base's gap per OST (unscaled). */
+static int ctx_load(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp,
+		    const double *gap, double scale)
+{
+	size_t nj = lp->n_jobs, no = lp->n_osts, nb = 16;
+	lp_ent *ent = NULL;
+	uint32_t *bucket = NULL, *rows = NULL;
+	double *vals = NULL, *room = NULL, *ue_tab = NULL;
+	uint8_t *grow = NULL;
+	int rc = -ENOMEM;
+
+	if (!ctx->gd || ctx->n_osts != no || ctx->waste != lp->waste_constraint) {
+		ctx_drop_solver(ctx);
+		rc = qos_gd_create(no + (lp->waste_constraint ? 1 : 0), &ctx->gd);
+		if (rc)
+			return rc;
+		ctx->mark = calloc(no ? no : 1, sizeof(*ctx->mark));
+		if (!ctx->mark) {
+			ctx_drop_solver(ctx);
+			return -ENOMEM;
+		}
+		ctx->stamp = 0;
+		ctx->n_osts = no;
+		ctx->waste = lp->waste_constraint;
+		rc = -ENOMEM;
+	}
+	while (nb < 2 * ctx->n_ent)
+		nb *= 2;
+	ent = calloc(nj + 1, sizeof(*ent));
+	bucket = malloc(nb * sizeof(*bucket));
+	rows = malloc((no + 2) * sizeof(*rows));
+	vals = malloc((no + 2) * sizeof(*vals));
+	room = malloc((no + 1) * sizeof(*room));
+	grow = malloc(no + 1);
+	ue_tab = malloc((nj + 1) * sizeof(*ue_tab));
+	if (!ent || !bucket || !rows || !vals || !room || !grow || !ue_tab)
+		goto out;
+
+	/* Index the last solve's jobs by hash of their OST set. */
+	for (size_t k = 0; k < nb; k++)
+		bucket[k] = NO_SLOT;
+	for (size_t k = 0; k < ctx->n_ent; k++) {
+		lp_ent *o = &ctx->ent[k];
+		if (o->e == NO_SLOT)
+			continue;
+		o->taken = 0;
+		o->next = bucket[o->h & (nb - 1)];
+		bucket[o->h & (nb - 1)] = (uint32_t)k;
+	}
+	for (size_t i = 0; i < nj; i++) {
+		ent[i].e = ent[i].d = NO_SLOT;
+		if (!nost(lp, i))
+			continue;
+		ent[i].h = set_hash(lp, i);
+		for (uint32_t k = bucket[ent[i].h & (nb - 1)]; k != NO_SLOT;
+		     k = ctx->ent[k].next) {
+			lp_ent *o = &ctx->ent[k];
+			if (o->taken || o->h != ent[i].h || !set_equal(ctx, lp, i, o->e))
+				continue;
+			o->taken = 1;
+			ent[i] = *o;
+			ctx->st.columns_reused++;
+			break;
+		}
+	}
+	/* Release what nobody took before adding, so slots are reused. */
+	for (size_t k = 0; k < ctx->n_ent; k++) {
+		lp_ent *o = &ctx->ent[k];
+		if (o->e == NO_SLOT || o->taken)
+			continue;
+		qos_gd_col_free(ctx->gd, o->e);
+		if (o->d != NO_SLOT)
+			qos_gd_col_free(ctx->gd, o->d);
+	}
+	free(ctx->ent);
+	ctx->ent = ent;
+	ctx->n_ent = nj;
+	ent = NULL;
+
+	/* Tighter boxes, valid for every feasible point, so the dual simplex
+	 * starts closer to feasibility: e_i can grow at most by the room of
+	 * its tightest OST when every job there shrinks to lo (room[]), and
+	 * a d_i helps only where some job can grow (grow[]). */
+	for (size_t j = 0; j < no; j++) {
+		room[j] = gap[j] > 0 ? gap[j] : 0;
+		grow[j] = 0;
+	}
+	for (size_t i = 0; i < nj; i++) {
+		double sh = base_of(lp, i) - lp->lo[i];
+		if (sh > 0)
+			for (size_t k = lp->ost_off[i]; k < lp->ost_off[i + 1]; k++)
+				room[lp->ost_idx[k]] += sh;
+	}
+	for (size_t i = 0; i < nj; i++) {
+		double ue = lp->hi[i] - base_of(lp, i);
+		for (size_t k = lp->ost_off[i]; k < lp->ost_off[i + 1]; k++)
+			if (room[lp->ost_idx[k]] < ue)
+				ue = room[lp->ost_idx[k]];
+		ue_tab[i] = ue > 0 ? ue : 0;
+		if (ue > 0)
+			for (size_t k = lp->ost_off[i]; k < lp->ost_off[i + 1]; k++)
+				grow[lp->ost_idx[k]] = 1;
+	}
+	for (size_t i = 0; i < nj; i++) {
+		lp_ent *x = &ctx->ent[i];
+		if (!nost(lp, i))
+			continue;
+		double bi = base_of(lp, i), ue = ue_tab[i] / scale;
+		double ud = (bi - lp->lo[i]) / scale;
+		int useful = 0;
+		for (size_t k = lp->ost_off[i]; k < lp->ost_off[i + 1]; k++)
+			useful |= grow[lp->ost_idx[k]] || gap[lp->ost_idx[k]] < 0;
+		if (!useful)
+			ud = 0;
+		int dcode = !ctx->waste ? 0 : lp->throttle && lp->throttle[i] ? 2 : 1;
+		if (x->e == NO_SLOT) {
+			rc = add_col(ctx, lp, i, 1, 0, rows, vals, &x->e);
+			if (rc)
+				goto out;
+			ctx->st.columns_added++;
+		}
+		qos_gd_col_set_upper(ctx->gd, x->e, ue > 0 ? ue : 0);
+		if (ud > 0 && x->d != NO_SLOT && x->dcode != dcode) {
+			qos_gd_col_free(ctx->gd, x->d);
+			x->d = NO_SLOT;
+		}
+		if (ud > 0 && x->d == NO_SLOT) {
+			rc = add_col(ctx, lp, i, -1, dcode, rows, vals, &x->d);
+			if (rc)
+				goto out;
+			x->dcode = (uint8_t)dcode;
+		}
+		/* a throttle column not needed now stays, fixed at 0 */
+		if (x->d != NO_SLOT)
+			qos_gd_col_set_upper(ctx->gd, x->d, ud > 0 && x->dcode == dcode ? ud : 0);
+	}
+	for (size_t j = 0; j < no; j++)
+		qos_gd_row_set(ctx->gd, j, gap[j] / scale);
+	if (lp->waste_constraint)
+		qos_gd_row_set(ctx->gd, no, 0.0);
+	rc = 0;
+out:
+	if (rc) {
+		/* the entries may not match the solver any more */
+		ctx_drop_solver(ctx);
+	}
+	free(ent);
+	free(bucket);
+	free(rows);
+	free(vals);
+	free(room);
+	free(grow);
+	free(ue_tab);
+	return rc;
+}
+
+int qos_gift_lp_ctx_solve(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp,
+			  double *b, double *objective)
+{
+	double scale = 0.0, E_base = 0.0, *gap = NULL;
+	int rc, overloaded = 0;
+
+	rc = lp_check(lp);
+	if (rc)
+		return rc;
+	ctx->st.solves++;
+	ctx->st.last_iterations = 0;
+	for (size_t j = 0; j < lp->n_osts; j++)
+		if (lp->capacity[j] > scale)
+			scale = lp->capacity[j];
+	if (scale <= 0)
+		scale = 1.0;
+	gap = malloc((lp->n_osts + 1) * sizeof(*gap));
+	if (!gap)
+		return -ENOMEM;
+	for (size_t j = 0; j < lp->n_osts; j++)
+		gap[j] = lp->capacity[j];
+	for (size_t i = 0; i < lp->n_jobs; i++) {
+		double bi = base_of(lp, i);
+		if (!nost(lp, i))
+			continue;
+		E_base += (double)nost(lp, i) * bi;
+		for (size_t k = lp->ost_off[i]; k < lp->ost_off[i + 1]; k++)
+			gap[lp->ost_idx[k]] -= bi;
+	}
+	/* float dust from summing the base */
+	for (size_t j = 0; j < lp->n_osts; j++) {
+		if (gap[j] < 0 && gap[j] > -1e-12 * scale)
+			gap[j] = 0.0;
+		overloaded |= gap[j] < 0;
+	}
+	/* (2) binds only outside this case (see the header): GLPK then. */
+	if ((lp->E_min > 0 && overloaded) ||
+	    lp->E_min > E_base + 1e-12 * (E_base > 0 ? E_base : scale) ||
+	    lp->n_osts + 1 > QOS_GD_MAX_ROWS) {
+		ctx->st.glpk++;
+		rc = qos_gift_lp_solve_glpk(lp, b, objective);
+		goto out;
+	}
+	rc = ctx_load(ctx, lp, gap, scale);
+	if (rc)
+		goto out;
+	qos_gd_stats gs0, gs1;
+	qos_gd_stats_get(ctx->gd, &gs0);
+	rc = qos_gd_solve(ctx->gd);
+	qos_gd_stats_get(ctx->gd, &gs1);
+	ctx->st.last_iterations = gs1.last_iterations;
+	ctx->st.iterations += gs1.iterations - gs0.iterations;
+	ctx->st.cold += gs1.cold_starts - gs0.cold_starts;
+	if (rc == -ENOMEM)
+		goto out;
+	if (rc) {
+		/* -EAGAIN (numerical trouble) or -EDOM: let GLPK decide */
+		ctx->st.glpk++;
+		rc = qos_gift_lp_solve_glpk(lp, b, objective);
+		goto out;
+	}
+	for (size_t i = 0; i < lp->n_jobs; i++) {
+		const lp_ent *x = &ctx->ent[i];
+		if (!nost(lp, i)) {
+			b[i] = 0.0;
+			continue;
+		}
+		b[i] = base_of(lp, i) + qos_gd_x(ctx->gd, x->e) * scale;
+		if (x->d != NO_SLOT)
+			b[i] -= qos_gd_x(ctx->gd, x->d) * scale;
+	}
+	lp_project(lp, b, gap);
+	if (objective) {
+		double e = 0.0;
+		for (size_t i = 0; i < lp->n_jobs; i++)
+			e += (double)nost(lp, i) * b[i];
+		*objective = e;
+	}
+out:
+	free(gap);
+	return rc;
+}
+
+int qos_gift_lp_solve(const qos_gift_lp *lp, double *b, double *objective)
+{
+	qos_gift_lp_ctx *ctx;
+	int rc = qos_gift_lp_ctx_create(&ctx);
+
+	if (rc)
+		return rc;
+	rc = qos_gift_lp_ctx_solve(ctx, lp, b, objective);
+	qos_gift_lp_ctx_destroy(ctx);
 	return rc;
 }

@@ -1,6 +1,7 @@
 /* gift_lp.h — the bandwidth allocation LP of GIFT (gift.txt sec. 3.4),
- * solved with GLPK's simplex; also used by the MBW, TSA, TMF and RND
- * baselines with other bounds.
+ * solved by a bounded dual simplex that keeps its basis between decisions
+ * (gift_dual.h), with GLPK as the reference; also used by the MBW, TSA,
+ * TMF and RND baselines with other bounds.
  *
  * Model: one rate b_i per job with at least one OST (the same on every OST
  * j in S_i, which is what keeps I/O progress synchronous):
@@ -22,25 +23,41 @@
  * a tie-break cost of 1e-6 per unit in the objective so the simplex never
  * throttles when throttling gains nothing (a zero-sum move).
  *
- * Because all-zero offsets are the base allocation, which is feasible,
- * the simplex starts from GLPK's standard basis without a phase 1.
- * Offsets that must be 0 in every feasible point are not given columns: a
- * job can grow only if each of its OSTs has a gap or hosts a job that can
- * shrink, and a shrink helps only where some job can grow.
+ * All-zero offsets are the base allocation, which is feasible.
  *
  * The paper writes b_i <= 1 for OSTs of capacity 1; here hi_i is the
  * caller's (normally min_{j in S_i} C_j).  Rates are scaled by max C_j
- * before GLPK sees them, so any capacity unit works.  GLPK's feasibility
- * tolerance is ~1e-7 relative; the solution is projected back onto the
- * exact capacity and bound constraints before it is returned.
+ * before a solver sees them, so any capacity unit works.  Solver
+ * tolerances are ~1e-9 (dual simplex) and ~1e-7 (GLPK) of max C_j; the
+ * solution is projected back onto the exact capacity and bound
+ * constraints before it is returned.
  *
- * Size: at most n_jobs + |Y| columns, n_osts + 2 rows, about
- * 2 * sum_i |S_i| + 4 * n_jobs nonzeros.  Cost: 1,000 jobs on 200 OSTs
- * with 1-8 OSTs each (qos_gift_synth_make) is ~200 rows x ~1,600 columns
- * and ~1,200 primal simplex pivots, 30-120 ms on the 2-core development
- * machine under load, almost all of it inside glp_simplex -- far from the
- * paper's 5 ms with COIN-OR CLP (not measured on the same hardware or
- * instances).
+ * Solvers.  qos_gift_lp_solve and qos_gift_lp_ctx_solve use the bounded
+ * dual simplex of gift_dual.h (rows: the OSTs and (3); columns: e_i and,
+ * where lo_i < base_i, d_i).  Constraint (2) never binds when the base is
+ * feasible and E_min <= E_base (0 is feasible, so the optimum has
+ * sum |S_i| (e_i - d_i) >= eps sum |S_i| d_i >= 0), so it is left out
+ * then; the few LPs outside that case (an overloaded base, or E_min above
+ * E_base), more than QOS_GD_MAX_ROWS - 1 OSTs, or a dual simplex failure
+ * go to GLPK, counted in qos_gift_lp_stats.glpk.  qos_gift_lp_solve_glpk
+ * is GLPK's primal simplex from the base (columns fixed at 0 dropped,
+ * scaled, standard basis): the reference the tests compare against.
+ *
+ * Warm start.  A qos_gift_lp_ctx keeps the solver, its basis and one
+ * column pair per job between solves.  Columns are matched to jobs by
+ * their OST set, not by position or id: a job whose set is unchanged gets
+ * its columns back with their basis status, a new set gets new columns,
+ * and columns nobody matched are released.  Since a column is fully
+ * determined by S_i (and the coupon cost of d_i in (3)), matching two
+ * jobs with equal sets to each other's old columns is just as exact;
+ * only the number of pivots depends on the matching.  Bounds, gaps and
+ * membership of Y can all change between solves.
+ *
+ * Cost (2-core development machine, pfs-qosbench): 1,000 jobs on 200 OSTs
+ * with 1-8 OSTs each is 201 rows x ~1,300 columns.  GLPK from the base:
+ * ~1,200 pivots, 45-90 ms.  Dual simplex cold (slack basis): see
+ * bench/RESULTS.md and pfs-qosbench; warm at 1 % of the jobs changed per
+ * decision: a few dozen pivots.
  *
  * GLPK's terminal output is switched off (glp_term_out(GLP_OFF)) and its
  * messages level set to off, so it never prints.  GLPK's environment is
@@ -69,9 +86,37 @@ typedef struct qos_gift_lp {
 } qos_gift_lp;
 
 /* Solve; b[n_jobs] gets the rates (0 for jobs without OSTs) and
- * *objective (may be NULL) sum_i |S_i| b_i.  The bounds must admit a
- * feasible point (base is one when given).  Returns 0, -EINVAL on bad
- * input, -ENOMEM, or -EDOM if GLPK finds no optimum (b untouched). */
+ * *objective (may be NULL) sum_i |S_i| b_i.  Returns 0, -EINVAL on bad
+ * input, -ENOMEM, or -EDOM if the LP has no feasible point (b untouched).
+ * qos_gift_lp_solve_glpk solves the same LP with GLPK (the reference;
+ * the bounds must admit a feasible point, base is one when given). */
 int qos_gift_lp_solve(const qos_gift_lp *lp, double *b, double *objective);
+int qos_gift_lp_solve_glpk(const qos_gift_lp *lp, double *b, double *objective);
+
+/* ---- warm start between decisions ---- */
+
+typedef struct qos_gift_lp_ctx qos_gift_lp_ctx;
+
+typedef struct qos_gift_lp_stats {
+	uint64_t solves;
+	uint64_t cold;             /* dual simplex from the slack basis */
+	uint64_t glpk;             /* LPs handed to GLPK (see above) */
+	uint64_t iterations;       /* dual simplex pivots, all solves */
+	uint64_t last_iterations;  /* pivots of the last solve */
+	uint64_t columns_reused;   /* job columns matched to the last solve's */
+	uint64_t columns_added;
+} qos_gift_lp_stats;
+
+/* A context with no basis yet.  0 or -ENOMEM; free with
+ * qos_gift_lp_ctx_destroy (NULL is fine). */
+int qos_gift_lp_ctx_create(qos_gift_lp_ctx **out);
+void qos_gift_lp_ctx_destroy(qos_gift_lp_ctx *ctx);
+/* As qos_gift_lp_solve, starting from the basis of the previous solve
+ * of ctx (any LP: a different OST count or (3) switched on or off starts
+ * cold).  The optimum does not depend on the history, only the time
+ * does; where several allocations reach it, which one is returned may. */
+int qos_gift_lp_ctx_solve(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp,
+			  double *b, double *objective);
+void qos_gift_lp_ctx_stats(const qos_gift_lp_ctx *ctx, qos_gift_lp_stats *st);
 
 #endif

@@ -1,0 +1,1108 @@
+/* gift_dual.c — bounded dual simplex with an explicit basis inverse and
+ * persistent column slots (see gift_dual.h).
+ *
+ * Internally the problem is a minimisation of sum_j c'_j x_j with
+ * c' = -c, over structural variables (slots) and one slack per row, all
+ * with lower bound 0 and a finite upper bound.  A variable is named by a
+ * uint32_t: a slot index, or GD_SLACK | t for the slack of row t.  The
+ * basis inverse is a dense m x m row-major matrix, row p being
+ * e_p^T B^-1 for basis position p.
+ *
+ * One iteration (Koberstein's dual simplex, with the boxed-variable
+ * simplifications):
+ *   1. pricing: the basic variable most out of its bounds, scaled by its
+ *      dual steepest-edge weight ||e_r^T B^-1||^2;
+ *   2. pivot row alpha_r = e_r^T B^-1 A_N over nonbasic columns;
+ *   3. ratio test with bound flipping and Harris' tolerance: breakpoints
+ *      t_j = |d_j| / |alpha_rj| are passed, flipping their variables to
+ *      the other bound, while the leaving variable stays infeasible;
+ *   4. FTRAN of the entering column, the flips' effect on x_B, the primal
+ *      step, the dual update d_j += s t alpha_rj, and the rank-one update
+ *      of B^-1 and of the weights (on the nonzeros only).
+ * The leaving variable leaves at the bound it violated, with reduced cost
+ * s t of the sign that bound asks for, so dual feasibility is kept. */
+#include "qos/gift_dual.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GD_SLACK 0x80000000u
+#define GD_LO 0
+#define GD_UP 1
+#define GD_BASIC 2
+
+#define TOL_P 1e-9      /* primal feasibility, absolute */
+#define TOL_D 1e-9      /* dual feasibility (reduced cost sign), absolute */
+#define TOL_PIV 1e-9    /* smallest |alpha_rj| a ratio test considers */
+#define TOL_RES 1e-9    /* residual of B x_B = g - N x_N and of B^T y = c_B */
+#define REFACTOR_EVERY 400
+
+/* Dense kernels over rows of B^-1, padded to a multiple of 4 doubles and
+ * 32-byte aligned, written with vector extensions; on x86-64 GCC also
+ * builds an AVX2 clone picked at load time. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define GD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GD_CLONES
+#endif
+typedef double gd_v4 __attribute__((vector_size(32), aligned(32)));
+
+/* Returns x . rho, then x -= f rho. */
+GD_CLONES static double gd_k_axpy_dot(double *restrict x, const double *restrict rho,
+				      double f, size_t ms)
+{
+	gd_v4 acc = {0, 0, 0, 0}, fv = {f, f, f, f};
+	for (size_t k = 0; k < ms; k += 4) {
+		gd_v4 a = *(gd_v4 *)&x[k], r = *(const gd_v4 *)&rho[k];
+		acc += a * r;
+		*(gd_v4 *)&x[k] = a - fv * r;
+	}
+	return acc[0] + acc[1] + acc[2] + acc[3];
+}
+
+/* x += f v */
+GD_CLONES static void gd_k_axpy(double *restrict x, const double *restrict v,
+				double f, size_t ms)
+{
+	gd_v4 fv = {f, f, f, f};
+	for (size_t k = 0; k < ms; k += 4)
+		*(gd_v4 *)&x[k] += fv * *(const gd_v4 *)&v[k];
+}
+
+GD_CLONES static double gd_k_dot(const double *restrict a, const double *restrict b,
+				 size_t ms)
+{
+	gd_v4 acc = {0, 0, 0, 0};
+	for (size_t k = 0; k < ms; k += 4)
+		acc += *(const gd_v4 *)&a[k] * *(const gd_v4 *)&b[k];
+	return acc[0] + acc[1] + acc[2] + acc[3];
+}
+
+typedef struct gd_cand {
+	uint32_t v;     /* variable */
+	double a;       /* |alpha_rj| */
+	double t;       /* breakpoint |d_j| / |alpha_rj| */
+	double th;      /* Harris breakpoint (|d_j| + TOL_D) / |alpha_rj| */
+	double u;       /* upper bound */
+} gd_cand;
+
+struct qos_gd {
+	size_t m, ms;       /* rows; row stride of the dense arrays */
+	/* slots */
+	size_t n, ncap;
+	double *c;          /* minimisation cost c' = -c */
+	double *u;          /* upper bound (0 once freed) */
+	size_t *beg;        /* first entry in the pool */
+	uint32_t *len;      /* entries */
+	uint32_t *room;     /* entries reserved at beg */
+	uint8_t *st;        /* GD_LO, GD_UP or GD_BASIC */
+	uint8_t *dead;      /* freed by the caller */
+	uint8_t *listed;    /* on the free list */
+	uint32_t *pos;      /* basis position when basic */
+	double *x;          /* value */
+	double *d;          /* reduced cost (nonbasic) */
+	double *alpha;      /* pivot row entries */
+	uint32_t *free_list;
+	size_t n_free;
+	uint32_t *mv;       /* slots with u > 0 this solve: the only ones
+	                     * pricing and ratio tests look at */
+	size_t n_mv;
+	/* column entry pool */
+	uint32_t *prow;
+	double *pval;
+	size_t plen, pcap;
+	/* rows and their slacks */
+	double *g, *su;     /* right-hand side, implied slack upper bound */
+	uint8_t *sst;
+	uint32_t *spos;
+	double *xs, *ds, *salpha;
+	/* basis */
+	uint32_t *head;     /* [m] */
+	double *Binv;       /* [m * ms], aligned */
+	double *dse;        /* [m] */
+	double *xB;         /* [m] */
+	double *y;          /* [ms], aligned */
+	double *aq;         /* [m] FTRAN scratch */
+	double *vv;         /* [ms] scratch, aligned */
+	uint32_t *perm;     /* [m] scratch: refactorisation row interchanges,
+	                     * rows touched by bound flips */
+	gd_cand *cand;      /* [ncap + m] */
+	/* refactorisation scratch */
+	double *M;          /* [m * m] */
+	uint32_t *kpos, *trow, *tidx;  /* [m] */
+	int have_basis;
+	size_t since_refactor;
+	double obj;
+	qos_gd_stats stats;
+};
+
+/* ---- small helpers ---- */
+
+static double gd_upper(const qos_gd *gd, uint32_t v)
+{
+	return v & GD_SLACK ? gd->su[v & ~GD_SLACK] : gd->u[v];
+}
+
+static double gd_cost(const qos_gd *gd, uint32_t v)
+{
+	return v & GD_SLACK ? 0.0 : gd->c[v];
+}
+
+static double gd_value(const qos_gd *gd, uint32_t v)
+{
+	return v & GD_SLACK ? gd->xs[v & ~GD_SLACK] : gd->x[v];
+}
+
+static void gd_set_value(qos_gd *gd, uint32_t v, double x)
+{
+	if (v & GD_SLACK)
+		gd->xs[v & ~GD_SLACK] = x;
+	else
+		gd->x[v] = x;
+}
+
+static uint8_t *gd_status(qos_gd *gd, uint32_t v)
+{
+	return v & GD_SLACK ? &gd->sst[v & ~GD_SLACK] : &gd->st[v];
+}
+
+static void *gd_grow(void *p, size_t n, size_t size)
+{
+	return realloc(p, (n ? n : 1) * size);
+}
+
+/* ---- creation and columns ---- */
+
+/* n zeroed doubles, 32-byte aligned for the kernels. */
+static double *gd_zalloc(size_t n)
+{
+	size_t bytes = ((n ? n : 1) * sizeof(double) + 31) & ~(size_t)31;
+	double *p = aligned_alloc(32, bytes);
+	if (p)
+		memset(p, 0, bytes);
+	return p;
+}
+
+int qos_gd_create(size_t m, qos_gd **out)
+{
+	qos_gd *gd;
+
+	*out = NULL;
+	if (m < 1 || m > QOS_GD_MAX_ROWS)
+		return -EINVAL;
+	gd = calloc(1, sizeof(*gd));
+	if (!gd)
+		return -ENOMEM;
+	gd->m = m;
+	gd->ms = (m + 3) & ~(size_t)3;
+	gd->g = calloc(m, sizeof(double));
+	gd->su = calloc(m, sizeof(double));
+	gd->sst = calloc(m, 1);
+	gd->spos = calloc(m, sizeof(uint32_t));
+	gd->xs = calloc(m, sizeof(double));
+	gd->ds = calloc(m, sizeof(double));
+	gd->salpha = calloc(m, sizeof(double));
+	gd->head = calloc(m, sizeof(uint32_t));
+	gd->Binv = gd_zalloc(m * gd->ms);
+	gd->M = calloc(m * m, sizeof(double));
+	gd->dse = calloc(m, sizeof(double));
+	gd->xB = calloc(m, sizeof(double));
+	gd->y = gd_zalloc(gd->ms);
+	gd->aq = calloc(m, sizeof(double));
+	gd->vv = gd_zalloc(gd->ms);
+	gd->perm = calloc(m, sizeof(uint32_t));
+	gd->kpos = calloc(m, sizeof(uint32_t));
+	gd->trow = calloc(m, sizeof(uint32_t));
+	gd->tidx = calloc(m, sizeof(uint32_t));
+	gd->cand = calloc(m, sizeof(gd_cand));
+	if (!gd->g || !gd->su || !gd->sst || !gd->spos || !gd->xs || !gd->ds ||
+	    !gd->salpha || !gd->head || !gd->Binv || !gd->M || !gd->dse ||
+	    !gd->xB || !gd->y || !gd->aq || !gd->vv || !gd->perm ||
+	    !gd->kpos || !gd->trow || !gd->tidx || !gd->cand) {
+		qos_gd_destroy(gd);
+		return -ENOMEM;
+	}
+	*out = gd;
+	return 0;
+}
+
+void qos_gd_destroy(qos_gd *gd)
+{
+	if (!gd)
+		return;
+	free(gd->c);
+	free(gd->u);
+	free(gd->beg);
+	free(gd->len);
+	free(gd->room);
+	free(gd->st);
+	free(gd->dead);
+	free(gd->listed);
+	free(gd->pos);
+	free(gd->x);
+	free(gd->d);
+	free(gd->alpha);
+	free(gd->free_list);
+	free(gd->mv);
+	free(gd->prow);
+	free(gd->pval);
+	free(gd->g);
+	free(gd->su);
+	free(gd->sst);
+	free(gd->spos);
+	free(gd->xs);
+	free(gd->ds);
+	free(gd->salpha);
+	free(gd->head);
+	free(gd->Binv);
+	free(gd->M);
+	free(gd->dse);
+	free(gd->xB);
+	free(gd->y);
+	free(gd->aq);
+	free(gd->vv);
+	free(gd->perm);
+	free(gd->kpos);
+	free(gd->trow);
+	free(gd->tidx);
+	free(gd->cand);
+	free(gd);
+}
+
+size_t qos_gd_rows(const qos_gd *gd)
+{
+	return gd->m;
+}
+
+/* Room for one more slot. */
+static int gd_reserve_slot(qos_gd *gd)
+{
+	size_t cap;
+
+	if (gd->n < gd->ncap)
+		return 0;
+	cap = gd->ncap ? 2 * gd->ncap : 64;
+	if (cap >= GD_SLACK)
+		return -ENOMEM;
+#define GROW(f)                                                    \
+	do {                                                       \
+		void *p_ = gd_grow(gd->f, cap, sizeof(*gd->f));    \
+		if (!p_)                                           \
+			return -ENOMEM;                            \
+		gd->f = p_;                                        \
+	} while (0)
+	GROW(c); GROW(u); GROW(beg); GROW(len); GROW(room); GROW(st);
+	GROW(dead); GROW(listed); GROW(pos); GROW(x); GROW(d); GROW(alpha);
+	GROW(free_list); GROW(mv);
+#undef GROW
+	gd_cand *cd = gd_grow(gd->cand, cap + gd->m, sizeof(*cd));
+	if (!cd)
+		return -ENOMEM;
+	gd->cand = cd;
+	gd->ncap = cap;
+	return 0;
+}
+
+typedef struct gd_span {
+	size_t beg;
+	uint32_t slot;
+} gd_span;
+
+static int gd_span_cmp(const void *a, const void *b)
+{
+	const gd_span *x = a, *y = b;
+	return (x->beg > y->beg) - (x->beg < y->beg);
+}
+
+/* Room for n more pool entries; compacts first when half the pool is
+ * garbage from reused slots. */
+static int gd_reserve_pool(qos_gd *gd, size_t n)
+{
+	size_t live = 0;
+
+	if (gd->plen + n <= gd->pcap)
+		return 0;
+	for (size_t j = 0; j < gd->n; j++)
+		live += gd->room[j];
+	if (live + n <= gd->pcap / 2) {
+		/* Slide every slot's entries down, in pool order. */
+		gd_span *order = malloc((gd->n ? gd->n : 1) * sizeof(*order));
+		size_t at = 0;
+		if (!order)
+			return -ENOMEM;
+		for (size_t j = 0; j < gd->n; j++)
+			order[j] = (gd_span){ gd->beg[j], (uint32_t)j };
+		qsort(order, gd->n, sizeof(*order), gd_span_cmp);
+		for (size_t i = 0; i < gd->n; i++) {
+			uint32_t j = order[i].slot;
+			memmove(&gd->prow[at], &gd->prow[gd->beg[j]],
+				gd->room[j] * sizeof(*gd->prow));
+			memmove(&gd->pval[at], &gd->pval[gd->beg[j]],
+				gd->room[j] * sizeof(*gd->pval));
+			gd->beg[j] = at;
+			at += gd->room[j];
+		}
+		gd->plen = at;
+		free(order);
+		if (gd->plen + n <= gd->pcap)
+			return 0;
+	}
+	size_t cap = gd->pcap ? 2 * gd->pcap : 1024;
+	while (cap < gd->plen + n)
+		cap *= 2;
+	uint32_t *pr = realloc(gd->prow, cap * sizeof(*pr));
+	if (!pr)
+		return -ENOMEM;
+	gd->prow = pr;
+	double *pv = realloc(gd->pval, cap * sizeof(*pv));
+	if (!pv)
+		return -ENOMEM;
+	gd->pval = pv;
+	gd->pcap = cap;
+	return 0;
+}
+
+int qos_gd_col_add(qos_gd *gd, const uint32_t *rows, const double *vals,
+		   size_t n, double c, double u, uint32_t *slot)
+{
+	uint32_t j;
+	int rc;
+
+	if (n > gd->m || (n && (!rows || !vals)) || !isfinite(c) ||
+	    !(u >= 0) || !isfinite(u))
+		return -EINVAL;
+	for (size_t k = 0; k < n; k++)
+		if (rows[k] >= gd->m || !isfinite(vals[k]))
+			return -EINVAL;
+	if (gd->n_free) {
+		j = gd->free_list[--gd->n_free];
+		gd->listed[j] = 0;
+	} else {
+		rc = gd_reserve_slot(gd);
+		if (rc)
+			return rc;
+		j = (uint32_t)gd->n++;
+		gd->room[j] = 0;
+		gd->beg[j] = gd->plen;
+		gd->listed[j] = 0;
+	}
+	if (n > gd->room[j]) {
+		rc = gd_reserve_pool(gd, n);
+		if (rc) {
+			/* leave the slot free and consistent */
+			gd->dead[j] = 1;
+			gd->u[j] = 0;
+			gd->len[j] = 0;
+			gd->st[j] = GD_LO;
+			gd->x[j] = 0;
+			gd->listed[j] = 1;
+			gd->free_list[gd->n_free++] = j;
+			return rc;
+		}
+		gd->beg[j] = gd->plen;
+		gd->room[j] = (uint32_t)n;
+		gd->plen += n;
+	}
+	memcpy(&gd->prow[gd->beg[j]], rows, n * sizeof(*rows));
+	memcpy(&gd->pval[gd->beg[j]], vals, n * sizeof(*vals));
+	gd->len[j] = (uint32_t)n;
+	gd->c[j] = -c;
+	gd->u[j] = u;
+	gd->dead[j] = 0;
+	gd->st[j] = GD_LO;
+	gd->x[j] = 0;
+	gd->d[j] = -c;
+	*slot = j;
+	return 0;
+}
+
+size_t qos_gd_col_get(const qos_gd *gd, uint32_t slot, const uint32_t **rows,
+		      const double **vals)
+{
+	*rows = &gd->prow[gd->beg[slot]];
+	*vals = &gd->pval[gd->beg[slot]];
+	return gd->len[slot];
+}
+
+void qos_gd_col_set_upper(qos_gd *gd, uint32_t slot, double u)
+{
+	gd->u[slot] = u > 0 ? u : 0;
+}
+
+void qos_gd_col_free(qos_gd *gd, uint32_t slot)
+{
+	gd->dead[slot] = 1;
+	gd->u[slot] = 0;
+	if (gd->st[slot] != GD_BASIC) {
+		gd->st[slot] = GD_LO;
+		gd->x[slot] = 0;
+		if (!gd->listed[slot]) {
+			gd->listed[slot] = 1;
+			gd->free_list[gd->n_free++] = slot;
+		}
+	}
+}
+
+void qos_gd_row_set(qos_gd *gd, size_t t, double g)
+{
+	gd->g[t] = g;
+}
+
+void qos_gd_reset(qos_gd *gd)
+{
+	gd->have_basis = 0;
+}
+
+double qos_gd_x(const qos_gd *gd, uint32_t slot)
+{
+	return gd->x[slot];
+}
+
+double qos_gd_objective(const qos_gd *gd)
+{
+	return gd->obj;
+}
+
+void qos_gd_stats_get(const qos_gd *gd, qos_gd_stats *st)
+{
+	*st = gd->stats;
+}
+
+/* ---- basis ---- */
+
+/* The slack basis: B = I. */
+static void gd_cold(qos_gd *gd)
+{
+	size_t m = gd->m;
+
+	memset(gd->Binv, 0, m * gd->ms * sizeof(double));
+	for (size_t p = 0; p < m; p++) {
+		gd->Binv[p * gd->ms + p] = 1.0;
+		gd->dse[p] = 1.0;
+		gd->head[p] = GD_SLACK | (uint32_t)p;
+		gd->sst[p] = GD_BASIC;
+		gd->spos[p] = (uint32_t)p;
+	}
+	for (size_t j = 0; j < gd->n; j++)
+		if (gd->st[j] == GD_BASIC) {
+			gd->st[j] = GD_LO;
+			gd->x[j] = 0;
+			if (gd->dead[j] && !gd->listed[j]) {
+				gd->listed[j] = 1;
+				gd->free_list[gd->n_free++] = (uint32_t)j;
+			}
+		}
+	gd->have_basis = 1;
+	gd->since_refactor = 0;
+	gd->stats.cold_starts++;
+}
+
+/* Rebuild B^-1 from the basis heads: with T the rows whose slack is
+ * nonbasic and K the structural basic columns (|T| = |K| = k),
+ *   B^-1 = [ M, 0 ; -A_SK M, I ]  with M = A_TK^-1,
+ * so only a k x k Gauss-Jordan is needed.  Returns 0, or -EAGAIN if the
+ * basis is numerically singular. */
+static int gd_refactor(qos_gd *gd)
+{
+	size_t m = gd->m, ms = gd->ms, k = 0, nt = 0;
+	double *M = gd->M, *B = gd->Binv;
+
+	gd->stats.refactors++;
+	gd->since_refactor = 0;
+	for (size_t p = 0; p < m; p++)
+		if (!(gd->head[p] & GD_SLACK))
+			gd->kpos[k++] = (uint32_t)p;
+	for (size_t t = 0; t < m; t++) {
+		gd->tidx[t] = UINT32_MAX;
+		if (gd->sst[t] != GD_BASIC) {
+			gd->tidx[t] = (uint32_t)nt;
+			gd->trow[nt++] = (uint32_t)t;
+		}
+	}
+	if (nt != k)
+		return -EAGAIN;
+	/* A_TK (rows in T order b, columns in K order a), inverted in place
+	 * by Gauss-Jordan with partial pivoting; the row interchanges become
+	 * column interchanges of the inverse, undone in reverse order. */
+	memset(M, 0, k * k * sizeof(double));
+	for (size_t a = 0; a < k; a++) {
+		uint32_t j = gd->head[gd->kpos[a]];
+		for (size_t e = 0; e < gd->len[j]; e++) {
+			uint32_t t = gd->prow[gd->beg[j] + e];
+			if (gd->tidx[t] != UINT32_MAX)
+				M[gd->tidx[t] * k + a] = gd->pval[gd->beg[j] + e];
+		}
+	}
+	uint32_t *perm = gd->perm;
+	for (size_t col = 0; col < k; col++) {
+		size_t piv = col;
+		double best = fabs(M[col * k + col]);
+		for (size_t r = col + 1; r < k; r++)
+			if (fabs(M[r * k + col]) > best) {
+				best = fabs(M[r * k + col]);
+				piv = r;
+			}
+		if (best < 1e-11)
+			return -EAGAIN;
+		perm[col] = (uint32_t)piv;
+		if (piv != col)
+			for (size_t q = 0; q < k; q++) {
+				double tmp = M[col * k + q];
+				M[col * k + q] = M[piv * k + q];
+				M[piv * k + q] = tmp;
+			}
+		double inv = 1.0 / M[col * k + col];
+		M[col * k + col] = 1.0;
+		for (size_t q = 0; q < k; q++)
+			M[col * k + q] *= inv;
+		for (size_t r = 0; r < k; r++) {
+			double f = M[r * k + col];
+			if (r == col || f == 0.0)
+				continue;
+			M[r * k + col] = 0.0;
+			for (size_t q = 0; q < k; q++)
+				M[r * k + q] -= f * M[col * k + q];
+		}
+	}
+	for (size_t col = k; col-- > 0;)
+		if (perm[col] != col)
+			for (size_t r = 0; r < k; r++) {
+				double tmp = M[r * k + col];
+				M[r * k + col] = M[r * k + perm[col]];
+				M[r * k + perm[col]] = tmp;
+			}
+	/* M is A_TK^-1: rows in K order a, columns in T order b. */
+	memset(B, 0, m * ms * sizeof(double));
+	for (size_t a = 0; a < k; a++) {
+		double *row = &B[gd->kpos[a] * ms];
+		for (size_t b = 0; b < k; b++)
+			row[gd->trow[b]] = M[a * k + b];
+	}
+	for (size_t t = 0; t < m; t++)
+		if (gd->sst[t] == GD_BASIC)
+			B[gd->spos[t] * ms + t] = 1.0;
+	for (size_t a = 0; a < k; a++) {
+		uint32_t j = gd->head[gd->kpos[a]];
+		for (size_t e = 0; e < gd->len[j]; e++) {
+			uint32_t s = gd->prow[gd->beg[j] + e];
+			double v = gd->pval[gd->beg[j] + e];
+			if (gd->sst[s] != GD_BASIC)
+				continue;
+			double *row = &B[gd->spos[s] * ms];
+			for (size_t b = 0; b < k; b++)
+				row[gd->trow[b]] -= v * M[a * k + b];
+		}
+	}
+	for (size_t p = 0; p < m; p++)
+		gd->dse[p] = gd_k_dot(&B[p * ms], &B[p * ms], ms);
+	return 0;
+}
+
+/* Implied upper bounds of the slacks; -EDOM if a row cannot be met. */
+static int gd_slack_bounds(qos_gd *gd)
+{
+	for (size_t t = 0; t < gd->m; t++)
+		gd->su[t] = gd->g[t];
+	for (size_t j = 0; j < gd->n; j++) {
+		if (!(gd->u[j] > 0))
+			continue;
+		for (size_t e = 0; e < gd->len[j]; e++) {
+			double v = gd->pval[gd->beg[j] + e];
+			if (v < 0)
+				gd->su[gd->prow[gd->beg[j] + e]] -= v * gd->u[j];
+		}
+	}
+	for (size_t t = 0; t < gd->m; t++) {
+		if (gd->su[t] < -TOL_P)
+			return -EDOM;
+		if (gd->su[t] < 0)
+			gd->su[t] = 0;
+	}
+	return 0;
+}
+
+/* Put nonbasic variable v (reduced cost dj, upper bound ub) at the bound
+ * dj asks for; 1 if it moved. */
+static int gd_place(uint8_t *st, double *x, double dj, double ub)
+{
+	uint8_t want = *st;
+	if (!(ub > 0))
+		want = GD_LO;
+	else if (dj < -TOL_D)
+		want = GD_UP;
+	else if (dj > TOL_D)
+		want = GD_LO;
+	int moved = want != *st;
+	*st = want;
+	*x = want == GD_UP ? ub : 0.0;
+	return moved;
+}
+
+/* y^T = c_B^T B^-1 and the reduced costs of every nonbasic variable;
+ * each nonbasic variable is put at the bound its reduced cost asks for
+ * (all are boxed), *moved counts those that changed bound.  Returns the
+ * largest |c_j - a_j^T y| over basic variables (0 in exact arithmetic). */
+static double gd_duals(qos_gd *gd, size_t *moved)
+{
+	size_t m = gd->m, n_moved = 0;
+	double res = 0;
+
+	memset(gd->y, 0, gd->ms * sizeof(double));
+	for (size_t p = 0; p < m; p++) {
+		double cb = gd_cost(gd, gd->head[p]);
+		if (cb != 0.0)
+			gd_k_axpy(gd->y, &gd->Binv[p * gd->ms], cb, gd->ms);
+	}
+	for (size_t j = 0; j < gd->n; j++) {
+		double dj = gd->c[j];
+		for (size_t e = 0; e < gd->len[j]; e++)
+			dj -= gd->pval[gd->beg[j] + e] * gd->y[gd->prow[gd->beg[j] + e]];
+		if (gd->st[j] == GD_BASIC) {
+			if (fabs(dj) > res)
+				res = fabs(dj);
+			gd->d[j] = 0;
+			continue;
+		}
+		gd->d[j] = dj;
+		n_moved += (size_t)gd_place(&gd->st[j], &gd->x[j], dj, gd->u[j]);
+	}
+	for (size_t t = 0; t < m; t++) {
+		if (gd->sst[t] == GD_BASIC) {
+			if (fabs(gd->y[t]) > res)
+				res = fabs(gd->y[t]);
+			gd->ds[t] = 0;
+			continue;
+		}
+		double dt = -gd->y[t];
+		gd->ds[t] = dt;
+		n_moved += (size_t)gd_place(&gd->sst[t], &gd->xs[t], dt, gd->su[t]);
+	}
+	if (moved)
+		*moved = n_moved;
+	return res;
+}
+
+/* x_B = B^-1 (g - N x_N). */
+static void gd_primal(qos_gd *gd)
+{
+	size_t m = gd->m;
+	double *r = gd->vv;
+
+	memcpy(r, gd->g, m * sizeof(double));
+	for (size_t j = 0; j < gd->n; j++) {
+		if (gd->st[j] == GD_BASIC || gd->x[j] == 0.0)
+			continue;
+		for (size_t e = 0; e < gd->len[j]; e++)
+			r[gd->prow[gd->beg[j] + e]] -= gd->pval[gd->beg[j] + e] * gd->x[j];
+	}
+	for (size_t t = 0; t < m; t++)
+		if (gd->sst[t] != GD_BASIC)
+			r[t] -= gd->xs[t];
+	for (size_t p = 0; p < m; p++)
+		gd->xB[p] = gd_k_dot(&gd->Binv[p * gd->ms], r, gd->ms);
+}
+
+/* Largest |g - A x - s| with the basic values of x_B. */
+static double gd_residual(qos_gd *gd)
+{
+	size_t m = gd->m;
+	double *r = gd->vv, res = 0;
+
+	for (size_t p = 0; p < m; p++)
+		gd_set_value(gd, gd->head[p], gd->xB[p]);
+	memcpy(r, gd->g, m * sizeof(double));
+	for (size_t j = 0; j < gd->n; j++) {
+		if (gd->x[j] == 0.0)
+			continue;
+		for (size_t e = 0; e < gd->len[j]; e++)
+			r[gd->prow[gd->beg[j] + e]] -= gd->pval[gd->beg[j] + e] * gd->x[j];
+	}
+	for (size_t t = 0; t < m; t++) {
+		r[t] -= gd->xs[t];
+		if (fabs(r[t]) > res)
+			res = fabs(r[t]);
+	}
+	return res;
+}
+
+/* Basis position to leave (dual steepest edge), or -1 if x_B is
+ * feasible; *below says whether it violates its lower bound. */
+static long gd_price(const qos_gd *gd, int *below)
+{
+	long best = -1;
+	double best_score = 0;
+
+	for (size_t p = 0; p < gd->m; p++) {
+		double x = gd->xB[p], ub = gd_upper(gd, gd->head[p]), inf;
+		if (x < -TOL_P)
+			inf = -x;
+		else if (x > ub + TOL_P)
+			inf = x - ub;
+		else
+			continue;
+		double score = inf * inf / gd->dse[p];
+		if (score > best_score) {
+			best_score = score;
+			best = (long)p;
+			*below = x < 0;
+		}
+	}
+	return best;
+}
+
+/* alpha_rj = rho a_j for every nonbasic variable that can move. */
+static void gd_pivot_row(qos_gd *gd, const double *rho)
+{
+	for (size_t i = 0; i < gd->n_mv; i++) {
+		uint32_t j = gd->mv[i];
+		if (gd->st[j] == GD_BASIC)
+			continue;
+		double a = 0;
+		for (size_t e = 0; e < gd->len[j]; e++)
+			a += gd->pval[gd->beg[j] + e] * rho[gd->prow[gd->beg[j] + e]];
+		gd->alpha[j] = a;
+	}
+	for (size_t t = 0; t < gd->m; t++)
+		gd->salpha[t] = rho[t];
+}
+
+static double gd_alpha(const qos_gd *gd, uint32_t v)
+{
+	return v & GD_SLACK ? gd->salpha[v & ~GD_SLACK] : gd->alpha[v];
+}
+
+/* out += f * a_v (column of variable v, as an m-vector). */
+static void gd_axpy_col(const qos_gd *gd, uint32_t v, double f, double *out)
+{
+	if (v & GD_SLACK) {
+		out[v & ~GD_SLACK] += f;
+		return;
+	}
+	for (size_t e = 0; e < gd->len[v]; e++)
+		out[gd->prow[gd->beg[v] + e]] += f * gd->pval[gd->beg[v] + e];
+}
+
+/* aq = B^-1 a_v. */
+static void gd_ftran(qos_gd *gd, uint32_t v)
+{
+	size_t m = gd->m, ms = gd->ms;
+	const double *B = gd->Binv;
+
+	if (v & GD_SLACK) {
+		size_t t = v & ~GD_SLACK;
+		for (size_t p = 0; p < m; p++)
+			gd->aq[p] = B[p * ms + t];
+		return;
+	}
+	const uint32_t *rows = &gd->prow[gd->beg[v]];
+	const double *vals = &gd->pval[gd->beg[v]];
+	size_t n = gd->len[v];
+	for (size_t p = 0; p < m; p++) {
+		const double *row = &B[p * ms];
+		double a = 0;
+		for (size_t e = 0; e < n; e++)
+			a += vals[e] * row[rows[e]];
+		gd->aq[p] = a;
+	}
+}
+
+/* Ratio test with bound flipping.  s = +1 if the leaving variable goes
+ * to its lower bound, -1 to its upper; slope is its infeasibility.  The
+ * variables to flip are returned in cand[0 .. *n_flip), the entering one
+ * in *q with breakpoint *t.  Returns 0, or -EDOM if no variable can
+ * enter (the LP is infeasible). */
+static int gd_ratio(qos_gd *gd, double s, double slope, size_t *n_flip,
+		    uint32_t *q, double *t)
+{
+	gd_cand *cd = gd->cand;
+	size_t nc = 0, done = 0;
+	double tmax = INFINITY;
+
+	/* Candidates: nonbasic variables whose reduced cost moves toward the
+	 * wrong sign for the bound they sit at. */
+	for (size_t i = 0; i < gd->n_mv; i++) {
+		uint32_t j = gd->mv[i];
+		uint8_t st = gd->st[j];
+		if (st == GD_BASIC)
+			continue;
+		double a = s * gd->alpha[j], dj = gd->d[j], dd;
+		if (st == GD_LO && a < -TOL_PIV) {
+			a = -a;
+			dd = dj > 0 ? dj : 0;
+		} else if (st == GD_UP && a > TOL_PIV) {
+			dd = dj < 0 ? -dj : 0;
+		} else {
+			continue;
+		}
+		double th = (dd + TOL_D) / a;
+		cd[nc++] = (gd_cand){ j, a, dd / a, th, gd->u[j] };
+		if (th < tmax)
+			tmax = th;
+	}
+	for (size_t k = 0; k < gd->m; k++) {
+		uint8_t st = gd->sst[k];
+		if (st == GD_BASIC || !(gd->su[k] > 0))
+			continue;
+		double a = s * gd->salpha[k], dk = gd->ds[k], dd;
+		if (st == GD_LO && a < -TOL_PIV) {
+			a = -a;
+			dd = dk > 0 ? dk : 0;
+		} else if (st == GD_UP && a > TOL_PIV) {
+			dd = dk < 0 ? -dk : 0;
+		} else {
+			continue;
+		}
+		double th = (dd + TOL_D) / a;
+		cd[nc++] = (gd_cand){ GD_SLACK | (uint32_t)k, a, dd / a, th, gd->su[k] };
+		if (th < tmax)
+			tmax = th;
+	}
+	/* Rounds over the candidates not yet passed, cd[done .. nc): the
+	 * Harris bound tmax picks a group of near-equal breakpoints; if
+	 * passing all of them keeps the leaving variable infeasible they are
+	 * flipped (moved to the front), otherwise the one with the largest
+	 * |alpha| enters.  The next round's bound is found while moving. */
+	for (;;) {
+		if (done == nc)
+			return -EDOM;
+		double red = 0, best_a = 0, next_tmax = INFINITY;
+		size_t best = SIZE_MAX;
+		for (size_t i = done; i < nc; i++) {
+			if (cd[i].t <= tmax) {
+				red += cd[i].a * cd[i].u;
+				if (cd[i].a > best_a) {
+					best_a = cd[i].a;
+					best = i;
+				}
+			} else if (cd[i].th < next_tmax) {
+				next_tmax = cd[i].th;
+			}
+		}
+		if (slope - red > TOL_P) {
+			for (size_t i = done; i < nc; i++)
+				if (cd[i].t <= tmax) {
+					gd_cand tmp = cd[done];
+					cd[done++] = cd[i];
+					cd[i] = tmp;
+				}
+			slope -= red;
+			tmax = next_tmax;
+			continue;
+		}
+		*q = cd[best].v;
+		*t = cd[best].t;
+		*n_flip = done;
+		return 0;
+	}
+}
+
+/* Replace the basic variable at position r by the one whose FTRAN column
+ * is in aq; update B^-1 and the steepest-edge weights on the nonzeros. */
+static void gd_update_inverse(qos_gd *gd, size_t r)
+{
+	size_t m = gd->m, ms = gd->ms;
+	double *B = gd->Binv, *rho = &B[r * ms];
+	double piv = gd->aq[r], wr = gd->dse[r];
+
+	for (size_t p = 0; p < m; p++) {
+		if (p == r || gd->aq[p] == 0.0)
+			continue;
+		double f = gd->aq[p] / piv;
+		double dot = gd_k_axpy_dot(&B[p * ms], rho, f, ms);
+		double w = gd->dse[p] - 2 * f * dot + f * f * wr;
+		double floor_w = f * f / (piv * piv);
+		gd->dse[p] = w > floor_w ? w : floor_w;
+		if (gd->dse[p] < 1e-12)
+			gd->dse[p] = 1e-12;
+	}
+	double inv = 1.0 / piv;
+	for (size_t k = 0; k < ms; k++)
+		rho[k] *= inv;
+	gd->dse[r] = wr / (piv * piv);
+	if (gd->dse[r] < 1e-12)
+		gd->dse[r] = 1e-12;
+}
+
+/* One dual simplex iteration on leaving position r.  Returns 0, -EDOM
+ * (infeasible) or -EAGAIN (numerical trouble: refactor). */
+static int gd_iterate(qos_gd *gd, size_t r, int below)
+{
+	size_t m = gd->m, n_flip = 0;
+	uint32_t lv = gd->head[r], q = 0;
+	double ub = gd_upper(gd, lv), target = below ? 0.0 : ub;
+	double s = below ? 1.0 : -1.0, t = 0;
+	int rc;
+
+	gd_pivot_row(gd, &gd->Binv[r * gd->ms]);
+	rc = gd_ratio(gd, s, fabs(gd->xB[r] - target), &n_flip, &q, &t);
+	if (rc)
+		return rc;
+	gd_ftran(gd, q);
+	double arq = gd_alpha(gd, q);
+	if (fabs(gd->aq[r]) < 1e-11 ||
+	    fabs(gd->aq[r] - arq) > 1e-8 * (1 + fabs(arq)))
+		return -EAGAIN;
+
+	/* Bound flips: x_B -= B^-1 sum_j a_j dx_j. */
+	if (n_flip) {
+		double *v = gd->vv;
+		size_t nz = 0;
+		memset(v, 0, gd->ms * sizeof(double));
+		for (size_t i = 0; i < n_flip; i++) {
+			uint32_t fv = gd->cand[i].v;
+			uint8_t *st = gd_status(gd, fv);
+			double u = gd_upper(gd, fv);
+			double dx = *st == GD_LO ? u : -u;
+			*st = *st == GD_LO ? GD_UP : GD_LO;
+			gd_set_value(gd, fv, *st == GD_UP ? u : 0.0);
+			gd_axpy_col(gd, fv, dx, v);
+		}
+		for (size_t k = 0; k < m && nz <= m / 8; k++)
+			if (v[k] != 0.0)
+				gd->perm[nz++] = (uint32_t)k;
+		if (nz <= m / 8) {
+			/* few rows touched: B^-1 v by columns */
+			for (size_t z = 0; z < nz; z++) {
+				size_t k = gd->perm[z];
+				double vk = v[k];
+				for (size_t p = 0; p < m; p++)
+					gd->xB[p] -= gd->Binv[p * gd->ms + k] * vk;
+			}
+		} else {
+			for (size_t p = 0; p < m; p++)
+				gd->xB[p] -= gd_k_dot(&gd->Binv[p * gd->ms], v, gd->ms);
+		}
+		gd->stats.flips += n_flip;
+	}
+
+	/* Primal step: the leaving variable lands on its bound. */
+	double theta = (gd->xB[r] - target) / gd->aq[r];
+	double xq = gd_value(gd, q) + theta;
+	for (size_t p = 0; p < m; p++)
+		gd->xB[p] -= theta * gd->aq[p];
+
+	/* Dual step. */
+	double st_ = s * t;
+	for (size_t i = 0; i < gd->n_mv; i++) {
+		uint32_t j = gd->mv[i];
+		if (gd->st[j] != GD_BASIC)
+			gd->d[j] += st_ * gd->alpha[j];
+	}
+	for (size_t k = 0; k < m; k++)
+		if (gd->sst[k] != GD_BASIC && gd->su[k] > 0)
+			gd->ds[k] += st_ * gd->salpha[k];
+
+	/* Basis change. */
+	gd_update_inverse(gd, r);
+	gd->xB[r] = xq;
+	*gd_status(gd, lv) = below ? GD_LO : GD_UP;
+	gd_set_value(gd, lv, target);
+	if (lv & GD_SLACK) {
+		gd->ds[lv & ~GD_SLACK] = st_;
+	} else {
+		gd->d[lv] = st_;
+		if (gd->dead[lv] && !gd->listed[lv]) {
+			gd->listed[lv] = 1;
+			gd->free_list[gd->n_free++] = lv;
+		}
+	}
+	*gd_status(gd, q) = GD_BASIC;
+	if (q & GD_SLACK) {
+		gd->spos[q & ~GD_SLACK] = (uint32_t)r;
+		gd->ds[q & ~GD_SLACK] = 0;
+	} else {
+		gd->pos[q] = (uint32_t)r;
+		gd->d[q] = 0;
+	}
+	gd->head[r] = q;
+	gd->since_refactor++;
+	return 0;
+}
+
+int qos_gd_solve(qos_gd *gd)
+{
+	size_t limit = 20 * (gd->m + gd->n) + 1000, iters = 0;
+	int rc, rounds = 0, refactored = 0;
+
+	gd->stats.solves++;
+	gd->stats.last_iterations = 0;
+	rc = gd_slack_bounds(gd);
+	if (rc)
+		return rc;
+	gd->n_mv = 0;
+	for (size_t j = 0; j < gd->n; j++)
+		if (gd->u[j] > 0)
+			gd->mv[gd->n_mv++] = (uint32_t)j;
+	if (!gd->have_basis)
+		gd_cold(gd);
+	/* A freed slot still in the basis has u = 0 and simply leaves once
+	 * it is out of bounds. */
+	for (;;) {
+		if (++rounds > 8) {
+			rc = -EAGAIN;
+			goto fail;
+		}
+		if (gd->since_refactor >= REFACTOR_EVERY) {
+			if (gd_refactor(gd)) {
+				gd_cold(gd);
+			}
+		}
+		gd_duals(gd, NULL);
+		gd_primal(gd);
+		for (;;) {
+			int below = 0;
+			long r = gd_price(gd, &below);
+			if (r < 0)
+				break;
+			if (++iters > limit) {
+				rc = -EAGAIN;
+				goto fail;
+			}
+			rc = gd_iterate(gd, (size_t)r, below);
+			gd->stats.iterations++;
+			gd->stats.last_iterations++;
+			if (rc == -EAGAIN) {
+				if (refactored++ > 4)
+					goto fail;
+				if (gd_refactor(gd))
+					gd_cold(gd);
+				gd_duals(gd, NULL);
+				gd_primal(gd);
+				continue;
+			}
+			if (rc)
+				goto fail;
+		}
+		/* Check the answer against the data, not the updated inverse:
+		 * the rows, the reduced costs of the basis, and the signs of
+		 * the others (gd_duals moves a wrong-signed one to its other
+		 * bound, after which x_B is redone and iterations go on). */
+		size_t moved = 0;
+		double res_p = gd_residual(gd);
+		double res_d = gd_duals(gd, &moved);
+		if (res_p > TOL_RES || res_d > TOL_RES) {
+			if (refactored++ > 2) {
+				rc = -EAGAIN;
+				goto fail;
+			}
+			if (gd_refactor(gd))
+				gd_cold(gd);
+			continue;
+		}
+		if (moved)
+			continue;
+		break;
+	}
+	for (size_t p = 0; p < gd->m; p++)
+		gd_set_value(gd, gd->head[p], gd->xB[p]);
+	gd->obj = 0;
+	for (size_t j = 0; j < gd->n; j++)
+		gd->obj -= gd->c[j] * gd->x[j];
+	return 0;
+fail:
+	if (rc == -EAGAIN)
+		gd->have_basis = 0;
+	return rc;
+}

@@ -1,0 +1,94 @@
+/* gift_dual.h — a bounded dual simplex for LPs with few rows and many boxed
+ * columns, whose basis (an explicit inverse) lives on between solves, so a
+ * slightly changed LP is re-solved from the last optimal basis.  Written
+ * for GIFT's allocation LP (gift_lp.h: one row per OST plus constraint (3),
+ * two columns per job), which it solves exactly in a fraction of GLPK's
+ * time; it knows nothing about GIFT.
+ *
+ * Model:
+ *
+ *   maximize   sum_j c_j x_j
+ *   subject to sum_j a_tj x_j <= g_t       t = 0 .. m-1
+ *              0 <= x_j <= u_j             every column (u_j finite)
+ *
+ * Each row gets a slack s_t = g_t - sum_j a_tj x_j >= 0, which is bounded
+ * above by what the boxes allow (g_t + sum_j max(0, -a_tj) u_j), so every
+ * variable is boxed.  Then any basis is made dual feasible by putting each
+ * nonbasic variable at the bound its reduced cost asks for, which is what
+ * lets a changed LP restart from the old basis: new or changed columns,
+ * bounds and right-hand sides only cost the dual simplex iterations that
+ * repair primal feasibility.  Pricing is dual steepest edge with exact
+ * weights (the inverse is explicit, so ||e_r^T B^-1|| is kept exactly by
+ * the rank-one updates); the ratio test is Harris' with bound flipping
+ * (long steps over boxed columns).  After the last iteration the basic
+ * solution is recomputed and checked against the rows and the reduced
+ * costs; any residual or sign error above tolerance refactors the inverse
+ * (Gauss-Jordan on the structural part of the basis) and iterates on.
+ *
+ * Columns live in slots: a slot keeps its index, its basis status and its
+ * values across solves until the caller frees it, so the caller can key
+ * its slots by something stable (GIFT: job id and OST set).  A freed slot
+ * is fixed at 0 and reused once it is nonbasic.
+ *
+ * Cost: memory 2 m^2 doubles (the inverse and refactoring scratch: 64 MiB
+ * at the 2,048-row limit) plus O(nnz); an iteration is
+ * O(nnz) for the pivot row plus at most O(m^2) for the update (only the
+ * nonzeros of the pivot row and column are touched).  Tolerances are
+ * absolute, for data scaled so entries of b and u are about 1 (gift_lp.c
+ * scales by the largest capacity): 1e-9 primal, 1e-9 dual.
+ *
+ * Not thread-safe per handle; no globals, no allocation during a solve
+ * except growth of the slot arrays in qos_gd_col_add. */
+#ifndef QOS_GIFT_DUAL_H
+#define QOS_GIFT_DUAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct qos_gd qos_gd;
+
+typedef struct qos_gd_stats {
+	uint64_t solves;
+	uint64_t iterations;       /* dual simplex pivots, all solves */
+	uint64_t flips;            /* bound flips in the ratio test */
+	uint64_t refactors;        /* inverses rebuilt from scratch */
+	uint64_t cold_starts;      /* solves from the slack basis */
+	uint64_t last_iterations;  /* pivots of the last solve */
+} qos_gd_stats;
+
+/* A solver for m rows (m >= 1, at most QOS_GD_MAX_ROWS); all g_t = 0 and no
+ * columns.  Returns 0, -EINVAL or -ENOMEM; free with qos_gd_destroy. */
+#define QOS_GD_MAX_ROWS 2048
+int qos_gd_create(size_t m, qos_gd **out);
+void qos_gd_destroy(qos_gd *gd);
+size_t qos_gd_rows(const qos_gd *gd);
+
+/* Add a column: n entries (rows[k] < m, each row at most once, vals
+ * finite), cost c, upper bound u >= 0.  *slot receives its index, stable
+ * until qos_gd_col_free.  Returns 0, -EINVAL or -ENOMEM. */
+int qos_gd_col_add(qos_gd *gd, const uint32_t *rows, const double *vals,
+		   size_t n, double c, double u, uint32_t *slot);
+/* The column's entries (borrowed until the slot is freed or reused). */
+size_t qos_gd_col_get(const qos_gd *gd, uint32_t slot, const uint32_t **rows,
+		      const double **vals);
+/* New upper bound (>= 0) of a live slot. */
+void qos_gd_col_set_upper(qos_gd *gd, uint32_t slot, double u);
+/* Release a slot: its variable is fixed at 0 from now on, and the slot is
+ * handed out again once it has left the basis. */
+void qos_gd_col_free(qos_gd *gd, uint32_t slot);
+/* Right-hand side of row t. */
+void qos_gd_row_set(qos_gd *gd, size_t t, double g);
+/* Forget the basis: the next solve starts cold from the slack basis. */
+void qos_gd_reset(qos_gd *gd);
+
+/* Solve from the current basis.  Returns 0 (optimal: qos_gd_x and
+ * qos_gd_objective hold the solution), -EDOM (infeasible), -EAGAIN
+ * (iteration limit or numerical trouble that refactoring did not cure;
+ * the basis is reset so the next solve starts cold) or -ENOMEM. */
+int qos_gd_solve(qos_gd *gd);
+/* Value of slot's variable in the last optimal solution. */
+double qos_gd_x(const qos_gd *gd, uint32_t slot);
+double qos_gd_objective(const qos_gd *gd);
+void qos_gd_stats_get(const qos_gd *gd, qos_gd_stats *st);
+
+#endif

@@ -1,0 +1,609 @@
+/* test_qos_gift_lp.c — GIFT's allocation LP (gift.txt sec. 3.4) solved by
+ * the bounded dual simplex (qos/gift_dual.h) against GLPK, the reference:
+ * the same optimum (objective within 1e-9 relative) on thousands of random
+ * LPs of every shape the callers build (GIFT with constraint (3), the
+ * throttling baselines, MBW), on sequences of changing LPs re-solved warm
+ * from the previous basis, and on the benchmark's size; hand-checked cases
+ * for constraint (3), the throttle tie-break and bad input.
+ *
+ * QOS_LP_EXACT_SCALE=k multiplies the number of random instances and
+ * sequence steps by k (default 1: about 5,000 LPs, a few seconds). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qos/gift.h"
+#include "qos/gift_dual.h"
+#include "qos/gift_lp.h"
+
+static uint64_t rng_state;
+
+static uint64_t rng(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static double unif(void)
+{
+	return (double)(rng() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static int scale_factor(void)
+{
+	const char *e = getenv("QOS_LP_EXACT_SCALE");
+	int k = e ? atoi(e) : 1;
+	return k > 0 ? k : 1;
+}
+
+/* ---- a random LP of one of the callers' shapes ---- */
+
+enum shape { SH_GIFT, SH_THROTTLE, SH_MBW, SH_N };
+
+typedef struct rlp {
+	size_t nj, no;
+	double *cap, *lo, *hi, *base;
+	size_t *off, *idx;
+	uint8_t *thr, *act;   /* act: [nj * no] */
+	double E_min;
+	int waste, has_base;
+} rlp;
+
+static void rlp_free(rlp *r)
+{
+	free(r->cap);
+	free(r->lo);
+	free(r->hi);
+	free(r->base);
+	free(r->off);
+	free(r->idx);
+	free(r->thr);
+	free(r->act);
+	memset(r, 0, sizeof(*r));
+}
+
+static void rlp_alloc(rlp *r, size_t nj, size_t no)
+{
+	r->nj = nj;
+	r->no = no;
+	r->cap = calloc(no + 1, sizeof(double));
+	r->lo = calloc(nj + 1, sizeof(double));
+	r->hi = calloc(nj + 1, sizeof(double));
+	r->base = calloc(nj + 1, sizeof(double));
+	r->off = calloc(nj + 1, sizeof(size_t));
+	r->idx = calloc(nj * no + 1, sizeof(size_t));
+	r->thr = calloc(nj + 1, 1);
+	r->act = calloc(nj * no + 1, 1);
+	assert_true(r->cap && r->lo && r->hi && r->base && r->off && r->idx &&
+		    r->thr && r->act);
+}
+
+/* A new random OST set for job i (empty with probability p_idle). */
+static void rlp_new_set(rlp *r, size_t i, size_t max_osts, double p_idle)
+{
+	memset(&r->act[i * r->no], 0, r->no);
+	if (unif() < p_idle)
+		return;
+	size_t k = 1 + (size_t)(rng() % max_osts);
+	if (k > r->no)
+		k = r->no;
+	for (size_t placed = 0; placed < k;) {
+		size_t j = (size_t)(rng() % r->no);
+		if (!r->act[i * r->no + j]) {
+			r->act[i * r->no + j] = 1;
+			placed++;
+		}
+	}
+}
+
+/* Bounds as the callers set them: BSIP shares as base (GIFT adds a
+ * redemption where every OST of the job has a gap), hi = min capacity,
+ * Y throttleable down to (1 - B_thres) of BSIP. */
+static void rlp_bounds(rlp *r, enum shape sh, double B_thres, double p_y)
+{
+	size_t nnz = 0;
+	double *load = calloc(r->no + 1, sizeof(double));
+	double *gap = calloc(r->no + 1, sizeof(double));
+	double *cnt = calloc(r->no + 1, sizeof(double));
+	assert_true(load && gap && cnt);
+	for (size_t i = 0; i < r->nj; i++) {
+		r->off[i] = nnz;
+		for (size_t j = 0; j < r->no; j++)
+			if (r->act[i * r->no + j]) {
+				r->idx[nnz++] = j;
+				cnt[j] += 1;
+			}
+	}
+	r->off[r->nj] = nnz;
+	for (size_t i = 0; i < r->nj; i++) {
+		double b = INFINITY, cmin = INFINITY;
+		for (size_t k = r->off[i]; k < r->off[i + 1]; k++) {
+			size_t j = r->idx[k];
+			if (r->cap[j] / cnt[j] < b)
+				b = r->cap[j] / cnt[j];
+			if (r->cap[j] < cmin)
+				cmin = r->cap[j];
+		}
+		if (r->off[i] == r->off[i + 1])
+			b = cmin = 0;
+		r->base[i] = b;
+		r->hi[i] = cmin;
+		for (size_t k = r->off[i]; k < r->off[i + 1]; k++)
+			load[r->idx[k]] += b;
+	}
+	for (size_t j = 0; j < r->no; j++)
+		gap[j] = r->cap[j] - load[j];
+	r->E_min = 0;
+	for (size_t i = 0; i < r->nj; i++) {
+		size_t n = r->off[i + 1] - r->off[i];
+		double bsip = r->base[i];
+		r->E_min += (double)n * bsip;
+		r->thr[i] = 0;
+		if (sh == SH_MBW) {
+			r->lo[i] = 0;
+			continue;
+		}
+		if (sh == SH_GIFT && n && unif() < 0.3) {
+			/* redemption into the gaps of every OST of the job */
+			double g = INFINITY;
+			for (size_t k = r->off[i]; k < r->off[i + 1]; k++)
+				g = fmin(g, gap[r->idx[k]]);
+			if (g > 1e-12) {
+				double got = g * unif();
+				r->base[i] += got;
+				for (size_t k = r->off[i]; k < r->off[i + 1]; k++)
+					gap[r->idx[k]] -= got;
+				r->lo[i] = r->base[i];
+				continue;
+			}
+		}
+		r->thr[i] = n && bsip > 0 && unif() < p_y;
+		r->lo[i] = r->thr[i] ? bsip * (1 - B_thres) : r->base[i];
+	}
+	r->has_base = sh != SH_MBW;
+	r->waste = sh == SH_GIFT;
+	if (sh == SH_MBW)
+		r->E_min = 0;
+	free(load);
+	free(gap);
+	free(cnt);
+}
+
+static void rlp_make(rlp *r, size_t nj, size_t no, size_t max_osts,
+		     enum shape sh)
+{
+	rlp_alloc(r, nj, no);
+	for (size_t j = 0; j < no; j++)
+		r->cap[j] = unif() < 0.05 ? 0.0 : 0.2 + 1.8 * unif();
+	for (size_t i = 0; i < nj; i++)
+		rlp_new_set(r, i, max_osts, 0.1);
+	rlp_bounds(r, sh, unif() < 0.2 ? 1.0 : 0.05 + 0.5 * unif(), unif());
+}
+
+static qos_gift_lp rlp_lp(const rlp *r)
+{
+	return (qos_gift_lp){
+		.n_jobs = r->nj, .n_osts = r->no, .capacity = r->cap,
+		.ost_off = r->off, .ost_idx = r->idx, .lo = r->lo, .hi = r->hi,
+		.base = r->has_base ? r->base : NULL,
+		.throttle = r->has_base ? r->thr : NULL,
+		.E_min = r->E_min, .waste_constraint = r->waste,
+	};
+}
+
+/* b is a feasible allocation of lp: bounds, capacities, and (3). */
+static void check_feasible(const qos_gift_lp *lp, const double *b)
+{
+	double *load = calloc(lp->n_osts + 1, sizeof(double));
+	double gain = 0, coupons = 0, E = 0, E_base = 0;
+	assert_non_null(load);
+	for (size_t i = 0; i < lp->n_jobs; i++) {
+		size_t n = lp->ost_off[i + 1] - lp->ost_off[i];
+		double base = lp->base ? lp->base[i] : lp->lo[i];
+		if (!n) {
+			assert_true(b[i] == 0.0);
+			continue;
+		}
+		assert_true(b[i] >= lp->lo[i] - 1e-12 && b[i] <= lp->hi[i] + 1e-12);
+		for (size_t k = lp->ost_off[i]; k < lp->ost_off[i + 1]; k++)
+			load[lp->ost_idx[k]] += b[i];
+		E += (double)n * b[i];
+		E_base += (double)n * base;
+		if (lp->throttle && lp->throttle[i] && b[i] < base)
+			coupons += (double)n * (base - b[i]);
+	}
+	for (size_t j = 0; j < lp->n_osts; j++)
+		assert_true(load[j] <= lp->capacity[j] * (1 + 1e-12) + 1e-15);
+	gain = E - E_base;
+	if (lp->waste_constraint)
+		assert_true(gain >= coupons - 1e-9 * (1 + E));
+	if (lp->E_min > 0)
+		assert_true(E >= lp->E_min - 1e-9 * (1 + E));
+	free(load);
+}
+
+/* Solve lp with ctx (NULL: the one-shot solver) and with GLPK; same
+ * optimum, feasible answers, no hand-over to GLPK inside. */
+static double solve_both(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp)
+{
+	double *b1 = calloc(lp->n_jobs + 1, sizeof(double));
+	double *b2 = calloc(lp->n_jobs + 1, sizeof(double));
+	double E1 = -1, E2 = -2;
+	assert_true(b1 && b2);
+	assert_int_equal(qos_gift_lp_solve_glpk(lp, b1, &E1), 0);
+	if (ctx)
+		assert_int_equal(qos_gift_lp_ctx_solve(ctx, lp, b2, &E2), 0);
+	else
+		assert_int_equal(qos_gift_lp_solve(lp, b2, &E2), 0);
+	if (!(fabs(E1 - E2) <= 1e-9 * (1 + fabs(E1))))
+		fail_msg("objective: GLPK %.15g, dual simplex %.15g", E1, E2);
+	check_feasible(lp, b2);
+	free(b1);
+	free(b2);
+	return E2;
+}
+
+static void test_gift_lp_random_matches_glpk(void **st)
+{
+	int n = 4000 * scale_factor();
+	(void)st;
+	rng_state = 1;
+	for (int k = 0; k < n; k++) {
+		rlp r;
+		size_t no = 1 + (size_t)(rng() % 12), nj = (size_t)(rng() % 40);
+		rlp_make(&r, nj, no, 1 + (size_t)(rng() % 5), (enum shape)(k % SH_N));
+		qos_gift_lp lp = rlp_lp(&r);
+		solve_both(NULL, &lp);
+		rlp_free(&r);
+	}
+}
+
+/* Medium instances, closer to the benchmark's crowding. */
+static void test_gift_lp_medium_matches_glpk(void **st)
+{
+	int n = 150 * scale_factor();
+	(void)st;
+	rng_state = 2;
+	for (int k = 0; k < n; k++) {
+		rlp r;
+		rlp_make(&r, 100 + (size_t)(rng() % 200), 20 + (size_t)(rng() % 30), 8,
+			 (enum shape)(k % SH_N));
+		qos_gift_lp lp = rlp_lp(&r);
+		solve_both(NULL, &lp);
+		rlp_free(&r);
+	}
+}
+
+/* Sequences: every step some jobs leave, arrive or move, capacities and
+ * the set Y drift; the warm solve must equal GLPK's cold optimum each
+ * time, and mostly without starting over. */
+static void run_sequence(size_t nj, size_t no, size_t max_osts, double frac,
+			 int steps, enum shape sh, uint64_t seed)
+{
+	qos_gift_lp_ctx *ctx = NULL;
+	qos_gift_lp_stats ls;
+	rlp r;
+
+	rng_state = seed;
+	assert_int_equal(qos_gift_lp_ctx_create(&ctx), 0);
+	rlp_make(&r, nj, no, max_osts, sh);
+	for (int s = 0; s < steps; s++) {
+		if (s) {
+			size_t nch = (size_t)(frac * (double)nj + 0.999);
+			for (size_t c = 0; c < nch; c++)
+				rlp_new_set(&r, (size_t)(rng() % nj), max_osts, 0.2);
+			if (rng() % 4 == 0)
+				r.cap[rng() % no] = 0.2 + 1.8 * unif();
+			rlp_bounds(&r, sh, 0.3, 0.6);
+		}
+		qos_gift_lp lp = rlp_lp(&r);
+		solve_both(ctx, &lp);
+	}
+	qos_gift_lp_ctx_stats(ctx, &ls);
+	assert_int_equal(ls.solves, steps);
+	assert_int_equal(ls.glpk, 0);
+	assert_true(ls.cold <= 1 + (uint64_t)steps / 10);
+	assert_true(ls.columns_reused > 0);
+	qos_gift_lp_ctx_destroy(ctx);
+	rlp_free(&r);
+}
+
+static void test_gift_lp_warm_sequences_match_glpk(void **st)
+{
+	int k = scale_factor();
+	(void)st;
+	for (uint64_t seed = 1; seed <= (uint64_t)(12 * k); seed++)
+		run_sequence(60, 15, 5, 0.05, 25, (enum shape)(seed % SH_N), seed);
+	run_sequence(300, 40, 8, 0.01, 20 * k, SH_GIFT, 77);
+}
+
+/* The benchmark's size, cold and then warm at 1 % of jobs changed. */
+static void test_gift_lp_large_matches_glpk(void **st)
+{
+	(void)st;
+	run_sequence(1000, 200, 8, 0.01, 4 * scale_factor(), SH_GIFT, 5);
+}
+
+/* A whole GIFT decision of the benchmark's size: no fall-back to BSIP
+ * (lp_failures), and the objective is GLPK's on the LP that decision
+ * builds (fresh state: base = BSIP, Y = friendly jobs, lo = 0.9 BSIP). */
+static void test_gift_lp_large_decision_is_optimal(void **st)
+{
+	qos_gift_synth sy;
+	qos_gift_sets s;
+	qos_gift_stats gs;
+	qos_gift_params p;
+	qos_gift *g = NULL;
+	(void)st;
+	assert_int_equal(qos_gift_synth_make(1000, 200, 8, 7, &sy), 0);
+	assert_int_equal(qos_gift_sets_build(&sy.in, &s), 0);
+	double *alloc = calloc(1000 * 200, sizeof(double));
+	double *lo = calloc(1000, sizeof(double)), *b = calloc(1000, sizeof(double));
+	uint8_t *thr = calloc(1000, 1);
+	assert_true(alloc && lo && b && thr);
+	qos_gift_params_default(&p);
+	assert_int_equal(qos_gift_create(&p, &g), 0);
+	qos_result res = { .alloc = alloc };
+	assert_int_equal(qos_gift_decide(g, &sy.in, &res), 0);
+	qos_gift_stats_get(g, &gs);
+	assert_int_equal(gs.lp_failures, 0);
+	assert_true(gs.coupons_issued > 0);
+	for (size_t i = 0; i < 1000; i++) {
+		thr[i] = sy.jobs[i].throttle_friendly && s.b_bsip[i] > 0;
+		lo[i] = thr[i] ? s.b_bsip[i] * (1 - p.B_thres) : s.b_bsip[i];
+	}
+	qos_gift_lp lp = {
+		.n_jobs = 1000, .n_osts = 200, .capacity = sy.capacity,
+		.ost_off = s.off, .ost_idx = s.idx, .lo = lo, .hi = s.cap_min,
+		.base = s.b_bsip, .throttle = thr, .E_min = s.E_bsip,
+		.waste_constraint = 1,
+	};
+	double E = 0;
+	assert_int_equal(qos_gift_lp_solve_glpk(&lp, b, &E), 0);
+	if (!(fabs(res.effective - E) <= 1e-9 * E))
+		fail_msg("decision %.15g, GLPK %.15g", res.effective, E);
+	assert_true(res.effective > s.E_bsip * 1.2);
+	qos_gift_destroy(g);
+	qos_gift_sets_free(&s);
+	qos_gift_synth_free(&sy);
+	free(alloc);
+	free(lo);
+	free(b);
+	free(thr);
+}
+
+/* ---- hand-checked LPs ---- */
+
+/* OST capacities 1.  jobs: "0" = on OST 0, "01" = on OSTs 0 and 1 ... */
+typedef struct small {
+	double cap[4], lo[4], hi[4], base[4], b[4];
+	size_t off[5], idx[16];
+	uint8_t thr[4];
+	qos_gift_lp lp;
+} small;
+
+static void small_make(small *x, size_t n_osts, const char *const *sets,
+		       size_t nj, const double *base, const uint8_t *thr,
+		       double B_thres, int waste)
+{
+	size_t nnz = 0;
+	memset(x, 0, sizeof(*x));
+	for (size_t j = 0; j < n_osts; j++)
+		x->cap[j] = 1;
+	for (size_t i = 0; i < nj; i++) {
+		x->off[i] = nnz;
+		for (const char *c = sets[i]; *c; c++)
+			x->idx[nnz++] = (size_t)(*c - '0');
+		x->base[i] = base[i];
+		x->thr[i] = thr[i];
+		x->lo[i] = thr[i] ? base[i] * (1 - B_thres) : base[i];
+		x->hi[i] = 1;
+	}
+	x->off[nj] = nnz;
+	x->lp = (qos_gift_lp){
+		.n_jobs = nj, .n_osts = n_osts, .capacity = x->cap,
+		.ost_off = x->off, .ost_idx = x->idx, .lo = x->lo, .hi = x->hi,
+		.base = x->base, .throttle = x->thr, .waste_constraint = waste,
+	};
+}
+
+/* Fig. 6, k1: A on OST0, B on OSTs 0 and 1, BSIP 1/2 each.  Throttling A
+ * (in Y) by d lets B grow by d on both OSTs: +2d - d = d gained, coupon
+ * worth d: (3) holds with equality, so A goes down to 0.35. */
+static void test_gift_lp_fig6(void **st)
+{
+	const char *sets[] = { "0", "01" };
+	const double base[] = { 0.5, 0.5 };
+	const uint8_t thr[] = { 1, 0 };
+	small x;
+	double E = 0;
+	(void)st;
+	small_make(&x, 2, sets, 2, base, thr, 0.3, 1);
+	assert_int_equal(qos_gift_lp_solve(&x.lp, x.b, &E), 0);
+	assert_float_equal(x.b[0], 0.35, 1e-12);
+	assert_float_equal(x.b[1], 0.65, 1e-12);
+	assert_float_equal(E, 1.65, 1e-12);
+}
+
+/* Constraint (3): A (in Y) on OSTs 0, 1; B on 0, 1, 2; BSIP 1/2 each.
+ * Throttling A by d gains 3d - 2d = d but costs a coupon worth 2d, so
+ * with (3) nothing moves; without it A drops to 0.35 (and the LP gains
+ * 0.15). */
+static void test_gift_lp_constraint3_blocks(void **st)
+{
+	const char *sets[] = { "01", "012" };
+	const double base[] = { 0.5, 0.5 };
+	const uint8_t thr[] = { 1, 0 };
+	small x;
+	double E = 0;
+	(void)st;
+	small_make(&x, 3, sets, 2, base, thr, 0.3, 1);
+	assert_int_equal(qos_gift_lp_solve(&x.lp, x.b, &E), 0);
+	assert_float_equal(x.b[0], 0.5, 1e-12);
+	assert_float_equal(x.b[1], 0.5, 1e-12);
+	assert_float_equal(E, 2.5, 1e-12);
+	x.lp.waste_constraint = 0;
+	assert_int_equal(qos_gift_lp_solve(&x.lp, x.b, &E), 0);
+	assert_float_equal(x.b[0], 0.35, 1e-12);
+	assert_float_equal(E, 2.65, 1e-12);
+}
+
+/* A zero-sum throttle (A and B both only on OST 0, A in Y) gains nothing:
+ * the tie-break keeps A at its base instead of moving rate to B. */
+static void test_gift_lp_no_zero_sum_throttle(void **st)
+{
+	const char *sets[] = { "0", "0", "1" };
+	const double base[] = { 0.5, 0.5, 0.25 };
+	const uint8_t thr[] = { 1, 0, 1 };
+	small x;
+	double E = 0;
+	(void)st;
+	small_make(&x, 2, sets, 3, base, thr, 0.5, 0);
+	assert_int_equal(qos_gift_lp_solve(&x.lp, x.b, &E), 0);
+	assert_float_equal(x.b[0], 0.5, 0);
+	assert_float_equal(x.b[1], 0.5, 0);
+	/* C alone on OST 1 fills it */
+	assert_float_equal(x.b[2], 1.0, 1e-12);
+	assert_float_equal(E, 2.0, 1e-12);
+}
+
+/* Gaps only fill where every OST of a job has room: MBW (lo = 0, no
+ * base) on Fig. 5's shape gives the known optimum. */
+static void test_gift_lp_mbw(void **st)
+{
+	/* A: 0,1  B: 1  C: 1,2  D: 2  E: 0 ; capacities 1 */
+	double cap[3] = { 1, 1, 1 }, lo[5] = { 0 }, hi[5] = { 1, 1, 1, 1, 1 }, b[5];
+	size_t off[6] = { 0, 2, 3, 5, 6, 7 }, idx[7] = { 0, 1, 1, 1, 2, 2, 0 };
+	qos_gift_lp lp = { .n_jobs = 5, .n_osts = 3, .capacity = cap,
+			   .ost_off = off, .ost_idx = idx, .lo = lo, .hi = hi };
+	double E = 0;
+	(void)st;
+	assert_int_equal(qos_gift_lp_solve(&lp, b, &E), 0);
+	/* every OST full is reachable (e.g. B = 1, D = 1, E = 1) */
+	assert_float_equal(E, 3.0, 1e-12);
+	solve_both(NULL, &lp);
+}
+
+static void test_gift_lp_bad_input_and_infeasible(void **st)
+{
+	double cap[1] = { 1 }, lo[1] = { 0.5 }, hi[1] = { 0.2 }, b[1] = { 7 };
+	size_t off[2] = { 0, 1 }, idx[1] = { 0 };
+	qos_gift_lp lp = { .n_jobs = 1, .n_osts = 1, .capacity = cap,
+			   .ost_off = off, .ost_idx = idx, .lo = lo, .hi = hi };
+	qos_gift_lp_ctx *ctx = NULL;
+	(void)st;
+	assert_int_equal(qos_gift_lp_solve(&lp, b, NULL), -EINVAL);  /* lo > hi */
+	hi[0] = 1;
+	idx[0] = 3;
+	assert_int_equal(qos_gift_lp_solve(&lp, b, NULL), -EINVAL);  /* OST range */
+	idx[0] = 0;
+	lp.waste_constraint = 1;
+	assert_int_equal(qos_gift_lp_solve(&lp, b, NULL), -EINVAL);  /* no base */
+	lp.waste_constraint = 0;
+	cap[0] = -1;
+	assert_int_equal(qos_gift_lp_solve(&lp, b, NULL), -EINVAL);
+	cap[0] = 1;
+	lo[0] = 2;
+	hi[0] = 2;  /* above capacity: infeasible */
+	assert_int_equal(qos_gift_lp_solve(&lp, b, NULL), -EDOM);
+	assert_true(b[0] == 7);
+	assert_int_equal(qos_gift_lp_ctx_create(&ctx), 0);
+	assert_int_equal(qos_gift_lp_ctx_solve(ctx, &lp, b, NULL), -EDOM);
+	/* the context recovers on the next, feasible LP */
+	lo[0] = 0.25;
+	hi[0] = 0.75;
+	double E = 0;
+	assert_int_equal(qos_gift_lp_ctx_solve(ctx, &lp, b, &E), 0);
+	assert_float_equal(b[0], 0.75, 1e-12);
+	assert_float_equal(E, 0.75, 1e-12);
+	qos_gift_lp_ctx_destroy(ctx);
+	qos_gift_lp_ctx_destroy(NULL);
+}
+
+/* A context follows a change of shape (OST count, (3) on/off). */
+static void test_gift_lp_ctx_reshape(void **st)
+{
+	qos_gift_lp_ctx *ctx = NULL;
+	(void)st;
+	rng_state = 9;
+	assert_int_equal(qos_gift_lp_ctx_create(&ctx), 0);
+	for (int k = 0; k < 12; k++) {
+		rlp r;
+		rlp_make(&r, 30, 4 + (size_t)(k / 3), 3, (enum shape)(k % SH_N));
+		qos_gift_lp lp = rlp_lp(&r);
+		solve_both(ctx, &lp);
+		rlp_free(&r);
+	}
+	qos_gift_lp_ctx_destroy(ctx);
+}
+
+/* ---- the solver itself ---- */
+
+/* max 3x + 2y  s.t. x + y <= 4, x + 3y <= 6, x <= 3: optimum x = 3,
+ * y = 1, 11.  Then slot reuse after a free, and an infeasible row. */
+static void test_gift_dual_textbook(void **st)
+{
+	qos_gd *gd = NULL;
+	qos_gd_stats gs;
+	uint32_t rx[2] = { 0, 1 }, ry[2] = { 0, 1 }, sx, sy, sz;
+	double vx[2] = { 1, 1 }, vy[2] = { 1, 3 };
+	(void)st;
+	assert_int_equal(qos_gd_create(2, &gd), 0);
+	qos_gd_row_set(gd, 0, 4);
+	qos_gd_row_set(gd, 1, 6);
+	assert_int_equal(qos_gd_col_add(gd, rx, vx, 2, 3, 3, &sx), 0);
+	assert_int_equal(qos_gd_col_add(gd, ry, vy, 2, 2, 10, &sy), 0);
+	assert_int_equal(qos_gd_solve(gd), 0);
+	assert_float_equal(qos_gd_x(gd, sx), 3, 1e-12);
+	assert_float_equal(qos_gd_x(gd, sy), 1, 1e-12);
+	assert_float_equal(qos_gd_objective(gd), 11, 1e-12);
+	/* y leaves, z = 5 per unit on row 1 only, at most 1 */
+	qos_gd_col_free(gd, sy);
+	uint32_t rz[1] = { 1 };
+	double vz[1] = { 1 };
+	assert_int_equal(qos_gd_col_add(gd, rz, vz, 1, 5, 1, &sz), 0);
+	assert_int_equal(qos_gd_solve(gd), 0);
+	assert_float_equal(qos_gd_x(gd, sx), 3, 1e-12);
+	assert_float_equal(qos_gd_x(gd, sz), 1, 1e-12);
+	assert_float_equal(qos_gd_objective(gd), 14, 1e-12);
+	qos_gd_stats_get(gd, &gs);
+	assert_int_equal(gs.solves, 2);
+	assert_int_equal(gs.cold_starts, 1);
+	/* a row nobody can meet */
+	qos_gd_row_set(gd, 0, -1);
+	assert_int_equal(qos_gd_solve(gd), -EDOM);
+	assert_int_equal(qos_gd_col_add(gd, rz, vz, 1, 1, -1, &sz), -EINVAL);
+	rz[0] = 2;
+	assert_int_equal(qos_gd_col_add(gd, rz, vz, 1, 1, 1, &sz), -EINVAL);
+	qos_gd_destroy(gd);
+	assert_int_equal(qos_gd_create(0, &gd), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gift_lp_fig6),
+		cmocka_unit_test(test_gift_lp_constraint3_blocks),
+		cmocka_unit_test(test_gift_lp_no_zero_sum_throttle),
+		cmocka_unit_test(test_gift_lp_mbw),
+		cmocka_unit_test(test_gift_lp_bad_input_and_infeasible),
+		cmocka_unit_test(test_gift_dual_textbook),
+		cmocka_unit_test(test_gift_lp_ctx_reshape),
+		cmocka_unit_test(test_gift_lp_random_matches_glpk),
+		cmocka_unit_test(test_gift_lp_medium_matches_glpk),
+		cmocka_unit_test(test_gift_lp_warm_sequences_match_glpk),
+		cmocka_unit_test(test_gift_lp_large_matches_glpk),
+		cmocka_unit_test(test_gift_lp_large_decision_is_optimal),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
