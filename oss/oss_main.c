@@ -72,7 +72,7 @@ static const pfs_cfg_opt cfg_tab[] = {
 	{ "ctl_port", NUM(PFS_CFG_INT, ctl_port), "0", "control port (0 = any free)" },
 	{ "port_file", STR(port_file), "", "write data=N/ctl=N here once listening" },
 	{ "pid_file", STR(pid_file), "", "write the process id here" },
-	{ "io_threads", NUM(PFS_CFG_INT, io_threads), "8", "I/O worker threads" },
+	{ "io_threads", NUM(PFS_CFG_INT, io_threads), "8", "I/O worker threads per OST" },
 	{ "heartbeat_ms", NUM(PFS_CFG_INT, heartbeat_ms), "1000", "MDS heartbeat interval" },
 	{ "o_direct", NUM(PFS_CFG_BOOL, o_direct), "0", "O_DIRECT for aligned I/O" },
 	{ "log_level", STR(log_level), "notice", "err, warning, notice, info, debug" },

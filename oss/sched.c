@@ -302,11 +302,14 @@ static uint64_t us_after(uint64_t now, double wait_s)
 int oss_sched_dequeue(oss_sched *s, oss_req **out)
 {
 	oss_req *r;
+	uint64_t now;
 	int rc = 0;
 
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
-		uint64_t now = oss_sched_now_us(), wake_at = UINT64_MAX;
+		uint64_t wake_at = UINT64_MAX;
+
+		now = oss_sched_now_us();
 
 		r = NULL;
 		if (s->paced && s->queued && !s->shutdown) {
@@ -334,7 +337,7 @@ int oss_sched_dequeue(oss_sched *s, oss_req **out)
 		s->sleepers--;
 	}
 	{
-		uint64_t now = oss_sched_now_us();
+		/* The time of the pick is the dispatch time: one clock read. */
 		uint64_t wait = now > r->arrival_us ? now - r->arrival_us : 0;
 		int opc = oss_opc(r->opcode);
 
