@@ -587,6 +587,15 @@ static int ab_pol_find_ost(ab_policy *p, const char *id, double T, double dt,
 	return 0;
 }
 
+/* d_x as a rate: what arrived or queued (instance demand, the paper's
+ * observed demand) or, without it, what was served last period. */
+static double ab_pol_want(const qos_instance *in, size_t e)
+{
+	if (in->demand)
+		return in->demand[e];
+	return in->usage ? in->usage[e] : 0;
+}
+
 static int ab_pol_decide(void *state, const qos_instance *in, qos_result *res)
 {
 	ab_policy *p = state;
@@ -645,9 +654,9 @@ static int ab_pol_decide(void *state, const qos_instance *in, qos_result *res)
 		size_t n = 0;
 		for (size_t j = 0; j < nj; j++) {
 			size_t e = j * no + o;
-			double use = in->usage ? in->usage[e] : 0;
-			int act = in->active ? in->active[e] != 0 : use > 0;
-			if (!isfinite(use) || use < 0) {
+			double want = ab_pol_want(in, e);
+			int act = in->active ? in->active[e] != 0 : want > 0;
+			if (!isfinite(want) || want < 0) {
 				rc = -EINVAL;
 				goto out;
 			}
@@ -659,7 +668,13 @@ static int ab_pol_decide(void *state, const qos_instance *in, qos_result *res)
 			obs[n].id = in->jobs[j].id;
 			/* a job without a node count weighs as one node */
 			obs[n].nodes = in->jobs[j].nodes > 0 ? in->jobs[j].nodes : 1;
-			obs[n].d = use * p->tpu * dt;   /* d_x in RPCs per Δt */
+			obs[n].d = want * p->tpu * dt;   /* d_x in RPCs per Δt */
+			/* Served usage is capped by the last allocation, so a job
+			 * that got nothing shows nothing and would get nothing
+			 * again; an active job has issued at least one RPC
+			 * (sec. III-C-1), which keeps it in the redistribution. */
+			if (!in->demand && obs[n].d < 1)
+				obs[n].d = 1;
 			jidx[n++] = j;
 		}
 		rc = qos_adaptbf_ost_period(ost[o], obs, n, tok, rec);
@@ -667,11 +682,10 @@ static int ab_pol_decide(void *state, const qos_instance *in, qos_result *res)
 			goto out;
 		for (size_t k = 0; k < n; k++) {
 			size_t e = jidx[k] * no + o;
-			double use = in->usage ? in->usage[e] : 0;
 			res->alloc[e] = (double)tok[k] / (dt * p->tpu);
 			if (res->tokens)
 				res->tokens[e] = tok[k];
-			res->effective += fmin(res->alloc[e], use);
+			res->effective += fmin(res->alloc[e], ab_pol_want(in, e));
 		}
 	}
 

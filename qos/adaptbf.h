@@ -48,7 +48,8 @@
  *    exactly zero.  When a job is forgotten (it ended) its record leaves
  *    with it and the others are not adjusted: the paper says nothing about
  *    departed lenders or borrowers.
- *  - Demands d_x are RPC counts per Δt; the policy converts usage rates. */
+ *  - Demands d_x are RPC counts per Δt; the policy converts demand rates
+ *    (or usage rates when the caller has no demand). */
 #ifndef QOS_ADAPTBF_H
 #define QOS_ADAPTBF_H
 
@@ -123,12 +124,19 @@ double qos_adaptbf_ost_record_sum(const qos_adaptbf_ost *ost);
 /* Policy "adaptbf": one qos_adaptbf_ost per OST of the instance (keyed by
  * ost id, or by position when ost_ids is NULL).  T_i = capacity ×
  * tokens_per_unit, Δt = instance period (param "dt" if the instance has
- * none; default 0.1 s); d_x = usage × tokens_per_unit × Δt.  Fills alloc
+ * none; default 0.1 s).  d_x = demand × tokens_per_unit × Δt: the RPCs that
+ * arrived or queued, the paper's observed demand.  Only when the instance
+ * has no demand matrix is usage (what was served) taken instead; served
+ * usage never exceeds the last allocation, so there an active job counts
+ * at least one RPC (an active job issued one, sec. III-C-1) and is never
+ * starved by its own zero usage.  A job is active where active[] says so
+ * (without active[]: where its demand, else usage, is > 0).  Fills alloc
  * (tokens / Δt back in capacity units), tokens and records; jobs not active
  * on an OST get alloc 0 (no rule: the fallback queue, sec. III-D) and keep
  * their record.  Jobs absent from the instance are forgotten.  effective =
- * Σ min(alloc, usage): the rate the allocation serves if demand repeats.
- * Params: "dt", "tokens_per_unit" (default 1: capacity in RPCs/s). */
+ * Σ min(alloc, demand or usage): the rate the allocation serves if demand
+ * repeats.  Params: "dt", "tokens_per_unit" (default 1: capacity in
+ * RPCs/s). */
 extern const qos_policy_ops qos_policy_adaptbf;
 
 #endif

@@ -361,6 +361,141 @@ static void test_adaptbf_policy(void **st)
 	ops->destroy(s);
 }
 
+/* Eq. (11)-(20) with C < 1, by hand.  L and B (1 node each) start this
+ * period with records +30 / -30 and 50 tokens last period; K = 100,
+ * d_L = 10, d_B = 100.
+ * Redistribution: u_L = 0.2, DF_L = 0.1; u_B = 2, DF_B = 3; T_s = 40;
+ * α_RD,L = 10 + 0.1/3.1·40 = 11.29 → 11, α_RD,B = 88.71 → 89 (largest
+ * remainder); r_RD = +69 / -69, so J+ = {L}, J- = {B}.
+ * Eq. (12): ū_L = 10/11; Eq. (13): C = 0.5·(max(1, 0.2) + (1 - 10/11))/2
+ * = 0.2727; Eq. (14): T_R^B = min(30, ⌊0.2727·89⌋ = 24) = 24.
+ * So B = 65, L = 11 + 24 = 35, records +45 / -45. */
+static void test_adaptbf_reclaim_coefficient(void **st)
+{
+	qos_adaptbf_job x[2];
+	job_init(&x[0], 1, 10);
+	job_init(&x[1], 1, 100);
+	x[0].r = 30;
+	x[1].r = -30;
+	x[0].prev = x[1].prev = 50;
+	assert_int_equal(qos_adaptbf_allocate(x, 2, 100), 0);
+	assert_true(fabs(x[0].DF - 0.1) < 1e-12);
+	assert_true(fabs(x[1].DF - 3.0) < 1e-12);
+	assert_int_equal(x[0].alpha, 35);
+	assert_int_equal(x[1].alpha, 65);
+	assert_true(x[0].r == 45 && x[1].r == -45);
+}
+
+/* One OST (K = 100 tokens per Δt = 0.1 s), A and B with 2 nodes each,
+ * through the policy with a demand matrix (RPC/s). */
+typedef struct ab_one {
+	qos_job jobs[2];
+	uint8_t active[2];
+	double capacity[1], usage[2], demand[2], alloc[2], records[2];
+	int64_t tokens[2];
+	qos_instance in;
+	qos_result res;
+} ab_one;
+
+static void ab_one_init(ab_one *o, int with_demand)
+{
+	memset(o, 0, sizeof(*o));
+	snprintf(o->jobs[0].id, sizeof(o->jobs[0].id), "A");
+	snprintf(o->jobs[1].id, sizeof(o->jobs[1].id), "B");
+	o->jobs[0].nodes = o->jobs[1].nodes = 2;
+	o->capacity[0] = 1000;
+	o->in = (qos_instance){ .n_osts = 1, .n_jobs = 2, .capacity = o->capacity,
+				.jobs = o->jobs, .active = o->active,
+				.usage = o->usage,
+				.demand = with_demand ? o->demand : NULL,
+				.period = 0.1 };
+	o->res = (qos_result){ .alloc = o->alloc, .records = o->records,
+			       .tokens = o->tokens };
+}
+
+/* A job idle for a period, then with demand again, gets tokens at once:
+ * d_x is what arrived, not what was served while it was idle (usage 0
+ * would make all of its initial allocation surplus, period after
+ * period). */
+static void test_adaptbf_policy_demand_after_idle(void **st)
+{
+	const qos_policy_ops *ops = qos_policy_find("adaptbf");
+	void *s = NULL;
+	ab_one o;
+	ab_one_init(&o, 1);
+	assert_int_equal(ops->create(NULL, &s), 0);
+	/* both saturated: 50 / 50 */
+	o.active[0] = o.active[1] = 1;
+	o.demand[0] = o.demand[1] = 2000;
+	o.usage[0] = o.usage[1] = 500;
+	assert_int_equal(ops->decide(s, &o.in, &o.res), 0);
+	assert_int_equal(o.tokens[0], 50);
+	assert_int_equal(o.tokens[1], 50);
+	/* A idle: B alone */
+	o.active[0] = 0;
+	o.demand[0] = 0;
+	assert_int_equal(ops->decide(s, &o.in, &o.res), 0);
+	assert_int_equal(o.tokens[0], 0);
+	assert_int_equal(o.tokens[1], 100);
+	/* A back with demand; it was served nothing last period */
+	o.active[0] = 1;
+	o.demand[0] = 2000;
+	o.usage[0] = 0;
+	o.usage[1] = 1000;
+	for (int t = 0; t < 3; t++) {
+		assert_int_equal(ops->decide(s, &o.in, &o.res), 0);
+		assert_int_equal(o.tokens[0], 50);
+		assert_int_equal(o.tokens[1], 50);
+		assert_true(fabs(o.alloc[0] - 500) < 1e-9);
+		o.usage[0] = o.usage[1] = 500;
+	}
+	/* effective counts what is asked for, up to the allocation */
+	assert_true(fabs(o.res.effective - 1000) < 1e-9);
+	ops->destroy(s);
+}
+
+/* Active jobs that used nothing.  With a demand matrix a new job with
+ * demand but no usage yet gets its priority share; without one, an
+ * active job with zero usage still gets at least a token every period
+ * and, using what it gets, climbs back (re-compensation of what it lent)
+ * instead of staying starved. */
+static void test_adaptbf_policy_zero_usage_active(void **st)
+{
+	const qos_policy_ops *ops = qos_policy_find("adaptbf");
+	void *s = NULL;
+	ab_one o;
+
+	ab_one_init(&o, 1);
+	assert_int_equal(ops->create(NULL, &s), 0);
+	o.active[0] = o.active[1] = 1;
+	o.demand[0] = o.demand[1] = 2000;
+	assert_int_equal(ops->decide(s, &o.in, &o.res), 0);
+	assert_int_equal(o.tokens[0], 50);
+	assert_int_equal(o.tokens[1], 50);
+	ops->destroy(s);
+
+	ab_one_init(&o, 0);
+	assert_int_equal(ops->create(NULL, &s), 0);
+	o.active[0] = o.active[1] = 1;
+	o.usage[0] = 0;
+	o.usage[1] = 5000;
+	for (int t = 0; t < 4; t++) {
+		assert_int_equal(ops->decide(s, &o.in, &o.res), 0);
+		assert_true(o.tokens[0] >= 1);
+		assert_int_equal(o.tokens[0] + o.tokens[1], 100);
+	}
+	/* A now uses all it is given: it gets back toward its share */
+	int64_t last = o.tokens[0];
+	for (int t = 0; t < 4; t++) {
+		o.usage[0] = o.alloc[0];
+		assert_int_equal(ops->decide(s, &o.in, &o.res), 0);
+		assert_true(o.tokens[0] >= last);
+		last = o.tokens[0];
+	}
+	assert_true(last >= 50);
+	ops->destroy(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +509,9 @@ int main(void)
 		cmocka_unit_test(test_adaptbf_ost_records),
 		cmocka_unit_test(test_adaptbf_ost_many_jobs),
 		cmocka_unit_test(test_adaptbf_policy),
+		cmocka_unit_test(test_adaptbf_reclaim_coefficient),
+		cmocka_unit_test(test_adaptbf_policy_demand_after_idle),
+		cmocka_unit_test(test_adaptbf_policy_zero_usage_active),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
