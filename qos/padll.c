@@ -66,29 +66,42 @@ static int pd_waterfill(double Max_R, const double *ask, size_t n,
 	return 0;
 }
 
+/* Weight of job i for the static policies (NULL or <= 0: 1). */
+static double pd_weight(const double *w, size_t i)
+{
+	return w && w[i] > 0 ? w[i] : 1.0;
+}
+
+int qos_padll_static(double Max_R, const double *w, size_t n, double W,
+		     double *rate)
+{
+	double sum = 0;
+
+	if (!pd_max_valid(Max_R) || !(W >= 0) || isinf(W) || (n && !rate))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (w && (isnan(w[i]) || isinf(w[i])))
+			return -EINVAL;
+		sum += pd_weight(w, i);
+	}
+	/* more jobs than configured: shrink rather than exceed Max_R */
+	if (sum > W)
+		W = sum;
+	for (size_t i = 0; i < n; i++)
+		rate[i] = Max_R * pd_weight(w, i) / W;
+	return 0;
+}
+
 int qos_padll_uniform(double Max_R, size_t n, double *rate)
 {
-	if (!pd_max_valid(Max_R) || (n && !rate))
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
-		rate[i] = Max_R / (double)n;
-	return 0;
+	return qos_padll_static(Max_R, NULL, n, (double)n, rate);
 }
 
 int qos_padll_priority(double Max_R, const double *w, size_t n, double *rate)
 {
-	double sum = 0;
-
-	if (!pd_max_valid(Max_R) || (n && (!w || !rate)))
+	if (n && !w)
 		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		if (isnan(w[i]) || isinf(w[i]))
-			return -EINVAL;
-		sum += w[i] > 0 ? w[i] : 1;
-	}
-	for (size_t i = 0; i < n; i++)
-		rate[i] = Max_R * (w[i] > 0 ? w[i] : 1) / sum;
-	return 0;
+	return qos_padll_static(Max_R, w, n, 0, rate);
 }
 
 int qos_padll_maxmin(double Max_R, const double *demand, size_t n,
@@ -186,25 +199,35 @@ enum pd_kind { PD_UNIFORM, PD_PRIORITY, PD_PROPORTIONAL, PD_PSFA };
 typedef struct pd_policy {
 	enum pd_kind kind;
 	double epsilon;
+	double W;        /* static: configured population weight, 0 = none */
+	double W_seen;   /* static without W: the largest population so far */
 } pd_policy;
 
 static int pd_create(enum pd_kind kind, const qos_params *params, void **state)
 {
 	static const char *const none[] = {NULL};
+	static const char *const uniform[] = {"jobs", NULL};
+	static const char *const priority[] = {"weight_sum", NULL};
 	static const char *const psfa[] = {"epsilon", NULL};
+	const char *const *known = kind == PD_PSFA ? psfa
+				 : kind == PD_UNIFORM ? uniform
+				 : kind == PD_PRIORITY ? priority : none;
 	if (!state)
 		return -EINVAL;
-	int rc = qos_params_check(params, kind == PD_PSFA ? psfa : none);
+	int rc = qos_params_check(params, known);
 	if (rc)
 		return rc;
 	double eps = qos_param_get(params, "epsilon", QOS_PADLL_EPSILON_DEFAULT);
-	if (!(eps >= 0 && eps <= 1))
+	double W = qos_param_get(params, kind == PD_UNIFORM ? "jobs" : "weight_sum", 0);
+	if (!(eps >= 0 && eps <= 1) || !(W >= 0) || isinf(W) ||
+	    (kind == PD_UNIFORM && W != floor(W)))
 		return -EINVAL;
 	pd_policy *p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	p->kind = kind;
 	p->epsilon = eps;
+	p->W = kind == PD_UNIFORM || kind == PD_PRIORITY ? W : 0;
 	*state = p;
 	return 0;
 }
@@ -244,6 +267,24 @@ static int pd_decide(void *state, const qos_instance *in, qos_result *res)
 		goto out;
 	}
 
+	/* Static policies: the configured population, or the largest one
+	 * seen so far (weights of every job of the instance, active or not). */
+	double W = 0;
+	if (p->kind == PD_UNIFORM || p->kind == PD_PRIORITY) {
+		double sum = 0;
+		for (size_t j = 0; j < nj; j++) {
+			double wj = p->kind == PD_UNIFORM ? 1.0 : in->jobs[j].priority;
+			if (isnan(wj) || isinf(wj)) {
+				rc = -EINVAL;
+				goto out;
+			}
+			sum += wj > 0 ? wj : 1.0;
+		}
+		if (sum > p->W_seen)
+			p->W_seen = sum;
+		W = p->W > 0 ? p->W : p->W_seen;
+	}
+
 	res->effective = 0;
 	for (size_t o = 0; o < no; o++) {
 		double Max_R = in->capacity[o];
@@ -261,10 +302,10 @@ static int pd_decide(void *state, const qos_instance *in, qos_result *res)
 		}
 		switch (p->kind) {
 		case PD_UNIFORM:
-			rc = qos_padll_uniform(Max_R, n, rate);
+			rc = qos_padll_static(Max_R, NULL, n, W, rate);
 			break;
 		case PD_PRIORITY:
-			rc = qos_padll_priority(Max_R, w, n, rate);
+			rc = qos_padll_static(Max_R, w, n, W, rate);
 			break;
 		case PD_PROPORTIONAL:
 			rc = qos_padll_proportional(Max_R, dem, n, rate);
@@ -292,7 +333,7 @@ out:
 
 const qos_policy_ops qos_policy_uniform = {
 	.name = "uniform",
-	.summary = "PADLL uniform: every job gets Max_R / jobs, fixed",
+	.summary = "PADLL uniform: every job gets Max_R / N, fixed (param: jobs = N)",
 	.create = pd_create_uniform,
 	.decide = pd_decide,
 	.destroy = pd_destroy,
@@ -300,7 +341,8 @@ const qos_policy_ops qos_policy_uniform = {
 
 const qos_policy_ops qos_policy_priority = {
 	.name = "priority",
-	.summary = "PADLL priority: Max_R split by job priority, fixed",
+	.summary = "PADLL priority: Max_R·w_i / W by job priority, fixed "
+		   "(param: weight_sum = W)",
 	.create = pd_create_priority,
 	.decide = pd_decide,
 	.destroy = pd_destroy,

@@ -10,11 +10,15 @@
  * with the collected usage passed in and the rates handed back.
  *
  * Choices where the paper is silent, and honest limits:
- *  - Uniform gives every job of the configuration Max_R / n (the paper's
- *    evaluation: 110 kops/s over 4 jobs = 27.5 kops/s each) and priority
- *    gives Max_R·w_i/Σw; both are static: they count every configured job,
- *    active or not, so a job's end leaves its share unused, as the paper
- *    describes (under-provisioning).
+ *  - Static rates are fixed per job, from the configured population, not
+ *    from the jobs present: uniform gives each job Max_R / N for the
+ *    configured job count N (the paper's evaluation: 110 kops/s over 4
+ *    jobs = 27.5 kops/s each, from the moment the first job starts alone),
+ *    priority gives Max_R·w_i/W with W the configured jobs' total weight
+ *    (Table I: 15/25/30/40 kops/s of 110).  A job's end leaves its share
+ *    unused and a lone job gets only its own, as the paper describes
+ *    (under-provisioning).  More jobs than configured would oversubscribe
+ *    Max_R; then the shares shrink to Max_R·w_i/Σ_present w.
  *  - A demand of 0 or less means "no limit" and is taken as +infinity.
  *  - Proportional sharing hands the leftover that remains once every
  *    demand is met to the jobs in proportion to their demands (the paper
@@ -39,13 +43,23 @@
 
 #define QOS_PADLL_EPSILON_DEFAULT 0.5
 
-/* Uniform rate distribution (sec. IV-A): rate[i] = Max_R / n.
- * Returns 0 or -EINVAL (Max_R < 0 or not finite, rate NULL with n > 0). */
+/* Uniform rate distribution (sec. IV-A) over a population of n jobs:
+ * rate[i] = Max_R / n.  Returns 0 or -EINVAL (Max_R < 0 or not finite,
+ * rate NULL with n > 0). */
 int qos_padll_uniform(double Max_R, size_t n, double *rate);
 
-/* Priority-based rate distribution (sec. IV-A): rate[i] = Max_R·w[i]/Σw.
- * w[i] <= 0 counts as 1.  Returns 0 or -EINVAL. */
+/* Priority-based rate distribution (sec. IV-A) over a population of n
+ * jobs: rate[i] = Max_R·w[i]/Σw.  w[i] <= 0 counts as 1.  Returns 0 or
+ * -EINVAL. */
 int qos_padll_priority(double Max_R, const double *w, size_t n, double *rate);
+
+/* Static rates of the n jobs present out of a configured population of
+ * total weight W (sec. IV-A): rate[i] = Max_R·w[i] / max(W, Σ_i w[i]);
+ * w NULL = every weight 1 (uniform: W = the configured job count), w[i]
+ * <= 0 counts as 1.  Returns 0 or -EINVAL (bad Max_R, W < 0 or not
+ * finite, infinite or NaN weights). */
+int qos_padll_static(double Max_R, const double *w, size_t n, double W,
+		     double *rate);
 
 /* Max-min fair share with demands (sec. IV-B, "proportional sharing"
  * without its leftover step): jobs in increasing order of demand get
@@ -74,10 +88,14 @@ int qos_padll_psfa(double Max_R, const double *demand, const double *usage,
  * class with Max_R = capacity[o]; demand_i = instance demand[j][o] if
  * given, else the job's limit; usage_i = usage[j][o].  Static policies
  * (uniform, priority — weight = qos_job.priority) rate every job of the
- * instance; dynamic ones (proportional, psfa) only the jobs active on the
+ * instance by qos_padll_static, with W = param "jobs" (uniform, N) or
+ * "weight_sum" (priority, W); without the parameter, W is the largest
+ * job count (total weight) any instance so far had, so shares stay fixed
+ * while jobs leave and only shrink when more jobs than ever share Max_R.
+ * Dynamic ones (proportional, psfa) rate only the jobs active on the
  * class (all jobs if the instance has no active matrix), others get 0.
- * effective = Σ min(alloc, usage).  Params: psfa takes "epsilon"; the
- * others take none. */
+ * effective = Σ min(alloc, usage).  Params: uniform "jobs", priority
+ * "weight_sum" (> 0), psfa "epsilon"; proportional none. */
 extern const qos_policy_ops qos_policy_uniform;
 extern const qos_policy_ops qos_policy_priority;
 extern const qos_policy_ops qos_policy_proportional;

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "qos/padll.h"
@@ -59,6 +60,86 @@ static void test_padll_priority(void **st)
 	assert_true(fabs(rate[0] - 25) < EPS);
 	assert_true(fabs(rate[1] - 50) < EPS);
 	assert_true(fabs(rate[2] - 25) < EPS);
+}
+
+/* Sec. V-C, the jobs entering one by one (phases 1-4) and leaving
+ * (5-7): uniform and priority rates are the configured ones throughout,
+ * 27.5 kops/s per job for Max_R = 110 and four jobs, Table I's 15/25/30/40
+ * kops/s for priority, whoever else is present; a departed job's share
+ * stays unused.  More jobs than configured shrink to Max_R / n. */
+static void test_padll_static_policies_fixed_rates(void **st)
+{
+	const double prio[4] = {15, 25, 30, 40};
+	qos_job jobs[5];
+	uint8_t active[5];
+	double capacity[1] = {110}, usage[5] = {0}, alloc[5];
+	qos_instance in = {.n_osts = 1, .capacity = capacity, .jobs = jobs,
+			   .active = active, .usage = usage, .period = 1};
+	qos_result res = {.alloc = alloc};
+	const qos_policy_ops *u = qos_policy_find("uniform");
+	const qos_policy_ops *pr = qos_policy_find("priority");
+	qos_param pj = {"jobs", 4}, pw = {"weight_sum", 110};
+	qos_params uj = {&pj, 1, 0}, pws = {&pw, 1, 0};
+	void *su = NULL, *sp = NULL;
+
+	memset(jobs, 0, sizeof(jobs));
+	for (int i = 0; i < 5; i++) {
+		snprintf(jobs[i].id, sizeof(jobs[i].id), "job%d", i + 1);
+		jobs[i].priority = i < 4 ? prio[i] : 40;
+		active[i] = 1;
+	}
+	assert_int_equal(u->create(&uj, &su), 0);
+	assert_int_equal(pr->create(&pws, &sp), 0);
+	/* phases 1-4: jobs 1..n present */
+	for (size_t n = 1; n <= 4; n++) {
+		in.n_jobs = n;
+		assert_int_equal(u->decide(su, &in, &res), 0);
+		for (size_t i = 0; i < n; i++)
+			assert_true(fabs(alloc[i] - 27.5) < EPS);
+		assert_int_equal(pr->decide(sp, &in, &res), 0);
+		for (size_t i = 0; i < n; i++)
+			assert_true(fabs(alloc[i] - prio[i]) < EPS);
+	}
+	/* phases 5-7: the first jobs leave; the last one keeps its rate */
+	in.jobs = &jobs[3];
+	in.n_jobs = 1;
+	assert_int_equal(u->decide(su, &in, &res), 0);
+	assert_true(fabs(alloc[0] - 27.5) < EPS);
+	assert_int_equal(pr->decide(sp, &in, &res), 0);
+	assert_true(fabs(alloc[0] - 40) < EPS);
+	/* a fifth job: 5 x 27.5 would exceed Max_R */
+	in.jobs = jobs;
+	in.n_jobs = 5;
+	assert_int_equal(u->decide(su, &in, &res), 0);
+	assert_true(fabs(sum(alloc, 5) - 110) < EPS);
+	assert_true(fabs(alloc[0] - 22) < EPS);
+	assert_int_equal(pr->decide(sp, &in, &res), 0);
+	assert_true(fabs(sum(alloc, 5) - 110) < EPS);
+	assert_true(fabs(alloc[0] - 110.0 * 15 / 150) < EPS);
+	u->destroy(su);
+	pr->destroy(sp);
+
+	/* Without the configured population: the largest one seen so far,
+	 * so shares never grow when jobs leave. */
+	assert_int_equal(u->create(NULL, &su), 0);
+	in.n_jobs = 4;
+	assert_int_equal(u->decide(su, &in, &res), 0);
+	assert_true(fabs(alloc[3] - 27.5) < EPS);
+	in.n_jobs = 2;
+	assert_int_equal(u->decide(su, &in, &res), 0);
+	assert_true(fabs(alloc[0] - 27.5) < EPS && fabs(alloc[1] - 27.5) < EPS);
+	u->destroy(su);
+
+	/* bad parameters */
+	qos_param bad_jobs = {"jobs", 2.5}, neg = {"weight_sum", -1};
+	qos_params pb = {&bad_jobs, 1, 0}, pn = {&neg, 1, 0};
+	assert_int_equal(u->create(&pb, &su), -EINVAL);
+	assert_int_equal(pr->create(&pn, &sp), -EINVAL);
+	assert_int_equal(pr->create(&uj, &sp), -EINVAL);   /* "jobs" is uniform's */
+	double rate[2];
+	assert_int_equal(qos_padll_static(110, NULL, 2, 4, rate), 0);
+	assert_true(fabs(rate[0] - 27.5) < EPS);
+	assert_int_equal(qos_padll_static(110, NULL, 2, -1, rate), -EINVAL);
 }
 
 /* Max-min with demands, table-driven (0 = no limit). */
@@ -301,6 +382,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_padll_uniform),
 		cmocka_unit_test(test_padll_priority),
+		cmocka_unit_test(test_padll_static_policies_fixed_rates),
 		cmocka_unit_test(test_padll_maxmin_table),
 		cmocka_unit_test(test_padll_proportional_leftover),
 		cmocka_unit_test(test_padll_maxmin_invariants),
