@@ -1,11 +1,21 @@
 /* qos_bench_main.c — pfs-qosbench: times the QoS decisions the papers
  * report costs for, from outside (qos/ reads no clock):
- *   - one GIFT decision for J jobs on O OSTs (gift.txt reports 5 ms for
- *     1,000 jobs on 200 OSTs, with COIN-OR CLP),
+ *   - GIFT on a sequence of instances where a fraction of the jobs (1 % by
+ *     default) changes every step: a third leave and are replaced by a new
+ *     job, a third change their OST set, a third leave or (if idle) come
+ *     back, with fresh ids for new jobs.  Timed per step:
+ *       warm   qos_gift_decide on one GIFT state (the LP restarts from the
+ *              last basis, coupons carry over: the MDS's steady state);
+ *       cold   the same instance from fresh state (qos_gift_decide_once);
+ *       LP     the decision's LP alone (base BSIP, Y the friendly jobs),
+ *              warm (qos_gift_lp_ctx_solve), cold (qos_gift_lp_solve) and
+ *              GLPK (qos_gift_lp_solve_glpk, the reference);
+ *     gift.txt reports 5 ms for 1,000 jobs on 200 OSTs with COIN-OR CLP;
  *   - one AdapTBF period per job (adaptbf.txt: under 30 µs per job),
- *   - one PSFA computation for J jobs.
- *   pfs-qosbench [--jobs 1000] [--osts 200] [--reps 15]
- * Prints medians, minima and maxima in one line each. */
+ *   - POFS and AdapTBF through the policy interface.
+ *   pfs-qosbench [--jobs 1000] [--osts 200] [--reps 21] [--change 0.01]
+ * Prints medians, minima and maxima in one line each (steps after the
+ * first, which has no basis to start from). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +25,7 @@
 
 #include "qos/adaptbf.h"
 #include "qos/gift.h"
+#include "qos/gift_lp.h"
 #include "qos/padll.h"
 #include "qos/policy.h"
 
@@ -36,38 +47,203 @@ static int cmp_d(const void *a, const void *b)
 static void report(const char *what, double *t, int n, double scale, const char *unit)
 {
 	qsort(t, (size_t)n, sizeof(*t), cmp_d);
-	printf("%-40s median %10.3f %s  min %10.3f  max %10.3f  (n=%d)\n", what,
+	printf("%-44s median %10.3f %-2s  min %10.3f  max %10.3f  (n=%d)\n", what,
 	       t[n / 2] * scale, unit, t[0] * scale, t[n - 1] * scale, n);
 }
 
-static int bench_gift(size_t jobs, size_t osts, int reps)
+/* ---- a changing GIFT instance ---- */
+
+static uint64_t seq_rng(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Give job slot i a fresh random set of 1..8 OSTs. */
+static void seq_new_set(qos_gift_synth *s, size_t i, uint64_t *x)
+{
+	size_t no = s->in.n_osts, k = 1 + (size_t)(seq_rng(x) % 8);
+	memset(&s->active[i * no], 0, no);
+	if (k > no)
+		k = no;
+	for (size_t placed = 0; placed < k;) {
+		size_t j = (size_t)(seq_rng(x) % no);
+		if (!s->active[i * no + j]) {
+			s->active[i * no + j] = 1;
+			placed++;
+		}
+	}
+}
+
+/* A new job in slot i: new id, node count, OST set. */
+static void seq_arrive(qos_gift_synth *s, size_t i, uint64_t *x, uint64_t *next_id)
+{
+	qos_job *jb = &s->jobs[i];
+	snprintf(jb->id, sizeof(jb->id), "new%llu", (unsigned long long)(*next_id)++);
+	jb->nodes = (double)(1 + seq_rng(x) % 1024);
+	jb->throttle_friendly = seq_rng(x) % 3 != 0;
+	seq_new_set(s, i, x);
+}
+
+/* One step: round(frac * jobs) slots change (at least one). */
+static void seq_step(qos_gift_synth *s, double frac, uint64_t *x, uint64_t *next_id)
+{
+	size_t nj = s->in.n_jobs, no = s->in.n_osts;
+	size_t n = (size_t)(frac * (double)nj + 0.5);
+	if (n < 1)
+		n = 1;
+	for (size_t c = 0; c < n; c++) {
+		size_t i = (size_t)(seq_rng(x) % nj);
+		int idle = 1;
+		for (size_t j = 0; j < no && idle; j++)
+			idle = !s->active[i * no + j];
+		switch (seq_rng(x) % 3) {
+		case 0:
+			seq_arrive(s, i, x, next_id);
+			break;
+		case 1:
+			if (idle)
+				seq_arrive(s, i, x, next_id);
+			else
+				seq_new_set(s, i, x);
+			break;
+		default:
+			if (idle)
+				seq_arrive(s, i, x, next_id);
+			else
+				memset(&s->active[i * no], 0, no);
+		}
+	}
+	s->in.now += s->in.period;
+}
+
+/* The LP a fresh GIFT state builds for s (base BSIP, Y = friendly jobs,
+ * lo = (1 - B_thres) BSIP), in caller-owned arrays of n_jobs. */
+static void seq_lp(const qos_gift_synth *s, const qos_gift_sets *st, double B_thres,
+		   double *lo, uint8_t *thr, qos_gift_lp *lp)
+{
+	for (size_t i = 0; i < s->in.n_jobs; i++) {
+		thr[i] = s->jobs[i].throttle_friendly && st->b_bsip[i] > 0;
+		lo[i] = thr[i] ? st->b_bsip[i] * (1 - B_thres) : st->b_bsip[i];
+	}
+	*lp = (qos_gift_lp){
+		.n_jobs = s->in.n_jobs, .n_osts = s->in.n_osts,
+		.capacity = s->capacity, .ost_off = st->off, .ost_idx = st->idx,
+		.lo = lo, .hi = st->cap_min, .base = st->b_bsip, .throttle = thr,
+		.E_min = st->E_bsip, .waste_constraint = 1,
+	};
+}
+
+enum { T_WARM, T_COLD, T_LPWARM, T_LPCOLD, T_GLPK, T_ITERS, T_N };
+
+static int bench_gift(size_t jobs, size_t osts, int reps, double frac)
 {
 	qos_gift_params p;
-	double *t = calloc((size_t)reps, sizeof(double));
-	int rc = 0;
+	qos_gift_synth s;
+	qos_gift *g = NULL;
+	qos_gift_lp_ctx *ctx = NULL;
+	double *t[T_N] = { NULL };
+	double *alloc = calloc(jobs * osts, sizeof(double));
+	double *coupons = calloc(jobs, sizeof(double));
+	double *lo = calloc(jobs, sizeof(double)), *b = calloc(jobs, sizeof(double));
+	uint8_t *thr = calloc(jobs, 1);
+	uint64_t x = 42, next_id = 0;
+	int rc;
 
 	qos_gift_params_default(&p);
-	for (int r = 0; r < reps && !rc; r++) {
-		qos_gift_synth s;
-		rc = qos_gift_synth_make(jobs, osts, 8, (uint64_t)r + 1, &s);
+	rc = qos_gift_synth_make(jobs, osts, 8, 1, &s);
+	if (rc)
+		goto out0;
+	rc = -ENOMEM;
+	for (int k = 0; k < T_N; k++)
+		if (!(t[k] = calloc((size_t)reps, sizeof(double))))
+			goto out;
+	if (!alloc || !coupons || !lo || !b || !thr)
+		goto out;
+	rc = qos_gift_create(&p, &g);
+	if (!rc)
+		rc = qos_gift_lp_ctx_create(&ctx);
+	/* step 0 primes the warm state; steps 1..reps are timed */
+	for (int r = -1; r < reps && !rc; r++) {
+		qos_result res = { .alloc = alloc, .coupons = coupons };
+		qos_gift_sets st;
+		qos_gift_lp lp;
+		qos_gift_lp_stats ls;
+		double E, t0, t1;
+		if (r >= 0)
+			seq_step(&s, frac, &x, &next_id);
+		t0 = now_s();
+		rc = qos_gift_decide(g, &s.in, &res);
+		t1 = now_s();
+		if (rc || r < 0) {
+			if (!rc)
+				rc = qos_gift_sets_build(&s.in, &st);
+			if (!rc) {
+				seq_lp(&s, &st, p.B_thres, lo, thr, &lp);
+				rc = qos_gift_lp_ctx_solve(ctx, &lp, b, &E);
+				qos_gift_sets_free(&st);
+			}
+			continue;
+		}
+		t[T_WARM][r] = t1 - t0;
+		t0 = now_s();
+		rc = qos_gift_decide_once(&p, &s.in, &res);
+		t[T_COLD][r] = now_s() - t0;
+		if (!rc)
+			rc = qos_gift_sets_build(&s.in, &st);
 		if (rc)
 			break;
-		double *alloc = calloc(jobs * osts, sizeof(double));
-		double *coupons = calloc(jobs, sizeof(double));
-		qos_result res = { .alloc = alloc, .coupons = coupons };
-		double t0 = now_s();
-		rc = qos_gift_decide_once(&p, &s.in, &res);
-		t[r] = now_s() - t0;
-		free(alloc);
-		free(coupons);
-		qos_gift_synth_free(&s);
+		seq_lp(&s, &st, p.B_thres, lo, thr, &lp);
+		t0 = now_s();
+		rc = qos_gift_lp_ctx_solve(ctx, &lp, b, &E);
+		t[T_LPWARM][r] = now_s() - t0;
+		qos_gift_lp_ctx_stats(ctx, &ls);
+		t[T_ITERS][r] = (double)ls.last_iterations;
+		if (!rc) {
+			t0 = now_s();
+			rc = qos_gift_lp_solve(&lp, b, &E);
+			t[T_LPCOLD][r] = now_s() - t0;
+		}
+		if (!rc) {
+			t0 = now_s();
+			rc = qos_gift_lp_solve_glpk(&lp, b, &E);
+			t[T_GLPK][r] = now_s() - t0;
+		}
+		qos_gift_sets_free(&st);
 	}
 	if (!rc) {
-		char what[80];
-		snprintf(what, sizeof(what), "gift decision %zu jobs x %zu OSTs", jobs, osts);
-		report(what, t, reps, 1e3, "ms");
+		char what[96];
+		qos_gift_stats gs;
+		qos_gift_stats_get(g, &gs);
+		snprintf(what, sizeof(what), "gift decision %zux%zu, warm (%.3g%% change)",
+			 jobs, osts, 100 * frac);
+		report(what, t[T_WARM], reps, 1e3, "ms");
+		snprintf(what, sizeof(what), "gift decision %zux%zu, cold", jobs, osts);
+		report(what, t[T_COLD], reps, 1e3, "ms");
+		report("  its LP, warm (dual simplex)", t[T_LPWARM], reps, 1e3, "ms");
+		report("  its LP, warm: pivots", t[T_ITERS], reps, 1, "");
+		report("  its LP, cold (dual simplex)", t[T_LPCOLD], reps, 1e3, "ms");
+		report("  its LP, GLPK (reference)", t[T_GLPK], reps, 1e3, "ms");
+		if (gs.lp_failures) {
+			fprintf(stderr, "pfs-qosbench: %llu LP failures\n",
+				(unsigned long long)gs.lp_failures);
+			rc = -EDOM;
+		}
 	}
-	free(t);
+out:
+	qos_gift_destroy(g);
+	qos_gift_lp_ctx_destroy(ctx);
+	qos_gift_synth_free(&s);
+out0:
+	for (int k = 0; k < T_N; k++)
+		free(t[k]);
+	free(alloc);
+	free(coupons);
+	free(lo);
+	free(b);
+	free(thr);
 	return rc;
 }
 
@@ -137,7 +313,8 @@ static int bench_policy(const char *name, size_t jobs, size_t osts, int reps)
 int main(int argc, char **argv)
 {
 	size_t jobs = 1000, osts = 200;
-	int reps = 15, rc;
+	int reps = 21, rc;
+	double frac = 0.01;
 
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--jobs"))
@@ -146,12 +323,15 @@ int main(int argc, char **argv)
 			osts = strtoul(argv[i + 1], NULL, 10);
 		else if (!strcmp(argv[i], "--reps"))
 			reps = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--change"))
+			frac = atof(argv[i + 1]);
 	}
-	if (!jobs || !osts || reps < 1) {
-		fprintf(stderr, "usage: pfs-qosbench [--jobs N] [--osts N] [--reps N]\n");
+	if (!jobs || !osts || reps < 1 || !(frac >= 0 && frac <= 1)) {
+		fprintf(stderr, "usage: pfs-qosbench [--jobs N] [--osts N] [--reps N] "
+			"[--change FRACTION]\n");
 		return 2;
 	}
-	rc = bench_gift(jobs, osts, reps);
+	rc = bench_gift(jobs, osts, reps, frac);
 	if (!rc)
 		rc = bench_adaptbf(jobs, reps * 100);
 	if (!rc)
