@@ -127,7 +127,8 @@ static int rule_stop(oss_sched *s, const char *prefix, const char *job)
 }
 
 /* Set job's blkio limit on this OST (0 = none); when no OST of the OSS
- * limits the job any more, its cgroup is removed. */
+ * limits the job any more, its cgroup is removed.  May create the job's
+ * record, never frees it (callers iterate over the records): callers tidy. */
 static void blkio_limit(oss_qos *q, qost *o, const char *job, double bps)
 {
 	uint64_t v = bps > 0 ? (uint64_t)llround(bps) : 0;
@@ -177,9 +178,13 @@ static void leave_mode(oss_qos *q, qost *o)
 
 		if (oss_adapt_ruled(o->adapt, &jobs, &n) == 0) {
 			for (size_t i = 0; i < n; i++) {
+				qjob *j;
+
 				if (q->enforce & OSS_ENFORCE_TBF)
 					rule_stop(o->sched, ADAPT_PREFIX, jobs[i]);
 				blkio_limit(q, o, jobs[i], 0);
+				if ((j = qjob_find(o, jobs[i])))
+					qjob_tidy(o, j);
 			}
 		}
 		free(jobs);
@@ -274,11 +279,17 @@ static void adapt_apply(oss_qos *q, qost *o, const oss_adapt_act *a)
 		blkio_limit(q, o, a->job, a->rate * OSS_QOS_TOKEN_BYTES);
 		break;
 	case OSS_ADAPT_CLEAR:
-	case OSS_ADAPT_FORGET:
+	case OSS_ADAPT_FORGET: {
+		qjob *j;
+
 		if (q->enforce & OSS_ENFORCE_TBF)
 			rc = rule_stop(o->sched, ADAPT_PREFIX, a->job);
 		blkio_limit(q, o, a->job, 0);
+		/* A record only held for its blkio limit goes with it. */
+		if ((j = qjob_find(o, a->job)))
+			qjob_tidy(o, j);
 		break;
+	}
 	}
 	if (rc)
 		pfs_log(PFS_LOG_WARNING, "qos: adaptbf rule of %s on OST slot %zu: %s", a->job,

@@ -19,6 +19,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "oss/blkio.h"
+
 #include <cmocka.h>
 
 #include "common/buf.h"
@@ -742,6 +744,124 @@ static void test_qos_metrics(void **state)
 	assert_non_null(strstr(body, "pfs_oss_rcc_credit{ost=\"5\"} 32\n"));
 }
 
+/* The blkio hierarchy's mount point (cgroup v1 with the blkio controller),
+ * or "" if there is none. */
+static void blkio_mount(char *out, size_t len)
+{
+	FILE *fp = fopen("/proc/mounts", "r");
+	char dev[256], dir[256], type[64], opts[512];
+
+	out[0] = '\0';
+	if (!fp)
+		return;
+	while (fscanf(fp, "%255s %255s %63s %511s %*d %*d", dev, dir, type, opts) == 4) {
+		if (!strcmp(type, "cgroup") && strstr(opts, "blkio")) {
+			snprintf(out, len, "%s", dir);
+			break;
+		}
+	}
+	fclose(fp);
+}
+
+/* The job's write limit in its cgroup ("" when it has no cgroup). */
+static void blkio_limit_of(const char *mnt, const char *job, char *out, size_t len)
+{
+	char path[512];
+	FILE *fp;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/pfs-oss.%ld/j.%s/blkio.throttle.write_bps_device", mnt,
+		 (long)getpid(), job);
+	out[0] = '\0';
+	fp = fopen(path, "r");
+	if (!fp)
+		return;
+	n = fread(out, 1, len - 1, fp);
+	out[n] = '\0';
+	fclose(fp);
+}
+
+/* enforce=blkio: MDS rates become the jobs' cgroup throttles, no TBF rate
+ * rule is installed, requests still run (the I/O thread enters the job's
+ * cgroup), and a job dropped from the set loses its cgroup.  Skipped where
+ * there is no cgroup v1 blkio hierarchy over a block device. */
+static void test_qos_blkio_enforce(void **state)
+{
+	char tmp[64] = "/var/tmp/pfs-test-qosbk-XXXXXX", dir[96], err[256], mnt[256], lim[128];
+	const char *dirs[1] = { dir };
+	pfs_qos_alloc rows[1] = { { "bj", PFS_QOS_OST_ALL, 5e6, 1 } };
+	oss_server_opts so = { 0 };
+	oss_blkio *bk = NULL;
+	fixture f = { 0 };
+	rules rs;
+
+	blkio_mount(mnt, sizeof(mnt));
+	assert_non_null(mkdtemp(tmp));
+	snprintf(dir, sizeof(dir), "%s/ost", tmp);
+	snprintf(f.tmp, sizeof(f.tmp), "%s", tmp);
+	{
+		oss_store_opts o = { 0, 1 };
+		assert_int_equal(oss_store_open(dir, &o, &f.st[0], err, sizeof(err)), 0);
+	}
+	if (!mnt[0] || oss_blkio_open(dirs, 1, &bk, err, sizeof(err))) {
+		oss_store_close(f.st[0]);
+		snprintf(err, sizeof(err), "rm -rf '%s'", tmp);
+		assert_int_equal(system(err), 0);
+		skip();
+	}
+	so.host = "127.0.0.1";
+	so.io_threads = 2;
+	so.osts = f.st;
+	so.n_osts = 1;
+	so.enforce = OSS_ENFORCE_BLKIO;
+	so.blkio = bk;
+	so.qos_no_thread = 1;
+	assert_int_equal(oss_server_start(&so, &f.srv, err, sizeof(err)), 0);
+	assert_int_equal(oss_server_set_index(f.srv, 0, OST_A), 0);
+	assert_int_equal(oss_qos_enforce(oss_server_qos(f.srv)), OSS_ENFORCE_BLKIO);
+	assert_int_equal(pfs_rpc_pool_create("127.0.0.1", oss_server_data_port(f.srv), NULL,
+					     &f.data), 0);
+	assert_int_equal(pfs_rpc_pool_create("127.0.0.1", oss_server_ctl_port(f.srv), NULL,
+					     &f.ctl), 0);
+
+	assert_int_equal(qos_set(&f, 1, PFS_QOS_MODE_RATES, rows, 1), 0);
+	blkio_limit_of(mnt, "bj", lim, sizeof(lim));
+	assert_non_null(strstr(lim, " 5000000"));
+	assert_int_equal(list_rules(&f, "", &rs), 0);
+	assert_int_equal(rs.n, 0); /* the kernel enforces: no TBF rate rule */
+	assert_int_equal(write_tag(&f, "bj", OST_A, 3, 4096, 0, NULL), 0);
+	assert_int_equal(write_tag(&f, "free", OST_A, 4, 4096, 0, NULL), 0);
+	/* Dropped from the set: its cgroup goes. */
+	assert_int_equal(qos_set(&f, 2, PFS_QOS_MODE_RATES, NULL, 0), 0);
+	blkio_limit_of(mnt, "bj", lim, sizeof(lim));
+	assert_string_equal(lim, "");
+
+	pfs_rpc_pool_destroy(f.data);
+	pfs_rpc_pool_destroy(f.ctl);
+	oss_server_stop(f.srv);
+	oss_blkio_close(bk);
+	oss_store_close(f.st[0]);
+	snprintf(err, sizeof(err), "rm -rf '%s'", tmp);
+	assert_int_equal(system(err), 0);
+}
+
+/* Enforcement asked for without what it needs is refused at start. */
+static void test_qos_create_refusals(void **state)
+{
+	oss_qos_opts o = { .enforce = OSS_ENFORCE_BLKIO };
+	double bad_cap[1] = { -1 };
+	oss_qos *q;
+	char err[128];
+
+	assert_int_equal(oss_qos_create(&o, NULL, 0, &q, err, sizeof(err)), -EINVAL);
+	o.enforce = OSS_ENFORCE_TBF;
+	o.adaptbf_period = 1000;
+	assert_int_equal(oss_qos_create(&o, NULL, 0, &q, err, sizeof(err)), -EINVAL);
+	o.adaptbf_period = 0;
+	o.cap_bps = bad_cap;
+	assert_int_equal(oss_qos_create(&o, NULL, 1, &q, err, sizeof(err)), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -753,6 +873,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_qos_rcc_credit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_qos_stats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_qos_metrics, setup, teardown),
+		cmocka_unit_test(test_qos_blkio_enforce),
+		cmocka_unit_test(test_qos_create_refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
