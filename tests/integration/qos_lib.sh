@@ -9,6 +9,8 @@
 #   file_on_ost PATH OST      create PATH, one stripe, on cluster OST index OST
 #   rss_kb PID                VmRSS of PID in KiB
 #   qos_wait_decisions N S    wait up to S seconds for `qos show` decisions >= N
+#   csv_mbps FILE JOB T0 T1   mean MB/s of JOB in a qos_load CSV between two times
+#   alloc_mbps JOB OST        allocation of JOB on OST in `qos show`, MB/s
 # jq is required (deploy/install-deps.sh installs it).
 
 command -v jq >/dev/null 2>&1 || { echo "FAIL: jq missing (deploy/install-deps.sh installs it)" >&2; exit 1; }
@@ -56,4 +58,19 @@ qos_wait_decisions() {
 	done
 	echo "qos: $d decisions after ${secs}s, wanted $want" >&2
 	return 1
+}
+
+# csv_mbps FILE JOB T0 T1: mean rate of JOB in MB/s over the rows of a
+# qos_load CSV (t,job,bytes_per_s) with T0 <= t < T1 (epoch seconds).
+csv_mbps() {
+	awk -F, -v j="$2" -v a="$3" -v b="$4" '$2 == j && $1 >= a && $1 < b { s += $3; n++ }
+		END { if (n) printf "%.3f\n", s / n / 1e6 }' "$1"
+}
+
+# alloc_mbps JOB OST: the allocation of JOB on OST in `qos show`, MB/s
+# (empty when none, "unlimited" when the job runs without a rule).
+alloc_mbps() {
+	"$PFS_BIN/pfsadmin" --mds "$MDS" --json qos show |
+		jq -r --arg j "$1" --argjson o "$2" '.allocations[] | select(.job == $j and .ost == $o) |
+			if .alloc_bytes_per_s == null then "unlimited" else .alloc_bytes_per_s / 1e6 end'
 }
