@@ -11,7 +11,9 @@
  * One iteration (Koberstein's dual simplex, with the boxed-variable
  * simplifications):
  *   1. pricing: the basic variable most out of its bounds, scaled by its
- *      dual steepest-edge weight ||e_r^T B^-1||^2;
+ *      dual Devex weight (an estimate of ||e_r^T B^-1||^2 relative to a
+ *      reference framework; exact steepest edge took ~1.5x the pivots
+ *      here, on GIFT's warm starts, for more work per pivot);
  *   2. pivot row alpha_r = e_r^T B^-1 A_N over nonbasic columns;
  *   3. ratio test with bound flipping and Harris' tolerance: breakpoints
  *      t_j = |d_j| / |alpha_rj| are passed, flipping their variables to
@@ -37,7 +39,10 @@
 #define TOL_D 1e-9      /* dual feasibility (reduced cost sign), absolute */
 #define TOL_PIV 1e-9    /* smallest |alpha_rj| a ratio test considers */
 #define TOL_RES 1e-9    /* residual of B x_B = g - N x_N and of B^T y = c_B */
-#define REFACTOR_EVERY 400
+#define GD_DEVEX_MAX 1e6
+/* Refactor after this many updates even if the end-of-solve residual
+ * checks (which refactor on demand) never complain. */
+#define REFACTOR_EVERY 20000
 
 /* Dense kernels over rows of B^-1, padded to a multiple of 4 doubles and
  * 32-byte aligned, written with vector extensions; on x86-64 GCC also
@@ -48,19 +53,6 @@
 #define GD_CLONES
 #endif
 typedef double gd_v4 __attribute__((vector_size(32), aligned(32)));
-
-/* Returns x . rho, then x -= f rho. */
-GD_CLONES static double gd_k_axpy_dot(double *restrict x, const double *restrict rho,
-				      double f, size_t ms)
-{
-	gd_v4 acc = {0, 0, 0, 0}, fv = {f, f, f, f};
-	for (size_t k = 0; k < ms; k += 4) {
-		gd_v4 a = *(gd_v4 *)&x[k], r = *(const gd_v4 *)&rho[k];
-		acc += a * r;
-		*(gd_v4 *)&x[k] = a - fv * r;
-	}
-	return acc[0] + acc[1] + acc[2] + acc[3];
-}
 
 /* x += f v */
 GD_CLONES static void gd_k_axpy(double *restrict x, const double *restrict v,
@@ -121,7 +113,7 @@ struct qos_gd {
 	/* basis */
 	uint32_t *head;     /* [m] */
 	double *Binv;       /* [m * ms], aligned */
-	double *dse;        /* [m] */
+	double *w;          /* [m] Devex pricing weights */
 	double *xB;         /* [m] */
 	double *y;          /* [ms], aligned */
 	double *aq;         /* [m] FTRAN scratch */
@@ -207,7 +199,7 @@ int qos_gd_create(size_t m, qos_gd **out)
 	gd->head = calloc(m, sizeof(uint32_t));
 	gd->Binv = gd_zalloc(m * gd->ms);
 	gd->M = calloc(m * m, sizeof(double));
-	gd->dse = calloc(m, sizeof(double));
+	gd->w = calloc(m, sizeof(double));
 	gd->xB = calloc(m, sizeof(double));
 	gd->y = gd_zalloc(gd->ms);
 	gd->aq = calloc(m, sizeof(double));
@@ -218,7 +210,7 @@ int qos_gd_create(size_t m, qos_gd **out)
 	gd->tidx = calloc(m, sizeof(uint32_t));
 	gd->cand = calloc(m, sizeof(gd_cand));
 	if (!gd->g || !gd->su || !gd->sst || !gd->spos || !gd->xs || !gd->ds ||
-	    !gd->salpha || !gd->head || !gd->Binv || !gd->M || !gd->dse ||
+	    !gd->salpha || !gd->head || !gd->Binv || !gd->M || !gd->w ||
 	    !gd->xB || !gd->y || !gd->aq || !gd->vv || !gd->perm ||
 	    !gd->kpos || !gd->trow || !gd->tidx || !gd->cand) {
 		qos_gd_destroy(gd);
@@ -258,7 +250,7 @@ void qos_gd_destroy(qos_gd *gd)
 	free(gd->head);
 	free(gd->Binv);
 	free(gd->M);
-	free(gd->dse);
+	free(gd->w);
 	free(gd->xB);
 	free(gd->y);
 	free(gd->aq);
@@ -480,7 +472,7 @@ static void gd_cold(qos_gd *gd)
 	memset(gd->Binv, 0, m * gd->ms * sizeof(double));
 	for (size_t p = 0; p < m; p++) {
 		gd->Binv[p * gd->ms + p] = 1.0;
-		gd->dse[p] = 1.0;
+		gd->w[p] = 1.0;
 		gd->head[p] = GD_SLACK | (uint32_t)p;
 		gd->sst[p] = GD_BASIC;
 		gd->spos[p] = (uint32_t)p;
@@ -596,7 +588,7 @@ static int gd_refactor(qos_gd *gd)
 		}
 	}
 	for (size_t p = 0; p < m; p++)
-		gd->dse[p] = gd_k_dot(&B[p * ms], &B[p * ms], ms);
+		gd->w[p] = 1.0;
 	return 0;
 }
 
@@ -727,7 +719,7 @@ static double gd_residual(qos_gd *gd)
 	return res;
 }
 
-/* Basis position to leave (dual steepest edge), or -1 if x_B is
+/* Basis position to leave (largest infeasibility^2 / Devex weight), or -1 if x_B is
  * feasible; *below says whether it violates its lower bound. */
 static long gd_price(const qos_gd *gd, int *below)
 {
@@ -742,7 +734,7 @@ static long gd_price(const qos_gd *gd, int *below)
 			inf = x - ub;
 		else
 			continue;
-		double score = inf * inf / gd->dse[p];
+		double score = inf * inf / gd->w[p];
 		if (score > best_score) {
 			best_score = score;
 			best = (long)p;
@@ -750,22 +742,6 @@ static long gd_price(const qos_gd *gd, int *below)
 		}
 	}
 	return best;
-}
-
-/* alpha_rj = rho a_j for every nonbasic variable that can move. */
-static void gd_pivot_row(qos_gd *gd, const double *rho)
-{
-	for (size_t i = 0; i < gd->n_mv; i++) {
-		uint32_t j = gd->mv[i];
-		if (gd->st[j] == GD_BASIC)
-			continue;
-		double a = 0;
-		for (size_t e = 0; e < gd->len[j]; e++)
-			a += gd->pval[gd->beg[j] + e] * rho[gd->prow[gd->beg[j] + e]];
-		gd->alpha[j] = a;
-	}
-	for (size_t t = 0; t < gd->m; t++)
-		gd->salpha[t] = rho[t];
 }
 
 static double gd_alpha(const qos_gd *gd, uint32_t v)
@@ -808,56 +784,58 @@ static void gd_ftran(qos_gd *gd, uint32_t v)
 	}
 }
 
-/* Ratio test with bound flipping.  s = +1 if the leaving variable goes
- * to its lower bound, -1 to its upper; slope is its infeasibility.  The
- * variables to flip are returned in cand[0 .. *n_flip), the entering one
- * in *q with breakpoint *t.  Returns 0, or -EDOM if no variable can
- * enter (the LP is infeasible). */
-static int gd_ratio(qos_gd *gd, double s, double slope, size_t *n_flip,
-		    uint32_t *q, double *t)
+/* Candidate for the ratio test: nonbasic variable v at status st with
+ * pivot row entry alpha, reduced cost dj, upper bound u.  Written to
+ * cd[*nc] always and kept (*nc advanced) only if it is one, without
+ * branches: the candidates are an unpredictable subset. */
+static inline void gd_cand_put(gd_cand *cd, size_t *nc, double *tmax, uint32_t v,
+			       uint8_t st, double s, double alpha, double dj, double u)
+{
+	double sg = st == GD_UP ? 1.0 : -1.0;
+	double sa = sg * s * alpha;               /* |alpha| if a candidate */
+	int ok = sa > TOL_PIV;
+	double den = ok ? sa : 1.0;
+	double dd = -sg * dj > 0 ? -sg * dj : 0;  /* |d_j| on the right side */
+	double th = (dd + TOL_D) / den;
+	cd[*nc] = (gd_cand){ v, sa, dd / den, th, u };
+	*nc += (size_t)ok;
+	th = ok ? th : INFINITY;
+	*tmax = th < *tmax ? th : *tmax;
+}
+
+/* The pivot row alpha_r = rho A_N over the nonbasic variables that can
+ * move, then the ratio test with bound flipping.  s = +1 if the leaving
+ * variable goes to its lower bound, -1 to its upper; slope is its
+ * infeasibility.  The variables to flip are returned in cd[0 .. *n_flip),
+ * the entering one in *q with breakpoint *t.  Returns 0, or -EDOM if no
+ * variable can enter (the LP is infeasible). */
+static int gd_ratio(qos_gd *gd, const double *rho, double s, double slope,
+		    size_t *n_flip, uint32_t *q, double *t)
 {
 	gd_cand *cd = gd->cand;
 	size_t nc = 0, done = 0;
 	double tmax = INFINITY;
 
-	/* Candidates: nonbasic variables whose reduced cost moves toward the
-	 * wrong sign for the bound they sit at. */
 	for (size_t i = 0; i < gd->n_mv; i++) {
 		uint32_t j = gd->mv[i];
 		uint8_t st = gd->st[j];
 		if (st == GD_BASIC)
 			continue;
-		double a = s * gd->alpha[j], dj = gd->d[j], dd;
-		if (st == GD_LO && a < -TOL_PIV) {
-			a = -a;
-			dd = dj > 0 ? dj : 0;
-		} else if (st == GD_UP && a > TOL_PIV) {
-			dd = dj < 0 ? -dj : 0;
-		} else {
-			continue;
-		}
-		double th = (dd + TOL_D) / a;
-		cd[nc++] = (gd_cand){ j, a, dd / a, th, gd->u[j] };
-		if (th < tmax)
-			tmax = th;
+		const uint32_t *rows = &gd->prow[gd->beg[j]];
+		const double *vals = &gd->pval[gd->beg[j]];
+		double a = 0;
+		for (size_t e = 0, n = gd->len[j]; e < n; e++)
+			a += vals[e] * rho[rows[e]];
+		gd->alpha[j] = a;
+		gd_cand_put(cd, &nc, &tmax, j, st, s, a, gd->d[j], gd->u[j]);
 	}
 	for (size_t k = 0; k < gd->m; k++) {
 		uint8_t st = gd->sst[k];
+		gd->salpha[k] = rho[k];
 		if (st == GD_BASIC || !(gd->su[k] > 0))
 			continue;
-		double a = s * gd->salpha[k], dk = gd->ds[k], dd;
-		if (st == GD_LO && a < -TOL_PIV) {
-			a = -a;
-			dd = dk > 0 ? dk : 0;
-		} else if (st == GD_UP && a > TOL_PIV) {
-			dd = dk < 0 ? -dk : 0;
-		} else {
-			continue;
-		}
-		double th = (dd + TOL_D) / a;
-		cd[nc++] = (gd_cand){ GD_SLACK | (uint32_t)k, a, dd / a, th, gd->su[k] };
-		if (th < tmax)
-			tmax = th;
+		gd_cand_put(cd, &nc, &tmax, GD_SLACK | (uint32_t)k, st, s, rho[k],
+			    gd->ds[k], gd->su[k]);
 	}
 	/* Rounds over the candidates not yet passed, cd[done .. nc): the
 	 * Harris bound tmax picks a group of near-equal breakpoints; if
@@ -868,17 +846,15 @@ static int gd_ratio(qos_gd *gd, double s, double slope, size_t *n_flip,
 		if (done == nc)
 			return -EDOM;
 		double red = 0, best_a = 0, next_tmax = INFINITY;
-		size_t best = SIZE_MAX;
+		size_t best = done;
 		for (size_t i = done; i < nc; i++) {
-			if (cd[i].t <= tmax) {
-				red += cd[i].a * cd[i].u;
-				if (cd[i].a > best_a) {
-					best_a = cd[i].a;
-					best = i;
-				}
-			} else if (cd[i].th < next_tmax) {
-				next_tmax = cd[i].th;
-			}
+			int in = cd[i].t <= tmax;
+			red += in ? cd[i].a * cd[i].u : 0.0;
+			int better = in && cd[i].a > best_a;
+			best_a = better ? cd[i].a : best_a;
+			best = better ? i : best;
+			double th = in ? INFINITY : cd[i].th;
+			next_tmax = th < next_tmax ? th : next_tmax;
 		}
 		if (slope - red > TOL_P) {
 			for (size_t i = done; i < nc; i++)
@@ -899,30 +875,36 @@ static int gd_ratio(qos_gd *gd, double s, double slope, size_t *n_flip,
 }
 
 /* Replace the basic variable at position r by the one whose FTRAN column
- * is in aq; update B^-1 and the steepest-edge weights on the nonzeros. */
+ * is in aq; update B^-1 (only rows with a nonzero in aq) and the Devex
+ * weights: w_p = max(w_p, (aq_p / aq_r)^2 w_r), w_r = max(w_r / aq_r^2, 1),
+ * all reset to 1 (a new reference framework) once one passes
+ * GD_DEVEX_MAX, so they stay finite: an infeasible row with an infinite
+ * weight would never be priced. */
 static void gd_update_inverse(qos_gd *gd, size_t r)
 {
 	size_t m = gd->m, ms = gd->ms;
 	double *B = gd->Binv, *rho = &B[r * ms];
-	double piv = gd->aq[r], wr = gd->dse[r];
+	double piv = gd->aq[r], wr = gd->w[r];
+	int reset = 0;
 
 	for (size_t p = 0; p < m; p++) {
 		if (p == r || gd->aq[p] == 0.0)
 			continue;
 		double f = gd->aq[p] / piv;
-		double dot = gd_k_axpy_dot(&B[p * ms], rho, f, ms);
-		double w = gd->dse[p] - 2 * f * dot + f * f * wr;
-		double floor_w = f * f / (piv * piv);
-		gd->dse[p] = w > floor_w ? w : floor_w;
-		if (gd->dse[p] < 1e-12)
-			gd->dse[p] = 1e-12;
+		gd_k_axpy(&B[p * ms], rho, -f, ms);
+		double w = f * f * wr;
+		if (w > gd->w[p])
+			gd->w[p] = w;
+		reset |= !(gd->w[p] <= GD_DEVEX_MAX);
 	}
 	double inv = 1.0 / piv;
 	for (size_t k = 0; k < ms; k++)
 		rho[k] *= inv;
-	gd->dse[r] = wr / (piv * piv);
-	if (gd->dse[r] < 1e-12)
-		gd->dse[r] = 1e-12;
+	gd->w[r] = wr * inv * inv > 1.0 ? wr * inv * inv : 1.0;
+	reset |= !(gd->w[r] <= GD_DEVEX_MAX);
+	if (reset)
+		for (size_t p = 0; p < m; p++)
+			gd->w[p] = 1.0;
 }
 
 /* One dual simplex iteration on leaving position r.  Returns 0, -EDOM
@@ -935,8 +917,8 @@ static int gd_iterate(qos_gd *gd, size_t r, int below)
 	double s = below ? 1.0 : -1.0, t = 0;
 	int rc;
 
-	gd_pivot_row(gd, &gd->Binv[r * gd->ms]);
-	rc = gd_ratio(gd, s, fabs(gd->xB[r] - target), &n_flip, &q, &t);
+	rc = gd_ratio(gd, &gd->Binv[r * gd->ms], s, fabs(gd->xB[r] - target),
+		      &n_flip, &q, &t);
 	if (rc)
 		return rc;
 	gd_ftran(gd, q);
@@ -1092,6 +1074,11 @@ int qos_gd_solve(qos_gd *gd)
 			continue;
 		}
 		if (moved)
+			continue;
+		/* and the bounds, which the pricing loop alone vouches for */
+		int below = 0;
+		gd_primal(gd);
+		if (gd_price(gd, &below) >= 0)
 			continue;
 		break;
 	}

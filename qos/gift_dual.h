@@ -17,10 +17,10 @@
  * nonbasic variable at the bound its reduced cost asks for, which is what
  * lets a changed LP restart from the old basis: new or changed columns,
  * bounds and right-hand sides only cost the dual simplex iterations that
- * repair primal feasibility.  Pricing is dual steepest edge with exact
- * weights (the inverse is explicit, so ||e_r^T B^-1|| is kept exactly by
- * the rank-one updates); the ratio test is Harris' with bound flipping
- * (long steps over boxed columns).  After the last iteration the basic
+ * repair primal feasibility.  Pricing is dual Devex (weights kept between
+ * solves, reset to 1 when one grows past 1e6 so all stay finite); the
+ * ratio test is Harris' with bound flipping (long steps over boxed
+ * columns).  After the last iteration the basic
  * solution is recomputed and checked against the rows and the reduced
  * costs; any residual or sign error above tolerance refactors the inverse
  * (Gauss-Jordan on the structural part of the basis) and iterates on.

@@ -327,6 +327,15 @@ static void test_gift_lp_warm_sequences_match_glpk(void **st)
 	run_sequence(300, 40, 8, 0.01, 20 * k, SH_GIFT, 77);
 }
 
+/* Hundreds of warm solves on one context: whatever the solver carries
+ * from solve to solve (basis, inverse, pricing weights) must not drift
+ * into a wrong answer. */
+static void test_gift_lp_long_warm_sequence(void **st)
+{
+	(void)st;
+	run_sequence(200, 40, 8, 0.02, 300 * scale_factor(), SH_GIFT, 4242);
+}
+
 /* The benchmark's size, cold and then warm at 1 % of jobs changed. */
 static void test_gift_lp_large_matches_glpk(void **st)
 {
@@ -602,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_gift_lp_random_matches_glpk),
 		cmocka_unit_test(test_gift_lp_medium_matches_glpk),
 		cmocka_unit_test(test_gift_lp_warm_sequences_match_glpk),
+		cmocka_unit_test(test_gift_lp_long_warm_sequence),
 		cmocka_unit_test(test_gift_lp_large_matches_glpk),
 		cmocka_unit_test(test_gift_lp_large_decision_is_optimal),
 	};
