@@ -3,6 +3,7 @@
 # MDS set (bench).
 #
 #   load JOB ARGS...          run the qos_load tool as job JOB (SLURM_JOB_ID)
+#   load_bg JOB ARGS...       the same in the background; LOAD_PID = its pid
 #   mbps "SUMMARY"            the MBps= value of a qos_load summary line
 #   near V TARGET PCT         V within TARGET +- PCT percent
 #   near_abs V TARGET D       |V - TARGET| <= D
@@ -18,6 +19,10 @@ QOS_LOAD=${QOS_LOAD:-$TOOLS/qos_load}
 [ -x "$QOS_LOAD" ] || { echo "FAIL: $QOS_LOAD missing (make ${PFS_BIN%/bin}/tests/tools/qos_load)" >&2; exit 1; }
 
 load() { local job=$1; shift; SLURM_JOB_ID=$job "$QOS_LOAD" "$@"; }
+# load_bg JOB ARGS...: the same in the background, LOAD_PID = the tool's own
+# pid (a backgrounded `load` would be a subshell: signals to $! would stop
+# the subshell, not the writer).
+load_bg() { local job=$1; shift; SLURM_JOB_ID=$job "$QOS_LOAD" "$@" & LOAD_PID=$!; }
 
 mbps() { printf '%s\n' "$1" | sed -n 's/.*MBps=\([0-9.]*\).*/\1/p' | tail -n 1; }
 

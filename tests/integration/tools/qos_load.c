@@ -5,14 +5,16 @@
  *
  *   qos_load MODE DIR [--streams N] [--bs SIZE] [--size SIZE] [--seconds S]
  *            [--direct] [--fsync] [--interval-ms MS] [--skip S] [--label L]
- *            [--csv FILE] [--prefix P] [--start-at EPOCH_S]
+ *            [--csv FILE] [--prefix P] [--start-at EPOCH_S] [--rate MBPS]
  *
  * MODE is write, read (sequential, wrapping at --size), randwrite, randread
  * (--bs aligned offsets drawn uniformly in [0, --size)), or prep (write each
  * stream's file once to --size and exit; read modes need prepared files).
  * Files are DIR/P.<stream> (P = --prefix, default "load").  --direct opens
  * with O_DIRECT (reads then reach the OSS, not the page cache); --fsync
- * calls fdatasync after every write.
+ * calls fdatasync after every write.  --rate paces the process to MBPS
+ * (10^6 bytes/s, shared evenly by its streams) from the client side: a
+ * job with a small, steady demand.
  *
  * Every --interval-ms (default 100) one CSV row goes to --csv (appended):
  *   t,label,bytes_per_s      t = CLOCK_REALTIME seconds (rows of several
@@ -51,7 +53,7 @@ static struct {
 	int mode, streams, direct, fsync_each, interval_ms;
 	size_t bs;
 	uint64_t size;
-	double seconds, skip, start_at;
+	double seconds, skip, start_at, rate;
 	const char *dir, *label, *csv, *prefix;
 } opt = { .streams = 1, .interval_ms = 100, .bs = 1 << 20, .size = 256ull << 20,
 	  .seconds = 10, .prefix = "load" };
@@ -146,9 +148,20 @@ static void *stream_main(void *arg)
 	memset(buf, 'a' + id % 26, opt.bs);
 	if (nblocks == 0)
 		nblocks = 1;
-	while (!atomic_load(&stop_flag)) {
+	for (uint64_t k = 0; !atomic_load(&stop_flag); k++) {
 		uint64_t blk;
 		ssize_t n;
+
+		if (opt.rate > 0) { /* request k of this stream starts at t_start + k * bs / share */
+			double due = t_start + (double)k * (double)opt.bs / (opt.rate * 1e6 / opt.streams);
+			double t = now_s();
+
+			if (due > t) {
+				usleep((useconds_t)((due - t) * 1e6));
+				if (atomic_load(&stop_flag))
+					break;
+			}
+		}
 
 		if (opt.mode == M_RANDWRITE || opt.mode == M_RANDREAD)
 			blk = (((uint64_t)rand_r(&seed) << 31) ^ (uint64_t)rand_r(&seed)) % nblocks;
@@ -188,7 +201,7 @@ static void usage(void)
 	fprintf(stderr, "usage: qos_load write|read|randwrite|randread|prep DIR [--streams N] "
 			"[--bs SIZE] [--size SIZE] [--seconds S] [--direct] [--fsync] "
 			"[--interval-ms MS] [--skip S] [--label L] [--csv FILE] [--prefix P] "
-			"[--start-at EPOCH_S]\n");
+			"[--start-at EPOCH_S] [--rate MBPS]\n");
 	exit(2);
 }
 
@@ -232,6 +245,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--csv")) opt.csv = v;
 		else if (!strcmp(a, "--prefix")) opt.prefix = v;
 		else if (!strcmp(a, "--start-at")) opt.start_at = atof(v);
+		else if (!strcmp(a, "--rate")) opt.rate = atof(v);
 		else usage();
 		i += used;
 	}
