@@ -787,20 +787,17 @@ static void gd_ftran(qos_gd *gd, uint32_t v)
 /* Candidate for the ratio test: nonbasic variable v at status st with
  * pivot row entry alpha, reduced cost dj, upper bound u.  Written to
  * cd[*nc] always and kept (*nc advanced) only if it is one, without
- * branches: the candidates are an unpredictable subset. */
-static inline void gd_cand_put(gd_cand *cd, size_t *nc, double *tmax, uint32_t v,
-			       uint8_t st, double s, double alpha, double dj, double u)
+ * branches (the candidates are an unpredictable subset) and without
+ * divisions (most variables are not candidates): t and th are |d_j| and
+ * |alpha_j| here, turned into breakpoints afterwards. */
+static inline void gd_cand_put(gd_cand *cd, size_t *nc, uint32_t v, uint8_t st,
+			       double s, double alpha, double dj, double u)
 {
 	double sg = st == GD_UP ? 1.0 : -1.0;
 	double sa = sg * s * alpha;               /* |alpha| if a candidate */
-	int ok = sa > TOL_PIV;
-	double den = ok ? sa : 1.0;
 	double dd = -sg * dj > 0 ? -sg * dj : 0;  /* |d_j| on the right side */
-	double th = (dd + TOL_D) / den;
-	cd[*nc] = (gd_cand){ v, sa, dd / den, th, u };
-	*nc += (size_t)ok;
-	th = ok ? th : INFINITY;
-	*tmax = th < *tmax ? th : *tmax;
+	cd[*nc] = (gd_cand){ v, sa, dd, 0, u };
+	*nc += (size_t)(sa > TOL_PIV);
 }
 
 /* The pivot row alpha_r = rho A_N over the nonbasic variables that can
@@ -827,15 +824,21 @@ static int gd_ratio(qos_gd *gd, const double *rho, double s, double slope,
 		for (size_t e = 0, n = gd->len[j]; e < n; e++)
 			a += vals[e] * rho[rows[e]];
 		gd->alpha[j] = a;
-		gd_cand_put(cd, &nc, &tmax, j, st, s, a, gd->d[j], gd->u[j]);
+		gd_cand_put(cd, &nc, j, st, s, a, gd->d[j], gd->u[j]);
 	}
 	for (size_t k = 0; k < gd->m; k++) {
 		uint8_t st = gd->sst[k];
 		gd->salpha[k] = rho[k];
 		if (st == GD_BASIC || !(gd->su[k] > 0))
 			continue;
-		gd_cand_put(cd, &nc, &tmax, GD_SLACK | (uint32_t)k, st, s, rho[k],
+		gd_cand_put(cd, &nc, GD_SLACK | (uint32_t)k, st, s, rho[k],
 			    gd->ds[k], gd->su[k]);
+	}
+	for (size_t i = 0; i < nc; i++) {
+		double inv = 1.0 / cd[i].a, dd = cd[i].t;
+		cd[i].t = dd * inv;
+		cd[i].th = (dd + TOL_D) * inv;
+		tmax = cd[i].th < tmax ? cd[i].th : tmax;
 	}
 	/* Rounds over the candidates not yet passed, cd[done .. nc): the
 	 * Harris bound tmax picks a group of near-equal breakpoints; if
