@@ -13,9 +13,10 @@
  *     gift.txt reports 5 ms for 1,000 jobs on 200 OSTs with COIN-OR CLP;
  *   - one AdapTBF period per job (adaptbf.txt: under 30 µs per job),
  *   - POFS and AdapTBF through the policy interface.
- *   pfs-qosbench [--jobs 1000] [--osts 200] [--reps 21] [--change 0.01]
+ *   pfs-qosbench [--jobs 1000] [--osts 200] [--reps 21] [--change 0.01] [--cpu]
  * Prints medians, minima and maxima in one line each (steps after the
- * first, which has no basis to start from). */
+ * first, which has no basis to start from); wall-clock time, or with
+ * --cpu the thread's CPU time. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,11 +30,14 @@
 #include "qos/padll.h"
 #include "qos/policy.h"
 
-static double now_s(void)
+/* Seconds on clock clk: CLOCK_MONOTONIC (wall) or, with --cpu,
+ * CLOCK_THREAD_CPUTIME_ID (this thread's CPU time, steadier on a machine
+ * shared with other work). */
+static double now_s(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clk, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -138,7 +142,7 @@ static void seq_lp(const qos_gift_synth *s, const qos_gift_sets *st, double B_th
 
 enum { T_WARM, T_COLD, T_LPWARM, T_LPCOLD, T_GLPK, T_ITERS, T_N };
 
-static int bench_gift(size_t jobs, size_t osts, int reps, double frac)
+static int bench_gift(size_t jobs, size_t osts, int reps, double frac, clockid_t clk)
 {
 	qos_gift_params p;
 	qos_gift_synth s;
@@ -174,9 +178,9 @@ static int bench_gift(size_t jobs, size_t osts, int reps, double frac)
 		double E, t0, t1;
 		if (r >= 0)
 			seq_step(&s, frac, &x, &next_id);
-		t0 = now_s();
+		t0 = now_s(clk);
 		rc = qos_gift_decide(g, &s.in, &res);
-		t1 = now_s();
+		t1 = now_s(clk);
 		if (rc || r < 0) {
 			if (!rc)
 				rc = qos_gift_sets_build(&s.in, &st);
@@ -188,28 +192,28 @@ static int bench_gift(size_t jobs, size_t osts, int reps, double frac)
 			continue;
 		}
 		t[T_WARM][r] = t1 - t0;
-		t0 = now_s();
+		t0 = now_s(clk);
 		rc = qos_gift_decide_once(&p, &s.in, &res);
-		t[T_COLD][r] = now_s() - t0;
+		t[T_COLD][r] = now_s(clk) - t0;
 		if (!rc)
 			rc = qos_gift_sets_build(&s.in, &st);
 		if (rc)
 			break;
 		seq_lp(&s, &st, p.B_thres, lo, thr, &lp);
-		t0 = now_s();
+		t0 = now_s(clk);
 		rc = qos_gift_lp_ctx_solve(ctx, &lp, b, &E);
-		t[T_LPWARM][r] = now_s() - t0;
+		t[T_LPWARM][r] = now_s(clk) - t0;
 		qos_gift_lp_ctx_stats(ctx, &ls);
 		t[T_ITERS][r] = (double)ls.last_iterations;
 		if (!rc) {
-			t0 = now_s();
+			t0 = now_s(clk);
 			rc = qos_gift_lp_solve(&lp, b, &E);
-			t[T_LPCOLD][r] = now_s() - t0;
+			t[T_LPCOLD][r] = now_s(clk) - t0;
 		}
 		if (!rc) {
-			t0 = now_s();
+			t0 = now_s(clk);
 			rc = qos_gift_lp_solve_glpk(&lp, b, &E);
-			t[T_GLPK][r] = now_s() - t0;
+			t[T_GLPK][r] = now_s(clk) - t0;
 		}
 		qos_gift_sets_free(&st);
 	}
@@ -247,7 +251,7 @@ out0:
 	return rc;
 }
 
-static int bench_adaptbf(size_t jobs, int reps)
+static int bench_adaptbf(size_t jobs, int reps, clockid_t clk)
 {
 	qos_adaptbf_job *x = calloc(jobs, sizeof(*x));
 	double *t = calloc((size_t)reps, sizeof(double));
@@ -261,9 +265,9 @@ static int bench_adaptbf(size_t jobs, int reps)
 	for (int r = 0; r < reps && !rc; r++) {
 		for (size_t i = 0; i < jobs; i++)
 			x[i].d = rand_r(&seed) % 200; /* RPCs seen in the last period */
-		double t0 = now_s();
+		double t0 = now_s(clk);
 		rc = qos_adaptbf_allocate(x, jobs, 10000 * (int64_t)jobs / 10);
-		t[r] = (now_s() - t0) / (double)jobs;
+		t[r] = (now_s(clk) - t0) / (double)jobs;
 	}
 	if (!rc) {
 		char what[80];
@@ -275,7 +279,8 @@ static int bench_adaptbf(size_t jobs, int reps)
 	return rc;
 }
 
-static int bench_policy(const char *name, size_t jobs, size_t osts, int reps)
+static int bench_policy(const char *name, size_t jobs, size_t osts, int reps,
+			clockid_t clk)
 {
 	const qos_policy_ops *ops = qos_policy_find(name);
 	qos_gift_synth s;
@@ -293,9 +298,9 @@ static int bench_policy(const char *name, size_t jobs, size_t osts, int reps)
 	for (int r = 0; r < reps && !rc; r++) {
 		qos_result res = { .alloc = alloc };
 		s.in.now = r * s.in.period;
-		double t0 = now_s();
+		double t0 = now_s(clk);
 		rc = ops->decide(st, &s.in, &res);
-		t[r] = now_s() - t0;
+		t[r] = now_s(clk) - t0;
 	}
 	if (!rc) {
 		char what[80];
@@ -315,29 +320,35 @@ int main(int argc, char **argv)
 	size_t jobs = 1000, osts = 200;
 	int reps = 21, rc;
 	double frac = 0.01;
+	clockid_t clk = CLOCK_MONOTONIC;
 
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--jobs"))
-			jobs = strtoul(argv[i + 1], NULL, 10);
-		else if (!strcmp(argv[i], "--osts"))
-			osts = strtoul(argv[i + 1], NULL, 10);
-		else if (!strcmp(argv[i], "--reps"))
-			reps = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--change"))
-			frac = atof(argv[i + 1]);
+	for (int i = 1; i < argc; i++) {
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(argv[i], "--cpu"))
+			clk = CLOCK_THREAD_CPUTIME_ID;
+		else if (!strcmp(argv[i], "--jobs") && v && ++i)
+			jobs = strtoul(v, NULL, 10);
+		else if (!strcmp(argv[i], "--osts") && v && ++i)
+			osts = strtoul(v, NULL, 10);
+		else if (!strcmp(argv[i], "--reps") && v && ++i)
+			reps = atoi(v);
+		else if (!strcmp(argv[i], "--change") && v && ++i)
+			frac = atof(v);
+		else
+			reps = 0;  /* unknown argument: usage */
 	}
 	if (!jobs || !osts || reps < 1 || !(frac >= 0 && frac <= 1)) {
 		fprintf(stderr, "usage: pfs-qosbench [--jobs N] [--osts N] [--reps N] "
-			"[--change FRACTION]\n");
+			"[--change FRACTION] [--cpu]\n");
 		return 2;
 	}
-	rc = bench_gift(jobs, osts, reps, frac);
+	rc = bench_gift(jobs, osts, reps, frac, clk);
 	if (!rc)
-		rc = bench_adaptbf(jobs, reps * 100);
+		rc = bench_adaptbf(jobs, reps * 100, clk);
 	if (!rc)
-		rc = bench_policy("pofs", jobs, osts, reps);
+		rc = bench_policy("pofs", jobs, osts, reps, clk);
 	if (!rc)
-		rc = bench_policy("adaptbf", jobs, osts, reps);
+		rc = bench_policy("adaptbf", jobs, osts, reps, clk);
 	if (rc) {
 		fprintf(stderr, "pfs-qosbench: %s\n", strerror(-rc));
 		return 1;
