@@ -53,11 +53,16 @@
  * only the number of pivots depends on the matching.  Bounds, gaps and
  * membership of Y can all change between solves.
  *
- * Cost (2-core development machine, pfs-qosbench): 1,000 jobs on 200 OSTs
- * with 1-8 OSTs each is 201 rows x ~1,300 columns.  GLPK from the base:
- * ~1,200 pivots, 45-90 ms.  Dual simplex cold (slack basis): see
- * bench/RESULTS.md and pfs-qosbench; warm at 1 % of the jobs changed per
- * decision: a few dozen pivots.
+ * Cost (2-core development machine under load, `pfs-qosbench --reps 21
+ * --cpu`, medians): 1,000 jobs on 200 OSTs with 1-8 OSTs each is 201 rows
+ * x ~1,600 columns, and about 193 of the 200 OSTs end full, so the basis
+ * inverse is dense.  GLPK from the base: ~1,200 pivots, 52 ms.  Dual
+ * simplex cold (slack basis): ~1,300 pivots, 24 ms.  Warm, with 1 % of
+ * the jobs arriving, leaving or moving per decision: 80 pivots, 1.6 ms
+ * (a pivot is ~20 us: one pass over the columns for the pivot row and
+ * ratio test, one over the dense inverse).  A 1 % change moves BSIP
+ * shares on ~45 OSTs and the optimal basis by ~35 columns, so a few dozen
+ * pivots is the floor for any simplex method here.
  *
  * GLPK's terminal output is switched off (glp_term_out(GLP_OFF)) and its
  * messages level set to off, so it never prints.  GLPK's environment is
