@@ -652,7 +652,7 @@ static double gd_duals(qos_gd *gd, size_t *moved)
 		for (size_t e = 0; e < gd->len[j]; e++)
 			dj -= gd->pval[gd->beg[j] + e] * gd->y[gd->prow[gd->beg[j] + e]];
 		if (gd->st[j] == GD_BASIC) {
-			if (fabs(dj) > res)
+			if (!(fabs(dj) <= res))
 				res = fabs(dj);
 			gd->d[j] = 0;
 			continue;
@@ -662,7 +662,7 @@ static double gd_duals(qos_gd *gd, size_t *moved)
 	}
 	for (size_t t = 0; t < m; t++) {
 		if (gd->sst[t] == GD_BASIC) {
-			if (fabs(gd->y[t]) > res)
+			if (!(fabs(gd->y[t]) <= res))
 				res = fabs(gd->y[t]);
 			gd->ds[t] = 0;
 			continue;
@@ -713,7 +713,7 @@ static double gd_residual(qos_gd *gd)
 	}
 	for (size_t t = 0; t < m; t++) {
 		r[t] -= gd->xs[t];
-		if (fabs(r[t]) > res)
+		if (!(fabs(r[t]) <= res))  /* NaN counts as a residual */
 			res = fabs(r[t]);
 	}
 	return res;
@@ -1067,7 +1067,7 @@ int qos_gd_solve(qos_gd *gd)
 		size_t moved = 0;
 		double res_p = gd_residual(gd);
 		double res_d = gd_duals(gd, &moved);
-		if (res_p > TOL_RES || res_d > TOL_RES) {
+		if (!(res_p <= TOL_RES) || !(res_d <= TOL_RES)) {
 			if (refactored++ > 2) {
 				rc = -EAGAIN;
 				goto fail;

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <glpk.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,7 +35,9 @@ static int lp_check(const qos_gift_lp *lp)
 		if (!(lp->capacity[j] >= 0))
 			return -EINVAL;
 	for (size_t i = 0; i < lp->n_jobs; i++) {
-		if (lp->ost_off[i + 1] < lp->ost_off[i] || !(lp->lo[i] <= lp->hi[i]))
+		if (lp->ost_off[i + 1] < lp->ost_off[i] || !(lp->lo[i] <= lp->hi[i]) ||
+		    !isfinite(lp->lo[i]) || !isfinite(lp->hi[i]) ||
+		    (lp->base && !isfinite(lp->base[i])))
 			return -EINVAL;
 		for (size_t k = lp->ost_off[i]; k < lp->ost_off[i + 1]; k++)
 			if (lp->ost_idx[k] >= lp->n_osts)

@@ -522,6 +522,13 @@ static void test_gift_lp_bad_input_and_infeasible(void **st)
 	cap[0] = -1;
 	assert_int_equal(qos_gift_lp_solve(&lp, b, NULL), -EINVAL);
 	cap[0] = 1;
+	hi[0] = INFINITY;  /* boxes must be finite */
+	assert_int_equal(qos_gift_lp_solve(&lp, b, NULL), -EINVAL);
+	hi[0] = 1;
+	double nan_base[1] = { NAN };
+	lp.base = nan_base;
+	assert_int_equal(qos_gift_lp_solve(&lp, b, NULL), -EINVAL);
+	lp.base = NULL;
 	lo[0] = 2;
 	hi[0] = 2;  /* above capacity: infeasible */
 	assert_int_equal(qos_gift_lp_solve(&lp, b, NULL), -EDOM);
