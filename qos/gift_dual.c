@@ -1,12 +1,12 @@
-/* gift_dual.c — bounded dual simplex with an explicit basis inverse and
- * persistent column slots (see gift_dual.h).
+/* gift_dual.c — the bounded dual simplex of gift_dual.h: column slots and
+ * their pool, duals and primal values from the inverse, pricing, the
+ * ratio test, one iteration, and the solve loop with its checks.  The
+ * explicit basis inverse lives in gift_dual_inv.c, shared state in
+ * gift_dual_i.h.
  *
- * Internally the problem is a minimisation of sum_j c'_j x_j with
- * c' = -c, over structural variables (slots) and one slack per row, all
- * with lower bound 0 and a finite upper bound.  A variable is named by a
- * uint32_t: a slot index, or GD_SLACK | t for the slack of row t.  The
- * basis inverse is a dense m x m row-major matrix, row p being
- * e_p^T B^-1 for basis position p.
+ * The problem is kept as a minimisation of sum_j c'_j x_j with c' = -c,
+ * over structural variables (slots) and one slack per row, all with lower
+ * bound 0 and a finite upper bound.
  *
  * One iteration (Koberstein's dual simplex, with the boxed-variable
  * simplifications):
@@ -20,145 +20,20 @@
  *      the other bound, while the leaving variable stays infeasible;
  *   4. FTRAN of the entering column, the flips' effect on x_B, the primal
  *      step, the dual update d_j += s t alpha_rj, and the rank-one update
- *      of B^-1 and of the weights (on the nonzeros only).
+ *      of B^-1 and of the weights.
  * The leaving variable leaves at the bound it violated, with reduced cost
- * s t of the sign that bound asks for, so dual feasibility is kept. */
-#include "qos/gift_dual.h"
+ * s t of the sign that bound asks for, so dual feasibility is kept.  A
+ * solve ends only when a freshly computed x_B is within its bounds, the
+ * rows' residual and the basis' reduced costs are below 1e-9, and every
+ * nonbasic reduced cost has the sign its bound asks for; otherwise the
+ * inverse is rebuilt or the iterations go on (at most 20 (m + n) + 1000
+ * pivots, then -EAGAIN). */
+#include "qos/gift_dual_i.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define GD_SLACK 0x80000000u
-#define GD_LO 0
-#define GD_UP 1
-#define GD_BASIC 2
-
-#define TOL_P 1e-9      /* primal feasibility, absolute */
-#define TOL_D 1e-9      /* dual feasibility (reduced cost sign), absolute */
-#define TOL_PIV 1e-9    /* smallest |alpha_rj| a ratio test considers */
-#define TOL_RES 1e-9    /* residual of B x_B = g - N x_N and of B^T y = c_B */
-#define GD_DEVEX_MAX 1e6
-/* Refactor after this many updates even if the end-of-solve residual
- * checks (which refactor on demand) never complain. */
-#define REFACTOR_EVERY 20000
-
-/* Dense kernels over rows of B^-1, padded to a multiple of 4 doubles and
- * 32-byte aligned, written with vector extensions; on x86-64 GCC also
- * builds an AVX2 clone picked at load time. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define GD_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define GD_CLONES
-#endif
-typedef double gd_v4 __attribute__((vector_size(32), aligned(32)));
-
-/* x += f v */
-GD_CLONES static void gd_k_axpy(double *restrict x, const double *restrict v,
-				double f, size_t ms)
-{
-	gd_v4 fv = {f, f, f, f};
-	for (size_t k = 0; k < ms; k += 4)
-		*(gd_v4 *)&x[k] += fv * *(const gd_v4 *)&v[k];
-}
-
-GD_CLONES static double gd_k_dot(const double *restrict a, const double *restrict b,
-				 size_t ms)
-{
-	gd_v4 acc = {0, 0, 0, 0};
-	for (size_t k = 0; k < ms; k += 4)
-		acc += *(const gd_v4 *)&a[k] * *(const gd_v4 *)&b[k];
-	return acc[0] + acc[1] + acc[2] + acc[3];
-}
-
-typedef struct gd_cand {
-	uint32_t v;     /* variable */
-	double a;       /* |alpha_rj| */
-	double t;       /* breakpoint |d_j| / |alpha_rj| */
-	double th;      /* Harris breakpoint (|d_j| + TOL_D) / |alpha_rj| */
-	double u;       /* upper bound */
-} gd_cand;
-
-struct qos_gd {
-	size_t m, ms;       /* rows; row stride of the dense arrays */
-	/* slots */
-	size_t n, ncap;
-	double *c;          /* minimisation cost c' = -c */
-	double *u;          /* upper bound (0 once freed) */
-	size_t *beg;        /* first entry in the pool */
-	uint32_t *len;      /* entries */
-	uint32_t *room;     /* entries reserved at beg */
-	uint8_t *st;        /* GD_LO, GD_UP or GD_BASIC */
-	uint8_t *dead;      /* freed by the caller */
-	uint8_t *listed;    /* on the free list */
-	uint32_t *pos;      /* basis position when basic */
-	double *x;          /* value */
-	double *d;          /* reduced cost (nonbasic) */
-	double *alpha;      /* pivot row entries */
-	uint32_t *free_list;
-	size_t n_free;
-	uint32_t *mv;       /* slots with u > 0 this solve: the only ones
-	                     * pricing and ratio tests look at */
-	size_t n_mv;
-	/* column entry pool */
-	uint32_t *prow;
-	double *pval;
-	size_t plen, pcap;
-	/* rows and their slacks */
-	double *g, *su;     /* right-hand side, implied slack upper bound */
-	uint8_t *sst;
-	uint32_t *spos;
-	double *xs, *ds, *salpha;
-	/* basis */
-	uint32_t *head;     /* [m] */
-	double *Binv;       /* [m * ms], aligned */
-	double *w;          /* [m] Devex pricing weights */
-	double *xB;         /* [m] */
-	double *y;          /* [ms], aligned */
-	double *aq;         /* [m] FTRAN scratch */
-	double *vv;         /* [ms] scratch, aligned */
-	uint32_t *perm;     /* [m] scratch: refactorisation row interchanges,
-	                     * rows touched by bound flips */
-	gd_cand *cand;      /* [ncap + m] */
-	/* refactorisation scratch */
-	double *M;          /* [m * m] */
-	uint32_t *kpos, *trow, *tidx;  /* [m] */
-	int have_basis;
-	size_t since_refactor;
-	double obj;
-	qos_gd_stats stats;
-};
-
-/* ---- small helpers ---- */
-
-static double gd_upper(const qos_gd *gd, uint32_t v)
-{
-	return v & GD_SLACK ? gd->su[v & ~GD_SLACK] : gd->u[v];
-}
-
-static double gd_cost(const qos_gd *gd, uint32_t v)
-{
-	return v & GD_SLACK ? 0.0 : gd->c[v];
-}
-
-static double gd_value(const qos_gd *gd, uint32_t v)
-{
-	return v & GD_SLACK ? gd->xs[v & ~GD_SLACK] : gd->x[v];
-}
-
-static void gd_set_value(qos_gd *gd, uint32_t v, double x)
-{
-	if (v & GD_SLACK)
-		gd->xs[v & ~GD_SLACK] = x;
-	else
-		gd->x[v] = x;
-}
-
-static uint8_t *gd_status(qos_gd *gd, uint32_t v)
-{
-	return v & GD_SLACK ? &gd->sst[v & ~GD_SLACK] : &gd->st[v];
-}
 
 static void *gd_grow(void *p, size_t n, size_t size)
 {
@@ -166,16 +41,6 @@ static void *gd_grow(void *p, size_t n, size_t size)
 }
 
 /* ---- creation and columns ---- */
-
-/* n zeroed doubles, 32-byte aligned for the kernels. */
-static double *gd_zalloc(size_t n)
-{
-	size_t bytes = ((n ? n : 1) * sizeof(double) + 31) & ~(size_t)31;
-	double *p = aligned_alloc(32, bytes);
-	if (p)
-		memset(p, 0, bytes);
-	return p;
-}
 
 int qos_gd_create(size_t m, qos_gd **out)
 {
@@ -197,13 +62,13 @@ int qos_gd_create(size_t m, qos_gd **out)
 	gd->ds = calloc(m, sizeof(double));
 	gd->salpha = calloc(m, sizeof(double));
 	gd->head = calloc(m, sizeof(uint32_t));
-	gd->Binv = gd_zalloc(m * gd->ms);
+	gd->Binv = qos_gd__zalloc(m * gd->ms);
 	gd->M = calloc(m * m, sizeof(double));
 	gd->w = calloc(m, sizeof(double));
 	gd->xB = calloc(m, sizeof(double));
-	gd->y = gd_zalloc(gd->ms);
+	gd->y = qos_gd__zalloc(gd->ms);
 	gd->aq = calloc(m, sizeof(double));
-	gd->vv = gd_zalloc(gd->ms);
+	gd->vv = qos_gd__zalloc(gd->ms);
 	gd->perm = calloc(m, sizeof(uint32_t));
 	gd->kpos = calloc(m, sizeof(uint32_t));
 	gd->trow = calloc(m, sizeof(uint32_t));
@@ -447,6 +312,17 @@ void qos_gd_reset(qos_gd *gd)
 	gd->have_basis = 0;
 }
 
+int qos_gd_refactor(qos_gd *gd)
+{
+	if (!gd->have_basis)
+		return 0;
+	if (qos_gd__refactor(gd)) {
+		gd->have_basis = 0;
+		return -EAGAIN;
+	}
+	return 0;
+}
+
 double qos_gd_x(const qos_gd *gd, uint32_t slot)
 {
 	return gd->x[slot];
@@ -463,134 +339,6 @@ void qos_gd_stats_get(const qos_gd *gd, qos_gd_stats *st)
 }
 
 /* ---- basis ---- */
-
-/* The slack basis: B = I. */
-static void gd_cold(qos_gd *gd)
-{
-	size_t m = gd->m;
-
-	memset(gd->Binv, 0, m * gd->ms * sizeof(double));
-	for (size_t p = 0; p < m; p++) {
-		gd->Binv[p * gd->ms + p] = 1.0;
-		gd->w[p] = 1.0;
-		gd->head[p] = GD_SLACK | (uint32_t)p;
-		gd->sst[p] = GD_BASIC;
-		gd->spos[p] = (uint32_t)p;
-	}
-	for (size_t j = 0; j < gd->n; j++)
-		if (gd->st[j] == GD_BASIC) {
-			gd->st[j] = GD_LO;
-			gd->x[j] = 0;
-			if (gd->dead[j] && !gd->listed[j]) {
-				gd->listed[j] = 1;
-				gd->free_list[gd->n_free++] = (uint32_t)j;
-			}
-		}
-	gd->have_basis = 1;
-	gd->since_refactor = 0;
-	gd->stats.cold_starts++;
-}
-
-/* Rebuild B^-1 from the basis heads: with T the rows whose slack is
- * nonbasic and K the structural basic columns (|T| = |K| = k),
- *   B^-1 = [ M, 0 ; -A_SK M, I ]  with M = A_TK^-1,
- * so only a k x k Gauss-Jordan is needed.  Returns 0, or -EAGAIN if the
- * basis is numerically singular. */
-static int gd_refactor(qos_gd *gd)
-{
-	size_t m = gd->m, ms = gd->ms, k = 0, nt = 0;
-	double *M = gd->M, *B = gd->Binv;
-
-	gd->stats.refactors++;
-	gd->since_refactor = 0;
-	for (size_t p = 0; p < m; p++)
-		if (!(gd->head[p] & GD_SLACK))
-			gd->kpos[k++] = (uint32_t)p;
-	for (size_t t = 0; t < m; t++) {
-		gd->tidx[t] = UINT32_MAX;
-		if (gd->sst[t] != GD_BASIC) {
-			gd->tidx[t] = (uint32_t)nt;
-			gd->trow[nt++] = (uint32_t)t;
-		}
-	}
-	if (nt != k)
-		return -EAGAIN;
-	/* A_TK (rows in T order b, columns in K order a), inverted in place
-	 * by Gauss-Jordan with partial pivoting; the row interchanges become
-	 * column interchanges of the inverse, undone in reverse order. */
-	memset(M, 0, k * k * sizeof(double));
-	for (size_t a = 0; a < k; a++) {
-		uint32_t j = gd->head[gd->kpos[a]];
-		for (size_t e = 0; e < gd->len[j]; e++) {
-			uint32_t t = gd->prow[gd->beg[j] + e];
-			if (gd->tidx[t] != UINT32_MAX)
-				M[gd->tidx[t] * k + a] = gd->pval[gd->beg[j] + e];
-		}
-	}
-	uint32_t *perm = gd->perm;
-	for (size_t col = 0; col < k; col++) {
-		size_t piv = col;
-		double best = fabs(M[col * k + col]);
-		for (size_t r = col + 1; r < k; r++)
-			if (fabs(M[r * k + col]) > best) {
-				best = fabs(M[r * k + col]);
-				piv = r;
-			}
-		if (best < 1e-11)
-			return -EAGAIN;
-		perm[col] = (uint32_t)piv;
-		if (piv != col)
-			for (size_t q = 0; q < k; q++) {
-				double tmp = M[col * k + q];
-				M[col * k + q] = M[piv * k + q];
-				M[piv * k + q] = tmp;
-			}
-		double inv = 1.0 / M[col * k + col];
-		M[col * k + col] = 1.0;
-		for (size_t q = 0; q < k; q++)
-			M[col * k + q] *= inv;
-		for (size_t r = 0; r < k; r++) {
-			double f = M[r * k + col];
-			if (r == col || f == 0.0)
-				continue;
-			M[r * k + col] = 0.0;
-			for (size_t q = 0; q < k; q++)
-				M[r * k + q] -= f * M[col * k + q];
-		}
-	}
-	for (size_t col = k; col-- > 0;)
-		if (perm[col] != col)
-			for (size_t r = 0; r < k; r++) {
-				double tmp = M[r * k + col];
-				M[r * k + col] = M[r * k + perm[col]];
-				M[r * k + perm[col]] = tmp;
-			}
-	/* M is A_TK^-1: rows in K order a, columns in T order b. */
-	memset(B, 0, m * ms * sizeof(double));
-	for (size_t a = 0; a < k; a++) {
-		double *row = &B[gd->kpos[a] * ms];
-		for (size_t b = 0; b < k; b++)
-			row[gd->trow[b]] = M[a * k + b];
-	}
-	for (size_t t = 0; t < m; t++)
-		if (gd->sst[t] == GD_BASIC)
-			B[gd->spos[t] * ms + t] = 1.0;
-	for (size_t a = 0; a < k; a++) {
-		uint32_t j = gd->head[gd->kpos[a]];
-		for (size_t e = 0; e < gd->len[j]; e++) {
-			uint32_t s = gd->prow[gd->beg[j] + e];
-			double v = gd->pval[gd->beg[j] + e];
-			if (gd->sst[s] != GD_BASIC)
-				continue;
-			double *row = &B[gd->spos[s] * ms];
-			for (size_t b = 0; b < k; b++)
-				row[gd->trow[b]] -= v * M[a * k + b];
-		}
-	}
-	for (size_t p = 0; p < m; p++)
-		gd->w[p] = 1.0;
-	return 0;
-}
 
 /* Implied upper bounds of the slacks; -EDOM if a row cannot be met. */
 static int gd_slack_bounds(qos_gd *gd)
@@ -645,7 +393,7 @@ static double gd_duals(qos_gd *gd, size_t *moved)
 	for (size_t p = 0; p < m; p++) {
 		double cb = gd_cost(gd, gd->head[p]);
 		if (cb != 0.0)
-			gd_k_axpy(gd->y, &gd->Binv[p * gd->ms], cb, gd->ms);
+			qos_gd__k_axpy(gd->y, &gd->Binv[p * gd->ms], cb, gd->ms);
 	}
 	for (size_t j = 0; j < gd->n; j++) {
 		double dj = gd->c[j];
@@ -693,7 +441,7 @@ static void gd_primal(qos_gd *gd)
 		if (gd->sst[t] != GD_BASIC)
 			r[t] -= gd->xs[t];
 	for (size_t p = 0; p < m; p++)
-		gd->xB[p] = gd_k_dot(&gd->Binv[p * gd->ms], r, gd->ms);
+		gd->xB[p] = qos_gd__k_dot(&gd->Binv[p * gd->ms], r, gd->ms);
 }
 
 /* Largest |g - A x - s| with the basic values of x_B. */
@@ -758,30 +506,6 @@ static void gd_axpy_col(const qos_gd *gd, uint32_t v, double f, double *out)
 	}
 	for (size_t e = 0; e < gd->len[v]; e++)
 		out[gd->prow[gd->beg[v] + e]] += f * gd->pval[gd->beg[v] + e];
-}
-
-/* aq = B^-1 a_v. */
-static void gd_ftran(qos_gd *gd, uint32_t v)
-{
-	size_t m = gd->m, ms = gd->ms;
-	const double *B = gd->Binv;
-
-	if (v & GD_SLACK) {
-		size_t t = v & ~GD_SLACK;
-		for (size_t p = 0; p < m; p++)
-			gd->aq[p] = B[p * ms + t];
-		return;
-	}
-	const uint32_t *rows = &gd->prow[gd->beg[v]];
-	const double *vals = &gd->pval[gd->beg[v]];
-	size_t n = gd->len[v];
-	for (size_t p = 0; p < m; p++) {
-		const double *row = &B[p * ms];
-		double a = 0;
-		for (size_t e = 0; e < n; e++)
-			a += vals[e] * row[rows[e]];
-		gd->aq[p] = a;
-	}
 }
 
 /* Candidate for the ratio test: nonbasic variable v at status st with
@@ -877,39 +601,6 @@ static int gd_ratio(qos_gd *gd, const double *rho, double s, double slope,
 	}
 }
 
-/* Replace the basic variable at position r by the one whose FTRAN column
- * is in aq; update B^-1 (only rows with a nonzero in aq) and the Devex
- * weights: w_p = max(w_p, (aq_p / aq_r)^2 w_r), w_r = max(w_r / aq_r^2, 1),
- * all reset to 1 (a new reference framework) once one passes
- * GD_DEVEX_MAX, so they stay finite: an infeasible row with an infinite
- * weight would never be priced. */
-static void gd_update_inverse(qos_gd *gd, size_t r)
-{
-	size_t m = gd->m, ms = gd->ms;
-	double *B = gd->Binv, *rho = &B[r * ms];
-	double piv = gd->aq[r], wr = gd->w[r];
-	int reset = 0;
-
-	for (size_t p = 0; p < m; p++) {
-		if (p == r || gd->aq[p] == 0.0)
-			continue;
-		double f = gd->aq[p] / piv;
-		gd_k_axpy(&B[p * ms], rho, -f, ms);
-		double w = f * f * wr;
-		if (w > gd->w[p])
-			gd->w[p] = w;
-		reset |= !(gd->w[p] <= GD_DEVEX_MAX);
-	}
-	double inv = 1.0 / piv;
-	for (size_t k = 0; k < ms; k++)
-		rho[k] *= inv;
-	gd->w[r] = wr * inv * inv > 1.0 ? wr * inv * inv : 1.0;
-	reset |= !(gd->w[r] <= GD_DEVEX_MAX);
-	if (reset)
-		for (size_t p = 0; p < m; p++)
-			gd->w[p] = 1.0;
-}
-
 /* One dual simplex iteration on leaving position r.  Returns 0, -EDOM
  * (infeasible) or -EAGAIN (numerical trouble: refactor). */
 static int gd_iterate(qos_gd *gd, size_t r, int below)
@@ -924,7 +615,7 @@ static int gd_iterate(qos_gd *gd, size_t r, int below)
 		      &n_flip, &q, &t);
 	if (rc)
 		return rc;
-	gd_ftran(gd, q);
+	qos_gd__ftran(gd, q);
 	double arq = gd_alpha(gd, q);
 	if (fabs(gd->aq[r]) < 1e-11 ||
 	    fabs(gd->aq[r] - arq) > 1e-8 * (1 + fabs(arq)))
@@ -957,7 +648,7 @@ static int gd_iterate(qos_gd *gd, size_t r, int below)
 			}
 		} else {
 			for (size_t p = 0; p < m; p++)
-				gd->xB[p] -= gd_k_dot(&gd->Binv[p * gd->ms], v, gd->ms);
+				gd->xB[p] -= qos_gd__k_dot(&gd->Binv[p * gd->ms], v, gd->ms);
 		}
 		gd->stats.flips += n_flip;
 	}
@@ -980,7 +671,7 @@ static int gd_iterate(qos_gd *gd, size_t r, int below)
 			gd->ds[k] += st_ * gd->salpha[k];
 
 	/* Basis change. */
-	gd_update_inverse(gd, r);
+	qos_gd__update_inverse(gd, r);
 	gd->xB[r] = xq;
 	*gd_status(gd, lv) = below ? GD_LO : GD_UP;
 	gd_set_value(gd, lv, target);
@@ -1021,7 +712,7 @@ int qos_gd_solve(qos_gd *gd)
 		if (gd->u[j] > 0)
 			gd->mv[gd->n_mv++] = (uint32_t)j;
 	if (!gd->have_basis)
-		gd_cold(gd);
+		qos_gd__cold(gd);
 	/* A freed slot still in the basis has u = 0 and simply leaves once
 	 * it is out of bounds. */
 	for (;;) {
@@ -1030,8 +721,8 @@ int qos_gd_solve(qos_gd *gd)
 			goto fail;
 		}
 		if (gd->since_refactor >= REFACTOR_EVERY) {
-			if (gd_refactor(gd)) {
-				gd_cold(gd);
+			if (qos_gd__refactor(gd)) {
+				qos_gd__cold(gd);
 			}
 		}
 		gd_duals(gd, NULL);
@@ -1051,8 +742,8 @@ int qos_gd_solve(qos_gd *gd)
 			if (rc == -EAGAIN) {
 				if (refactored++ > 4)
 					goto fail;
-				if (gd_refactor(gd))
-					gd_cold(gd);
+				if (qos_gd__refactor(gd))
+					qos_gd__cold(gd);
 				gd_duals(gd, NULL);
 				gd_primal(gd);
 				continue;
@@ -1072,8 +763,8 @@ int qos_gd_solve(qos_gd *gd)
 				rc = -EAGAIN;
 				goto fail;
 			}
-			if (gd_refactor(gd))
-				gd_cold(gd);
+			if (qos_gd__refactor(gd))
+				qos_gd__cold(gd);
 			continue;
 		}
 		if (moved)

@@ -80,6 +80,11 @@ void qos_gd_col_free(qos_gd *gd, uint32_t slot);
 void qos_gd_row_set(qos_gd *gd, size_t t, double g);
 /* Forget the basis: the next solve starts cold from the slack basis. */
 void qos_gd_reset(qos_gd *gd);
+/* Rebuild the basis inverse from scratch, as a solve does when its checks
+ * find the updated inverse inaccurate (and the tests do to exercise it).
+ * Returns 0, or -EAGAIN if the basis is numerically singular; the basis is
+ * then reset as by qos_gd_reset. */
+int qos_gd_refactor(qos_gd *gd);
 
 /* Solve from the current basis.  Returns 0 (optimal: qos_gd_x and
  * qos_gd_objective hold the solution), -EDOM (infeasible), -EAGAIN

@@ -421,6 +421,11 @@ void qos_gift_lp_ctx_stats(const qos_gift_lp_ctx *ctx, qos_gift_lp_stats *st)
 	*st = ctx->st;
 }
 
+int qos_gift_lp_ctx_refactor(qos_gift_lp_ctx *ctx)
+{
+	return ctx->gd ? qos_gd_refactor(ctx->gd) : 0;
+}
+
 static uint64_t mix64(uint64_t z)
 {
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;

@@ -123,5 +123,8 @@ void qos_gift_lp_ctx_destroy(qos_gift_lp_ctx *ctx);
 int qos_gift_lp_ctx_solve(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp,
 			  double *b, double *objective);
 void qos_gift_lp_ctx_stats(const qos_gift_lp_ctx *ctx, qos_gift_lp_stats *st);
+/* Rebuild ctx's basis inverse from scratch (qos_gd_refactor); 0 or
+ * -EAGAIN (the next solve then starts cold).  A no-op without a basis. */
+int qos_gift_lp_ctx_refactor(qos_gift_lp_ctx *ctx);
 
 #endif

@@ -232,22 +232,30 @@ static void check_feasible(const qos_gift_lp *lp, const double *b)
 	free(load);
 }
 
-/* Solve lp with ctx (NULL: the one-shot solver) and with GLPK; same
- * optimum, feasible answers, no hand-over to GLPK inside. */
+/* Solve lp with ctx (NULL: a fresh context, as the one-shot solver uses)
+ * and with GLPK; same optimum, feasible answers, and the dual simplex
+ * answered itself: no hand-over to GLPK, which would hide its bugs. */
 static double solve_both(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp)
 {
 	double *b1 = calloc(lp->n_jobs + 1, sizeof(double));
 	double *b2 = calloc(lp->n_jobs + 1, sizeof(double));
 	double E1 = -1, E2 = -2;
+	qos_gift_lp_ctx *own = NULL;
+	qos_gift_lp_stats before, after;
 	assert_true(b1 && b2);
+	if (!ctx) {
+		assert_int_equal(qos_gift_lp_ctx_create(&own), 0);
+		ctx = own;
+	}
 	assert_int_equal(qos_gift_lp_solve_glpk(lp, b1, &E1), 0);
-	if (ctx)
-		assert_int_equal(qos_gift_lp_ctx_solve(ctx, lp, b2, &E2), 0);
-	else
-		assert_int_equal(qos_gift_lp_solve(lp, b2, &E2), 0);
+	qos_gift_lp_ctx_stats(ctx, &before);
+	assert_int_equal(qos_gift_lp_ctx_solve(ctx, lp, b2, &E2), 0);
+	qos_gift_lp_ctx_stats(ctx, &after);
+	assert_int_equal(after.glpk, before.glpk);
 	if (!(fabs(E1 - E2) <= 1e-9 * (1 + fabs(E1))))
 		fail_msg("objective: GLPK %.15g, dual simplex %.15g", E1, E2);
 	check_feasible(lp, b2);
+	qos_gift_lp_ctx_destroy(own);
 	free(b1);
 	free(b2);
 	return E2;
@@ -605,6 +613,70 @@ static void test_gift_dual_textbook(void **st)
 	assert_int_equal(qos_gd_create(0, &gd), -EINVAL);
 }
 
+/* The inverse rebuilt from the basis alone (what a solve does when its
+ * checks fail) is the inverse the updates built: after it, re-solving is
+ * at once optimal with the same answer, and the next warm solves still
+ * equal GLPK's. */
+static void test_gift_dual_refactor(void **st)
+{
+	qos_gd *gd = NULL;
+	qos_gd_stats gs;
+	uint32_t slot[60];
+	double x[60];
+	(void)st;
+	rng_state = 31;
+	assert_int_equal(qos_gd_create(12, &gd), 0);
+	for (size_t t = 0; t < 12; t++)
+		qos_gd_row_set(gd, t, 0.5 + unif());
+	for (size_t j = 0; j < 60; j++) {
+		uint32_t rows[4];
+		double vals[4];
+		size_t n = 1 + (size_t)(rng() % 4);
+		for (size_t k = 0; k < n; k++) {
+			rows[k] = (uint32_t)((j + 3 * k) % 12);
+			vals[k] = k + 1 == n && j % 2 ? -1.0 - unif() : 1.0;
+		}
+		assert_int_equal(qos_gd_col_add(gd, rows, vals, n, (double)n - unif(),
+						0.2 + unif(), &slot[j]), 0);
+	}
+	assert_int_equal(qos_gd_solve(gd), 0);
+	double obj = qos_gd_objective(gd);
+	for (size_t j = 0; j < 60; j++)
+		x[j] = qos_gd_x(gd, slot[j]);
+	assert_int_equal(qos_gd_refactor(gd), 0);
+	assert_int_equal(qos_gd_solve(gd), 0);
+	qos_gd_stats_get(gd, &gs);
+	assert_int_equal(gs.last_iterations, 0);
+	assert_true(gs.refactors >= 1);
+	assert_float_equal(qos_gd_objective(gd), obj, 1e-12);
+	for (size_t j = 0; j < 60; j++)
+		assert_float_equal(qos_gd_x(gd, slot[j]), x[j], 1e-9);
+	qos_gd_destroy(gd);
+}
+
+/* The same through GIFT's LP: refactor in the middle of a sequence. */
+static void test_gift_lp_refactor_in_sequence(void **st)
+{
+	qos_gift_lp_ctx *ctx = NULL;
+	rlp r;
+	(void)st;
+	rng_state = 8;
+	assert_int_equal(qos_gift_lp_ctx_create(&ctx), 0);
+	rlp_make(&r, 200, 30, 6, SH_GIFT);
+	for (int s = 0; s < 6; s++) {
+		if (s) {
+			for (int c = 0; c < 4; c++)
+				rlp_new_set(&r, (size_t)(rng() % r.nj), 6, 0.2);
+			rlp_bounds(&r, SH_GIFT, 0.3, 0.6);
+		}
+		qos_gift_lp lp = rlp_lp(&r);
+		solve_both(ctx, &lp);
+		assert_int_equal(qos_gift_lp_ctx_refactor(ctx), 0);
+	}
+	qos_gift_lp_ctx_destroy(ctx);
+	rlp_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -614,6 +686,8 @@ int main(void)
 		cmocka_unit_test(test_gift_lp_mbw),
 		cmocka_unit_test(test_gift_lp_bad_input_and_infeasible),
 		cmocka_unit_test(test_gift_dual_textbook),
+		cmocka_unit_test(test_gift_dual_refactor),
+		cmocka_unit_test(test_gift_lp_refactor_in_sequence),
 		cmocka_unit_test(test_gift_lp_ctx_reshape),
 		cmocka_unit_test(test_gift_lp_random_matches_glpk),
 		cmocka_unit_test(test_gift_lp_medium_matches_glpk),

@@ -1,0 +1,244 @@
+/* gift_dual_inv.c — the explicit basis inverse of the bounded dual simplex
+ * (gift_dual.h): B^-1 as a dense row-major matrix with rows padded to 4
+ * doubles, its vector kernels, the slack basis, refactorisation from the
+ * basis heads, FTRAN, and the rank-one update after a pivot together with
+ * the Devex pricing weights.
+ *
+ * Why explicit: GIFT's LP has one row per OST (about 200) and ends with
+ * almost every OST full, so B^-1 is dense anyway; a dense inverse makes
+ * BTRAN a row read, FTRAN a few column gathers, and the update one AXPY
+ * per row touched by the entering column, O(m^2) with no factor
+ * bookkeeping.  Refactorisation uses the block structure: with T the rows
+ * whose slack is nonbasic and K the structural basic columns,
+ *   B^-1 = [ M, 0 ; -A_SK M, I ],  M = A_TK^-1,
+ * so only a k x k Gauss-Jordan runs (k = |K|); it is done on demand, when
+ * the residual checks of a solve find the updated inverse inaccurate. */
+#include "qos/gift_dual_i.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Dense kernels over rows of B^-1, padded to a multiple of 4 doubles and
+ * 32-byte aligned, written with vector extensions; on x86-64 GCC also
+ * builds an AVX2 clone picked at load time. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define GD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GD_CLONES
+#endif
+typedef double gd_v4 __attribute__((vector_size(32), aligned(32)));
+
+/* x += f v */
+GD_CLONES void qos_gd__k_axpy(double *restrict x, const double *restrict v,
+				double f, size_t ms)
+{
+	gd_v4 fv = {f, f, f, f};
+	for (size_t k = 0; k < ms; k += 4)
+		*(gd_v4 *)&x[k] += fv * *(const gd_v4 *)&v[k];
+}
+
+GD_CLONES double qos_gd__k_dot(const double *restrict a, const double *restrict b,
+				 size_t ms)
+{
+	gd_v4 acc = {0, 0, 0, 0};
+	for (size_t k = 0; k < ms; k += 4)
+		acc += *(const gd_v4 *)&a[k] * *(const gd_v4 *)&b[k];
+	return acc[0] + acc[1] + acc[2] + acc[3];
+}
+
+/* n zeroed doubles, 32-byte aligned for the kernels. */
+double *qos_gd__zalloc(size_t n)
+{
+	size_t bytes = ((n ? n : 1) * sizeof(double) + 31) & ~(size_t)31;
+	double *p = aligned_alloc(32, bytes);
+	if (p)
+		memset(p, 0, bytes);
+	return p;
+}
+
+/* The slack basis: B = I. */
+void qos_gd__cold(qos_gd *gd)
+{
+	size_t m = gd->m;
+
+	memset(gd->Binv, 0, m * gd->ms * sizeof(double));
+	for (size_t p = 0; p < m; p++) {
+		gd->Binv[p * gd->ms + p] = 1.0;
+		gd->w[p] = 1.0;
+		gd->head[p] = GD_SLACK | (uint32_t)p;
+		gd->sst[p] = GD_BASIC;
+		gd->spos[p] = (uint32_t)p;
+	}
+	for (size_t j = 0; j < gd->n; j++)
+		if (gd->st[j] == GD_BASIC) {
+			gd->st[j] = GD_LO;
+			gd->x[j] = 0;
+			if (gd->dead[j] && !gd->listed[j]) {
+				gd->listed[j] = 1;
+				gd->free_list[gd->n_free++] = (uint32_t)j;
+			}
+		}
+	gd->have_basis = 1;
+	gd->since_refactor = 0;
+	gd->stats.cold_starts++;
+}
+
+/* Rebuild B^-1 from the basis heads: with T the rows whose slack is
+ * nonbasic and K the structural basic columns (|T| = |K| = k),
+ *   B^-1 = [ M, 0 ; -A_SK M, I ]  with M = A_TK^-1,
+ * so only a k x k Gauss-Jordan is needed.  Returns 0, or -EAGAIN if the
+ * basis is numerically singular. */
+int qos_gd__refactor(qos_gd *gd)
+{
+	size_t m = gd->m, ms = gd->ms, k = 0, nt = 0;
+	double *M = gd->M, *B = gd->Binv;
+
+	gd->stats.refactors++;
+	gd->since_refactor = 0;
+	for (size_t p = 0; p < m; p++)
+		if (!(gd->head[p] & GD_SLACK))
+			gd->kpos[k++] = (uint32_t)p;
+	for (size_t t = 0; t < m; t++) {
+		gd->tidx[t] = UINT32_MAX;
+		if (gd->sst[t] != GD_BASIC) {
+			gd->tidx[t] = (uint32_t)nt;
+			gd->trow[nt++] = (uint32_t)t;
+		}
+	}
+	if (nt != k)
+		return -EAGAIN;
+	/* A_TK (rows in T order b, columns in K order a), inverted in place
+	 * by Gauss-Jordan with partial pivoting; the row interchanges become
+	 * column interchanges of the inverse, undone in reverse order. */
+	memset(M, 0, k * k * sizeof(double));
+	for (size_t a = 0; a < k; a++) {
+		uint32_t j = gd->head[gd->kpos[a]];
+		for (size_t e = 0; e < gd->len[j]; e++) {
+			uint32_t t = gd->prow[gd->beg[j] + e];
+			if (gd->tidx[t] != UINT32_MAX)
+				M[gd->tidx[t] * k + a] = gd->pval[gd->beg[j] + e];
+		}
+	}
+	uint32_t *perm = gd->perm;
+	for (size_t col = 0; col < k; col++) {
+		size_t piv = col;
+		double best = fabs(M[col * k + col]);
+		for (size_t r = col + 1; r < k; r++)
+			if (fabs(M[r * k + col]) > best) {
+				best = fabs(M[r * k + col]);
+				piv = r;
+			}
+		if (best < 1e-11)
+			return -EAGAIN;
+		perm[col] = (uint32_t)piv;
+		if (piv != col)
+			for (size_t q = 0; q < k; q++) {
+				double tmp = M[col * k + q];
+				M[col * k + q] = M[piv * k + q];
+				M[piv * k + q] = tmp;
+			}
+		double inv = 1.0 / M[col * k + col];
+		M[col * k + col] = 1.0;
+		for (size_t q = 0; q < k; q++)
+			M[col * k + q] *= inv;
+		for (size_t r = 0; r < k; r++) {
+			double f = M[r * k + col];
+			if (r == col || f == 0.0)
+				continue;
+			M[r * k + col] = 0.0;
+			for (size_t q = 0; q < k; q++)
+				M[r * k + q] -= f * M[col * k + q];
+		}
+	}
+	for (size_t col = k; col-- > 0;)
+		if (perm[col] != col)
+			for (size_t r = 0; r < k; r++) {
+				double tmp = M[r * k + col];
+				M[r * k + col] = M[r * k + perm[col]];
+				M[r * k + perm[col]] = tmp;
+			}
+	/* M is A_TK^-1: rows in K order a, columns in T order b. */
+	memset(B, 0, m * ms * sizeof(double));
+	for (size_t a = 0; a < k; a++) {
+		double *row = &B[gd->kpos[a] * ms];
+		for (size_t b = 0; b < k; b++)
+			row[gd->trow[b]] = M[a * k + b];
+	}
+	for (size_t t = 0; t < m; t++)
+		if (gd->sst[t] == GD_BASIC)
+			B[gd->spos[t] * ms + t] = 1.0;
+	for (size_t a = 0; a < k; a++) {
+		uint32_t j = gd->head[gd->kpos[a]];
+		for (size_t e = 0; e < gd->len[j]; e++) {
+			uint32_t s = gd->prow[gd->beg[j] + e];
+			double v = gd->pval[gd->beg[j] + e];
+			if (gd->sst[s] != GD_BASIC)
+				continue;
+			double *row = &B[gd->spos[s] * ms];
+			for (size_t b = 0; b < k; b++)
+				row[gd->trow[b]] -= v * M[a * k + b];
+		}
+	}
+	for (size_t p = 0; p < m; p++)
+		gd->w[p] = 1.0;
+	return 0;
+}
+
+/* aq = B^-1 a_v. */
+void qos_gd__ftran(qos_gd *gd, uint32_t v)
+{
+	size_t m = gd->m, ms = gd->ms;
+	const double *B = gd->Binv;
+
+	if (v & GD_SLACK) {
+		size_t t = v & ~GD_SLACK;
+		for (size_t p = 0; p < m; p++)
+			gd->aq[p] = B[p * ms + t];
+		return;
+	}
+	const uint32_t *rows = &gd->prow[gd->beg[v]];
+	const double *vals = &gd->pval[gd->beg[v]];
+	size_t n = gd->len[v];
+	for (size_t p = 0; p < m; p++) {
+		const double *row = &B[p * ms];
+		double a = 0;
+		for (size_t e = 0; e < n; e++)
+			a += vals[e] * row[rows[e]];
+		gd->aq[p] = a;
+	}
+}
+
+/* Replace the basic variable at position r by the one whose FTRAN column
+ * is in aq; update B^-1 (only rows with a nonzero in aq) and the Devex
+ * weights: w_p = max(w_p, (aq_p / aq_r)^2 w_r), w_r = max(w_r / aq_r^2, 1),
+ * all reset to 1 (a new reference framework) once one passes
+ * GD_DEVEX_MAX, so they stay finite: an infeasible row with an infinite
+ * weight would never be priced. */
+void qos_gd__update_inverse(qos_gd *gd, size_t r)
+{
+	size_t m = gd->m, ms = gd->ms;
+	double *B = gd->Binv, *rho = &B[r * ms];
+	double piv = gd->aq[r], wr = gd->w[r];
+	int reset = 0;
+
+	for (size_t p = 0; p < m; p++) {
+		if (p == r || gd->aq[p] == 0.0)
+			continue;
+		double f = gd->aq[p] / piv;
+		qos_gd__k_axpy(&B[p * ms], rho, -f, ms);
+		double w = f * f * wr;
+		if (w > gd->w[p])
+			gd->w[p] = w;
+		reset |= !(gd->w[p] <= GD_DEVEX_MAX);
+	}
+	double inv = 1.0 / piv;
+	for (size_t k = 0; k < ms; k++)
+		rho[k] *= inv;
+	gd->w[r] = wr * inv * inv > 1.0 ? wr * inv * inv : 1.0;
+	reset |= !(gd->w[r] <= GD_DEVEX_MAX);
+	if (reset)
+		for (size_t p = 0; p < m; p++)
+			gd->w[p] = 1.0;
+}
