@@ -5,7 +5,7 @@
  *
  *   qos_load MODE DIR [--streams N] [--bs SIZE] [--size SIZE] [--seconds S]
  *            [--direct] [--fsync] [--interval-ms MS] [--skip S] [--label L]
- *            [--csv FILE] [--prefix P] [--start-at EPOCH_S] [--rate MBPS]
+ *            [--csv FILE] [--prefix P] [--start-at EPOCH_S] [--rate MBPS] [--once]
  *
  * MODE is write, read (sequential, wrapping at --size), randwrite, randread
  * (--bs aligned offsets drawn uniformly in [0, --size)), or prep (write each
@@ -14,18 +14,21 @@
  * with O_DIRECT (reads then reach the OSS, not the page cache); --fsync
  * calls fdatasync after every write.  --rate paces the process to MBPS
  * (10^6 bytes/s, shared evenly by its streams) from the client side: a
- * job with a small, steady demand.
+ * job with a small, steady demand.  --once: each stream moves its --size
+ * once (a job with a fixed amount of I/O) and the run ends when all are
+ * done, or at --seconds, whichever comes first.
  *
  * Every --interval-ms (default 100) one CSV row goes to --csv (appended):
  *   t,label,bytes_per_s      t = CLOCK_REALTIME seconds (rows of several
  *                            processes line up), rate = bytes completed in
  *                            the interval / its length
  * At the end one summary line on stdout:
- *   label=L bytes=B seconds=S MBps=R ops=N errors=E
+ *   label=L bytes=B seconds=S MBps=R ops=N errors=E elapsed=T
  * over completions after the first --skip seconds: R = bytes completed after
  * the first completion past the skip, up to the last one, divided by the
  * time between those two completions (1 MB = 10^6 bytes), so a window of a
  * few seconds measures a rate exactly to one request, not to one sample.
+ * T is the time from the start to the last completion (a job's run time).
  * SIGTERM/SIGINT end the run early (the summary is still printed); SIGSTOP
  * and SIGCONT pause and resume it.
  *
@@ -50,7 +53,7 @@
 enum { M_WRITE, M_READ, M_RANDWRITE, M_RANDREAD, M_PREP };
 
 static struct {
-	int mode, streams, direct, fsync_each, interval_ms;
+	int mode, streams, direct, fsync_each, interval_ms, once;
 	size_t bs;
 	uint64_t size;
 	double seconds, skip, start_at, rate;
@@ -59,7 +62,8 @@ static struct {
 	  .seconds = 10, .prefix = "load" };
 
 static atomic_uint_fast64_t done_bytes, done_ops, errors;
-static atomic_int stop_flag;
+static atomic_int stop_flag, streams_done;
+static double last_done = -1; /* guarded by win_lock */
 /* Summary window: guarded by win_lock (streams finish requests at once). */
 static pthread_mutex_t win_lock = PTHREAD_MUTEX_INITIALIZER;
 static double win_t0 = -1, win_t1 = -1, t_start;
@@ -104,9 +108,12 @@ static void complete(size_t n)
 
 	atomic_fetch_add(&done_bytes, n);
 	atomic_fetch_add(&done_ops, 1);
-	if (t - t_start < opt.skip)
-		return;
 	pthread_mutex_lock(&win_lock);
+	last_done = t;
+	if (t - t_start < opt.skip) {
+		pthread_mutex_unlock(&win_lock);
+		return;
+	}
 	if (win_t0 < 0) {
 		win_t0 = t; /* the window opens at this completion: its bytes are before it */
 	} else {
@@ -186,13 +193,14 @@ static void *stream_main(void *arg)
 			break;
 		}
 		complete((size_t)n);
-		if (opt.mode == M_PREP && off >= nblocks)
+		if ((opt.mode == M_PREP || opt.once) && off >= nblocks)
 			break;
 	}
 	if (writing && fsync(fd) < 0 && errno != EINVAL)
 		report_error("fsync", id, errno);
 	close(fd);
 	free(buf);
+	atomic_fetch_add(&streams_done, 1);
 	return NULL;
 }
 
@@ -201,7 +209,7 @@ static void usage(void)
 	fprintf(stderr, "usage: qos_load write|read|randwrite|randread|prep DIR [--streams N] "
 			"[--bs SIZE] [--size SIZE] [--seconds S] [--direct] [--fsync] "
 			"[--interval-ms MS] [--skip S] [--label L] [--csv FILE] [--prefix P] "
-			"[--start-at EPOCH_S] [--rate MBPS]\n");
+			"[--start-at EPOCH_S] [--rate MBPS] [--once]\n");
 	exit(2);
 }
 
@@ -233,6 +241,7 @@ int main(int argc, char **argv)
 		int used = 1;
 
 		if (!strcmp(a, "--direct")) { opt.direct = 1; used = 0; }
+		else if (!strcmp(a, "--once")) { opt.once = 1; used = 0; }
 		else if (!strcmp(a, "--fsync")) { opt.fsync_each = 1; used = 0; }
 		else if (!v) usage();
 		else if (!strcmp(a, "--streams")) opt.streams = atoi(v);
@@ -287,7 +296,7 @@ int main(int argc, char **argv)
 		}
 		last_bytes = b;
 		last_t = t;
-		if (t >= t_end)
+		if (t >= t_end || atomic_load(&streams_done) == opt.streams)
 			atomic_store(&stop_flag, 1);
 		if ((t - t_start) * 1000.0 / opt.interval_ms > (double)k + 1)
 			k = (long)((t - t_start) * 1000.0 / opt.interval_ms);
@@ -301,9 +310,10 @@ join:
 	{
 		double span = win_t1 > win_t0 ? win_t1 - win_t0 : 0;
 		printf("label=%s bytes=%" PRIu64 " seconds=%.3f MBps=%.3f ops=%" PRIu64
-		       " errors=%" PRIu64 "\n", opt.label, win_bytes, span,
+		       " errors=%" PRIu64 " elapsed=%.3f\n", opt.label, win_bytes, span,
 		       span > 0 ? (double)win_bytes / span / 1e6 : 0.0,
-		       (uint64_t)atomic_load(&done_ops), (uint64_t)atomic_load(&errors));
+		       (uint64_t)atomic_load(&done_ops), (uint64_t)atomic_load(&errors),
+		       last_done > 0 ? last_done - t_start : 0.0);
 	}
 	return atomic_load(&errors) ? 1 : 0;
 }
