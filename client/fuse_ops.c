@@ -914,10 +914,12 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 	if (bufv->count == 1 && bufv->off == 0 && (b->flags & FUSE_BUF_IS_FD) &&
 	    !(b->flags & FUSE_BUF_FD_SEEK)) {
 		rc = cli_osc_write_pipe(fs->osc, &tag, &h->layout, (uint64_t)off, size, b->fd);
-		if (rc == 0)
-			drain_pipe(fs, bufv, size);
 		if (rc != -EXDEV) {
+			/* Answer first: the OSS has the bytes, and the drain only
+			 * drops our references to the pages. */
 			write_done(req, h, off, size, rc);
+			if (rc == 0)
+				drain_pipe(fs, bufv, size);
 			return;
 		}
 	}

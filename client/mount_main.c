@@ -204,6 +204,29 @@ static int parse_args(int argc, char **argv, mount_cfg *cfg, const char **spec,
 	return 0;
 }
 
+/* Flow control as this client saw it, for the log at unmount (benchmarks
+ * and tests read it from log_file). */
+static void log_osc_stats(cli_osc *osc)
+{
+	cli_osc_oss_stats os[64];
+	cli_osc_stats st;
+	unsigned n = 0;
+
+	cli_osc_stats_get(osc, &st);
+	pfs_log(PFS_LOG_NOTICE, "osc: %llu pieces in %llu waves, %llu credit waits, %llu busy "
+		"retries, %llu resends, %llu pipe writes sent from memory",
+		(unsigned long long)st.pieces, (unsigned long long)st.waves,
+		(unsigned long long)st.credit_waits, (unsigned long long)st.busy_retries,
+		(unsigned long long)st.resends, (unsigned long long)st.tee_fallbacks);
+	cli_osc_oss_stats_get(osc, os, 64, &n);
+	for (unsigned i = 0; i < n && i < 64; i++)
+		pfs_log(PFS_LOG_NOTICE, "osc: OSS %s:%u credit %u (changed %llu times), at most %u "
+			"in flight, %llu credit waits, %llu busy retries, %llu resends", os[i].host,
+			os[i].port, os[i].credit, (unsigned long long)os[i].credit_changes, os[i].peak,
+			(unsigned long long)os[i].credit_waits,
+			(unsigned long long)os[i].busy_retries, (unsigned long long)os[i].resends);
+}
+
 int main(int argc, char **argv)
 {
 	mount_cfg cfg;
@@ -359,6 +382,7 @@ int main(int argc, char **argv)
 		pfs_log(PFS_LOG_ERR, "session loop failed: %s", strerror(-rc));
 	else
 		pfs_log(PFS_LOG_NOTICE, "unmounting %s", mnt);
+	log_osc_stats(osc);
 out:
 	if (mounted)
 		fuse_session_unmount(se);
