@@ -34,6 +34,7 @@ struct oss_sched {
 	uint64_t queued_bytes;
 	unsigned sleepers;
 	uint64_t served_io_rpcs, served_bytes, busy_rpcs;
+	uint64_t last_arrival;       /* latest arrival time handed out */
 	oss_jobstats *jobs;
 	qos_bucket pace_b, pace_i;   /* emulated device: bytes, RPCs (rate 0 = off) */
 	oss_rcc_srv *rcc;            /* NULL = no RCC */
@@ -224,12 +225,19 @@ int oss_sched_enqueue(oss_sched *s, oss_req *r)
 	oss_jobstat *j;
 	int rc = 0, reserved = 0;
 
-	if (!r->arrival_us)
-		r->arrival_us = oss_sched_now_us();
 	r->job[PFS_JOBID_MAX] = '\0';
 	r->limited = 0;
 	r->rcc_priv = NULL;
 	pthread_mutex_lock(&s->lock);
+	if (!r->arrival_us) {
+		/* Strictly increasing per OST, so two requests that arrive in
+		 * the same microsecond still have their arrival order in the
+		 * timestamps the class orders by (TBF deadlines), rather than
+		 * a tie broken by rule rank. */
+		uint64_t now = oss_sched_now_us();
+		r->arrival_us = now > s->last_arrival ? now : s->last_arrival + 1;
+		s->last_arrival = r->arrival_us;
+	}
 	if (s->shutdown) {
 		rc = -ESHUTDOWN;
 		goto out;

@@ -62,7 +62,8 @@ typedef struct oss_req {
 	uint32_t ost;                /* OST index (wire form) */
 	uint64_t bytes;              /* requested read/write length, else 0
 	                                (a short read still counts in full) */
-	uint64_t arrival_us;         /* monotonic; 0 = set by enqueue */
+	uint64_t arrival_us;         /* monotonic; 0 = set by enqueue (strictly
+	                                increasing per scheduler) */
 	uint32_t uid, gid;           /* caller, from the frame header (TBF uid=/gid=) */
 	uint64_t client_id;          /* from the frame header (RCC per-client state) */
 	uint32_t cnr;                /* RCC: credits the client asks for (header) */
