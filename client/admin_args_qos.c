@@ -1,5 +1,7 @@
 /* admin_args_qos.c — command lines of pfsadmin's job, jobstats, qos and nrs
- * families (see admin_args.h for the grammar).
+ * families (see admin_args.h for the grammar).  The command words are
+ * matched in admin_args.c; here each command's long options go through
+ * cli__getopt and its operands are checked.
  *
  * Every value the wire bounds is checked here, so a command never sends
  * what the server would refuse as malformed: job ids fit the header's
@@ -10,6 +12,7 @@
  * (it answers -EINVAL). */
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,45 +21,57 @@
 
 #define RATE_MAX 1e15 /* bytes/s: far above any OST, so only typos are refused */
 
-/* Options of these families and the commands that take them. */
+/* Options of these families: long only, codes above every char. */
 enum {
-	O_NODES, O_PRIORITY, O_UID, O_LIMIT, O_NO_THROTTLE, O_ALL, O_JOB, O_WATCH,
-	O_COUNT, O_OST, O_N
+	O_NODES = 300, O_PRIORITY, O_UID, O_LIMIT, O_NO_THROTTLE, O_ALL, O_JOB, O_WATCH,
+	O_COUNT, O_OST
 };
 
-static const struct {
-	const char *name;
-	int has_value;
-} opts[O_N] = {
-	[O_NODES] = { "--nodes", 1 },   [O_PRIORITY] = { "--priority", 1 },
-	[O_UID] = { "--uid", 1 },       [O_LIMIT] = { "--limit", 1 },
-	[O_NO_THROTTLE] = { "--no-throttle", 0 }, [O_ALL] = { "--all", 0 },
-	[O_JOB] = { "--job", 1 },       [O_WATCH] = { "--watch", 1 },
-	[O_COUNT] = { "--count", 1 },   [O_OST] = { "--ost", 1 },
+static const struct option register_opts[] = {
+	{ "nodes", required_argument, NULL, O_NODES },
+	{ "priority", required_argument, NULL, O_PRIORITY },
+	{ "uid", required_argument, NULL, O_UID },
+	{ "limit", required_argument, NULL, O_LIMIT },
+	{ "no-throttle", no_argument, NULL, O_NO_THROTTLE },
+	{ NULL, 0, NULL, 0 },
+};
+static const struct option list_opts[] = {
+	{ "all", no_argument, NULL, O_ALL },
+	{ NULL, 0, NULL, 0 },
+};
+static const struct option job_opts[] = {
+	{ "job", required_argument, NULL, O_JOB },
+	{ NULL, 0, NULL, 0 },
+};
+static const struct option jobstats_opts[] = {
+	{ "job", required_argument, NULL, O_JOB },
+	{ "watch", required_argument, NULL, O_WATCH },
+	{ "count", required_argument, NULL, O_COUNT },
+	{ NULL, 0, NULL, 0 },
+};
+static const struct option nrs_opts[] = {
+	{ "ost", required_argument, NULL, O_OST },
+	{ NULL, 0, NULL, 0 },
 };
 
-#define B(o) (1u << (o))
-
-/* Per command: allowed options, positional arguments (min, max; max -1 =
- * any number) and the command's name in messages. */
+/* Per command: its options and positional arguments (min, max; max -1 =
+ * any number). */
 static const struct {
-	unsigned opts;
+	const struct option *opts;
 	int min_pos, max_pos;
-	const char *name;
 } cmds[CLI_ADMIN_CMD_COUNT] = {
-	[CLI_ADMIN_JOB_REGISTER] = { B(O_NODES) | B(O_PRIORITY) | B(O_UID) | B(O_LIMIT) |
-				     B(O_NO_THROTTLE), 1, 1, "job register" },
-	[CLI_ADMIN_JOB_END] = { 0, 1, 1, "job end" },
-	[CLI_ADMIN_JOB_LIST] = { B(O_ALL), 0, 0, "job list" },
-	[CLI_ADMIN_JOB_SHOW] = { 0, 1, 1, "job show" },
-	[CLI_ADMIN_JOBSTATS] = { B(O_JOB) | B(O_WATCH) | B(O_COUNT), 0, 0, "jobstats" },
-	[CLI_ADMIN_QOS_SHOW] = { B(O_JOB), 0, 0, "qos show" },
-	[CLI_ADMIN_QOS_POLICY_SET] = { 0, 1, -1, "qos policy set" },
-	[CLI_ADMIN_QOS_POLICY_SHOW] = { 0, 0, 0, "qos policy show" },
-	[CLI_ADMIN_QOS_COUPONS] = { B(O_JOB), 0, 0, "qos coupons" },
-	[CLI_ADMIN_QOS_REGRET] = { 0, 0, 0, "qos regret" },
+	[CLI_ADMIN_JOB_REGISTER] = { register_opts, 1, 1 },
+	[CLI_ADMIN_JOB_END] = { NULL, 1, 1 },
+	[CLI_ADMIN_JOB_LIST] = { list_opts, 0, 0 },
+	[CLI_ADMIN_JOB_SHOW] = { NULL, 1, 1 },
+	[CLI_ADMIN_JOBSTATS] = { jobstats_opts, 0, 0 },
+	[CLI_ADMIN_QOS_SHOW] = { job_opts, 0, 0 },
+	[CLI_ADMIN_QOS_POLICY_SET] = { NULL, 1, -1 },
+	[CLI_ADMIN_QOS_POLICY_SHOW] = { NULL, 0, 0 },
+	[CLI_ADMIN_QOS_COUPONS] = { job_opts, 0, 0 },
+	[CLI_ADMIN_QOS_REGRET] = { NULL, 0, 0 },
 	/* the count depends on the verb: positionals() checks it */
-	[CLI_ADMIN_NRS_RULE] = { B(O_OST), 0, -1, "nrs tbf rule" },
+	[CLI_ADMIN_NRS_RULE] = { nrs_opts, 0, -1 },
 };
 
 static const char *const nrs_verbs[] = {
@@ -192,92 +207,9 @@ static int add_param(cli_admin_args *a, const char *s, char *err, size_t errlen)
 	return 0;
 }
 
-/* Take the sub-command word(s); sets a->cmd.  Returns the next index or
- * -EINVAL. */
-static int subcommand(const char *cmd, int argc, char **argv, int i, cli_admin_args *a,
-		      char *err, size_t errlen)
+/* One option of these families (cli__optfn). */
+static int family_opt(int o, const char *val, cli_admin_args *a, char *err, size_t errlen)
 {
-	const char *w = i < argc ? argv[i] : "";
-	const char *w2 = i + 1 < argc ? argv[i + 1] : "";
-
-	if (strcmp(cmd, "jobstats") == 0) {
-		a->cmd = CLI_ADMIN_JOBSTATS;
-		return i;
-	}
-	if (strcmp(cmd, "job") == 0) {
-		if (strcmp(w, "register") == 0)
-			a->cmd = CLI_ADMIN_JOB_REGISTER;
-		else if (strcmp(w, "end") == 0)
-			a->cmd = CLI_ADMIN_JOB_END;
-		else if (strcmp(w, "list") == 0)
-			a->cmd = CLI_ADMIN_JOB_LIST;
-		else if (strcmp(w, "show") == 0)
-			a->cmd = CLI_ADMIN_JOB_SHOW;
-		else
-			return cli__fail(err, errlen,
-					 "'job' needs a subcommand: register, end, list, show");
-		return i + 1;
-	}
-	if (strcmp(cmd, "qos") == 0) {
-		if (strcmp(w, "show") == 0) {
-			a->cmd = CLI_ADMIN_QOS_SHOW;
-		} else if (strcmp(w, "coupons") == 0) {
-			a->cmd = CLI_ADMIN_QOS_COUPONS;
-		} else if (strcmp(w, "regret") == 0) {
-			a->cmd = CLI_ADMIN_QOS_REGRET;
-		} else if (strcmp(w, "policy") == 0) {
-			if (strcmp(w2, "set") == 0)
-				a->cmd = CLI_ADMIN_QOS_POLICY_SET;
-			else if (strcmp(w2, "show") == 0)
-				a->cmd = CLI_ADMIN_QOS_POLICY_SHOW;
-			else
-				return cli__fail(err, errlen, "'qos policy' needs set or show");
-			return i + 2;
-		} else {
-			return cli__fail(err, errlen,
-					 "'qos' needs a subcommand: show, policy, coupons, regret");
-		}
-		return i + 1;
-	}
-	/* nrs tbf rule VERB */
-	if (strcmp(w, "tbf") != 0 || strcmp(w2, "rule") != 0)
-		return cli__fail(err, errlen, "'nrs' needs: nrs tbf rule start|change|stop|list");
-	w = i + 2 < argc ? argv[i + 2] : "";
-	a->cmd = CLI_ADMIN_NRS_RULE;
-	for (int v = PFS_NRS_START; v <= PFS_NRS_LIST; v++)
-		if (strcmp(w, nrs_verbs[v]) == 0)
-			a->nrs_verb = v;
-	if (!a->nrs_verb)
-		return cli__fail(err, errlen, "'nrs tbf rule' needs start, change, stop or list");
-	return i + 3;
-}
-
-/* An option of these families at argv[*i]; 1 if taken, 0 if not one. */
-static int family_opt(int argc, char **argv, int *i, cli_admin_args *a, char *err,
-		      size_t errlen)
-{
-	const char *s = argv[*i], *val = NULL;
-	int o;
-
-	for (o = 0; o < O_N; o++) {
-		size_t n = strlen(opts[o].name);
-
-		if (strncmp(s, opts[o].name, n) != 0)
-			continue;
-		if (s[n] == '=' && opts[o].has_value) {
-			val = s + n + 1;
-			break;
-		}
-		if (s[n] == '\0')
-			break;
-	}
-	if (o == O_N || !(cmds[a->cmd].opts & B(o)))
-		return cli__fail(err, errlen, "unknown option '%s' for %s", s, cmds[a->cmd].name);
-	if (opts[o].has_value && !val) {
-		if (*i + 1 >= argc)
-			return cli__fail(err, errlen, "option '%s' needs a value", s);
-		val = argv[++*i];
-	}
 	switch (o) {
 	case O_NODES:
 		return parse_u32("--nodes", val, 1, CLI_NODES_MAX, &a->nodes, err, errlen);
@@ -306,18 +238,17 @@ static int family_opt(int argc, char **argv, int *i, cli_admin_args *a, char *er
 	case O_COUNT:
 		return parse_u32("--count", val, 1, CLI_WATCH_COUNT_MAX, &a->watch_count, err,
 				 errlen);
-	case O_OST:
+	default: /* O_OST */
 		a->have_ost = 1;
 		return parse_u32("--ost", val, 0, PFS_QOS_OST_ALL - 1, &a->ost, err, errlen);
 	}
-	return cli__fail(err, errlen, "unknown option '%s'", s);
 }
 
 /* Put the positional words where the command wants them. */
 static int positionals(cli_admin_args *a, const char **pos, int npos, char *err,
 		       size_t errlen)
 {
-	const char *name = cmds[a->cmd].name;
+	const char *name = cli_admin_cmd_name(a->cmd);
 	int rc, k = 0;
 
 	switch (a->cmd) {
@@ -367,61 +298,25 @@ static int positionals(cli_admin_args *a, const char **pos, int npos, char *err,
 	}
 }
 
-int cli__parse_qos(const char *cmd, int argc, char **argv, int i, cli_admin_args *a,
-			 char *err, size_t errlen)
+int cli__parse_qos(int argc, char **argv, cli_admin_args *a, char *err, size_t errlen)
 {
-	const char **pos = calloc((size_t)argc + 1, sizeof(*pos));
-	int npos = 0, rc;
+	const char *name = cli_admin_cmd_name(a->cmd);
+	int npos, rc, op;
 
-	if (!pos)
-		return cli__fail(err, errlen, "out of memory");
 	a->nodes = 1;
 	a->priority = 1;
-	rc = subcommand(cmd, argc, argv, i, a, err, errlen);
-	if (rc < 0)
-		goto out;
-	for (i = rc, rc = 0; i < argc; i++) {
-		const char *s = argv[i];
-
-		rc = cli__global_opt(argc, argv, &i, a, err, errlen);
-		if (rc == 2) {
-			rc = 0;
-			goto out;
-		}
-		if (rc < 0)
-			goto out;
-		if (rc == 1)
-			continue;
-		if (strcmp(s, "--") == 0) {
-			while (++i < argc)
-				pos[npos++] = argv[i];
-			break;
-		}
-		if (s[0] == '-' && s[1] != '\0') {
-			rc = family_opt(argc, argv, &i, a, err, errlen);
-			if (rc < 0)
-				goto out;
-			continue;
-		}
-		pos[npos++] = s;
-	}
-	rc = 0;
-	if (npos < cmds[a->cmd].min_pos) {
-		rc = cli__fail(err, errlen, "%s needs %s", cmds[a->cmd].name,
-			       a->cmd == CLI_ADMIN_QOS_POLICY_SET ? "a policy NAME or KEY=VALUE" :
-			       "a JOBID");
-		goto out;
-	}
-	if (cmds[a->cmd].max_pos >= 0 && npos > cmds[a->cmd].max_pos) {
-		rc = cli__fail(err, errlen, "unexpected argument '%s'", pos[cmds[a->cmd].max_pos]);
-		goto out;
-	}
-	if (a->watch_count && a->watch_s == 0) {
-		rc = cli__fail(err, errlen, "--count needs --watch SECS");
-		goto out;
-	}
-	rc = positionals(a, pos, npos, err, errlen);
-out:
-	free(pos);
-	return rc;
+	rc = cli__getopt(argc, argv, "", cmds[a->cmd].opts, family_opt, a, &op, err, errlen);
+	if (rc)
+		return rc < 0 ? rc : 0;
+	npos = argc - op;
+	if (npos < cmds[a->cmd].min_pos)
+		return cli__fail(err, errlen, "%s needs %s", name,
+				 a->cmd == CLI_ADMIN_QOS_POLICY_SET ?
+				 "a policy NAME or KEY=VALUE" : "a JOBID");
+	if (cmds[a->cmd].max_pos >= 0 && npos > cmds[a->cmd].max_pos)
+		return cli__fail(err, errlen, "unexpected argument '%s'",
+				 argv[op + cmds[a->cmd].max_pos]);
+	if (a->watch_count && a->watch_s == 0)
+		return cli__fail(err, errlen, "--count needs --watch SECS");
+	return positionals(a, (const char **)argv + op, npos, err, errlen);
 }

@@ -1,4 +1,6 @@
-/* admin_cmd.c — pfsadmin commands against the MDS (see admin_cmd.h).
+/* admin_cmd.c — what every pfsadmin command shares (see admin_cmd.h): the
+ * cli_admin context, the MDS requests that go around mdc (job and QoS
+ * opcodes), error messages, JSON helpers; and ping and the dispatch table.
  *
  * Every command first gathers all its data, then prints: a failed request
  * never leaves half a table or a truncated JSON document on stdout.  JSON
@@ -10,25 +12,20 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "client/admin_fmt.h"
+#include "client/admin_df.h"
 #include "client/admin_i.h"
 #include "client/admin_job.h"
 #include "client/admin_nrs.h"
 #include "client/admin_qos.h"
 #include "client/admin_stats.h"
+#include "client/admin_stripe.h"
 #include "common/buf.h"
-
-/* Smallest wire size of one pfs_ost_info: index, three empty strings,
- * two ports, up, three u64 — used to bound the count before allocating. */
-#define OST_INFO_MIN_WIRE (4 + 3 * 4 + 2 + 2 + 1 + 3 * 8)
 
 void cli__what(cli_admin *a, const char *fmt, ...)
 {
@@ -37,33 +34,121 @@ void cli__what(cli_admin *a, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(a->what, sizeof(a->what), fmt, ap);
 	va_end(ap);
+	a->why[0] = '\0';
+}
+
+void cli__rewhat(cli_admin *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->what, sizeof(a->what), fmt, ap);
+	va_end(ap);
+}
+
+void cli__why(cli_admin *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->why, sizeof(a->why), fmt, ap);
+	va_end(ap);
+}
+
+const char *cli__transport_text(int rc, int timeout_ms, char *buf, size_t sz)
+{
+	switch (rc) {
+	case -ECONNREFUSED:
+		return "not reachable (connection refused: nothing listens on that port)";
+	case -ETIMEDOUT:
+	case -EAGAIN:
+		if (timeout_ms > 0) {
+			snprintf(buf, sz, "did not answer within %g s (--timeout)",
+				 timeout_ms / 1000.0);
+			return buf;
+		}
+		return "did not answer in time (--timeout)";
+	case -EHOSTUNREACH:
+	case -ENETUNREACH:
+	case -EHOSTDOWN:
+	case -ENETDOWN:
+	case -EADDRNOTAVAIL:
+		return "not reachable (no route to it from here)";
+	case -EPIPE:
+	case -ECONNRESET:
+	case -ECONNABORTED:
+	case -ENOTCONN:
+		return "closed the connection before answering";
+	default:
+		return NULL;
+	}
 }
 
 void cli__fail_rpc(cli_admin *a, int rc, const char *server, const char *doing)
 {
-	const char *hint = "";
+	const char *hint = NULL;
+	char buf[96];
 
 	switch (rc) {
 	case -EACCES:
 	case -EPERM:
-		hint = " (only root, or the job's owner for its own job, may do this)";
+		hint = "permission denied: only root, or the job's owner for its own job, "
+		       "may do this";
 		break;
 	case -ENOENT:
-		hint = " (no such job, or it is not yours)";
+		hint = "no such job, or it is not yours";
 		break;
 	case -EOPNOTSUPP:
-		hint = " (the server does not know this request: an older pfs?)";
+		hint = "the server does not know this request (an older pfs?)";
 		break;
 	case -EBADMSG:
-		hint = " (malformed reply)";
+		hint = "malformed reply";
 		break;
 	default:
+		hint = cli__transport_text(rc, a->timeout_ms, buf, sizeof(buf));
 		break;
 	}
-	cli__what(a, "%s on %s%s", doing, server, hint);
+	cli__what(a, "%s on %s", doing, server);
+	if (hint)
+		cli__why(a, "%s", hint);
 }
 
-void cli_admin_init(cli_admin *a, pfs_rpc_pool *pool, FILE *out, int json)
+void cli__fail_mds(cli_admin *a, int rc, const char *doing, const char *request)
+{
+	const char *t;
+	char mds[300], buf[96];
+
+	cli__what(a, "%s", doing);
+	cli__mds_name(a, mds, sizeof(mds));
+	t = cli__transport_text(rc, a->timeout_ms, buf, sizeof(buf));
+	if (t)
+		cli__why(a, "%s %s", mds, t);
+	else if (rc == -EBADMSG)
+		cli__why(a, "malformed %s reply from %s", request, mds);
+	else if (rc == -EOPNOTSUPP)
+		cli__why(a, "%s does not know the %s request (an older pfs?)", mds, request);
+}
+
+const char *cli_admin_errmsg(const cli_admin *a, int rc, char *buf, size_t sz)
+{
+	const char *why = a->why[0] ? a->why : pfs_strerror(rc);
+
+	if (a->what[0])
+		snprintf(buf, sz, "%s: %s", a->what, why);
+	else
+		snprintf(buf, sz, "%s", why);
+	return buf;
+}
+
+void cli__report(cli_admin *a, int rc)
+{
+	char msg[900];
+
+	fprintf(a->err, "pfsadmin: %s\n", cli_admin_errmsg(a, rc, msg, sizeof(msg)));
+	a->reported = 1;
+}
+
+int cli_admin_init(cli_admin *a, pfs_rpc_pool *pool, FILE *out, int json)
 {
 	gid_t groups[PFS_MAX_GROUPS];
 	int n;
@@ -71,22 +156,32 @@ void cli_admin_init(cli_admin *a, pfs_rpc_pool *pool, FILE *out, int json)
 	memset(a, 0, sizeof(*a));
 	a->pool = pool;
 	a->out = out;
+	a->err = stderr;
 	a->json = json;
-	a->cred.uid = (uint32_t)getuid();
-	a->cred.gid = (uint32_t)getgid();
+	a->fsname = CLI_FSNAME_DEFAULT;
+	a->mnt = "";
+	a->ctx.cred.uid = (uint32_t)getuid();
+	a->ctx.cred.gid = (uint32_t)getgid();
 	/* More than PFS_MAX_GROUPS supplementary groups makes getgroups fail
 	 * with EINVAL; then only the primary group is sent, which can deny
 	 * access but never grants too much. */
 	n = getgroups(PFS_MAX_GROUPS, groups);
 	for (int i = 0; i < n; i++)
-		a->cred.groups[a->cred.ngroups++] = (uint32_t)groups[i];
-	snprintf(a->job_id, sizeof(a->job_id), "pfsadmin.%u", (unsigned)a->cred.uid);
+		a->ctx.cred.groups[a->ctx.cred.ngroups++] = (uint32_t)groups[i];
+	snprintf(a->ctx.job, sizeof(a->ctx.job), "pfsadmin.%u", (unsigned)a->ctx.cred.uid);
 	a->oss_timeout_ms = CLI_ADMIN_OSS_TIMEOUT_MS;
+	return cli_mdc_wrap(pool, &a->mdc);
+}
+
+void cli_admin_fini(cli_admin *a)
+{
+	cli_mdc_destroy(a->mdc);
+	a->mdc = NULL;
 }
 
 pfs_rpc_tag cli__tag(const cli_admin *a)
 {
-	pfs_rpc_tag t = { .job = a->job_id, .uid = a->cred.uid, .gid = a->cred.gid };
+	pfs_rpc_tag t = { .job = a->ctx.job, .uid = a->ctx.cred.uid, .gid = a->ctx.cred.gid };
 
 	return t;
 }
@@ -102,22 +197,9 @@ int cli__call(cli_admin *a, uint16_t op, const pfs_wbuf *w, unsigned flags, pfs_
 	return pfs_rpc_call_tag(a->pool, op, &tag, flags, w->data, w->len, NULL, 0, rep);
 }
 
-/* The namespace and OST requests here are all safe to resend. */
-static int call(cli_admin *a, uint16_t op, pfs_wbuf *w, pfs_rpc_reply *rep)
-{
-	return cli__call(a, op, w, PFS_RPC_IDEMPOTENT, rep);
-}
-
 const char *cli__mds_name(cli_admin *a, char *buf, size_t sz)
 {
 	snprintf(buf, sz, "MDS %s:%u", pfs_rpc_pool_host(a->pool), pfs_rpc_pool_port(a->pool));
-	return buf;
-}
-
-/* The older messages say "MDS " themselves. */
-static const char *mds_name(cli_admin *a, char *buf, size_t sz)
-{
-	snprintf(buf, sz, "%s:%u", pfs_rpc_pool_host(a->pool), pfs_rpc_pool_port(a->pool));
 	return buf;
 }
 
@@ -134,133 +216,31 @@ uint32_t cli__rcount(pfs_rbuf *r, size_t min_wire)
 
 int cli_admin_get_osts(cli_admin *a, pfs_ost_info **osts, uint32_t *n)
 {
-	pfs_rpc_reply rep = { 0 };
-	pfs_wbuf w;
-	pfs_rbuf r;
-	pfs_ost_info *v = NULL;
-	uint32_t cnt = 0;
-	char mds[300];
-	int rc;
+	int rc = cli_mdc_ost_list(a->mdc, a->ctx.job, osts, n);
 
-	pfs_wbuf_init(&w);
-	rc = call(a, PFS_OP_MDS_OST_LIST, &w, &rep);
 	if (rc) {
-		cli__what(a, "OST list from MDS %s", mds_name(a, mds, sizeof(mds)));
-		goto out;
+		*osts = NULL;
+		*n = 0;
+		cli__fail_mds(a, rc, "OST list", "OST list");
 	}
-	pfs_rbuf_init(&r, rep.data, rep.len);
-	cnt = pfs_rbuf_u32(&r);
-	rc = pfs_rbuf_error(&r);
-	if (rc == 0 && cnt > pfs_rbuf_left(&r) / OST_INFO_MIN_WIRE)
-		rc = -EBADMSG;
-	if (rc == 0) {
-		v = calloc(cnt ? cnt : 1, sizeof(*v));
-		if (!v)
-			rc = -ENOMEM;
-	}
-	for (uint32_t i = 0; rc == 0 && i < cnt; i++)
-		rc = pfs_ost_info_decode(&r, &v[i]);
-	if (rc == 0)
-		rc = pfs_rbuf_done(&r);
-	if (rc) {
-		cli__what(a, "bad OST list reply from MDS %s", mds_name(a, mds, sizeof(mds)));
-		if (rc != -ENOMEM)
-			rc = -EBADMSG;
-		free(v);
-		v = NULL;
-		cnt = 0;
-	}
-out:
-	pfs_wbuf_free(&w);
-	pfs_rpc_reply_free(&rep);
-	*osts = v;
-	*n = cnt;
 	return rc;
 }
 
 int cli_admin_get_statfs(cli_admin *a, pfs_statfs *s)
 {
-	pfs_rpc_reply rep = { 0 };
-	pfs_wbuf w;
-	pfs_rbuf r;
-	char mds[300];
-	int rc;
+	int rc = cli_mdc_statfs(a->mdc, &a->ctx, s);
 
-	pfs_wbuf_init(&w);
-	pfs_cred_encode(&w, &a->cred);
-	rc = call(a, PFS_OP_MDS_STATFS, &w, &rep);
-	if (rc) {
-		cli__what(a, "statfs from MDS %s", mds_name(a, mds, sizeof(mds)));
-		goto out;
-	}
-	pfs_rbuf_init(&r, rep.data, rep.len);
-	rc = pfs_statfs_decode(&r, s);
-	if (rc == 0)
-		rc = pfs_rbuf_done(&r);
-	if (rc) {
-		rc = -EBADMSG;
-		cli__what(a, "bad statfs reply from MDS %s", mds_name(a, mds, sizeof(mds)));
-	}
-out:
-	pfs_wbuf_free(&w);
-	pfs_rpc_reply_free(&rep);
+	if (rc)
+		cli__fail_mds(a, rc, "statfs", "statfs");
 	return rc;
-}
-
-/* Decode a layout reply.  A directory's default comes as size and count
- * with no stripe list (pfs_layout_decode would want count stripes), so
- * that form is recognised first. */
-static int decode_layout(const uint8_t *p, size_t len, pfs_layout *l, uint32_t *nobj)
-{
-	pfs_rbuf r;
-	uint32_t size, count;
-
-	memset(l, 0, sizeof(*l));
-	pfs_rbuf_init(&r, p, len);
-	size = pfs_rbuf_u32(&r);
-	count = pfs_rbuf_u32(&r);
-	if (pfs_rbuf_error(&r))
-		return -EBADMSG;
-	if (pfs_rbuf_left(&r) == 0) {
-		/* A directory's default: size 0 = the file system's stripe
-		 * size (setstripe -c N without -S), count 0 = its count. */
-		if (count && count != CLI_STRIPE_ALL_WIRE &&
-		    pfs_layout_check(size ? size : PFS_DEFAULT_STRIPE_SIZE, count))
-			return -EBADMSG;
-		l->stripe_size = size;
-		l->stripe_count = count;
-		*nobj = 0;
-		return 0;
-	}
-	pfs_rbuf_init(&r, p, len);
-	if (pfs_layout_decode(&r, l) || pfs_rbuf_done(&r))
-		return -EBADMSG;
-	*nobj = l->stripe_count;
-	return 0;
 }
 
 int cli_admin_get_layout(cli_admin *a, uint64_t ino, pfs_layout *l, uint32_t *nobj)
 {
-	pfs_rpc_reply rep = { 0 };
-	pfs_wbuf w;
-	char mds[300];
-	int rc;
+	int rc = cli_mdc_getlayout_any(a->mdc, &a->ctx, ino, l, nobj);
 
-	pfs_wbuf_init(&w);
-	pfs_cred_encode(&w, &a->cred);
-	pfs_wbuf_u64(&w, ino);
-	rc = call(a, PFS_OP_MDS_GETLAYOUT, &w, &rep);
-	if (rc) {
-		cli__what(a, "layout of inode %" PRIu64 " from MDS %s", ino,
-		     mds_name(a, mds, sizeof(mds)));
-		goto out;
-	}
-	rc = decode_layout(rep.data, rep.len, l, nobj);
 	if (rc)
-		cli__what(a, "bad layout reply from MDS %s", mds_name(a, mds, sizeof(mds)));
-out:
-	pfs_wbuf_free(&w);
-	pfs_rpc_reply_free(&rep);
+		cli__fail_mds(a, rc, "layout", "layout");
 	return rc;
 }
 
@@ -303,423 +283,6 @@ void cli__jpush(json_t **arr, json_t *v)
 	}
 }
 
-static uint64_t ost_used(const pfs_ost_info *o)
-{
-	return o->total_bytes > o->free_bytes ? o->total_bytes - o->free_bytes : 0;
-}
-
-int cli_admin_ost_list(cli_admin *a)
-{
-	static const cli_col cols[] = {
-		{ "IDX", 1 }, { "UUID", 0 }, { "OSS", 0 }, { "ADDRESS", 0 }, { "STATE", 0 },
-		{ "SIZE", 1 }, { "USED", 1 }, { "FREE", 1 }, { "OBJECTS", 1 },
-	};
-	pfs_ost_info *o = NULL;
-	cli_table *t = NULL;
-	json_t *arr = NULL;
-	uint32_t n;
-	int rc;
-
-	rc = cli_admin_get_osts(a, &o, &n);
-	if (rc)
-		goto out;
-	if (a->json) {
-		arr = json_array();
-		for (uint32_t i = 0; arr && i < n; i++) {
-			json_t *e = json_pack("{s:I,s:s,s:s,s:s,s:i,s:i,s:s,s:I,s:I,s:I,s:I}",
-					      "index", (json_int_t)o[i].index, "uuid", o[i].uuid,
-					      "oss", o[i].oss, "host", o[i].host,
-					      "data_port", (int)o[i].data_port,
-					      "ctl_port", (int)o[i].ctl_port,
-					      "state", o[i].up ? "up" : "down",
-					      "total_bytes", cli__ji(o[i].total_bytes),
-					      "used_bytes", cli__ji(ost_used(&o[i])),
-					      "free_bytes", cli__ji(o[i].free_bytes),
-					      "objects", cli__ji(o[i].objects));
-			if (!e || json_array_append_new(arr, e)) {
-				json_decref(arr);
-				arr = NULL;
-			}
-		}
-		rc = cli__emit(a, arr ? json_pack("{s:o}", "osts", arr) : NULL);
-		goto out;
-	}
-	rc = cli_table_create(cols, sizeof(cols) / sizeof(cols[0]), &t);
-	for (uint32_t i = 0; rc == 0 && i < n; i++) {
-		char idx[16], addr[96], sz[16], used[16], fr[16], obj[24];
-		const char *cells[9] = { idx, o[i].uuid, o[i].oss, addr,
-					 o[i].up ? "up" : "down", sz, used, fr, obj };
-
-		snprintf(idx, sizeof(idx), "%u", o[i].index);
-		snprintf(addr, sizeof(addr), "%s:%u", o[i].host, o[i].data_port);
-		cli_fmt_size(o[i].total_bytes, 1, sz, sizeof(sz));
-		cli_fmt_size(ost_used(&o[i]), 1, used, sizeof(used));
-		cli_fmt_size(o[i].free_bytes, 1, fr, sizeof(fr));
-		snprintf(obj, sizeof(obj), "%" PRIu64, o[i].objects);
-		rc = cli_table_add(t, cells);
-	}
-	if (rc) {
-		cli__what(a, "ost list");
-		goto out;
-	}
-	cli_table_print(t, a->out);
-out:
-	cli_table_free(t);
-	free(o);
-	return rc;
-}
-
-/* Sizes for df: 1K blocks as lfs df prints by default, or human form. */
-static void df_size(uint64_t bytes, int human, char *out, size_t sz)
-{
-	if (human)
-		cli_fmt_size(bytes, 1, out, sz);
-	else
-		snprintf(out, sz, "%" PRIu64, bytes / 1024);
-}
-
-int cli_admin_df(cli_admin *a, int human)
-{
-	cli_col cols[] = {
-		{ "UUID", 0 }, { human ? "SIZE" : "1K-BLOCKS", 1 }, { "USED", 1 },
-		{ "AVAILABLE", 1 }, { "USE%", 1 }, { "WHERE", 0 },
-	};
-	pfs_ost_info *o = NULL;
-	pfs_statfs s;
-	cli_table *t = NULL;
-	uint64_t tot, fr, av, used;
-	char b1[24], b2[24], b3[24], pct[8], where[48];
-	uint32_t n;
-	int rc;
-
-	rc = cli_admin_get_osts(a, &o, &n);
-	if (rc)
-		goto out;
-	rc = cli_admin_get_statfs(a, &s);
-	if (rc)
-		goto out;
-	tot = s.blocks * s.bsize;
-	fr = s.bfree * s.bsize;
-	av = s.bavail * s.bsize;
-	used = tot > fr ? tot - fr : 0;
-	if (a->json) {
-		json_t *arr = json_array();
-
-		for (uint32_t i = 0; arr && i < n; i++) {
-			json_t *e = json_pack("{s:s,s:I,s:s,s:I,s:I,s:I,s:i}",
-					      "uuid", o[i].uuid, "index", (json_int_t)o[i].index,
-					      "state", o[i].up ? "up" : "down",
-					      "total_bytes", cli__ji(o[i].total_bytes),
-					      "used_bytes", cli__ji(ost_used(&o[i])),
-					      "available_bytes", cli__ji(o[i].free_bytes),
-					      "use_pct", (int)cli_fmt_pct(ost_used(&o[i]),
-									 o[i].total_bytes));
-			if (!e || json_array_append_new(arr, e)) {
-				json_decref(arr);
-				arr = NULL;
-			}
-		}
-		rc = cli__emit(a, !arr ? NULL :
-			       json_pack("{s:o,s:{s:I,s:I,s:I,s:I,s:i,s:I,s:I,s:i,s:i}}",
-					 "osts", arr, "summary",
-					 "total_bytes", cli__ji(tot), "used_bytes", cli__ji(used),
-					 "free_bytes", cli__ji(fr), "available_bytes", cli__ji(av),
-					 "use_pct", (int)cli_fmt_pct(used, tot),
-					 "files", cli__ji(s.files), "files_free", cli__ji(s.ffree),
-					 "bsize", (int)s.bsize, "namemax", (int)s.namemax));
-		goto out;
-	}
-	rc = cli_table_create(cols, sizeof(cols) / sizeof(cols[0]), &t);
-	for (uint32_t i = 0; rc == 0 && i < n; i++) {
-		const char *cells[6] = { o[i].uuid, b1, b2, b3, pct, where };
-
-		df_size(o[i].total_bytes, human, b1, sizeof(b1));
-		df_size(ost_used(&o[i]), human, b2, sizeof(b2));
-		df_size(o[i].free_bytes, human, b3, sizeof(b3));
-		snprintf(pct, sizeof(pct), "%u%%", cli_fmt_pct(ost_used(&o[i]), o[i].total_bytes));
-		snprintf(where, sizeof(where), "[OST:%u]%s", o[i].index, o[i].up ? "" : " down");
-		rc = cli_table_add(t, cells);
-	}
-	if (rc == 0)
-		rc = cli_table_add_break(t);
-	if (rc == 0) {
-		const char *cells[6] = { "filesystem_summary:", b1, b2, b3, pct, "" };
-
-		df_size(tot, human, b1, sizeof(b1));
-		df_size(used, human, b2, sizeof(b2));
-		df_size(av, human, b3, sizeof(b3));
-		snprintf(pct, sizeof(pct), "%u%%", cli_fmt_pct(used, tot));
-		rc = cli_table_add(t, cells);
-	}
-	if (rc) {
-		cli__what(a, "df");
-		goto out;
-	}
-	cli_table_print(t, a->out);
-	fprintf(a->out, "\ninodes: %" PRIu64 " total, %" PRIu64 " free\n", s.files, s.ffree);
-out:
-	cli_table_free(t);
-	free(o);
-	return rc;
-}
-
-static int set_stripe(cli_admin *a, uint64_t ino, uint32_t size, uint32_t count)
-{
-	pfs_rpc_reply rep = { 0 };
-	pfs_wbuf w;
-	int rc;
-
-	pfs_wbuf_init(&w);
-	pfs_cred_encode(&w, &a->cred);
-	pfs_wbuf_u64(&w, ino);
-	pfs_wbuf_u32(&w, size);
-	pfs_wbuf_u32(&w, count);
-	rc = call(a, PFS_OP_MDS_SETSTRIPE, &w, &rep);
-	pfs_wbuf_free(&w);
-	pfs_rpc_reply_free(&rep);
-	return rc;
-}
-
-/* Create name in directory parent with the given hints; the new layout
- * comes back in l.  Not idempotent: a lost reply followed by a resend
- * would find the file there (EXCL), so it is sent once. */
-static int create_file(cli_admin *a, uint64_t parent, const char *name, uint32_t size,
-		       uint32_t count, uint64_t *ino, pfs_layout *l, uint32_t *nobj)
-{
-	pfs_rpc_reply rep = { 0 };
-	pfs_wbuf w;
-	pfs_rbuf r;
-	pfs_attr attr;
-	/* umask can only be read by setting it; pfsadmin is single-threaded
-	 * when it creates, so the moment with umask 0 is harmless. */
-	mode_t um = umask(0);
-	int rc;
-
-	umask(um);
-	pfs_wbuf_init(&w);
-	pfs_cred_encode(&w, &a->cred);
-	pfs_wbuf_u64(&w, parent);
-	pfs_wbuf_str(&w, name);
-	pfs_wbuf_u32(&w, (uint32_t)(S_IFREG | (0666 & ~um)));
-	pfs_wbuf_u32(&w, PFS_CREATE_EXCL);
-	pfs_wbuf_u32(&w, size);
-	pfs_wbuf_u32(&w, count);
-	pfs_rpc_reply_init(&rep);
-	rc = pfs_wbuf_error(&w);
-	if (rc == 0)
-		rc = pfs_rpc_call(a->pool, PFS_OP_MDS_CREATE, a->job_id, 0, w.data, w.len,
-				  NULL, 0, &rep);
-	if (rc)
-		goto out;
-	pfs_rbuf_init(&r, rep.data, rep.len);
-	if (pfs_attr_decode(&r, &attr) || pfs_layout_decode(&r, l) || pfs_rbuf_done(&r))
-		rc = -EBADMSG;
-	if (rc == 0) {
-		*ino = attr.ino;
-		*nobj = l->stripe_count;
-	}
-out:
-	pfs_wbuf_free(&w);
-	pfs_rpc_reply_free(&rep);
-	return rc;
-}
-
-/* Print a layout (getstripe, and setstripe's confirmation). */
-static int print_layout(cli_admin *a, const char *path, uint64_t ino, int is_dir,
-			const pfs_layout *l, uint32_t nobj)
-{
-	static const cli_col cols[] = {
-		{ "STRIPE", 1 }, { "OST", 1 }, { "OBJECT_ID", 0 }, { "OBJECT", 1 },
-	};
-	char sz[16];
-	cli_table *t = NULL;
-	int rc = 0;
-
-	if (a->json) {
-		json_t *arr = json_array();
-
-		for (uint32_t i = 0; arr && i < nobj; i++) {
-			char hex[24];
-			json_t *e;
-
-			snprintf(hex, sizeof(hex), "0x%" PRIx64, l->stripe[i].object);
-			e = json_pack("{s:I,s:I,s:s,s:I}", "index", (json_int_t)i,
-				      "ost", (json_int_t)l->stripe[i].ost, "object_id", hex,
-				      "object", cli__ji(l->stripe[i].object));
-			if (!e || json_array_append_new(arr, e)) {
-				json_decref(arr);
-				arr = NULL;
-			}
-		}
-		return cli__emit(a, !arr ? NULL :
-				 json_pack("{s:s,s:I,s:s,s:I,s:I,s:o}", "path", path,
-					   "ino", cli__ji(ino),
-					   "type", is_dir ? "directory" : "file",
-					   "stripe_size", (json_int_t)l->stripe_size,
-					   "stripe_count", l->stripe_count == CLI_STRIPE_ALL_WIRE ?
-					   (json_int_t)-1 : (json_int_t)l->stripe_count,
-					   "stripes", arr));
-	}
-	fprintf(a->out, "%s\n", path);
-	/* A directory's default: 0 means "the file system default" for
-	 * either value.  (The MDS does not report a directory's default
-	 * count yet and always sends 0 there.) */
-	if (is_dir && l->stripe_size == 0) {
-		fputs("  default stripe_size:  file system default\n", a->out);
-	} else {
-		cli_fmt_size(l->stripe_size, 1, sz, sizeof(sz));
-		fprintf(a->out, "  %sstripe_size:  %u (%s)\n", is_dir ? "default " : "",
-			l->stripe_size, sz);
-	}
-	if (l->stripe_count == CLI_STRIPE_ALL_WIRE)
-		fprintf(a->out, "  default stripe_count: -1 (all OSTs)\n");
-	else if (is_dir && l->stripe_count == 0)
-		fprintf(a->out, "  default stripe_count: file system default\n");
-	else
-		fprintf(a->out, "  %sstripe_count: %u\n", is_dir ? "default " : "",
-			l->stripe_count);
-	if (nobj == 0)
-		return 0;
-	rc = cli_table_create(cols, sizeof(cols) / sizeof(cols[0]), &t);
-	for (uint32_t i = 0; rc == 0 && i < nobj; i++) {
-		char idx[16], ost[16], hex[24], dec[24];
-		const char *cells[4] = { idx, ost, hex, dec };
-
-		snprintf(idx, sizeof(idx), "%u", i);
-		snprintf(ost, sizeof(ost), "%u", l->stripe[i].ost);
-		snprintf(hex, sizeof(hex), "0x%" PRIx64, l->stripe[i].object);
-		snprintf(dec, sizeof(dec), "%" PRIu64, l->stripe[i].object);
-		rc = cli_table_add(t, cells);
-	}
-	if (rc == 0)
-		cli_table_print(t, a->out);
-	else
-		cli__what(a, "getstripe %s", path);
-	cli_table_free(t);
-	return rc;
-}
-
-int cli_admin_setstripe(cli_admin *a, const char *path, int have_count, int32_t count,
-			int have_size, uint32_t size)
-{
-	struct stat st;
-	pfs_layout *l = calloc(1, sizeof(*l));
-	uint32_t nobj = 0, wsize = have_size ? size : 0, wcount = 0;
-	char *dcopy = NULL, *bcopy = NULL;
-	int rc;
-
-	if (!l) {
-		cli__what(a, "setstripe %s", path);
-		return -ENOMEM;
-	}
-	/* -1 goes to the MDS as "all OSTs up", resolved when each file is
-	 * created, so a directory default keeps up with OSTs added later. */
-	if (have_count)
-		wcount = count == CLI_STRIPE_ALL ? CLI_STRIPE_ALL_WIRE : (uint32_t)count;
-	if (stat(path, &st) == 0) {
-		if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
-			rc = -EINVAL;
-			cli__what(a, "setstripe %s: not a regular file or directory", path);
-			goto out;
-		}
-		/* The MDS refuses too (-EBUSY); checking here first gives a
-		 * message that says why. */
-		if (S_ISREG(st.st_mode) && st.st_size > 0) {
-			rc = -EBUSY;
-			cli__what(a, "setstripe %s: the file has data, its layout is fixed", path);
-			goto out;
-		}
-		rc = set_stripe(a, (uint64_t)st.st_ino, wsize, wcount);
-		if (rc) {
-			cli__what(a, "setstripe %s", path);
-			goto out;
-		}
-		rc = cli_admin_get_layout(a, (uint64_t)st.st_ino, l, &nobj);
-		if (rc == 0)
-			rc = print_layout(a, path, (uint64_t)st.st_ino, S_ISDIR(st.st_mode), l,
-					  nobj);
-		goto out;
-	}
-	if (errno != ENOENT) {
-		rc = -errno;
-		cli__what(a, "setstripe %s", path);
-		goto out;
-	}
-	/* A new file: look the parent up through the mount, create by name. */
-	dcopy = strdup(path);
-	bcopy = strdup(path);
-	if (!dcopy || !bcopy) {
-		rc = -ENOMEM;
-		cli__what(a, "setstripe %s", path);
-		goto out;
-	}
-	{
-		const char *dir = dirname(dcopy), *base = basename(bcopy);
-		struct stat pst;
-
-		if (stat(dir, &pst) != 0) {
-			rc = -errno;
-			cli__what(a, "setstripe %s: parent %s", path, dir);
-			goto out;
-		}
-		if (!S_ISDIR(pst.st_mode)) {
-			rc = -ENOTDIR;
-			cli__what(a, "setstripe %s: parent %s", path, dir);
-			goto out;
-		}
-		if (strlen(base) > PFS_NAME_MAX) {
-			rc = -ENAMETOOLONG;
-			cli__what(a, "setstripe %s", path);
-			goto out;
-		}
-		uint64_t ino = 0;
-
-		rc = create_file(a, (uint64_t)pst.st_ino, base, wsize, wcount, &ino, l, &nobj);
-		if (rc) {
-			cli__what(a, "setstripe %s: create", path);
-			goto out;
-		}
-		rc = print_layout(a, path, ino, 0, l, nobj);
-	}
-out:
-	free(dcopy);
-	free(bcopy);
-	free(l);
-	return rc;
-}
-
-int cli_admin_getstripe(cli_admin *a, const char *path)
-{
-	struct stat st;
-	pfs_layout *l = calloc(1, sizeof(*l));
-	uint32_t nobj;
-	int rc;
-
-	if (!l) {
-		cli__what(a, "getstripe %s", path);
-		return -ENOMEM;
-	}
-	if (stat(path, &st) != 0) {
-		rc = -errno;
-		cli__what(a, "getstripe %s", path);
-		goto out;
-	}
-	rc = cli_admin_get_layout(a, (uint64_t)st.st_ino, l, &nobj);
-	if (rc) {
-		char mds[300];
-
-		/* The path exists here; say that the MDS answered, so an
-		 * ENOENT for a path outside pfs is not a riddle. */
-		cli__what(a, "getstripe %s: inode %llu on MDS %s", path,
-			  (unsigned long long)st.st_ino, mds_name(a, mds, sizeof(mds)));
-		goto out;
-	}
-	rc = print_layout(a, path, (uint64_t)st.st_ino, S_ISDIR(st.st_mode), l, nobj);
-out:
-	free(l);
-	return rc;
-}
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -735,14 +298,14 @@ int cli_admin_ping(cli_admin *a, unsigned count)
 	char mds[300];
 	int rc = 0;
 
-	mds_name(a, mds, sizeof(mds));
+	snprintf(mds, sizeof(mds), "%s:%u", pfs_rpc_pool_host(a->pool),
+		 pfs_rpc_pool_port(a->pool));
 	if (!rtt || count == 0) {
 		free(rtt);
-		cli__what(a, "ping %s", mds);
+		cli__what(a, "ping MDS %s", mds);
 		return count ? -ENOMEM : -EINVAL;
 	}
 	for (unsigned i = 0; i < count; i++) {
-		pfs_rpc_reply rep = { 0 };
 		uint8_t msg[16];
 		uint64_t t0 = now_ns();
 
@@ -751,15 +314,10 @@ int cli_admin_ping(cli_admin *a, unsigned count)
 		memcpy(msg, &i, sizeof(i));
 		memset(msg + sizeof(i), 0, sizeof(msg) - sizeof(i));
 		memcpy(msg + 8, &t0, sizeof(t0));
-		pfs_rpc_reply_init(&rep);
-		rc = pfs_rpc_call(a->pool, PFS_OP_PING, a->job_id, PFS_RPC_IDEMPOTENT, msg,
-				  sizeof(msg), NULL, 0, &rep);
+		rc = cli_mdc_ping(a->mdc, a->ctx.job, msg, sizeof(msg));
 		rtt[i] = now_ns() - t0;
-		if (rc == 0 && (rep.len != sizeof(msg) || memcmp(rep.data, msg, sizeof(msg))))
-			rc = -EBADMSG;
-		pfs_rpc_reply_free(&rep);
 		if (rc) {
-			cli__what(a, "ping %s", mds);
+			cli__fail_mds(a, rc, "ping", "ping");
 			goto out;
 		}
 		min = rtt[i] < min ? rtt[i] : min;
@@ -775,7 +333,7 @@ int cli_admin_ping(cli_admin *a, unsigned count)
 				arr = NULL;
 			}
 		rc = cli__emit(a, !arr ? NULL :
-			       json_pack("{s:s,s:I,s:o,s:I,s:I,s:I}", "mds", mds,
+			       json_pack("{s:s,s:I,s:o,s:I,s:I,s:I}", "address", mds,
 					 "count", (json_int_t)count, "rtt_us", arr,
 					 "min_us", cli__ji(min / 1000),
 					 "avg_us", cli__ji(sum / count / 1000),
@@ -791,39 +349,17 @@ out:
 	return rc;
 }
 
-static int run_ost_list(cli_admin *a, const cli_admin_args *args)
-{
-	return cli_admin_ost_list(a);
-}
-
-static int run_df(cli_admin *a, const cli_admin_args *args)
-{
-	return cli_admin_df(a, args->human);
-}
-
-static int run_setstripe(cli_admin *a, const cli_admin_args *args)
-{
-	return cli_admin_setstripe(a, args->path, args->have_count, args->count,
-				   args->have_size, args->size);
-}
-
-static int run_getstripe(cli_admin *a, const cli_admin_args *args)
-{
-	return cli_admin_getstripe(a, args->path);
-}
-
 static int run_ping(cli_admin *a, const cli_admin_args *args)
 {
 	return cli_admin_ping(a, args->ping_count);
 }
 
-/* Each command's entry point; the job/QoS ones take the parsed arguments
- * as they are. */
+/* Each command's entry point; every one takes the parsed arguments. */
 static int (*const run_table[CLI_ADMIN_CMD_COUNT])(cli_admin *, const cli_admin_args *) = {
-	[CLI_ADMIN_OST_LIST] = run_ost_list,
-	[CLI_ADMIN_DF] = run_df,
-	[CLI_ADMIN_SETSTRIPE] = run_setstripe,
-	[CLI_ADMIN_GETSTRIPE] = run_getstripe,
+	[CLI_ADMIN_OST_LIST] = cli_admin_run_ost_list,
+	[CLI_ADMIN_DF] = cli_admin_run_df,
+	[CLI_ADMIN_SETSTRIPE] = cli_admin_run_setstripe,
+	[CLI_ADMIN_GETSTRIPE] = cli_admin_run_getstripe,
 	[CLI_ADMIN_PING] = run_ping,
 	[CLI_ADMIN_JOB_REGISTER] = cli_admin_job_register,
 	[CLI_ADMIN_JOB_END] = cli_admin_job_end,
@@ -840,6 +376,8 @@ static int (*const run_table[CLI_ADMIN_CMD_COUNT])(cli_admin *, const cli_admin_
 
 int cli_admin_run(cli_admin *a, const cli_admin_args *args)
 {
+	a->what[0] = a->why[0] = '\0';
+	a->reported = 0;
 	if ((unsigned)args->cmd < CLI_ADMIN_CMD_COUNT && run_table[args->cmd])
 		return run_table[args->cmd](a, args);
 	cli__what(a, "no command to run");

@@ -11,11 +11,13 @@
 #include <string.h>
 #include <time.h>
 
+enum { ROW_CELLS, ROW_BREAK, ROW_SPAN };
+
 struct cli_table {
 	const cli_col *cols;
 	size_t ncols;
-	char **cells;   /* nrows * ncols; a row of all NULL is a break */
-	unsigned char *is_break; /* per row */
+	char **cells;   /* nrows * ncols; a break has all NULL, a span two cells */
+	unsigned char *kind; /* per row: ROW_CELLS, ROW_BREAK, ROW_SPAN */
 	size_t nrows, cap;
 };
 
@@ -155,10 +157,10 @@ static int grow(cli_table *t)
 	if (!nc)
 		return -ENOMEM;
 	t->cells = nc;
-	nb = realloc(t->is_break, ncap);
+	nb = realloc(t->kind, ncap);
 	if (!nb)
 		return -ENOMEM;
-	t->is_break = nb;
+	t->kind = nb;
 	t->cap = ncap;
 	return 0;
 }
@@ -177,7 +179,7 @@ int cli_table_add(cli_table *t, const char *const *cells)
 		if (!row[i])
 			goto nomem;
 	}
-	t->is_break[t->nrows++] = 0;
+	t->kind[t->nrows++] = ROW_CELLS;
 	return 0;
 nomem:
 	while (i-- > 0)
@@ -192,7 +194,30 @@ int cli_table_add_break(cli_table *t)
 	if (rc)
 		return rc;
 	memset(t->cells + t->nrows * t->ncols, 0, t->ncols * sizeof(char *));
-	t->is_break[t->nrows++] = 1;
+	t->kind[t->nrows++] = ROW_BREAK;
+	return 0;
+}
+
+int cli_table_add_span(cli_table *t, const char *first, const char *text)
+{
+	char **row;
+	int rc;
+
+	if (t->ncols < 2)
+		return -EINVAL;
+	rc = grow(t);
+	if (rc)
+		return rc;
+	row = t->cells + t->nrows * t->ncols;
+	memset(row, 0, t->ncols * sizeof(char *));
+	row[0] = strdup(first);
+	row[1] = strdup(text);
+	if (!row[0] || !row[1]) {
+		free(row[0]);
+		free(row[1]);
+		return -ENOMEM;
+	}
+	t->kind[t->nrows++] = ROW_SPAN;
 	return 0;
 }
 
@@ -231,9 +256,9 @@ void cli_table_print(const cli_table *t, FILE *out)
 		w[c] = strlen(hdr[c]);
 	}
 	for (size_t r = 0; r < t->nrows; r++) {
-		if (t->is_break[r])
+		if (t->kind[r] == ROW_BREAK)
 			continue;
-		for (size_t c = 0; c < t->ncols; c++) {
+		for (size_t c = 0; c < (t->kind[r] == ROW_SPAN ? 1 : t->ncols); c++) {
 			size_t l = strlen(t->cells[r * t->ncols + c]);
 			if (l > w[c])
 				w[c] = l;
@@ -241,10 +266,14 @@ void cli_table_print(const cli_table *t, FILE *out)
 	}
 	print_row(t, w, hdr, out);
 	for (size_t r = 0; r < t->nrows; r++) {
-		if (t->is_break[r])
+		char *const *row = t->cells + r * t->ncols;
+
+		if (t->kind[r] == ROW_BREAK)
 			fputc('\n', out);
+		else if (t->kind[r] == ROW_SPAN)
+			fprintf(out, "%-*s  %s\n", (int)w[0], row[0], row[1]);
 		else
-			print_row(t, w, (const char *const *)(t->cells + r * t->ncols), out);
+			print_row(t, w, (const char *const *)row, out);
 	}
 	free(w);
 	free(hdr);
@@ -258,6 +287,6 @@ void cli_table_free(cli_table *t)
 		for (size_t c = 0; c < t->ncols; c++)
 			free(t->cells[r * t->ncols + c]);
 	free(t->cells);
-	free(t->is_break);
+	free(t->kind);
 	free(t);
 }

@@ -49,6 +49,11 @@ int cli_table_create(const cli_col *cols, size_t ncols, cli_table **out);
 int cli_table_add(cli_table *t, const char *const *cells);
 /* Append a separator row (printed as a blank line). 0 or -ENOMEM. */
 int cli_table_add_break(cli_table *t);
+/* Append a row with a first cell and then free text across the other
+ * columns ("pfs-OST0002_UUID  : inactive device"); the text does not widen
+ * any column.  Both copied.  0, -ENOMEM, or -EINVAL for a one-column
+ * table. */
+int cli_table_add_span(cli_table *t, const char *first, const char *text);
 /* Print the header and rows to out. */
 void cli_table_print(const cli_table *t, FILE *out);
 void cli_table_free(cli_table *t);

@@ -11,6 +11,7 @@
 #ifndef CLI_ADMIN_I_H
 #define CLI_ADMIN_I_H
 
+#include <getopt.h>
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,28 +26,67 @@
 /* Format a message into err; returns -EINVAL. */
 int cli__fail(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* --json, --mds, --help at argv[*i]: 1 consumed, 2 help, 0 not one, -EINVAL. */
-int cli__global_opt(int argc, char **argv, int *i, cli_admin_args *a, char *err,
+
+/* A command's handler of its own options: getopt's code (a short option's
+ * char, or a long option's val) and its value (NULL without one).  0 or
+ * -EINVAL with a message in err. */
+typedef int (*cli__optfn)(int opt, const char *val, cli_admin_args *a, char *err,
 			  size_t errlen);
+/* getopt_long over argv[0..argc), argv[0] being the command word, with the
+ * command's shortopts/longopts (longopts NULL-terminated or NULL) and the
+ * global options added; fn NULL = the top level (stops at the first
+ * operand).  0 with the operands at argv[*operand..argc), 1 when help or
+ * the version was asked (a->cmd set to CLI_ADMIN_HELP with help_cmd, or to
+ * CLI_ADMIN_VERSION), or -EINVAL. */
+int cli__getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+		cli__optfn fn, cli_admin_args *a, int *operand, char *err, size_t errlen);
+
+/* The command words: "qos policy set" is { "qos", "policy", "set" }. */
+typedef struct cli__cmdword {
+	cli_admin_cmd cmd;
+	int verb;              /* nrs: PFS_NRS_*; else 0 */
+	const char *w[4];      /* NULL after the last word */
+} cli__cmdword;
+extern const cli__cmdword cli__cmdwords[];
+extern const size_t cli__ncmdwords;
+/* Row of cli__cmdwords matching most of words[0..n) (whole rows only),
+ * with its number of words in *used; -1 if none. */
+int cli__match_cmd(char *const *words, int n, int *used);
 
 /* ---- admin_args_qos.c ---- */
 
-/* Parse the rest of a job/jobstats/qos/nrs command line from argv[i]; cmd
- * is the command word.  Same contract as cli_admin_parse_args. */
-int cli__parse_qos(const char *cmd, int argc, char **argv, int i, cli_admin_args *a,
-			 char *err, size_t errlen);
+/* Options and operands of a job/jobstats/qos/nrs command (a->cmd and
+ * a->nrs_verb set), argv[0] being its last command word.  Same contract as
+ * cli_admin_parse_args. */
+int cli__parse_qos(int argc, char **argv, cli_admin_args *a, char *err, size_t errlen);
 
 /* ---- admin_cmd.c ---- */
 
+/* a->what (and a->why cleared); cli__rewhat keeps a->why; cli__why sets
+ * only a->why (the text shown instead of strerror). */
 void cli__what(cli_admin *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Set a->what for a failed request: "<doing> on MDS host:port", plus a hint
- * for the errors a user can act on (EACCES: only root or the job's owner;
- * ENOENT: no such job; EOPNOTSUPP: server too old; EBADMSG: bad reply). */
+void cli__rewhat(cli_admin *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli__why(cli_admin *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* What a transport error means for a server ("not reachable (connection
+ * refused: ...)", "did not answer within 10 s (--timeout)"), or NULL when
+ * rc is not one.  buf (64 bytes or more) may hold the text. */
+const char *cli__transport_text(int rc, int timeout_ms, char *buf, size_t sz);
+/* A failed request: what = "<doing> on <server>", why = a hint for the
+ * errors a user can act on (EACCES: only root or the job's owner; ENOENT:
+ * no such job; EOPNOTSUPP: server too old; EBADMSG: malformed reply) or
+ * what a transport error means; otherwise strerror stays. */
 void cli__fail_rpc(cli_admin *a, int rc, const char *server, const char *doing);
+/* A failed MDS request of a command: what = doing; why names the MDS and
+ * what happened for transport errors, malformed replies (of request, e.g.
+ * "OST list") and unknown requests; otherwise strerror stays. */
+void cli__fail_mds(cli_admin *a, int rc, const char *doing, const char *request);
+/* Write "pfsadmin: <message>" for rc to a->err and mark a->reported: a
+ * command that goes on after a failure (getstripe over several paths). */
+void cli__report(cli_admin *a, int rc);
 /* "host:port" of the MDS into buf. */
 const char *cli__mds_name(cli_admin *a, char *buf, size_t sz);
 /* One MDS request: payload w (its sticky error is returned first), header
- * tagged with a->job_id and the caller's uid/gid (the MDS filters what a
+ * tagged with a->ctx.job and the caller's uid/gid (the MDS filters what a
  * non-root caller may see by them).  flags: PFS_RPC_IDEMPOTENT or 0.  The
  * reply is left in rep (free with pfs_rpc_reply_free, also on error). */
 int cli__call(cli_admin *a, uint16_t op, const pfs_wbuf *w, unsigned flags,

@@ -78,7 +78,7 @@ int cli_admin_job_register(cli_admin *a, const cli_admin_args *args)
 	int rc;
 
 	snprintf(j.job, sizeof(j.job), "%s", args->job);
-	j.uid = args->have_uid ? args->uid : a->cred.uid;
+	j.uid = args->have_uid ? args->uid : a->ctx.cred.uid;
 	j.nodes = args->nodes;
 	j.priority = args->priority;
 	j.limit = args->limit;

@@ -12,6 +12,7 @@
 
 struct cli_mdc {
 	pfs_rpc_pool *pool;
+	int wrapped; /* the pool is the caller's (cli_mdc_wrap) */
 };
 
 int cli_client_id_new(uint64_t *out)
@@ -47,12 +48,30 @@ int cli_mdc_create(const char *host, uint16_t port, const pfs_rpc_opts *opts, cl
 	return 0;
 }
 
+int cli_mdc_wrap(pfs_rpc_pool *pool, cli_mdc **out)
+{
+	cli_mdc *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	m->pool = pool;
+	m->wrapped = 1;
+	*out = m;
+	return 0;
+}
+
 void cli_mdc_destroy(cli_mdc *m)
 {
 	if (!m)
 		return;
-	pfs_rpc_pool_destroy(m->pool);
+	if (!m->wrapped)
+		pfs_rpc_pool_destroy(m->pool);
 	free(m);
+}
+
+pfs_rpc_pool *cli_mdc_pool(const cli_mdc *m)
+{
+	return m->pool;
 }
 
 static int name_ok(const char *name)
@@ -516,6 +535,52 @@ int cli_mdc_getlayout(cli_mdc *m, const cli_ctx *c, uint64_t ino, pfs_layout *la
 	return rc;
 }
 
+int cli_mdc_layout_decode(const void *p, size_t len, pfs_layout *layout, uint32_t *nobj)
+{
+	pfs_rbuf r;
+	uint32_t size, count;
+
+	memset(layout, 0, sizeof(*layout));
+	pfs_rbuf_init(&r, p, len);
+	size = pfs_rbuf_u32(&r);
+	count = pfs_rbuf_u32(&r);
+	if (pfs_rbuf_error(&r))
+		return -EBADMSG;
+	/* A file's layout is size, count and count stripes, so 8 bytes with
+	 * a count above 0 can only be a directory's default.  With count 0
+	 * both forms read the same: size and count, no objects. */
+	if (pfs_rbuf_left(&r) == 0 && count != 0) {
+		if ((size && pfs_layout_check(size, 1)) ||
+		    (count != CLI_MDC_STRIPE_ALL && count > PFS_MAX_STRIPES))
+			return -EBADMSG;
+		layout->stripe_size = size;
+		layout->stripe_count = count;
+		*nobj = 0;
+		return 0;
+	}
+	pfs_rbuf_init(&r, p, len);
+	if (pfs_layout_decode(&r, layout) || pfs_rbuf_done(&r))
+		return -EBADMSG;
+	*nobj = layout->stripe_count;
+	return 0;
+}
+
+int cli_mdc_getlayout_any(cli_mdc *m, const cli_ctx *c, uint64_t ino, pfs_layout *layout,
+			  uint32_t *nobj)
+{
+	pfs_rpc_reply rep = { 0 };
+	pfs_wbuf w;
+	int rc;
+
+	begin(&w, c);
+	pfs_wbuf_u64(&w, ino);
+	rc = call(m, c->job, PFS_OP_MDS_GETLAYOUT, PFS_RPC_IDEMPOTENT, &w, &rep);
+	if (rc == 0)
+		rc = cli_mdc_layout_decode(rep.data, rep.len, layout, nobj);
+	pfs_rpc_reply_free(&rep);
+	return rc;
+}
+
 int cli_mdc_setstripe(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t stripe_size,
 		      uint32_t stripe_count)
 {
@@ -565,6 +630,23 @@ int cli_mdc_ost_list(cli_mdc *m, const char *job, pfs_ost_info **osts, uint32_t 
 	arr = NULL;
 out:
 	free(arr);
+	pfs_rpc_reply_free(&rep);
+	return rc;
+}
+
+int cli_mdc_ping(cli_mdc *m, const char *job, const void *msg, size_t len)
+{
+	pfs_rpc_reply rep = { 0 };
+	pfs_wbuf w;
+	int rc;
+
+	if (len > 4096)
+		return -EMSGSIZE;
+	pfs_wbuf_init(&w);
+	pfs_wbuf_bytes(&w, msg, len);
+	rc = call(m, job, PFS_OP_PING, PFS_RPC_IDEMPOTENT, &w, &rep);
+	if (rc == 0 && (rep.len != len || (len && memcmp(rep.data, msg, len))))
+		rc = -EBADMSG;
 	pfs_rpc_reply_free(&rep);
 	return rc;
 }

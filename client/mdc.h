@@ -12,6 +12,9 @@
  * resend them after a lost connection; create/unlink/rename and friends are
  * not, and a transport failure after sending surfaces as -EPIPE.
  *
+ * Two users: mount.pfs (fuse_ops.c, osc.c) and pfsadmin (admin_*.c), which
+ * wraps the pool it also uses for its job and QoS requests (cli_mdc_wrap).
+ *
  * Thread-safe: any number of threads may call into one cli_mdc. */
 #ifndef CLI_MDC_H
 #define CLI_MDC_H
@@ -31,6 +34,10 @@ typedef struct cli_ctx {
 	pfs_cred cred;
 	char job[PFS_JOBID_MAX + 1];
 } cli_ctx;
+
+/* Stripe count "every OST that is up" in SETSTRIPE and CREATE (lfs -c -1),
+ * resolved by the MDS when a file is created (mds/ns.c). */
+#define CLI_MDC_STRIPE_ALL UINT32_MAX
 
 /* One READDIR entry; next_cookie resumes the listing after this entry. */
 typedef struct cli_dirent {
@@ -54,8 +61,15 @@ int cli_client_id_new(uint64_t *out);
 /* Connect lazily to host:port (nothing is sent until the first call).
  * opts is copied.  0, -EINVAL or -ENOMEM. */
 int cli_mdc_create(const char *host, uint16_t port, const pfs_rpc_opts *opts, cli_mdc **out);
-/* No call may be in progress. */
+/* An mdc over a pool the caller owns and keeps alive until after
+ * cli_mdc_destroy, which then frees only the mdc.  0 or -ENOMEM. */
+int cli_mdc_wrap(pfs_rpc_pool *pool, cli_mdc **out);
+/* No call may be in progress.  Closes the pool unless it was wrapped. */
 void cli_mdc_destroy(cli_mdc *m);
+/* The pool the calls go through (borrowed: lives as long as m), for the
+ * requests this module has no typed call for (pfsadmin's job and QoS
+ * opcodes). */
+pfs_rpc_pool *cli_mdc_pool(const cli_mdc *m);
 
 /* All calls return 0, the MDS's -errno, a transport error, -ENAMETOOLONG
  * (a name longer than PFS_NAME_MAX, checked before sending) or -EBADMSG (a
@@ -104,10 +118,25 @@ int cli_mdc_access(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t mask);
 /* Grow-only size update (size = max(size, current)); mtime_ns 0 = keep. */
 int cli_mdc_setsize(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint64_t size,
 		    int64_t mtime_ns, pfs_attr *attr);
+/* A file's layout; a directory's reply (its default, no stripes) is
+ * -EBADMSG here, see cli_mdc_getlayout_any. */
 int cli_mdc_getlayout(cli_mdc *m, const cli_ctx *c, uint64_t ino, pfs_layout *layout);
+/* GETLAYOUT of any inode.  A file: its layout, *nobj = stripe_count (0 for
+ * a file without a layout yet).  A directory: the default of files created
+ * below, which the MDS sends as stripe_size and stripe_count alone, so
+ * *nobj = 0 and either value may be 0 ("the file system's default") or the
+ * count CLI_MDC_STRIPE_ALL.  The reply does not say which of the two it is
+ * when the count is 0: the caller knows from the inode's type. */
+int cli_mdc_getlayout_any(cli_mdc *m, const cli_ctx *c, uint64_t ino, pfs_layout *layout,
+			  uint32_t *nobj);
+/* The decoder of that reply: len bytes at p.  0 or -EBADMSG. */
+int cli_mdc_layout_decode(const void *p, size_t len, pfs_layout *layout, uint32_t *nobj);
 int cli_mdc_setstripe(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t stripe_size,
 		      uint32_t stripe_count);
 /* OST table in a malloc'd array *osts of *n entries (caller frees). */
 int cli_mdc_ost_list(cli_mdc *m, const char *job, pfs_ost_info **osts, uint32_t *n);
+/* PFS_OP_PING with len bytes of msg (len <= 4096); -EBADMSG unless the
+ * same bytes come back. */
+int cli_mdc_ping(cli_mdc *m, const char *job, const void *msg, size_t len);
 
 #endif

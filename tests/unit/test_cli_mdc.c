@@ -1,7 +1,9 @@
 /* test_cli_mdc.c — the metadata client's wire encoding against a fake MDS:
  * cred on namespace requests, job id and client id in every header, reply
  * decoding (attr, layout, readdir pages, strings) and rejection of replies
- * that are short or have bytes left over. */
+ * that are short or have bytes left over; GETLAYOUT of files and of
+ * directory defaults (pfsadmin's form), PING echoes, an mdc wrapped around
+ * a pool it does not own. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -48,7 +50,7 @@ static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 	last_hdr = *h;
 	pfs_wbuf_init(&w);
 	pfs_rbuf_init(&r, payload, h->payload_len);
-	if (h->opcode != PFS_OP_MDS_OST_LIST)
+	if (h->opcode != PFS_OP_MDS_OST_LIST && h->opcode != PFS_OP_PING)
 		pfs_cred_decode(&r, &last_cred);
 	switch (h->opcode) {
 	case PFS_OP_MDS_LOOKUP:
@@ -119,6 +121,40 @@ static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 		snprintf(o.host, sizeof(o.host), "oss-host");
 		pfs_wbuf_u32(&w, 1);
 		pfs_ost_info_encode(&w, &o);
+		break;
+	}
+	case PFS_OP_PING:
+		/* echo, except that a payload starting with "bad" comes back
+		 * changed */
+		pfs_wbuf_bytes(&w, payload, h->payload_len);
+		if (h->payload_len >= 3 && memcmp(payload, "bad", 3) == 0)
+			w.data[0] = 'B';
+		break;
+	case PFS_OP_MDS_GETLAYOUT: {
+		/* ino 1: a file's layout; 2: a directory default 256K/3; 3: the
+		 * default "every OST"; 4: default count 65 (bad); 5: default
+		 * size 100K (bad); 6: a file without a layout; 7: size and
+		 * count and one byte too many */
+		pfs_layout l = { .stripe_size = 1 << 20, .stripe_count = 2,
+				 .stripe = { { 3, 100 }, { 1, 101 } } };
+		static const uint32_t dflt[][2] = {
+			[2] = { 256u << 10, 3 }, [3] = { 0, UINT32_MAX }, [4] = { 0, 65 },
+			[5] = { 100u << 10, 1 }, [6] = { 0, 0 },
+		};
+
+		last_u64 = pfs_rbuf_u64(&r);
+		if ((rc = pfs_rbuf_done(&r)))
+			break;
+		if (last_u64 == 1) {
+			pfs_layout_encode(&w, &l);
+		} else if (last_u64 >= 2 && last_u64 <= 6) {
+			pfs_wbuf_u32(&w, dflt[last_u64][0]);
+			pfs_wbuf_u32(&w, dflt[last_u64][1]);
+		} else {
+			pfs_wbuf_u32(&w, 1 << 20);
+			pfs_wbuf_u32(&w, 1);
+			pfs_wbuf_u8(&w, 0);
+		}
 		break;
 	}
 	default:
@@ -259,6 +295,77 @@ static void test_mdc_client_id(void **state)
 	assert_true(a != 0 && b != 0 && a != b);
 }
 
+/* A file's layout, a directory's default in its short form, and replies
+ * that are neither. */
+static void test_mdc_getlayout_any(void **state)
+{
+	cli_ctx c = mkctx();
+	pfs_layout l;
+	uint32_t nobj = 99;
+
+	assert_int_equal(cli_mdc_getlayout_any(mdc, &c, 1, &l, &nobj), 0);
+	assert_int_equal(nobj, 2);
+	assert_int_equal(l.stripe_count, 2);
+	assert_int_equal(l.stripe[1].object, 101);
+	assert_int_equal(last_cred.uid, 1000);
+	assert_int_equal(cli_mdc_getlayout_any(mdc, &c, 2, &l, &nobj), 0);
+	assert_int_equal(nobj, 0);
+	assert_int_equal(l.stripe_size, 256u << 10);
+	assert_int_equal(l.stripe_count, 3);
+	assert_int_equal(cli_mdc_getlayout_any(mdc, &c, 3, &l, &nobj), 0);
+	assert_int_equal(l.stripe_size, 0);
+	assert_int_equal(l.stripe_count, CLI_MDC_STRIPE_ALL);
+	assert_int_equal(cli_mdc_getlayout_any(mdc, &c, 4, &l, &nobj), -EBADMSG);
+	assert_int_equal(cli_mdc_getlayout_any(mdc, &c, 5, &l, &nobj), -EBADMSG);
+	assert_int_equal(cli_mdc_getlayout_any(mdc, &c, 6, &l, &nobj), 0);
+	assert_int_equal(nobj, 0);
+	assert_int_equal(l.stripe_count, 0);
+	assert_int_equal(cli_mdc_getlayout_any(mdc, &c, 7, &l, &nobj), -EBADMSG);
+	/* the strict form the FUSE client uses refuses a directory's reply */
+	assert_int_equal(cli_mdc_getlayout(mdc, &c, 2, &l), -EBADMSG);
+	assert_int_equal(cli_mdc_getlayout(mdc, &c, 1, &l), 0);
+	/* the decoder alone: short replies */
+	assert_int_equal(cli_mdc_layout_decode("\0\0\0", 3, &l, &nobj), -EBADMSG);
+	assert_int_equal(cli_mdc_layout_decode("", 0, &l, &nobj), -EBADMSG);
+}
+
+static void test_mdc_ping(void **state)
+{
+	char job[PFS_JOBID_MAX + 1];
+
+	assert_int_equal(cli_mdc_ping(mdc, "pinger", "hello", 5), 0);
+	assert_int_equal(last_hdr.opcode, PFS_OP_PING);
+	pfs_hdr_jobid(&last_hdr, job);
+	assert_string_equal(job, "pinger");
+	assert_int_equal(cli_mdc_ping(mdc, "pinger", "badecho", 7), -EBADMSG);
+	assert_int_equal(cli_mdc_ping(mdc, "pinger", "", 0), 0);
+}
+
+/* A wrapped pool is used, handed out, and left open by destroy. */
+static void test_mdc_wrap(void **state)
+{
+	pfs_rpc_opts ro = { .max_conns = 1, .timeout_ms = 5000, .retry_ms = 500 };
+	pfs_rpc_pool *pool = NULL;
+	cli_mdc *m = NULL;
+	cli_ctx c = mkctx();
+	pfs_ost_info *osts = NULL;
+	uint32_t n = 0;
+
+	assert_int_equal(pfs_rpc_pool_create("127.0.0.1", pfs_server_port(srv), &ro, &pool), 0);
+	assert_int_equal(cli_mdc_wrap(pool, &m), 0);
+	assert_ptr_equal(cli_mdc_pool(m), pool);
+	assert_int_equal(cli_mdc_ost_list(m, c.job, &osts, &n), 0);
+	assert_int_equal(n, 1);
+	free(osts);
+	cli_mdc_destroy(m);
+	/* the pool still works after the mdc is gone */
+	assert_int_equal(cli_mdc_wrap(pool, &m), 0);
+	assert_int_equal(cli_mdc_ping(m, "j", "x", 1), 0);
+	cli_mdc_destroy(m);
+	pfs_rpc_pool_destroy(pool);
+	assert_non_null(cli_mdc_pool(mdc));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +374,9 @@ int main(void)
 		cmocka_unit_test(test_mdc_open_layout),
 		cmocka_unit_test(test_mdc_readdir_strings),
 		cmocka_unit_test(test_mdc_client_id),
+		cmocka_unit_test(test_mdc_getlayout_any),
+		cmocka_unit_test(test_mdc_ping),
+		cmocka_unit_test(test_mdc_wrap),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
