@@ -140,10 +140,107 @@ fuzz: deps
 bench: deps all
 	@PFS_BIN=$(CURDIR)/$(O)/bin bash bench/run.sh
 
-install: all
-	install -d $(DESTDIR)/usr/local/bin $(DESTDIR)/sbin
-	install -m 755 $(BINS) $(DESTDIR)/usr/local/bin/
-	ln -sf /usr/local/bin/mount.pfs $(DESTDIR)/sbin/mount.pfs
+# --- Installation: make install | uninstall | deb ---------------------------
+#   make install [PREFIX=/usr/local] [DESTDIR=] [O=build] [NOBUILD=1]
+# Programs go to $(PREFIX)/bin, with /sbin/mount.pfs -> $(PREFIX)/bin/mount.pfs
+# for mount(8); man pages to $(PREFIX)/share/man; systemd units always to
+# $(PREFIX)/lib/systemd/system (systemd reads /usr/local/lib/systemd/system
+# and /usr/lib/systemd/system; set UNITDIR for another PREFIX), with
+# ExecStart= pointing at $(PREFIX)/bin; bash completion to
+# $(PREFIX)/share/bash-completion/completions; the Slurm hooks to
+# $(PREFIX)/lib/pfs/slurm; pfs-sim scenarios to $(PREFIX)/share/pfs/scenarios;
+# the example mount unit to $(PREFIX)/share/doc/pfs/examples.  Example
+# configurations go to /etc/pfs whatever the PREFIX, never over an existing
+# file.  install builds the programs in $(O) first, unless NOBUILD=1: then
+# it installs what $(O)/bin holds (make install O=build-pkg NOBUILD=1).
+# uninstall removes exactly what install put, except configurations that
+# differ from the shipped examples (edited ones stay).  deb builds
+# $(O)/pfs_<version>_<arch>.deb with PREFIX=/usr (dpkg-deb; the maintainer
+# scripts enable and start nothing).  Nothing here is enabled or started.
+PREFIX     = /usr/local
+DESTDIR   ?=
+BINDIR     = $(PREFIX)/bin
+MANDIR     = $(PREFIX)/share/man
+UNITDIR    = $(PREFIX)/lib/systemd/system
+COMPLDIR   = $(PREFIX)/share/bash-completion/completions
+LIBEXECDIR = $(PREFIX)/lib/pfs
+DATADIR    = $(PREFIX)/share/pfs
+DOCDIR     = $(PREFIX)/share/doc/pfs
+MOUNTDIR   = /sbin
+CONFDIR    = /etc/pfs
+# The version is pfsadmin's (PFS_VERSION in client/admin_version.h), else 0.1.0.
+VERSION    = $(or $(shell sed -n 's/^\#define PFS_VERSION "\(.*\)"/\1/p' client/admin_version.h 2>/dev/null),0.1.0)
+INST_MAN   = $(wildcard deploy/man/*.[178])
+INST_UNITS = pfs-mds.service pfs-oss.service pfs-oss@.service
+INST_CONFS = mds.conf oss.conf slurm.conf
+INST_SLURM = prolog epilog
+INST_SCEN  = $(notdir $(wildcard bench/scenarios/*.json))
+# The Debian version: VERSION plus the commit's time and hash when in git.
+GIT_REV     = $(shell git log -1 --format=%cd.%h --date=format:%Y%m%d%H%M%S 2>/dev/null)
+DEB_VERSION = $(VERSION)$(if $(GIT_REV),+git$(GIT_REV))
+DEB_ARCH    = $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+DEB_MAINTAINER = pfs developers <root@localhost>
+# Programs in the package are stripped (DEB_STRIP=true keeps the symbols).
+DEB_STRIP   = strip --strip-unneeded --remove-section=.comment --remove-section=.note
+DEB_STAGE   = $(O)/deb/debian/pfs
+DEB_FILE    = $(O)/pfs_$(DEB_VERSION)_$(DEB_ARCH).deb
+# Used when dpkg-shlibdeps (dpkg-dev) is missing.
+DEB_SHLIBS  = libc6 (>= 2.34), libevent-2.1-7 (>= 2.1.8-stable), libfuse3-3 (>= 3.2.3), libglpk40 (>= 4.59), libinih1 (>= 40), libjansson4 (>= 2.14), liblmdb0 (>= 0.9.7)
+
+.PHONY: uninstall deb
+install: $(if $(NOBUILD),,all)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MOUNTDIR) $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(COMPLDIR) $(DESTDIR)$(LIBEXECDIR)/slurm $(DESTDIR)$(DATADIR)/scenarios \
+		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(CONFDIR)
+	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)/
+	ln -sfn $(BINDIR)/mount.pfs $(DESTDIR)$(MOUNTDIR)/mount.pfs
+	for m in $(INST_MAN); do \
+		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/ || exit 1; done
+	for u in $(INST_UNITS); do \
+		sed 's|/usr/local/bin/|$(BINDIR)/|g' deploy/systemd/$$u >$(DESTDIR)$(UNITDIR)/$$u && \
+		chmod 644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
+	install -m 644 deploy/systemd/mnt-pfs.mount $(DESTDIR)$(DOCDIR)/examples/
+	install -m 644 deploy/bash-completion/pfsadmin $(DESTDIR)$(COMPLDIR)/pfsadmin
+	install -m 755 $(addprefix deploy/slurm/,$(INST_SLURM)) $(DESTDIR)$(LIBEXECDIR)/slurm/
+	install -m 644 $(addprefix bench/scenarios/,$(INST_SCEN)) $(DESTDIR)$(DATADIR)/scenarios/
+	for f in $(INST_CONFS); do \
+		if [ -e $(DESTDIR)$(CONFDIR)/$$f ]; then echo "keeping $(DESTDIR)$(CONFDIR)/$$f"; \
+		else install -m 644 deploy/etc/$$f $(DESTDIR)$(CONFDIR)/$$f || exit 1; fi; done
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(BINS)))
+	if [ "$$(readlink $(DESTDIR)$(MOUNTDIR)/mount.pfs)" = "$(BINDIR)/mount.pfs" ]; then \
+		rm -f $(DESTDIR)$(MOUNTDIR)/mount.pfs; fi
+	for m in $(notdir $(INST_MAN)); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; done
+	rm -f $(addprefix $(DESTDIR)$(UNITDIR)/,$(INST_UNITS))
+	rm -f $(DESTDIR)$(DOCDIR)/examples/mnt-pfs.mount $(DESTDIR)$(COMPLDIR)/pfsadmin
+	rm -f $(addprefix $(DESTDIR)$(LIBEXECDIR)/slurm/,$(INST_SLURM))
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/scenarios/,$(INST_SCEN))
+	for f in $(INST_CONFS); do \
+		if cmp -s deploy/etc/$$f $(DESTDIR)$(CONFDIR)/$$f; then rm -f $(DESTDIR)$(CONFDIR)/$$f; \
+		elif [ -e $(DESTDIR)$(CONFDIR)/$$f ]; then echo "keeping edited $(DESTDIR)$(CONFDIR)/$$f"; fi; done
+	for d in $(LIBEXECDIR)/slurm $(LIBEXECDIR) $(DATADIR)/scenarios $(DATADIR) \
+		$(DOCDIR)/examples $(DOCDIR) $(CONFDIR); do \
+		[ ! -d $(DESTDIR)$$d ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$$d; done
+
+deb: all
+	rm -rf $(O)/deb
+	$(MAKE) --no-print-directory install NOBUILD=1 PREFIX=/usr DESTDIR=$(abspath $(DEB_STAGE)) >/dev/null
+	$(DEB_STRIP) $(addprefix $(DEB_STAGE)/usr/bin/,$(notdir $(BINS)))
+	gzip -9n $(DEB_STAGE)/usr/share/man/man*/*
+	install -d $(DEB_STAGE)/DEBIAN
+	install -m 755 deploy/debian/postinst deploy/debian/prerm deploy/debian/postrm $(DEB_STAGE)/DEBIAN/
+	cd $(DEB_STAGE) && find etc -type f | sort | sed 's|^|/|' >DEBIAN/conffiles
+	printf 'Source: pfs\n\nPackage: pfs\nArchitecture: any\n' >$(O)/deb/debian/control
+	deps=$$(cd $(O)/deb && dpkg-shlibdeps -O $(addprefix debian/pfs/usr/bin/,$(notdir $(BINS))) 2>/dev/null | \
+		sed -n 's/^shlibs:Depends=//p'); \
+	sed -e 's|@VERSION@|$(DEB_VERSION)|' -e 's|@ARCH@|$(DEB_ARCH)|' \
+	    -e 's|@MAINTAINER@|$(DEB_MAINTAINER)|' -e "s|@SHLIBS@|$${deps:-$(DEB_SHLIBS)}|" \
+	    -e "s|@SIZE@|$$(du -sk --exclude=DEBIAN $(DEB_STAGE) | cut -f1)|" \
+	    deploy/debian/control >$(DEB_STAGE)/DEBIAN/control
+	dpkg-deb --root-owner-group -Zxz --build $(DEB_STAGE) $(DEB_FILE)
+	@echo "built $(DEB_FILE)"
 
 clean:
 	rm -rf build build-san
