@@ -20,12 +20,13 @@
 #define JOB_INFO_MIN_WIRE (4 + 1 + 4 + 4 + 8 + 8 + 3 + 8 + 8)
 
 /* A job as JSON; with_state = 0 leaves out what the MDS sets (state,
- * registered, times), for register's echo of what was sent. */
+ * registered, times), for register's echo of what was sent.  No limit
+ * (0 on the wire) is null, as for every _bytes_per_s. */
 static json_t *job_json(const pfs_job_info *j, int with_state)
 {
 	json_t *o = json_pack("{s:s,s:I,s:I,s:f,s:o,s:b}", "job", j->job,
 			      "uid", (json_int_t)j->uid, "nodes", (json_int_t)j->nodes,
-			      "priority", j->priority, "limit_bytes_per_s", cli__jrate(j->limit),
+			      "priority", j->priority, "limit_bytes_per_s", cli__jrate(j->limit > 0 ? j->limit : -1),
 			      "throttle_friendly", (int)j->throttle_friendly);
 
 	if (o && with_state &&

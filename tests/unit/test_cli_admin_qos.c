@@ -809,7 +809,8 @@ static void test_qos_job_register(void **state)
 		assert_int_equal(json_integer_value(json_object_get(o, "uid")), getuid());
 		assert_int_equal(json_integer_value(json_object_get(o, "nodes")), 1);
 		assert_true(json_real_value(json_object_get(o, "priority")) == 1.0);
-		assert_int_equal(json_integer_value(json_object_get(o, "limit_bytes_per_s")), 0);
+		/* no limit: null, as everywhere in the vocabulary */
+		assert_true(json_is_null(json_object_get(o, "limit_bytes_per_s")));
 		assert_true(json_is_true(json_object_get(o, "throttle_friendly")));
 		assert_null(json_object_get(o, "state"));
 		json_decref(doc);
