@@ -1,13 +1,12 @@
 /* admin_i.h — helpers shared by the pfsadmin modules (client/admin_*.c) and
- * by nothing else: argument-parsing pieces, the one way to call the MDS, and
- * the JSON and error-message conventions every command follows.
+ * by nothing else: argument-parsing pieces, the MDS requests mdc has no call
+ * for, and the JSON and error-message conventions every command follows.
  *
- * Conventions (see admin_cmd.h): a command gathers everything, then prints
- * one table set or one JSON document; on failure it sets a->what through
- * cli__what / cli__fail_rpc and returns a negative errno.  JSON
- * counters are integers (saturated at INT64_MAX), rates integer bytes/s
- * (null where there is no limit), ratios and node-hours reals, times
- * CLOCK_REALTIME nanoseconds. */
+ * Conventions (see admin_cmd.h, whose JSON vocabulary every command uses): a
+ * command gathers everything, then prints one table set or one JSON
+ * document; on failure it sets a->what (and a->why when strerror would not
+ * say it) through cli__what / cli__why / cli__fail_rpc / cli__fail_mds and
+ * returns a negative errno. */
 #ifndef CLI_ADMIN_I_H
 #define CLI_ADMIN_I_H
 
