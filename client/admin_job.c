@@ -26,7 +26,8 @@ static json_t *job_json(const pfs_job_info *j, int with_state)
 {
 	json_t *o = json_pack("{s:s,s:I,s:I,s:f,s:o,s:b}", "job", j->job,
 			      "uid", (json_int_t)j->uid, "nodes", (json_int_t)j->nodes,
-			      "priority", j->priority, "limit_bytes_per_s", cli__jrate(j->limit > 0 ? j->limit : -1),
+			      "priority", j->priority,
+			      "limit_bytes_per_s", cli__jrate(j->limit > 0 ? j->limit : -1),
 			      "throttle_friendly", (int)j->throttle_friendly);
 
 	if (o && with_state &&

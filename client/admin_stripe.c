@@ -219,10 +219,10 @@ int cli_admin_getstripe(cli_admin *a, const char *const *paths, int npaths, unsi
 			if (npaths == 1)
 				break;
 			cli__report(a, rc);
+			cli_admin_errmsg(a, rc, msg, sizeof(msg));
 			if (arr)
 				cli__jpush(&arr, json_pack("{s:s,s:i,s:s}", "path", paths[i],
-							   "errno", rc, "error",
-							   cli_admin_errmsg(a, rc, msg, sizeof(msg))));
+							   "errno", rc, "error", msg));
 			first = first ? first : rc;
 			continue;
 		}
@@ -347,8 +347,9 @@ int cli_admin_setstripe(cli_admin *a, const char *path, const cli_stripe_req *re
 		if (rc == 0 && s->l.stripe_count != 0) {
 			rc = -EEXIST;
 			cli__what(a, "setstripe %s", path);
-			cli__why(a, "file already has a layout (a file gets its layout when it is "
-				 "created: give setstripe a new PATH, or set a directory's default)");
+			cli__why(a, "file already has a layout (a file gets its layout when it "
+				 "is created: give setstripe a new PATH, or set a directory's "
+				 "default)");
 		}
 		if (rc)
 			goto out;

@@ -68,18 +68,17 @@ typedef struct fake_mds {
 	char cr_name[PFS_NAME_MAX + 1];
 	uint32_t cr_mode, cr_flags, cr_size, cr_count;
 	char last_job[PFS_JOBID_MAX + 1];
-	uint32_t last_hdr_uid, last_hdr_gid;
 } fake_mds;
 
 static const pfs_ost_info fake_osts[3] = {
-	{ .index = 0, .uuid = "0b1e5c3a-5f0e-4a57-9c2d-1f6e2b7d9a01", .oss = "oss1", .host = "10.0.0.1",
-	  .data_port = 7001, .ctl_port = 7101, .up = 1, .total_bytes = 1 * TiB,
+	{ .index = 0, .uuid = "0b1e5c3a-5f0e-4a57-9c2d-1f6e2b7d9a01", .oss = "oss1",
+	  .host = "10.0.0.1", .data_port = 7001, .ctl_port = 7101, .up = 1, .total_bytes = 1 * TiB,
 	  .free_bytes = 768 * GiB, .objects = 1234 },
-	{ .index = 1, .uuid = "6a4f2e10-88c1-4d3b-a2f7-0c9e5d1b3e22", .oss = "oss1", .host = "10.0.0.1",
-	  .data_port = 7001, .ctl_port = 7101, .up = 1, .total_bytes = 1 * TiB,
+	{ .index = 1, .uuid = "6a4f2e10-88c1-4d3b-a2f7-0c9e5d1b3e22", .oss = "oss1",
+	  .host = "10.0.0.1", .data_port = 7001, .ctl_port = 7101, .up = 1, .total_bytes = 1 * TiB,
 	  .free_bytes = 1 * TiB, .objects = 0 },
-	{ .index = 10, .uuid = "d93c7b44-21aa-4f6e-b0d5-7e8f9a0b1c33", .oss = "oss2", .host = "10.0.0.2",
-	  .data_port = 7002, .ctl_port = 7102, .up = 0, .total_bytes = 2 * TiB,
+	{ .index = 10, .uuid = "d93c7b44-21aa-4f6e-b0d5-7e8f9a0b1c33", .oss = "oss2",
+	  .host = "10.0.0.2", .data_port = 7002, .ctl_port = 7102, .up = 0, .total_bytes = 2 * TiB,
 	  .free_bytes = 1 * TiB, .objects = 99 },
 };
 
@@ -116,8 +115,6 @@ static void fake_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *pay
 	if (h->opcode < 400)
 		m->nreq[h->opcode]++;
 	pfs_hdr_jobid(h, m->last_job);
-	m->last_hdr_uid = h->uid;
-	m->last_hdr_gid = h->gid;
 	switch (h->opcode) {
 	case PFS_OP_PING:
 		pfs_wbuf_bytes(&w, payload, h->payload_len);
@@ -658,7 +655,8 @@ static void test_admin_cmd_getstripe_file(void **state)
 static void test_admin_cmd_getstripe_json(void **state)
 {
 	static const char *const keys[] = {
-		"path", "ino", "type", "stripe_size", "stripe_count", "stripe_index", "stripes", NULL,
+		"path", "ino", "type", "stripe_size", "stripe_count", "stripe_index", "stripes",
+		NULL,
 	};
 	static const char *const stripe_keys[] = { "index", "ost", "object_id", "object", NULL };
 	fixture *x = *state;
