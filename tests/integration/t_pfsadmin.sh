@@ -178,12 +178,21 @@ run 0 admin --json qos show
 has_keys "$T/out" . policy params interval_s decided_ns decisions
 run 0 admin --json qos policy show
 has_keys "$T/out" . policy params
+pol=$(jq -r .policy "$T/out")
+run 0 admin --json qos policy set "$pol" # the policy in force again: changes nothing
+has_keys "$T/out" . policy params interval_s
 run 0 admin --json qos coupons
 has_keys "$T/out" . coupons
 run 0 admin --json qos regret
 has_keys "$T/out" . budget_nh period_s worth_issued_bytes worth_redeemed_bytes
+run 0 admin --json nrs tbf rule start r1 'jobid={nobody} rate=100MB/s'
+has_keys "$T/out" . verb name expr oss
+has_keys "$T/out" '.oss[0]' oss address status
 run 0 admin --json nrs tbf rule list
 has_keys "$T/out" '.oss[0]' oss address status rules
+has_keys "$T/out" '.oss[0].rules[0]' name expr
+run 0 admin --json nrs tbf rule stop r1
+has_keys "$T/out" . verb name oss
 run 0 admin --json job end J1
 has_keys "$T/out" . action job
 ok "--json of every command parses and has the documented keys"
