@@ -118,7 +118,10 @@ void cli__fail_mds(cli_admin *a, int rc, const char *doing, const char *request)
 	const char *t;
 	char mds[300], buf[96];
 
-	cli__what(a, "%s", doing);
+	if (doing)
+		cli__what(a, "%s", doing);
+	else
+		a->why[0] = '\0';
 	cli__mds_name(a, mds, sizeof(mds));
 	t = cli__transport_text(rc, a->timeout_ms, buf, sizeof(buf));
 	if (t)

@@ -75,9 +75,10 @@ const char *cli__transport_text(int rc, int timeout_ms, char *buf, size_t sz);
  * no such job; EOPNOTSUPP: server too old; EBADMSG: malformed reply) or
  * what a transport error means; otherwise strerror stays. */
 void cli__fail_rpc(cli_admin *a, int rc, const char *server, const char *doing);
-/* A failed MDS request of a command: what = doing; why names the MDS and
- * what happened for transport errors, malformed replies (of request, e.g.
- * "OST list") and unknown requests; otherwise strerror stays. */
+/* A failed MDS request of a command: what = doing (NULL: a->what as it
+ * is); why names the MDS and what happened for transport errors, malformed
+ * replies (of request, e.g. "OST list") and unknown requests; otherwise
+ * strerror stays. */
 void cli__fail_mds(cli_admin *a, int rc, const char *doing, const char *request);
 /* Write "pfsadmin: <message>" for rc to a->err and mark a->reported: a
  * command that goes on after a failure (getstripe over several paths). */

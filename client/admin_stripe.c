@@ -188,7 +188,7 @@ static int read_layout(cli_admin *a, const char *path, const char *doing, stripe
 	rc = cli_mdc_getlayout_any(a->mdc, &a->ctx, s->ino, &s->l, &s->nobj);
 	if (rc) {
 		cli__what(a, "%s %s", doing, path);
-		cli__fail_mds(a, rc, a->what, "layout");
+		cli__fail_mds(a, rc, NULL, "layout");
 		/* The path exists here; say that the MDS answered, so an
 		 * ENOENT for a path outside pfs is not a riddle. */
 		if (rc == -ENOENT)
@@ -287,7 +287,7 @@ static int new_file(cli_admin *a, const char *path, uint32_t wsize, uint32_t wco
 				 (uint32_t)(S_IFREG | (0666 & ~um)), PFS_CREATE_EXCL, wsize, wcount,
 				 &attr, &s->l);
 	if (rc) {
-		cli__fail_mds(a, rc, a->what, "create");
+		cli__fail_mds(a, rc, NULL, "create");
 		if (rc == -EEXIST)
 			cli__why(a, "file already has a layout (it was created meanwhile)");
 		goto out;
@@ -356,7 +356,7 @@ int cli_admin_setstripe(cli_admin *a, const char *path, const cli_stripe_req *re
 	}
 	rc = cli_mdc_setstripe(a->mdc, &a->ctx, (uint64_t)st.st_ino, wsize, wcount);
 	if (rc) {
-		cli__fail_mds(a, rc, a->what, "setstripe");
+		cli__fail_mds(a, rc, NULL, "setstripe");
 		goto out;
 	}
 	rc = read_layout(a, path, "setstripe", s);

@@ -1121,6 +1121,20 @@ static void test_admin_cmd_no_server(void **state)
 	snprintf(want, sizeof(want), "ost list: MDS 127.0.0.1:%u not reachable (connection "
 		 "refused", port);
 	assert_contains(cli_admin_errmsg(&a, rc, msg, sizeof(msg)), want);
+	/* the path commands keep what they were doing and add why */
+	rc = cli_admin_getstripe(&a, (const char *[]){ "/" }, 1, 0, 0);
+	assert_int_equal(rc, -ECONNREFUSED);
+	snprintf(want, sizeof(want), "getstripe /: MDS 127.0.0.1:%u not reachable (connection "
+		 "refused", port);
+	assert_contains(cli_admin_errmsg(&a, rc, msg, sizeof(msg)), want);
+	{
+		cli_stripe_req r = { .have_count = 1, .count = 2 };
+
+		rc = cli_admin_setstripe(&a, "/", &r);
+		assert_int_equal(rc, -ECONNREFUSED);
+		snprintf(want, sizeof(want), "setstripe /: MDS 127.0.0.1:%u not reachable", port);
+		assert_contains(cli_admin_errmsg(&a, rc, msg, sizeof(msg)), want);
+	}
 	fclose(f);
 	assert_int_equal(len, 0);
 	free(buf);
