@@ -354,7 +354,7 @@ static int parse_help(int n, char *const *words, cli_admin_args *a, char *err, s
 
 	a->cmd = CLI_ADMIN_HELP;
 	a->help_cmd = CLI_ADMIN_HELP;
-	if (n == 0)
+	if (n == 0 || is_help_word(words[0]))
 		return 0;
 	row = cli__match_cmd(words, n, &used);
 	if (row >= 0 && used == n) {

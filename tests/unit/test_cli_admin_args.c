@@ -280,6 +280,7 @@ static void test_admin_args_help(void **state)
 		assert_int_equal(a.help_cmd, want_cmd); \
 	} while (0)
 	HELP(CLI_ADMIN_HELP, "help");
+	HELP(CLI_ADMIN_HELP, "help", "--help");
 	HELP(CLI_ADMIN_HELP, "--help");
 	HELP(CLI_ADMIN_HELP, "-h");
 	HELP(CLI_ADMIN_HELP, "--mds", "h:1", "-h", "df");
