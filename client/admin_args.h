@@ -166,7 +166,7 @@ int cli_admin_parse_timeout(const char *s, double *secs, char *err, size_t errle
 /* A file system name: 1..CLI_FSNAME_MAX of [A-Za-z0-9_-]. */
 int cli_admin_check_fsname(const char *s, char *err, size_t errlen);
 
-/* Parse a rate as TBF rule text writes it (oss/tbf_rule.h): a number with
+/* Parse a rate as TBF rule text writes it (qos/tbf_rule.h): a number with
  * an optional SI (K, M, G, T: powers of 1000) or binary (Ki, Mi, Gi, Ti)
  * suffix, then optionally "B", "B/s" or "/s": "100MB/s" = 1e8 bytes/s.
  * 0 or -EINVAL (not a rate, negative, above 1e15). */

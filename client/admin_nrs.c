@@ -17,6 +17,7 @@
 #include "common/buf.h"
 #include "common/proto.h"
 #include "common/qosmsg.h"
+#include "qos/tbf_rule.h"
 
 /* Smallest nrs_rule_info on the wire: two empty strings, ost, queued, origin. */
 #define RULE_MIN_WIRE (4 + 4 + 4 + 4 + 1)
@@ -50,6 +51,27 @@ static int expr_ost(const char *e, uint32_t *ost)
 		return 1;
 	}
 	return 0;
+}
+
+/* Parse rule text as the OSS will: 0, or -EINVAL with the reason in err.
+ * A change carries only rate= or rpcs=, depth= and rank=. */
+static int check_expr(int verb, const char *expr, char *err, size_t errlen)
+{
+	qos_tbf_rule *r = malloc(sizeof(*r));
+	int rc;
+
+	if (!r) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = qos_tbf_rule_parse(expr, r, err, errlen);
+	if (rc == 0 && verb == PFS_NRS_CHANGE &&
+	    (r->spec.n_jobids || r->spec.uid >= 0 || r->spec.gid >= 0 || r->spec.opc_mask)) {
+		snprintf(err, errlen, "change takes rate= or rpcs=, depth= and rank= only");
+		rc = -EINVAL;
+	}
+	free(r);
+	return rc;
 }
 
 /* "error: Invalid argument (rule text refused)" and the like. */
@@ -215,7 +237,7 @@ int cli_admin_nrs_rule(cli_admin *a, const cli_admin_args *args)
 	cli_oss_set s = { 0 };
 	pfs_nrs_rule_info **rules = NULL;
 	uint32_t *nrules = NULL, failed, called = 0;
-	char doing[128], expr[CLI_RULE_EXPR_MAX + 32];
+	char doing[128], expr[CLI_RULE_EXPR_MAX + 32], perr[160];
 	pfs_wbuf w;
 	int only = -1, rc;
 
@@ -238,6 +260,13 @@ int cli_admin_nrs_rule(cli_admin *a, const cli_admin_args *args)
 			cli__what(a, "%s: rule text with ost=%u is longer than %d characters",
 				  doing, args->ost, CLI_RULE_EXPR_MAX - 1);
 			return -EINVAL;
+		}
+		/* The OSS parses with the same code (qos/tbf_rule.h) but can
+		 * only answer -EINVAL; parsing here first names the word. */
+		rc = check_expr(verb, expr, perr, sizeof(perr));
+		if (rc) {
+			cli__what(a, "%s: bad rule: %s", doing, perr);
+			return rc;
 		}
 	}
 	rc = cli_oss_set_load(a, &s);

@@ -11,7 +11,7 @@
  * the OSS serving OST N; start and change then add "ost=N" to EXPR so the
  * rule covers that OST alone (EXPR must not name an OST itself then).  An
  * EXPR with its own ost=N goes to the OSS serving N alone too.  The
- * OSS parses EXPR (oss/tbf_rule.h) and answers -EINVAL for text it refuses;
+ * OSS parses EXPR (qos/tbf_rule.h) and answers -EINVAL for text it refuses;
  * each OSS's outcome is shown, and any failure makes the command fail after
  * printing them all (a rule may then be in force on some OSSes only).
  *

@@ -162,7 +162,7 @@ enum pfs_opcode {
 	                               -> (empty).  Replaces every earlier MDS
 	                               allocation on this OSS; admin rules stay. */
 	PFS_OP_OSS_NRS_RULE,        /* u8 verb (PFS_NRS_*), str name, str expr (rule
-	                               text, see oss/tbf_rule.h; START/CHANGE only)
+	                               text, see qos/tbf_rule.h; START/CHANGE only)
 	                               -> LIST: u32 n, n x nrs_rule_info; else (empty) */
 };
 

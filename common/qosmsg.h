@@ -140,7 +140,7 @@ typedef struct pfs_qos_regret_info {
 #define PFS_NRS_ORIGIN_ADAPTBF 2
 typedef struct pfs_nrs_rule_info {
 	char name[64];
-	char expr[256];      /* the rule text (oss/tbf_rule.h) */
+	char expr[256];      /* the rule text (qos/tbf_rule.h) */
 	uint32_t ost;        /* PFS_QOS_OST_ALL for an admin rule on every OST */
 	uint32_t queued;
 	uint8_t origin;      /* PFS_NRS_ORIGIN_* */

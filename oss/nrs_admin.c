@@ -12,7 +12,7 @@
 #include "common/qosmsg.h"
 #include "oss/nrs_tbf.h"
 #include "oss/qos.h"
-#include "oss/tbf_rule.h"
+#include "qos/tbf_rule.h"
 
 #define NAME_MAX_LEN 63           /* pfs_nrs_rule_info.name holds 64 with NUL */
 #define TEXT_WIRE_MAX 4096u       /* longer is refused before parsing */
@@ -20,7 +20,7 @@
 
 typedef struct arule {
 	char name[NAME_MAX_LEN + 1];
-	char text[OSS_TBF_RULE_TEXT_MAX]; /* canonical */
+	char text[QOS_TBF_RULE_TEXT_MAX]; /* canonical */
 	uint32_t ost;                     /* PFS_QOS_OST_ALL or an index */
 	int unit;
 } arule;
@@ -114,7 +114,7 @@ static int targets(oss_nrs_admin *a, uint32_t ost, int *sel)
 static int do_start(oss_nrs_admin *a, const char *name, const char *text, char *err,
 		    size_t errlen)
 {
-	oss_tbf_rule *r = NULL;
+	qos_tbf_rule *r = NULL;
 	int *sel = NULL;
 	size_t done = 0;
 	arule *slot;
@@ -134,7 +134,7 @@ static int do_start(oss_nrs_admin *a, const char *name, const char *text, char *
 		rc = -ENOMEM;
 		goto out;
 	}
-	rc = oss_tbf_rule_parse(text, r, err, errlen);
+	rc = qos_tbf_rule_parse(text, r, err, errlen);
 	if (rc)
 		goto out;
 	if (r->spec.rank >= OSS_QOS_RANK_POLICY) {
@@ -149,7 +149,7 @@ static int do_start(oss_nrs_admin *a, const char *name, const char *text, char *
 		goto out;
 	}
 	slot = &a->rules[a->n];
-	rc = oss_tbf_rule_format(&r->spec, r->ost, slot->text, sizeof(slot->text));
+	rc = qos_tbf_rule_format(&r->spec, r->ost, slot->text, sizeof(slot->text));
 	if (rc < 0) {
 		snprintf(err, errlen, "rule text cannot be formatted: %s", pfs_strerror(rc));
 		goto out;
@@ -183,8 +183,8 @@ out:
 
 static int do_change(oss_nrs_admin *a, arule *ar, const char *text, char *err, size_t errlen)
 {
-	oss_tbf_rule *nr = NULL, *old = NULL;
-	char newtext[OSS_TBF_RULE_TEXT_MAX];
+	qos_tbf_rule *nr = NULL, *old = NULL;
+	char newtext[QOS_TBF_RULE_TEXT_MAX];
 	int has_depth = has_key(text, "depth"), has_rank = has_key(text, "rank");
 	int *sel = NULL;
 	size_t done;
@@ -197,7 +197,7 @@ static int do_change(oss_nrs_admin *a, arule *ar, const char *text, char *err, s
 		rc = -ENOMEM;
 		goto out;
 	}
-	rc = oss_tbf_rule_parse(text, nr, err, errlen);
+	rc = qos_tbf_rule_parse(text, nr, err, errlen);
 	if (rc)
 		goto out;
 	rc = -EINVAL;
@@ -218,7 +218,7 @@ static int do_change(oss_nrs_admin *a, arule *ar, const char *text, char *err, s
 		goto out;
 	}
 	/* The stored text with the new values: what LIST will show. */
-	rc = oss_tbf_rule_parse(ar->text, old, err, errlen);
+	rc = qos_tbf_rule_parse(ar->text, old, err, errlen);
 	if (rc)
 		goto out;
 	{
@@ -228,7 +228,7 @@ static int do_change(oss_nrs_admin *a, arule *ar, const char *text, char *err, s
 			sp.depth = nr->spec.depth;
 		if (has_rank)
 			sp.rank = nr->spec.rank;
-		rc = oss_tbf_rule_format(&sp, old->ost, newtext, sizeof(newtext));
+		rc = qos_tbf_rule_format(&sp, old->ost, newtext, sizeof(newtext));
 		if (rc < 0) {
 			snprintf(err, errlen, "rule text cannot be formatted: %s", pfs_strerror(rc));
 			goto out;
@@ -373,7 +373,7 @@ out:
 int oss_nrs_admin_request(oss_nrs_admin *a, const uint8_t *p, size_t len, pfs_wbuf *w,
 			  char *err, size_t errlen)
 {
-	char name[NAME_MAX_LEN + 1], text[OSS_TBF_RULE_TEXT_MAX] = "";
+	char name[NAME_MAX_LEN + 1], text[QOS_TBF_RULE_TEXT_MAX] = "";
 	const char *t = NULL;
 	size_t tl = 0;
 	pfs_rbuf b;
@@ -392,7 +392,7 @@ int oss_nrs_admin_request(oss_nrs_admin *a, const uint8_t *p, size_t len, pfs_wb
 	}
 	if (t && (tl >= sizeof(text) || memchr(t, '\0', tl))) {
 		snprintf(err, errlen, "rule text over %d bytes or with a NUL",
-			 OSS_TBF_RULE_TEXT_MAX - 1);
+			 QOS_TBF_RULE_TEXT_MAX - 1);
 		return -EINVAL;
 	}
 	if (t) {

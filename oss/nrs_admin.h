@@ -1,7 +1,7 @@
 /* nrs_admin.h — admin TBF rules of an OSS (PFS_OP_OSS_NRS_RULE, Lustre's
  * `lctl set_param ost.OSS.ost_io.nrs_tbf_rule="start|change|stop ..."`).
  *
- * An admin rule has a name and rule text (oss/tbf_rule.h); `ost=INDEX` in
+ * An admin rule has a name and rule text (qos/tbf_rule.h); `ost=INDEX` in
  * the text puts it on that OST only, else on every OST of the OSS.  The
  * rules are installed in the OSTs' TBF schedulers next to the policy rules
  * of the QoS engine (qos.h), which rank after every admin rule: an admin

@@ -140,7 +140,7 @@ int oss_nrs_tbf_rule_start(oss_sched *s, const char *name, const qos_tbf_rule_sp
 	rule_op op = { .name = name, .spec = spec };
 
 	if (!name || !name[0] || strnlen(name, QOS_TBF_ID_MAX) >= QOS_TBF_ID_MAX ||
-	    oss_tbf_rule_check(spec, NULL, 0))
+	    qos_tbf_rule_check(spec, NULL, 0))
 		return -EINVAL;
 	return oss_sched_control(s, &oss_sched_tbf, do_start, &op);
 }
@@ -159,8 +159,8 @@ int oss_nrs_tbf_rule_change(oss_sched *s, const char *name, double rate, double 
 	rule_op op = { .name = name, .rate = rate, .depth = depth, .rank = rank };
 
 	/* The same bounds as rule text, so the listing can always show it. */
-	if (!isfinite(rate) || rate < 0 || rate > OSS_TBF_RATE_MAX ||
-	    !isfinite(depth) || depth < 0 || depth > OSS_TBF_RATE_MAX)
+	if (!isfinite(rate) || rate < 0 || rate > QOS_TBF_RATE_MAX ||
+	    !isfinite(depth) || depth < 0 || depth > QOS_TBF_RATE_MAX)
 		return -EINVAL;
 	if (!name)
 		return -EINVAL;
@@ -205,7 +205,7 @@ static int do_list(void *priv, uint64_t now, void *arg)
 		 * text form's bounds; one changed beyond them by a direct
 		 * qos_tbf call is listed with an empty text rather than
 		 * failing the whole listing. */
-		if (oss_tbf_rule_format(&sp, PFS_QOS_OST_ALL, o->text, sizeof(o->text)) < 0)
+		if (qos_tbf_rule_format(&sp, PFS_QOS_OST_ALL, o->text, sizeof(o->text)) < 0)
 			o->text[0] = 0;
 		snprintf(o->name, sizeof(o->name), "%s", sp.name);
 		o->queued = q > UINT32_MAX ? UINT32_MAX : (uint32_t)q;

@@ -18,7 +18,7 @@
  * oss_sched_control (which wakes sleeping I/O threads afterwards, so a
  * raised rate takes effect at once) and returns -EINVAL if the scheduler
  * does not run oss_sched_tbf.  Rules accepted by oss_nrs_tbf_rule_start
- * always have a text form (oss/tbf_rule.h), so the listing never fails to
+ * always have a text form (qos/tbf_rule.h), so the listing never fails to
  * format one.  ost= in rule text is not matched here: the caller starts an
  * ost= rule only on the scheduler of that OST (one per OST, oss/ostq.h),
  * and keeps the rule's OST (and origin) for its own listing.
@@ -37,12 +37,12 @@
 #include <stdint.h>
 
 #include "oss/sched.h"
-#include "oss/tbf_rule.h"
+#include "qos/tbf_rule.h"
 #include "qos/tbf.h"
 
-#define OSS_TBF_OPC_READ 0
-#define OSS_TBF_OPC_WRITE 1
-#define OSS_TBF_OPC_OTHER 2
+#define OSS_TBF_OPC_READ QOS_TBF_OPC_READ
+#define OSS_TBF_OPC_WRITE QOS_TBF_OPC_WRITE
+#define OSS_TBF_OPC_OTHER QOS_TBF_OPC_OTHER
 #define OSS_TBF_GC_EVERY 1024u
 #define OSS_TBF_SECONDS(us) ((double)(us) / 1e6)
 
@@ -54,14 +54,14 @@ int oss_nrs_tbf_opc(uint16_t opcode);
 /* Start rule `name` (spec->name is ignored) at the rank spec->rank.
  * Requests already queued keep their class; new ones are matched against
  * it.  Returns 0, -EEXIST (a rule has that name), -EINVAL (name empty or
- * of QOS_TBF_ID_MAX bytes or more, or spec fails oss_tbf_rule_check or
+ * of QOS_TBF_ID_MAX bytes or more, or spec fails qos_tbf_rule_check or
  * qos_tbf_rule_add) or -ENOMEM. */
 int oss_nrs_tbf_rule_start(oss_sched *s, const char *name, const qos_tbf_rule_spec *spec);
 
 /* Change rule `name`: rate (in the rule's unit), depth (0 keeps it), rank
  * (INT_MIN keeps it).  Queued requests are kept; tokens earned so far count
  * at the old rate.  Returns 0, -ENOENT, or -EINVAL (rate or depth negative,
- * not finite or above OSS_TBF_RATE_MAX). */
+ * not finite or above QOS_TBF_RATE_MAX). */
 int oss_nrs_tbf_rule_change(oss_sched *s, const char *name, double rate, double depth,
 			    int rank);
 
@@ -76,7 +76,7 @@ int oss_nrs_tbf_rule_stop(oss_sched *s, const char *name);
  * requests queued in its classes. */
 typedef struct oss_nrs_tbf_rule_snap {
 	char name[64];
-	char text[OSS_TBF_RULE_TEXT_MAX];
+	char text[QOS_TBF_RULE_TEXT_MAX];
 	uint32_t queued;
 } oss_nrs_tbf_rule_snap;
 

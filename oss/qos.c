@@ -13,7 +13,7 @@
 #include "common/log.h"
 #include "oss/nrs_tbf.h"
 #include "oss/qos_i.h"
-#include "oss/tbf_rule.h"
+#include "qos/tbf_rule.h"
 
 #define MDS_PREFIX "mds."
 #define ADAPT_PREFIX "adaptbf."
@@ -522,9 +522,9 @@ static int set_check(const pfs_qos_alloc_set *set, char *err, size_t errlen)
 	for (uint32_t i = 0; i < set->n; i++) {
 		const pfs_qos_alloc *r = &set->rows[i];
 
-		if (!isfinite(r->rate) || r->rate < 0 || r->rate > OSS_TBF_RATE_MAX) {
+		if (!isfinite(r->rate) || r->rate < 0 || r->rate > QOS_TBF_RATE_MAX) {
 			snprintf(err, errlen, "job %s: rate %g out of 0..%g", r->job, r->rate,
-				 OSS_TBF_RATE_MAX);
+				 QOS_TBF_RATE_MAX);
 			return -EINVAL;
 		}
 		if (!isfinite(r->nodes) || r->nodes < 0 || r->nodes > OSS_QOS_NODES_MAX) {

@@ -5,7 +5,7 @@
 #   or unknown policy parameters; bad job registrations — each exits
 #   non-zero with an error on stderr that says what was refused, and
 #   changes nothing (rules listed, policy and parameters in force).  Rule
-#   errors must name the offending word, as oss/tbf_rule.h promises; the
+#   errors must name the offending word, as qos/tbf_rule.h promises; the
 #   MDS answers a refused policy change with -EINVAL only (proto.h), so
 #   there the kind of error ("unknown policy or parameter", "out of range")
 #   is enough.

@@ -1486,14 +1486,15 @@ static void test_qos_nrs_start(void **state)
 	assert_int_equal(run(x, "nrs", "tbf", "rule", "start", "r3", "rate=1M ost=5", NULL),
 			 -ENOENT);
 	assert_contains(message(x), "no OSS serves OST 5");
-	/* an odd ost= value goes everywhere; the OSSes judge it */
+	/* an odd ost= value is refused here, by the OSS's own parser, naming
+	 * the word; nothing is sent */
 	reset_output(x);
-	x->a.status = x->b.status = -EINVAL;
 	assert_int_equal(run(x, "nrs", "tbf", "rule", "start", "r3", "rate=1M ost=x", NULL),
 			 -EINVAL);
-	assert_int_equal(x->a.nreq[PFS_OP_OSS_NRS_RULE], 3);
-	assert_int_equal(x->b.nreq[PFS_OP_OSS_NRS_RULE], 4);
-	x->a.status = x->b.status = 0;
+	assert_contains(message(x), "bad rule");
+	assert_contains(message(x), "ost");
+	assert_int_equal(x->a.nreq[PFS_OP_OSS_NRS_RULE], 2);
+	assert_int_equal(x->b.nreq[PFS_OP_OSS_NRS_RULE], 3);
 	/* a policy's rule name */
 	reset_output(x);
 	x->a.status = -EPERM;
@@ -1520,7 +1521,16 @@ static void test_qos_nrs_errors(void **state)
 	json_t *doc, *oss, *o;
 
 	x->mds.dead_oss = 1;
+	/* text the parser refuses never leaves pfsadmin: the message names
+	 * the word */
 	assert_int_equal(run(x, "nrs", "tbf", "rule", "start", "bad", "bogus=1", NULL), -EINVAL);
+	assert_contains(message(x), "unknown key 'bogus'");
+	assert_int_equal(x->a.nreq[PFS_OP_OSS_NRS_RULE], 0);
+	/* text the OSSes refuse (e.g. an older OSS): each one's answer */
+	reset_output(x);
+	x->a.status = x->b.status = -EINVAL;
+	assert_int_equal(run(x, "nrs", "tbf", "rule", "start", "bad", "rate=1M", NULL), -EINVAL);
+	x->a.status = x->b.status = 0;
 	s = output(x);
 	snprintf(want, sizeof(want), "ossA  127.0.0.1:%u  error: Invalid argument (rule text "
 		 "refused)\n", x->a.port);

@@ -257,8 +257,8 @@ static void test_nrs_tbf_rule_api(void **state)
 	assert_int_equal(oss_nrs_tbf_rule_stop(s, longname), 0);
 
 	/* a byte rule from rule text, ranked before "hold" */
-	oss_tbf_rule tr;
-	assert_int_equal(oss_tbf_rule_parse("jobid={H1} uid=3 rate=1.5MB/s rank=-1",
+	qos_tbf_rule tr;
+	assert_int_equal(qos_tbf_rule_parse("jobid={H1} uid=3 rate=1.5MB/s rank=-1",
 					    &tr, err, sizeof(err)), 0);
 	assert_int_equal(oss_nrs_tbf_rule_start(s, "bytes", &tr.spec), 0);
 	/* three held requests (two under "hold", one under "bytes" is
@@ -303,7 +303,7 @@ static void test_nrs_tbf_rule_api(void **state)
 	assert_string_equal(v[1].text, "jobid={H1} uid=3 rate=2MB/s depth=3MiB rank=5");
 	/* every listed text parses back to the rule */
 	for (size_t i = 0; i < n; i++)
-		assert_int_equal(oss_tbf_rule_parse(v[i].text, &tr, err, sizeof(err)), 0);
+		assert_int_equal(qos_tbf_rule_parse(v[i].text, &tr, err, sizeof(err)), 0);
 	free(v);
 
 	/* stop re-classifies the held request: no other rule, so the

@@ -1,4 +1,4 @@
-/* test_oss_tbf_rule.c — the text form of TBF rules: a table of good inputs
+/* test_qos_tbf_rule.c — the text form of TBF rules: a table of good inputs
  * with their values and canonical text, a table of bad inputs with the
  * word their error must name, round trips (table, random specs, the
  * longest rule), every prefix of the good inputs, random garbage,
@@ -18,12 +18,12 @@
 
 #include "common/qosmsg.h"
 #include "oss/nrs_tbf.h"
-#include "oss/tbf_rule.h"
+#include "qos/tbf_rule.h"
 
 #define ANY (-1)
 #define ALL PFS_QOS_OST_ALL
 
-static int rule_equal(const oss_tbf_rule *a, const oss_tbf_rule *b)
+static int rule_equal(const qos_tbf_rule *a, const qos_tbf_rule *b)
 {
 	const qos_tbf_rule_spec *x = &a->spec, *y = &b->spec;
 
@@ -38,18 +38,18 @@ static int rule_equal(const oss_tbf_rule *a, const oss_tbf_rule *b)
 }
 
 /* format(r) parses back to r, and formatting that gives the same text. */
-static void assert_round_trip(const oss_tbf_rule *r)
+static void assert_round_trip(const qos_tbf_rule *r)
 {
-	char t1[OSS_TBF_RULE_TEXT_MAX], t2[OSS_TBF_RULE_TEXT_MAX], err[128];
-	oss_tbf_rule back;
-	int n = oss_tbf_rule_format(&r->spec, r->ost, t1, sizeof(t1));
+	char t1[QOS_TBF_RULE_TEXT_MAX], t2[QOS_TBF_RULE_TEXT_MAX], err[128];
+	qos_tbf_rule back;
+	int n = qos_tbf_rule_format(&r->spec, r->ost, t1, sizeof(t1));
 
 	if (n < 0) {
 		fprintf(stderr, "format failed: %d\n", n);
 		fail();
 	}
 	assert_int_equal((size_t)n, strlen(t1));
-	if (oss_tbf_rule_parse(t1, &back, err, sizeof(err)) != 0) {
+	if (qos_tbf_rule_parse(t1, &back, err, sizeof(err)) != 0) {
 		fprintf(stderr, "'%s' does not parse: %s\n", t1, err);
 		fail();
 	}
@@ -59,7 +59,7 @@ static void assert_round_trip(const oss_tbf_rule *r)
 			r->spec.depth, back.spec.depth);
 		fail();
 	}
-	assert_int_equal(oss_tbf_rule_format(&back.spec, back.ost, t2, sizeof(t2)), n);
+	assert_int_equal(qos_tbf_rule_format(&back.spec, back.ost, t2, sizeof(t2)), n);
 	assert_string_equal(t1, t2);
 }
 
@@ -135,13 +135,13 @@ static const struct good {
 
 static void test_tbf_rule_good_inputs(void **state)
 {
-	char err[128], text[OSS_TBF_RULE_TEXT_MAX];
-	oss_tbf_rule r;
+	char err[128], text[QOS_TBF_RULE_TEXT_MAX];
+	qos_tbf_rule r;
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		const struct good *g = &good[i];
 		strcpy(err, "untouched");
-		if (oss_tbf_rule_parse(g->text, &r, err, sizeof(err)) != 0) {
+		if (qos_tbf_rule_parse(g->text, &r, err, sizeof(err)) != 0) {
 			fprintf(stderr, "'%s': %s\n", g->text, err);
 			fail();
 		}
@@ -161,7 +161,7 @@ static void test_tbf_rule_good_inputs(void **state)
 		assert_true(r.spec.depth == g->depth);
 		assert_int_equal(r.spec.rank, g->rank);
 		assert_int_equal(r.ost, g->ost);
-		assert_int_equal(oss_tbf_rule_format(&r.spec, r.ost, text, sizeof(text)),
+		assert_int_equal(qos_tbf_rule_format(&r.spec, r.ost, text, sizeof(text)),
 				 (int)strlen(g->canon));
 		assert_string_equal(text, g->canon);
 		assert_round_trip(&r);
@@ -253,11 +253,11 @@ static const struct bad {
 static void test_tbf_rule_bad_inputs(void **state)
 {
 	char err[256];
-	oss_tbf_rule r;
+	qos_tbf_rule r;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = 0;
-		int rc = oss_tbf_rule_parse(bad[i].text, &r, err, sizeof(err));
+		int rc = qos_tbf_rule_parse(bad[i].text, &r, err, sizeof(err));
 		if (rc != -EINVAL || !strstr(err, bad[i].msg) || strchr(err, '\n')) {
 			fprintf(stderr, "'%s': rc %d, error '%s', want '%s'\n",
 				bad[i].text, rc, err, bad[i].msg);
@@ -269,11 +269,11 @@ static void test_tbf_rule_bad_inputs(void **state)
 		assert_int_equal(r.ost, ALL);
 	}
 	/* no rule text, no error buffer, a tiny one */
-	assert_int_equal(oss_tbf_rule_parse(NULL, &r, err, sizeof(err)), -EINVAL);
+	assert_int_equal(qos_tbf_rule_parse(NULL, &r, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "no rule text");
-	assert_int_equal(oss_tbf_rule_parse("rat=1", &r, NULL, 0), -EINVAL);
+	assert_int_equal(qos_tbf_rule_parse("rat=1", &r, NULL, 0), -EINVAL);
 	memset(err, 'x', sizeof(err));
-	assert_int_equal(oss_tbf_rule_parse("rat=1", &r, err, 6), -EINVAL);
+	assert_int_equal(qos_tbf_rule_parse("rat=1", &r, err, 6), -EINVAL);
 	assert_string_equal(err, "unkno");
 	assert_int_equal(err[6], 'x');
 }
@@ -282,33 +282,33 @@ static void test_tbf_rule_bad_inputs(void **state)
  * whatever rate, depth and rank it is changed to. */
 static void test_tbf_rule_longest_fits(void **state)
 {
-	static char pats[OSS_TBF_RULE_JOBS_MAX][QOS_TBF_ID_MAX];
+	static char pats[QOS_TBF_RULE_JOBS_MAX][QOS_TBF_ID_MAX];
 	const double nums[] = { 1.2345678901234567e-300, 4.9406564584124654e-324,
 				0.12345678901234566, 123456789012.34567, 1e12,
 				999999999999.99988, 1.0000000000000002, 1e-7 / 3 };
-	oss_tbf_rule r;
-	char text[OSS_TBF_RULE_TEXT_MAX], err[128];
+	qos_tbf_rule r;
+	char text[QOS_TBF_RULE_TEXT_MAX], err[128];
 	int longest = 0;
 
 	/* 16 patterns of 5 or 4 bytes plus 15 spaces: exactly 90 bytes */
 	size_t total = 0;
-	for (int i = 0; i < OSS_TBF_RULE_JOBS_MAX; i++) {
+	for (int i = 0; i < QOS_TBF_RULE_JOBS_MAX; i++) {
 		int len = i < 11 ? 5 : 4;
 		snprintf(pats[i], sizeof(pats[i]), "%c%0*d*", 'a' + i, len - 2, i);
 		total += strlen(pats[i]) + (i > 0);
 	}
-	assert_int_equal(total, OSS_TBF_RULE_JOBS_TEXT_MAX);
+	assert_int_equal(total, QOS_TBF_RULE_JOBS_TEXT_MAX);
 	for (int unit = 0; unit < 2; unit++)
 		for (size_t a = 0; a < sizeof(nums) / sizeof(nums[0]); a++)
 			for (size_t b = 0; b < sizeof(nums) / sizeof(nums[0]); b++) {
 				memset(&r, 0, sizeof(r));
 				qos_tbf_rule_spec_init(&r.spec);
-				for (int i = 0; i < OSS_TBF_RULE_JOBS_MAX; i++) {
+				for (int i = 0; i < QOS_TBF_RULE_JOBS_MAX; i++) {
 					strcpy(r.jobs[i], pats[i]);
 					r.jobv[i] = r.jobs[i];
 				}
 				r.spec.jobids = r.jobv;
-				r.spec.n_jobids = OSS_TBF_RULE_JOBS_MAX;
+				r.spec.n_jobids = QOS_TBF_RULE_JOBS_MAX;
 				r.spec.uid = r.spec.gid = UINT32_MAX;
 				r.spec.opc_mask = 7;
 				r.spec.unit = unit ? QOS_TBF_UNIT_BYTE : QOS_TBF_UNIT_RPC;
@@ -316,15 +316,15 @@ static void test_tbf_rule_longest_fits(void **state)
 				r.spec.depth = nums[b];
 				r.spec.rank = -INT_MAX;
 				r.ost = ALL - 1;
-				assert_int_equal(oss_tbf_rule_check(&r.spec, err, sizeof(err)), 0);
-				int n = oss_tbf_rule_format(&r.spec, r.ost, text, sizeof(text));
-				assert_true(n > 0 && n < OSS_TBF_RULE_TEXT_MAX);
+				assert_int_equal(qos_tbf_rule_check(&r.spec, err, sizeof(err)), 0);
+				int n = qos_tbf_rule_format(&r.spec, r.ost, text, sizeof(text));
+				assert_true(n > 0 && n < QOS_TBF_RULE_TEXT_MAX);
 				if (n > longest)
 					longest = n;
 				assert_round_trip(&r);
 			}
 	/* the bound is tight enough to matter */
-	assert_true(longest > OSS_TBF_RULE_TEXT_MAX - 30);
+	assert_true(longest > QOS_TBF_RULE_TEXT_MAX - 30);
 }
 
 static uint64_t rng_next(uint64_t *s)
@@ -333,7 +333,7 @@ static uint64_t rng_next(uint64_t *s)
 	return *s >> 11;
 }
 
-/* A random non-negative double no larger than OSS_TBF_RATE_MAX, from
+/* A random non-negative double no larger than QOS_TBF_RATE_MAX, from
  * several families (round numbers with suffixes, arbitrary bit patterns). */
 static double random_qty(uint64_t *s)
 {
@@ -350,12 +350,12 @@ static double random_qty(uint64_t *s)
 		uint64_t bits = rng_next(s) << 11 | rng_next(s) % 2048;
 		bits &= ~(1ULL << 63);
 		memcpy(&x, &bits, sizeof(x));
-		return isfinite(x) && x <= OSS_TBF_RATE_MAX ? x : 1.0 / 3;
+		return isfinite(x) && x <= QOS_TBF_RATE_MAX ? x : 1.0 / 3;
 	}
 	case 3:
 		return ldexp((double)(rng_next(s) % (1ULL << 39)), -(int)(rng_next(s) % 80));
 	default:
-		return OSS_TBF_RATE_MAX * (double)(rng_next(s) % 1000001) / 1e6;
+		return QOS_TBF_RATE_MAX * (double)(rng_next(s) % 1000001) / 1e6;
 	}
 }
 
@@ -364,7 +364,7 @@ static void test_tbf_rule_random_round_trips(void **state)
 	static const char chars[] =
 		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:=@+";
 	uint64_t s = 42;
-	oss_tbf_rule r;
+	qos_tbf_rule r;
 	char err[128];
 
 	for (int it = 0; it < 20000; it++) {
@@ -387,7 +387,7 @@ static void test_tbf_rule_random_round_trips(void **state)
 			r.jobv[i] = r.jobs[i];
 			total += strlen(r.jobs[i]) + 1;
 		}
-		assert_true(total <= OSS_TBF_RULE_JOBS_TEXT_MAX);
+		assert_true(total <= QOS_TBF_RULE_JOBS_TEXT_MAX);
 		r.spec.jobids = r.jobv;
 		r.spec.n_jobids = n;
 		if (rng_next(&s) % 2)
@@ -403,7 +403,7 @@ static void test_tbf_rule_random_round_trips(void **state)
 			r.spec.rank = rng_next(&s) % 2 ? INT_MAX : -INT_MAX;
 		if (rng_next(&s) % 2)
 			r.ost = (uint32_t)(rng_next(&s) % 1000);
-		if (oss_tbf_rule_check(&r.spec, err, sizeof(err)) != 0) {
+		if (qos_tbf_rule_check(&r.spec, err, sizeof(err)) != 0) {
 			fprintf(stderr, "check: %s\n", err);
 			fail();
 		}
@@ -416,8 +416,8 @@ static void test_tbf_rule_random_round_trips(void **state)
  * round-trips. */
 static void test_tbf_rule_truncated_and_garbage(void **state)
 {
-	char buf[OSS_TBF_RULE_TEXT_MAX], err[128];
-	oss_tbf_rule r;
+	char buf[QOS_TBF_RULE_TEXT_MAX], err[128];
+	qos_tbf_rule r;
 	uint64_t s = 7;
 	static const char alphabet[] = "jobiduglcrantspkhe=={}  **\t01234567.-+eKMGiB/s\x01\xff";
 
@@ -426,7 +426,7 @@ static void test_tbf_rule_truncated_and_garbage(void **state)
 		for (size_t k = 0; k <= n; k++) {
 			memcpy(buf, good[i].text, k);
 			buf[k] = 0;
-			int rc = oss_tbf_rule_parse(buf, &r, err, sizeof(err));
+			int rc = qos_tbf_rule_parse(buf, &r, err, sizeof(err));
 			if (rc == 0)
 				assert_round_trip(&r);
 			else
@@ -442,7 +442,7 @@ static void test_tbf_rule_truncated_and_garbage(void **state)
 		/* sometimes graft a valid rule after the noise */
 		if (it % 7 == 0 && n < 200)
 			snprintf(buf + n, sizeof(buf) - n, " rpcs=%d", it % 100);
-		int rc = oss_tbf_rule_parse(buf, &r, err, sizeof(err));
+		int rc = qos_tbf_rule_parse(buf, &r, err, sizeof(err));
 		if (rc == 0)
 			assert_round_trip(&r);
 		else
@@ -453,7 +453,7 @@ static void test_tbf_rule_truncated_and_garbage(void **state)
 static void test_tbf_rule_oversized(void **state)
 {
 	char *big = malloc(10241), err[128];
-	oss_tbf_rule r;
+	qos_tbf_rule r;
 	size_t n = 0;
 
 	assert_non_null(big);
@@ -462,23 +462,23 @@ static void test_tbf_rule_oversized(void **state)
 	while (n < 10240)
 		big[n++] = ' ';
 	big[n] = 0;
-	assert_int_equal(oss_tbf_rule_parse(big, &r, err, sizeof(err)), -EINVAL);
+	assert_int_equal(qos_tbf_rule_parse(big, &r, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "rule text too long (10240 bytes, max 255)"));
 	/* 100 patterns */
 	n = (size_t)sprintf(big, "jobid={");
 	for (int i = 0; i < 100; i++)
 		n += (size_t)sprintf(big + n, "%sj%d", i ? " " : "", i);
 	sprintf(big + n, "} rpcs=1");
-	assert_int_equal(oss_tbf_rule_parse(big, &r, err, sizeof(err)), -EINVAL);
+	assert_int_equal(qos_tbf_rule_parse(big, &r, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "too long"));
 	/* exactly at the limit: 255 bytes parse, 256 do not */
 	memset(big, ' ', 255);
 	memcpy(big, "rpcs=1", 6);
 	big[255] = 0;
-	assert_int_equal(oss_tbf_rule_parse(big, &r, err, sizeof(err)), 0);
+	assert_int_equal(qos_tbf_rule_parse(big, &r, err, sizeof(err)), 0);
 	big[255] = ' ';
 	big[256] = 0;
-	assert_int_equal(oss_tbf_rule_parse(big, &r, err, sizeof(err)), -EINVAL);
+	assert_int_equal(qos_tbf_rule_parse(big, &r, err, sizeof(err)), -EINVAL);
 	free(big);
 
 	/* 100 patterns in a hand-built spec */
@@ -489,7 +489,7 @@ static void test_tbf_rule_oversized(void **state)
 		pats[i] = "p";
 	sp.jobids = pats;
 	sp.n_jobids = 100;
-	assert_int_equal(oss_tbf_rule_check(&sp, err, sizeof(err)), -EINVAL);
+	assert_int_equal(qos_tbf_rule_check(&sp, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "more than 16 patterns"));
 }
 
@@ -499,7 +499,7 @@ static void test_tbf_rule_format_refusals(void **state)
 	const char *space[] = { "a b" }, *brace[] = { "a{" }, *empty[] = { "" },
 		   *mid[] = { "a*b" }, *dup[] = { "x", "x" }, *ok[] = { "job" };
 	qos_tbf_rule_spec sp, s;
-	char text[OSS_TBF_RULE_TEXT_MAX], err[128];
+	char text[QOS_TBF_RULE_TEXT_MAX], err[128];
 
 	qos_tbf_rule_spec_init(&sp);
 	sp.rate = 5;
@@ -507,12 +507,12 @@ static void test_tbf_rule_format_refusals(void **state)
 	do {                                                                        \
 		s = sp;                                                             \
 		stmt;                                                               \
-		assert_int_equal(oss_tbf_rule_check(&s, err, sizeof(err)), -EINVAL); \
+		assert_int_equal(qos_tbf_rule_check(&s, err, sizeof(err)), -EINVAL); \
 		if (!strstr(err, word)) {                                           \
 			fprintf(stderr, "%s: '%s'\n", #stmt, err);                  \
 			fail();                                                     \
 		}                                                                   \
-		assert_int_equal(oss_tbf_rule_format(&s, ALL, text, sizeof(text)),  \
+		assert_int_equal(qos_tbf_rule_format(&s, ALL, text, sizeof(text)),  \
 				 -EINVAL);                                          \
 	} while (0)
 	REFUSE((s.jobids = space, s.n_jobids = 1), "bad character in pattern 'a b'");
@@ -531,23 +531,23 @@ static void test_tbf_rule_format_refusals(void **state)
 	REFUSE(s.gid = 1LL << 32, "gid");
 	REFUSE(s.rank = INT_MIN, "rank");
 #undef REFUSE
-	assert_int_equal(oss_tbf_rule_check(NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(qos_tbf_rule_check(NULL, err, sizeof(err)), -EINVAL);
 	/* -0 is written as 0 (a sign would not parse back) */
 	s = sp;
 	s.rate = -0.0;
-	assert_int_equal(oss_tbf_rule_format(&s, ALL, text, sizeof(text)), 6);
+	assert_int_equal(qos_tbf_rule_format(&s, ALL, text, sizeof(text)), 6);
 	assert_string_equal(text, "rpcs=0");
 	/* too small a buffer: -ENOSPC and an empty string; exact fit works */
 	s = sp;
 	s.jobids = ok;
 	s.n_jobids = 1;
-	int n = oss_tbf_rule_format(&s, 3, text, sizeof(text));
+	int n = qos_tbf_rule_format(&s, 3, text, sizeof(text));
 	assert_string_equal(text, "jobid={job} rpcs=5 ost=3");
-	assert_int_equal(oss_tbf_rule_format(&s, 3, text, (size_t)n), -ENOSPC);
+	assert_int_equal(qos_tbf_rule_format(&s, 3, text, (size_t)n), -ENOSPC);
 	assert_string_equal(text, "");
-	assert_int_equal(oss_tbf_rule_format(&s, 3, text, (size_t)n + 1), n);
-	assert_int_equal(oss_tbf_rule_format(&s, 3, NULL, 0), -ENOSPC);
-	assert_int_equal(oss_tbf_rule_format(&s, 3, NULL, 5), -EINVAL);
+	assert_int_equal(qos_tbf_rule_format(&s, 3, text, (size_t)n + 1), n);
+	assert_int_equal(qos_tbf_rule_format(&s, 3, NULL, 0), -ENOSPC);
+	assert_int_equal(qos_tbf_rule_format(&s, 3, NULL, 5), -EINVAL);
 }
 
 int main(void)

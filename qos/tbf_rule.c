@@ -12,7 +12,7 @@
  * shortest form that strtod reads back exactly, multiplied by the same
  * suffix factor the parser uses.  strtod and snprintf are used in the C
  * locale (the daemons never call setlocale). */
-#include "oss/tbf_rule.h"
+#include "qos/tbf_rule.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -23,16 +23,15 @@
 #include <string.h>
 
 #include "common/qosmsg.h"
-#include "oss/nrs_tbf.h"
 
 #define NUM_MAX 24   /* longest number text we read or write, with NUL */
 #define WORD_SHOW 40 /* how much of an offending word an error quotes */
 
-/* Opcode class names, indexed by OSS_TBF_OPC_*. */
+/* Opcode class names, indexed by QOS_TBF_OPC_*. */
 static const char *const opc_names[] = {
-	[OSS_TBF_OPC_READ] = "read",
-	[OSS_TBF_OPC_WRITE] = "write",
-	[OSS_TBF_OPC_OTHER] = "other",
+	[QOS_TBF_OPC_READ] = "read",
+	[QOS_TBF_OPC_WRITE] = "write",
+	[QOS_TBF_OPC_OTHER] = "other",
 };
 #define N_OPC (sizeof(opc_names) / sizeof(opc_names[0]))
 #define OPC_ALL ((1u << N_OPC) - 1)
@@ -95,8 +94,8 @@ static int spec_check(const qos_tbf_rule_spec *s, char *err, size_t errlen)
 		errf(err, errlen, "no rule");
 		return -EINVAL;
 	}
-	if (s->n_jobids > OSS_TBF_RULE_JOBS_MAX) {
-		errf(err, errlen, "jobid: more than %d patterns", OSS_TBF_RULE_JOBS_MAX);
+	if (s->n_jobids > QOS_TBF_RULE_JOBS_MAX) {
+		errf(err, errlen, "jobid: more than %d patterns", QOS_TBF_RULE_JOBS_MAX);
 		return -EINVAL;
 	}
 	if (s->n_jobids && !s->jobids) {
@@ -119,9 +118,9 @@ static int spec_check(const qos_tbf_rule_spec *s, char *err, size_t errlen)
 			}
 		text += n + (i > 0);
 	}
-	if (text > OSS_TBF_RULE_JOBS_TEXT_MAX) {
+	if (text > QOS_TBF_RULE_JOBS_TEXT_MAX) {
 		errf(err, errlen, "jobid: list too long (%zu bytes, max %d)", text,
-		     OSS_TBF_RULE_JOBS_TEXT_MAX);
+		     QOS_TBF_RULE_JOBS_TEXT_MAX);
 		return -EINVAL;
 	}
 	if (s->uid < -1 || s->uid > (int64_t)UINT32_MAX) {
@@ -141,11 +140,11 @@ static int spec_check(const qos_tbf_rule_spec *s, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	const char *rk = s->unit == QOS_TBF_UNIT_BYTE ? "rate" : "rpcs";
-	if (!isfinite(s->rate) || s->rate < 0 || s->rate > OSS_TBF_RATE_MAX) {
+	if (!isfinite(s->rate) || s->rate < 0 || s->rate > QOS_TBF_RATE_MAX) {
 		errf(err, errlen, "%s: out of range '%g'", rk, s->rate);
 		return -EINVAL;
 	}
-	if (!isfinite(s->depth) || s->depth < 0 || s->depth > OSS_TBF_RATE_MAX) {
+	if (!isfinite(s->depth) || s->depth < 0 || s->depth > QOS_TBF_RATE_MAX) {
 		errf(err, errlen, "depth: out of range '%g'", s->depth);
 		return -EINVAL;
 	}
@@ -156,7 +155,7 @@ static int spec_check(const qos_tbf_rule_spec *s, char *err, size_t errlen)
 	return 0;
 }
 
-int oss_tbf_rule_check(const qos_tbf_rule_spec *spec, char *err, size_t errlen)
+int qos_tbf_rule_check(const qos_tbf_rule_spec *spec, char *err, size_t errlen)
 {
 	return spec_check(spec, err, errlen);
 }
@@ -266,9 +265,9 @@ static int qty_parse(const char *key, const char *v, size_t n, enum qty kind,
 		errf(err, errlen, "%s: not finite '%.*s'", key, (int)(n < WORD_SHOW ? n : WORD_SHOW), v);
 		return -EINVAL;
 	}
-	if (x > OSS_TBF_RATE_MAX) {
+	if (x > QOS_TBF_RATE_MAX) {
 		errf(err, errlen, "%s: absurd '%.*s' (max %g)", key,
-		     (int)(n < WORD_SHOW ? n : WORD_SHOW), v, OSS_TBF_RATE_MAX);
+		     (int)(n < WORD_SHOW ? n : WORD_SHOW), v, QOS_TBF_RATE_MAX);
 		return -EINVAL;
 	}
 	*out = x;
@@ -367,7 +366,7 @@ static const char *bytes_shortest(double x, char out[NUM_MAX])
 /* ---- parse ---------------------------------------------------------------- */
 
 typedef struct pstate {
-	oss_tbf_rule *r;
+	qos_tbf_rule *r;
 	double depth;
 	int depth_bytes; /* depth had a suffix or "B" */
 	char *err;
@@ -404,7 +403,7 @@ static int list_each(const char *key, const char *v, size_t n, pstate *ps,
 
 static int job_item(pstate *ps, const char *p, size_t n)
 {
-	oss_tbf_rule *r = ps->r;
+	qos_tbf_rule *r = ps->r;
 	qos_tbf_rule_spec *s = &r->spec;
 	const char *why = pat_problem(p, n);
 	int show = (int)(n < WORD_SHOW ? n : WORD_SHOW);
@@ -418,9 +417,9 @@ static int job_item(pstate *ps, const char *p, size_t n)
 			errf(ps->err, ps->errlen, "jobid: duplicate '%.*s'", show, p);
 			return -EINVAL;
 		}
-	if (s->n_jobids == OSS_TBF_RULE_JOBS_MAX) {
+	if (s->n_jobids == QOS_TBF_RULE_JOBS_MAX) {
 		errf(ps->err, ps->errlen, "jobid: more than %d patterns at '%.*s'",
-		     OSS_TBF_RULE_JOBS_MAX, show, p);
+		     QOS_TBF_RULE_JOBS_MAX, show, p);
 		return -EINVAL;
 	}
 	memcpy(r->jobs[s->n_jobids], p, n);
@@ -546,7 +545,7 @@ static const struct key {
 #define K_RATE 4
 #define K_RPCS 5
 
-static void rule_reset(oss_tbf_rule *r)
+static void rule_reset(qos_tbf_rule *r)
 {
 	memset(r, 0, sizeof(*r));
 	qos_tbf_rule_spec_init(&r->spec);
@@ -574,10 +573,10 @@ static int parse(const char *text, pstate *ps)
 		errf(ps->err, ps->errlen, "no rule text");
 		return -EINVAL;
 	}
-	len = strnlen(text, OSS_TBF_RULE_TEXT_MAX);
-	if (len >= OSS_TBF_RULE_TEXT_MAX) {
+	len = strnlen(text, QOS_TBF_RULE_TEXT_MAX);
+	if (len >= QOS_TBF_RULE_TEXT_MAX) {
 		errf(ps->err, ps->errlen, "rule text too long (%zu bytes, max %d)",
-		     strlen(text), OSS_TBF_RULE_TEXT_MAX - 1);
+		     strlen(text), QOS_TBF_RULE_TEXT_MAX - 1);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < len; i++) {
@@ -662,7 +661,7 @@ static int parse(const char *text, pstate *ps)
 	return spec_check(&ps->r->spec, ps->err, ps->errlen);
 }
 
-int oss_tbf_rule_parse(const char *text, oss_tbf_rule *out, char *err, size_t errlen)
+int qos_tbf_rule_parse(const char *text, qos_tbf_rule *out, char *err, size_t errlen)
 {
 	pstate ps = { .r = out, .err = err, .errlen = errlen };
 	int rc;
@@ -706,7 +705,7 @@ static const char *sep(const obuf *o)
 	return o->n ? " " : "";
 }
 
-int oss_tbf_rule_format(const qos_tbf_rule_spec *spec, uint32_t ost, char *buf, size_t len)
+int qos_tbf_rule_format(const qos_tbf_rule_spec *spec, uint32_t ost, char *buf, size_t len)
 {
 	obuf o = { buf, len, 0, 0 };
 	char num[NUM_MAX];

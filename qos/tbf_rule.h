@@ -10,8 +10,8 @@
  * and a one-member list may drop the braces (jobid=dd*).  A job pattern is
  * an exact id, a prefix ending in '*', or '*': printable ASCII or UTF-8
  * bytes other than '{' and '}', '*' only at the end, at most
- * QOS_TBF_ID_MAX - 1 bytes; one list holds at most OSS_TBF_RULE_JOBS_MAX
- * distinct patterns of at most OSS_TBF_RULE_JOBS_TEXT_MAX bytes together
+ * QOS_TBF_ID_MAX - 1 bytes; one list holds at most QOS_TBF_RULE_JOBS_MAX
+ * distinct patterns of at most QOS_TBF_RULE_JOBS_TEXT_MAX bytes together
  * (with the spaces between them).
  *
  * Numbers are decimal (digits, optional fraction, optional exponent:
@@ -28,62 +28,68 @@
  *
  * Errors are one line naming the offending word: an unknown key, a
  * duplicated key, a word that is not key=value, a value that is negative,
- * not finite, absurd (rate, rpcs or depth above OSS_TBF_RATE_MAX, ids out
+ * not finite, absurd (rate, rpcs or depth above QOS_TBF_RATE_MAX, ids out
  * of range) or malformed, an empty or overlong list, a bad pattern, a
- * missing rate/rpcs or both given, text longer than OSS_TBF_RULE_TEXT_MAX
+ * missing rate/rpcs or both given, text longer than QOS_TBF_RULE_TEXT_MAX
  * - 1 bytes, e.g. "unknown key 'rat'", "rate: negative '-5'".
  *
- * Canonical form (oss_tbf_rule_format): keys in the order of the grammar
+ * Canonical form (qos_tbf_rule_format): keys in the order of the grammar
  * line above, lists always braced, defaults left out, numbers in the
  * shortest form that reads back exactly (a byte rate with the shortest
  * suffix, "rate=1.5GB/s", a byte depth as "depth=3MiB").  For every rule
  * accepted by parse or check, format succeeds and parse(format(x)) == x;
- * the bounds above leave room in OSS_TBF_RULE_TEXT_MAX for any later change
+ * the bounds above leave room in QOS_TBF_RULE_TEXT_MAX for any later change
  * of rate, depth and rank within their limits.
  *
  * Pure: no allocation, no globals, thread-safe. */
-#ifndef OSS_TBF_RULE_H
-#define OSS_TBF_RULE_H
+#ifndef QOS_TBF_RULE_H
+#define QOS_TBF_RULE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "qos/tbf.h"
 
-#define OSS_TBF_RULE_JOBS_MAX QOS_TBF_JOBS_MAX /* patterns in one jobid={...} */
-#define OSS_TBF_RULE_JOBS_TEXT_MAX 90     /* bytes of the patterns and spaces
+/* Opcode classes of the OSS data opcodes, the bits of a rule's opc_mask
+ * (opcode={read write other}). */
+#define QOS_TBF_OPC_READ 0
+#define QOS_TBF_OPC_WRITE 1
+#define QOS_TBF_OPC_OTHER 2
+
+#define QOS_TBF_RULE_JOBS_MAX QOS_TBF_JOBS_MAX /* patterns in one jobid={...} */
+#define QOS_TBF_RULE_JOBS_TEXT_MAX 90     /* bytes of the patterns and spaces
                                              inside jobid={...} */
-#define OSS_TBF_RATE_MAX 1e12             /* bytes/s or RPCs/s: 1 TB/s; also
+#define QOS_TBF_RATE_MAX 1e12             /* bytes/s or RPCs/s: 1 TB/s; also
                                              the largest depth */
-#define OSS_TBF_RULE_TEXT_MAX 256         /* rule text, with NUL (the size of
+#define QOS_TBF_RULE_TEXT_MAX 256         /* rule text, with NUL (the size of
                                              pfs_nrs_rule_info.expr) */
 
 /* A parsed rule: owns the storage its spec points into (spec.jobids points
  * at jobv, jobv[i] at jobs[i]), so it must not be copied by value; pass a
  * pointer, or copy the spec's strings out. */
-typedef struct oss_tbf_rule {
+typedef struct qos_tbf_rule {
 	qos_tbf_rule_spec spec;   /* spec.name is left NULL: the caller names it */
 	uint32_t ost;             /* PFS_QOS_OST_ALL (common/qosmsg.h) = every OST */
-	char jobs[OSS_TBF_RULE_JOBS_MAX][QOS_TBF_ID_MAX];
-	const char *jobv[OSS_TBF_RULE_JOBS_MAX];
-} oss_tbf_rule;
+	char jobs[QOS_TBF_RULE_JOBS_MAX][QOS_TBF_ID_MAX];
+	const char *jobv[QOS_TBF_RULE_JOBS_MAX];
+} qos_tbf_rule;
 
 /* Parse text into *out.  Returns 0, or -EINVAL with a one-line reason in
  * err (e.g. "unknown key 'rat'", "rate: negative '-5'"; err may be NULL
  * when errlen is 0) and *out reset to an empty rule. */
-int oss_tbf_rule_parse(const char *text, oss_tbf_rule *out, char *err, size_t errlen);
+int qos_tbf_rule_parse(const char *text, qos_tbf_rule *out, char *err, size_t errlen);
 
 /* Whether spec (name ignored) can be written as rule text within the
  * bounds above, i.e. whether format will succeed on it and on any later
  * change of rate, depth and rank within their limits.  Returns 0, or
  * -EINVAL with a one-line reason in err. */
-int oss_tbf_rule_check(const qos_tbf_rule_spec *spec, char *err, size_t errlen);
+int qos_tbf_rule_check(const qos_tbf_rule_spec *spec, char *err, size_t errlen);
 
 /* Format spec (name ignored) and ost back into canonical rule text in buf
- * (len bytes; OSS_TBF_RULE_TEXT_MAX always suffices): parse(format(x)) ==
+ * (len bytes; QOS_TBF_RULE_TEXT_MAX always suffices): parse(format(x)) ==
  * x.  Returns the length (without the NUL), -EINVAL if spec fails
- * oss_tbf_rule_check (or buf is NULL with len > 0), or -ENOSPC if it did
+ * qos_tbf_rule_check (or buf is NULL with len > 0), or -ENOSPC if it did
  * not fit in len (buf then holds "" when len > 0). */
-int oss_tbf_rule_format(const qos_tbf_rule_spec *spec, uint32_t ost, char *buf, size_t len);
+int qos_tbf_rule_format(const qos_tbf_rule_spec *spec, uint32_t ost, char *buf, size_t len);
 
 #endif
