@@ -246,3 +246,8 @@ clean:
 	rm -rf build build-san
 
 -include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
+
+# deploy/docker-compose.yml run with podman end to end (root; not part of `make test`).
+.PHONY: compose-test
+compose-test:
+	@sh deploy/compose-test.sh

@@ -1,0 +1,279 @@
+#!/bin/sh
+# compose-test.sh — `make compose-test`: the container cluster of
+# deploy/docker-compose.yml, run with podman and podman-compose, end to end.
+#
+#   1. installs what it misses from Debian (podman, podman-compose, mmdebstrap,
+#      runc, the CNI plugins with dnsname, iptables);
+#   2. makes the base image localhost/debian:12 with mmdebstrap when absent
+#      (no image registry is needed, nor contacted);
+#   3. builds localhost/pfs:latest from deploy/Dockerfile (multi-stage);
+#   4. brings up MDS + 4 OSS + client, waits until every healthcheck passes;
+#   5. writes 16 MiB of random data through the client's FUSE mount, striped
+#      over the 4 OSTs, checks `pfsadmin getstripe` shows 4 stripes on 4 OSTs,
+#      reads the file back through a second, fresh mount and compares sha256;
+#   6. tears everything down (always: trap), prints the elapsed time.
+#
+# Podman runs with its own configuration, never the system's: containers.conf,
+# storage.conf and registries.conf are written under $PFS_CT_ROOT/conf and
+# named by CONTAINERS_CONF / CONTAINERS_STORAGE_CONF / CONTAINERS_REGISTRIES_CONF:
+# cgroupfs cgroup manager and file event logger (no systemd needed), runc, the
+# CNI network backend (networks in $PFS_CT_ROOT/cni, not /etc/cni), ulimits
+# within this machine's hard limits, the overlay storage driver where an
+# overlay mount works here (else vfs), no registries to search.
+#
+# Environment:
+#   PFS_CT_ROOT=/var/lib/pfs-compose-test   image store and configuration (kept:
+#                                           the next run reuses the base image
+#                                           and the build cache)
+#   PFS_CT_RUN=/run/pfs-compose-test        podman's per-boot state
+#   PFS_CT_DRIVER=overlay|vfs               storage driver (default: probed)
+#   PFS_CT_CONTEXT=DIR                      build context (default: this checkout)
+#   PFS_CT_TIMEOUT=180                      seconds to wait for the cluster's health
+#   PFS_CT_KEEP=1                           leave the cluster up (no teardown)
+set -eu
+
+T0=$(date +%s)
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+ROOT=${PFS_CT_ROOT:-/var/lib/pfs-compose-test}
+RUN=${PFS_CT_RUN:-/run/pfs-compose-test}
+CONTEXT=${PFS_CT_CONTEXT:-$repo}
+TIMEOUT=${PFS_CT_TIMEOUT:-180}
+BASE=localhost/debian:12
+IMAGE=localhost/pfs:latest
+COMPOSE=$here/docker-compose.yml
+PROJECT=pfsct$$
+NOSS=4
+SIZE_MIB=16
+
+say() { printf 'compose-test: %s\n' "$*" >&2; }
+die() { say "FAIL: $*"; exit 1; }
+elapsed() { echo $(($(date +%s) - T0)); }
+
+if [ "$(id -u)" != 0 ]; then
+	command -v sudo >/dev/null || die "needs root (FUSE in a container, a CNI bridge)"
+	exec sudo -E sh "$0" "$@"
+fi
+
+# --- 1. packages -------------------------------------------------------------
+PKGS="podman podman-compose mmdebstrap runc containernetworking-plugins
+golang-github-containernetworking-plugin-dnsname iptables conmon"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	say "installing$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+[ -e /dev/fuse ] || modprobe fuse 2>/dev/null || true
+[ -c /dev/fuse ] || die "no /dev/fuse on this machine"
+
+# --- podman's configuration --------------------------------------------------
+mkdir -p "$ROOT/conf" "$ROOT/cni" "$RUN"
+driver=${PFS_CT_DRIVER:-}
+if [ -z "$driver" ]; then
+	# overlay where the kernel can mount one on $ROOT (not, e.g., when
+	# $ROOT is itself on overlayfs inside another container), else vfs.
+	p=$ROOT/overlay-probe.$$
+	mkdir -p "$p/l" "$p/u" "$p/w" "$p/m"
+	if mount -t overlay overlay -o "lowerdir=$p/l,upperdir=$p/u,workdir=$p/w" "$p/m" 2>/dev/null; then
+		umount "$p/m"
+		driver=overlay
+	else
+		driver=vfs
+	fi
+	rm -rf "$p"
+fi
+# A hard limit root cannot raise here makes runc fail ("error setting
+# rlimits"): give containers this machine's own hard limits (capped).
+lim() { # lim "NAME IN /proc/self/limits" CAP: the hard limit, at most CAP
+	v=$(awk -v n="$1" 'index($0, n) == 1 { print $(NF - 1) }' /proc/self/limits)
+	case $v in '' | unlimited) echo "$2" ;; *) [ "$v" -gt "$2" ] && echo "$2" || echo "$v" ;; esac
+}
+nofile=$(lim "Max open files" 1048576)
+nproc=$(lim "Max processes" 32768)
+cat >"$ROOT/conf/containers.conf" <<EOF
+# written by deploy/compose-test.sh
+[containers]
+default_ulimits = ["nofile=$nofile:$nofile", "nproc=$nproc:$nproc"]
+[engine]
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+events_logfile_path = "$RUN/events.log"
+runtime = "runc"
+tmp_dir = "$RUN/libpod"
+[network]
+network_backend = "cni"
+network_config_dir = "$ROOT/cni"
+cni_plugin_dirs = ["/usr/lib/cni"]
+EOF
+cat >"$ROOT/conf/storage.conf" <<EOF
+# written by deploy/compose-test.sh
+[storage]
+driver = "$driver"
+graphroot = "$ROOT/storage-$driver"
+runroot = "$RUN/storage-$driver"
+EOF
+cat >"$ROOT/conf/registries.conf" <<EOF
+# written by deploy/compose-test.sh: images are local only, no registry is searched.
+unqualified-search-registries = []
+EOF
+# The same settings for a person at a shell: `. $ROOT/conf/env`, then podman
+# and podman-compose use this image store (deploy/README-containers.md).
+# DISABLE_HC_SYSTEMD: no systemd to run healthcheck timers, so podman does not
+# try to make them; this script runs the checks itself (podman healthcheck run).
+cat >"$ROOT/conf/env" <<EOF
+# written by deploy/compose-test.sh
+export CONTAINERS_CONF="$ROOT/conf/containers.conf"
+export CONTAINERS_STORAGE_CONF="$ROOT/conf/storage.conf"
+export CONTAINERS_REGISTRIES_CONF="$ROOT/conf/registries.conf"
+export BUILDAH_ISOLATION=chroot
+export DISABLE_HC_SYSTEMD=true
+EOF
+# shellcheck disable=SC1091
+. "$ROOT/conf/env"
+say "podman $(podman version --format '{{.Client.Version}}'), storage $driver, state in $ROOT"
+
+# --- teardown, always ----------------------------------------------------------
+compose() { podman-compose -p "$PROJECT" -f "$COMPOSE" "$@"; }
+cname() { # cname SERVICE -> container name
+	podman ps -a --filter "label=io.podman.compose.project=$PROJECT" \
+		--filter "label=com.docker.compose.service=$1" --format '{{.Names}}' | head -1
+}
+teardown() {
+	rc=$?
+	trap - EXIT INT TERM
+	if [ "$started" = 0 ]; then
+		:
+	elif [ "${PFS_CT_KEEP:-0}" = 1 ]; then
+		say "PFS_CT_KEEP=1: cluster $PROJECT left up; to remove it:"
+		say "  . $ROOT/conf/env; podman-compose -p $PROJECT -f $COMPOSE down -v; podman network rm ${PROJECT}_default"
+	else
+		if [ $rc != 0 ]; then
+			for s in mds oss0 oss1 oss2 oss3 client; do
+				c=$(cname $s 2>/dev/null) || continue
+				[ -n "$c" ] || continue
+				say "--- $s: $(podman inspect --format '{{.State.Status}} exit={{.State.ExitCode}}' "$c" 2>/dev/null)"
+				podman logs --tail 20 "$c" 2>&1 | sed "s/^/  $s| /" >&2 || true
+			done
+		fi
+		compose down -v >"$RUN/down.log" 2>&1 || true
+		# What podman-compose 1.0 leaves: the network (and anything a
+		# failed `up` left behind).
+		podman ps -aq --filter "label=io.podman.compose.project=$PROJECT" |
+			xargs -r podman rm -f -v >/dev/null 2>&1 || true
+		podman volume ls -q --filter "label=io.podman.compose.project=$PROJECT" |
+			xargs -r podman volume rm -f >/dev/null 2>&1 || true
+		podman network rm -f "${PROJECT}_default" >/dev/null 2>&1 || true
+	fi
+	rm -f "$RUN/data.$$"
+	if [ $rc = 0 ]; then
+		say "PASS in $(elapsed) s"
+	else
+		say "FAILED after $(elapsed) s"
+	fi
+	exit $rc
+}
+started=0
+trap teardown EXIT
+trap 'exit 130' INT TERM
+
+# --- 2. base image -------------------------------------------------------------
+if ! podman image exists "$BASE"; then
+	say "making $BASE with mmdebstrap"
+	# The host's own Debian sources (its mirror), else mmdebstrap's default.
+	src=""
+	if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+		src=/etc/apt/sources.list.d/debian.sources
+	elif grep -qs '^deb .*bookworm' /etc/apt/sources.list; then
+		src=/etc/apt/sources.list
+	fi
+	tar=$ROOT/debian-12.tar
+	# shellcheck disable=SC2086
+	mmdebstrap --quiet --variant=apt \
+		--aptopt='Acquire::Check-Valid-Until "false"' \
+		--dpkgopt='path-exclude=/usr/share/man/*' \
+		--dpkgopt='path-exclude=/usr/share/locale/*' \
+		--dpkgopt='path-exclude=/usr/share/doc/*' \
+		--dpkgopt='path-include=/usr/share/doc/*/copyright' \
+		--dpkgopt='path-exclude=/usr/share/info/*' \
+		bookworm "$tar" $src >&2
+	podman import --quiet --change 'CMD ["/bin/bash"]' "$tar" "$BASE" >/dev/null
+	rm -f "$tar"
+fi
+
+# --- 3. the pfs image ---------------------------------------------------------
+say "building $IMAGE from $CONTEXT"
+t=$(date +%s)
+old=$(podman image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)
+podman build --quiet --isolation=chroot --pull=never --build-arg "BASE=$BASE" \
+	-f "$here/Dockerfile" -t "$IMAGE" "$CONTEXT" >"$RUN/build.log" 2>&1 ||
+	{ tail -40 "$RUN/build.log" >&2; die "image build failed (log: $RUN/build.log)"; }
+size=$(podman image inspect --format '{{.Size}}' "$IMAGE")
+# The image this build replaced (its layers stay as build cache).
+if [ -n "$old" ] && [ "$old" != "$(podman image inspect --format '{{.Id}}' "$IMAGE")" ]; then
+	podman rmi "$old" >/dev/null 2>&1 || true
+fi
+say "built in $(($(date +%s) - t)) s: $IMAGE $((size / 1000000)) MB"
+
+# --- 4. the cluster ------------------------------------------------------------
+say "starting project $PROJECT"
+started=1
+compose up -d --no-build >"$RUN/up.log" 2>&1 || { cat "$RUN/up.log" >&2; die "podman-compose up failed"; }
+
+# Wait for each service's healthcheck, in dependency order.  podman-compose
+# 1.0 starts the containers without waiting for `condition: service_healthy`
+# (the entrypoint and the OSS's registration retries cover that), and with
+# no systemd no timer runs the checks: run them here until they pass.
+deadline=$(($(date +%s) + TIMEOUT))
+for s in mds oss0 oss1 oss2 oss3 client; do
+	c=$(cname $s)
+	[ -n "$c" ] || die "no container for service $s"
+	until podman healthcheck run "$c" >/dev/null 2>&1; do
+		st=$(podman inspect --format '{{.State.Status}}' "$c")
+		[ "$st" = running ] || die "$s is $st"
+		[ "$(date +%s)" -lt "$deadline" ] || die "$s not healthy after ${TIMEOUT}s"
+		sleep 0.5
+	done
+	say "$s healthy ($(elapsed) s)"
+done
+client=$(cname client)
+cx() { podman exec "$client" "$@"; }
+cjq() { podman exec -i "$client" jq "$@"; } # jq of the image, on stdin
+
+# Every OST is up and advertised under its OSS's service name and fixed port
+# (the bug of the old compose file: 127.0.0.1 and a random port).
+cx pfsadmin ost list >&2
+n=$(cx pfsadmin --json ost list | cjq '[.osts[] | select(.state == "up" and
+	(.oss | test("^oss[0-9]+$")) and .host == .oss and .data_port == 7800)] | length')
+[ "$n" = $NOSS ] || die "$n of $NOSS OSTs are up at ossN:7800"
+
+# --- 5. data through the mount -------------------------------------------------
+data=$RUN/data.$$
+head -c $((SIZE_MIB * 1048576)) /dev/urandom >"$data"
+want=$(sha256sum <"$data" | cut -d' ' -f1)
+cx pfsadmin setstripe -c $NOSS -S 1M /mnt/pfs/rand >/dev/null
+t=$(date +%s)
+podman exec -i "$client" sh -c 'cat >/mnt/pfs/rand && sync' <"$data"
+say "wrote $SIZE_MIB MiB in $(($(date +%s) - t)) s"
+cx pfsadmin getstripe /mnt/pfs/rand >&2
+count=$(cx pfsadmin --json getstripe /mnt/pfs/rand | cjq .stripe_count)
+osts=$(cx pfsadmin --json getstripe /mnt/pfs/rand | cjq '[.stripes[].ost] | unique | length')
+[ "$count" = $NOSS ] || die "stripe count is '$count', want $NOSS"
+[ "$osts" = $NOSS ] || die "the stripes are on $osts OSTs, want $NOSS"
+# Read back through a second mount, made now: nothing can come from the
+# first mount's page cache, every byte comes from the OSSes.
+# shellcheck disable=SC2016 # $PFS_MDS is the container's
+cx sh -c 'mkdir -p /mnt/verify && mount.pfs "$PFS_MDS" /mnt/verify'
+got=$(cx sh -c 'sha256sum </mnt/verify/rand' | cut -d' ' -f1)
+got1=$(cx sh -c 'sha256sum </mnt/pfs/rand' | cut -d' ' -f1)
+cx umount /mnt/verify
+[ "$got" = "$want" ] || die "sha256 through a fresh mount: $got, want $want"
+[ "$got1" = "$want" ] || die "sha256 through the writing mount: $got1, want $want"
+say "sha256 $want: same through both mounts"
+say "image $IMAGE: $((size / 1000000)) MB"
