@@ -181,7 +181,7 @@ teardown() {
 }
 started=0
 trap teardown EXIT
-trap 'exit 130' INT TERM
+trap 'say interrupted; exit 130' INT TERM
 
 # --- 2. base image -------------------------------------------------------------
 if ! podman image exists "$BASE"; then
