@@ -168,8 +168,8 @@ DATADIR    = $(PREFIX)/share/pfs
 DOCDIR     = $(PREFIX)/share/doc/pfs
 MOUNTDIR   = /sbin
 CONFDIR    = /etc/pfs
-# The version is pfsadmin's (PFS_VERSION in client/admin_version.h), else 0.1.0.
-VERSION    = $(or $(shell sed -n 's/^\#define PFS_VERSION "\(.*\)"/\1/p' client/admin_version.h 2>/dev/null),0.1.0)
+# The version is PFS_VERSION in common/version.h (every program's --version), else 0.1.0.
+VERSION    = $(or $(shell sed -n 's/^\#define PFS_VERSION "\(.*\)"/\1/p' common/version.h 2>/dev/null),0.1.0)
 INST_MAN   = $(wildcard deploy/man/*.[178])
 INST_UNITS = pfs-mds.service pfs-oss.service pfs-oss@.service
 INST_CONFS = mds.conf oss.conf slurm.conf

@@ -1,10 +1,8 @@
-/* admin_version.h — the one place pfs's version is written down (pfsadmin
- * --version).  A build may set it instead: make CFLAGS+=-DPFS_VERSION='"x"'. */
+/* admin_version.h — pfsadmin --version: the version is common/version.h's
+ * (the one place it is written down). */
 #ifndef CLI_ADMIN_VERSION_H
 #define CLI_ADMIN_VERSION_H
 
-#ifndef PFS_VERSION
-#define PFS_VERSION "0.9.0"
-#endif
+#include "common/version.h"
 
 #endif

@@ -1,17 +1,31 @@
 /* mount_main.c — mount.pfs: mount a pfs file system with FUSE.
  *
  *   mount.pfs HOST:PORT MOUNTPOINT [-o opt[,opt...]] [-f] [-n] [-s] [-v]
+ *   mount.pfs --help | --version
  *
  * This is how mount(8) runs /sbin/mount.pfs for `mount -t pfs HOST:PORT DIR
  * -o ...`: -n, -s, -v (and -t TYPE) are accepted and ignored, as are the
  * generic options mount(8) puts in -o (rw, noatime, dev, suid, _netdev,
  * defaults, ...).  Without -f the MDS is probed and the FUSE mount made in
- * the foreground, so any failure exits with status 1; only then does the
- * process daemonize and the parent exit 0, so `mount.pfs` returns when the
- * mount is usable.  `umount DIR`, SIGTERM, SIGINT and SIGHUP end the session
- * loop; the process then unmounts, frees everything and exits 0. */
+ * the foreground, so any failure is reported with mount(8)'s exit status
+ * (below); only then does the process daemonize and the parent exit 0, so
+ * `mount.pfs` returns when the mount is usable.  `umount DIR`, SIGTERM and
+ * SIGINT end the session loop; the process then unmounts, frees everything
+ * and exits 0.  SIGHUP reopens a log=file:PATH (logrotate).
+ *
+ * Logs: log=stderr|file:PATH|syslog; by default standard error until the
+ * mount is made, then syslog once in the background (standard error is
+ * /dev/null there).  With a file, once in the background standard error
+ * goes to the file too (libfuse's messages, sanitizer reports).
+ *
+ * Exit status, as mount(8) documents for helpers: 0 mounted; 1 incorrect
+ * invocation (usage, an unknown or bad option, a log file that cannot be
+ * opened); 2 system error (out of memory, cannot fork); 32 mount failure
+ * (the MDS cannot be reached, the FUSE mount fails). */
 #include <errno.h>
-#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,17 +41,23 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "common/net.h"
+#include "common/version.h"
 #include "qos/rcc.h"
+
+/* mount(8)'s exit codes for mount helpers (man 8 mount, RETURN CODES). */
+#define MNT_EX_USAGE 1  /* incorrect invocation or permissions */
+#define MNT_EX_SYSERR 2 /* system error (out of memory, cannot fork) */
+#define MNT_EX_FAIL 32  /* mount failure */
 
 typedef struct mount_cfg {
 	char jobid_var[512];
 	char log_level[16];
-	char log_file[1024];
+	char log[1024];
 	int max_conns;
 	int timeout_ms;
 	int retry_ms;
 	int jobid_ttl_ms;
-	double attr_timeout;
+	double attr_timeout_s;
 	int allow_other;
 	int default_permissions;
 	char fsname[256];
@@ -51,36 +71,35 @@ typedef struct mount_cfg {
 	double rcc_lnet_ms;
 } mount_cfg;
 
+/* Rows keyed by their field's name: S(field, default, help) for strings,
+ * N(type, field, default, help, min, max) for numbers and booleans. */
+#define S(f, d, h) PFS_CFG_OPT(mount_cfg, #f, PFS_CFG_STR, f, d, h, 0, 0)
+#define N(t, f, d, h, lo, hi) PFS_CFG_OPT(mount_cfg, #f, t, f, d, h, lo, hi)
 static const pfs_cfg_opt mount_opts[] = {
-	{ "jobid_var", PFS_CFG_STR, offsetof(mount_cfg, jobid_var), 512, "SLURM_JOB_ID:PFS_JOBID",
-	  "environment variables holding the job id, ':'-separated, first set wins" },
-	{ "jobid_ttl_ms", PFS_CFG_INT, offsetof(mount_cfg, jobid_ttl_ms), 0, "1000",
-	  "how long a process's job id is cached" },
-	{ "log_level", PFS_CFG_STR, offsetof(mount_cfg, log_level), 16, "notice",
-	  "err, warning, notice, info, debug" },
-	{ "log_file", PFS_CFG_STR, offsetof(mount_cfg, log_file), 1024, "",
-	  "log here once daemonized (default: logs are dropped)" },
-	{ "max_conns", PFS_CFG_INT, offsetof(mount_cfg, max_conns), 0, "8",
-	  "connections per server" },
-	{ "timeout_ms", PFS_CFG_INT, offsetof(mount_cfg, timeout_ms), 0, "60000",
-	  "per-RPC send/receive timeout towards the MDS (OSS: see rcc_*)" },
-	{ "retry_ms", PFS_CFG_INT, offsetof(mount_cfg, retry_ms), 0, "30000",
-	  "how long to retry connecting to a server that is down" },
-	{ "attr_timeout", PFS_CFG_DOUBLE, offsetof(mount_cfg, attr_timeout), 0, "1.0",
-	  "seconds the kernel caches attributes and names" },
-	{ "allow_other", PFS_CFG_BOOL, offsetof(mount_cfg, allow_other), 0, "1",
-	  "let every user use the mount (the MDS checks permissions)" },
-	{ "default_permissions", PFS_CFG_BOOL, offsetof(mount_cfg, default_permissions), 0, "0",
-	  "let the kernel check permissions from mode bits as well" },
-	{ "fsname", PFS_CFG_STR, offsetof(mount_cfg, fsname), 256, "",
-	  "mount source shown in mount tables (default HOST:PORT)" },
-	{ "ro", PFS_CFG_BOOL, offsetof(mount_cfg, ro), 0, "0", "mount read-only" },
-	{ "splice", PFS_CFG_BOOL, offsetof(mount_cfg, splice), 0, "1",
-	  "move WRITE data from the kernel to the OSS socket with splice (no copy)" },
-	{ "clone_fd", PFS_CFG_BOOL, offsetof(mount_cfg, clone_fd), 0, "1",
-	  "one /dev/fuse descriptor per worker thread (less lock contention in the kernel)" },
-	{ "idle_threads", PFS_CFG_INT, offsetof(mount_cfg, idle_threads), 0, "16",
-	  "FUSE worker threads kept waiting for requests" },
+	S(jobid_var, "SLURM_JOB_ID:PFS_JOBID",
+	  "environment variables holding the job id, ':'-separated, first set wins"),
+	N(PFS_CFG_INT, jobid_ttl_ms, "1000", "how long a process's job id is cached", 0, 3600000),
+	S(log_level, "notice", "err, warning, notice, info, debug"),
+	S(log, "", "stderr | file:PATH (reopened on SIGHUP) | syslog (default: stderr, then syslog "
+	  "once in the background)"),
+	N(PFS_CFG_INT, max_conns, "8", "connections per server", 1, 1024),
+	N(PFS_CFG_INT, timeout_ms, "60000",
+	  "per-RPC send/receive timeout towards the MDS (OSS: see rcc_*)", 1, 86400000),
+	N(PFS_CFG_INT, retry_ms, "30000", "how long to retry connecting to a server that is down",
+	  0, 86400000),
+	N(PFS_CFG_DOUBLE, attr_timeout_s, "1.0", "seconds the kernel caches attributes and names",
+	  0, 86400),
+	N(PFS_CFG_BOOL, allow_other, "1", "let every user use the mount (the MDS checks permissions)",
+	  0, 0),
+	N(PFS_CFG_BOOL, default_permissions, "0",
+	  "let the kernel check permissions from mode bits as well", 0, 0),
+	S(fsname, "", "mount source shown in mount tables (default HOST:PORT)"),
+	N(PFS_CFG_BOOL, ro, "0", "mount read-only", 0, 0),
+	N(PFS_CFG_BOOL, splice, "1",
+	  "move WRITE data from the kernel to the OSS socket with splice (no copy)", 0, 0),
+	N(PFS_CFG_BOOL, clone_fd, "1",
+	  "one /dev/fuse descriptor per worker thread (less lock contention in the kernel)", 0, 0),
+	N(PFS_CFG_INT, idle_threads, "16", "FUSE worker threads kept waiting for requests", 1, 4096),
 	/* RCC (lustre-rcc-congestion sec. III).  The OSS RPC timeout is
 	 * Eq. (6), T = lambda * Lmax + Lnet.  Lmax must be the latency bound
 	 * the OSSes hold their queues to (their RCC Lmax, default 100 ms): the
@@ -89,14 +108,16 @@ static const pfs_cfg_opt mount_opts[] = {
 	 * a 1 MiB RPC in milliseconds, 100 ms is that scale).  lambda 1.5 and
 	 * Lnet 5 s are the paper's settings (sec. IV); with Lmax = 100 ms, T is
 	 * 5.15 s, dominated by the network allowance. */
-	{ "rcc_credits", PFS_CFG_INT, offsetof(mount_cfg, rcc_credits), 0, "0",
-	  "RPCs in flight per OSS before the OSS's first credit grant (0 = max_conns)" },
-	{ "rcc_lmax_ms", PFS_CFG_DOUBLE, offsetof(mount_cfg, rcc_lmax_ms), 0, "100",
-	  "the OSSes' latency bound Lmax (RCC), for the OSS RPC timeout" },
-	{ "rcc_lambda", PFS_CFG_DOUBLE, offsetof(mount_cfg, rcc_lambda), 0, "1.5",
-	  "amplification factor lambda (>= 1) of the OSS RPC timeout" },
-	{ "rcc_lnet_ms", PFS_CFG_DOUBLE, offsetof(mount_cfg, rcc_lnet_ms), 0, "5000",
-	  "network latency allowance Lnet of the OSS RPC timeout" },
+	N(PFS_CFG_INT, rcc_credits, "0",
+	  "RPCs in flight per OSS before the OSS's first credit grant (0 = max_conns)", 0, 65535),
+	N(PFS_CFG_DOUBLE, rcc_lmax_ms, "100",
+	  "the OSSes' latency bound Lmax (RCC), for the OSS RPC timeout", 0, 86400000),
+	N(PFS_CFG_DOUBLE, rcc_lambda, "1.5",
+	  "amplification factor lambda (>= 1) of the OSS RPC timeout", 1, 1000),
+	N(PFS_CFG_DOUBLE, rcc_lnet_ms, "5000", "network latency allowance Lnet of the OSS RPC timeout",
+	  0, 86400000),
+	PFS_CFG_ALIAS("log_file", "log", 0, "file:", "log_file=PATH is log=file:PATH"),
+	PFS_CFG_ALIAS("attr_timeout", "attr_timeout_s", 0, NULL, "in seconds"),
 	PFS_CFG_END
 };
 
@@ -112,14 +133,11 @@ static const char *const generic_opts[] = {
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: mount.pfs HOST:PORT MOUNTPOINT [-o opt[,opt...]] [-f] [-n] [-s] [-v]\n"
+		     "       mount.pfs --help | --version\n"
 		     "  -f  stay in the foreground\n"
+		     "exit status: 0 mounted, 1 bad invocation, 2 system error, 32 mount failure\n"
 		     "options (-o key=value, several separated by ','):\n");
-	for (const pfs_cfg_opt *o = mount_opts; o->key; o++) {
-		char k[96];
-
-		snprintf(k, sizeof(k), "%s=%s", o->key, o->def && *o->def ? o->def : "...");
-		fprintf(out, "  %-34s %s\n", k, o->help);
-	}
+	pfs_cfg_usage(mount_opts, "", out);
 	fprintf(out, "generic mount options (rw, noatime, dev, suid, _netdev, defaults, ...) "
 		     "are accepted and ignored\n");
 }
@@ -148,13 +166,14 @@ static int apply_opts(mount_cfg *cfg, const char *list, char *err, size_t errlen
 			*eq = '\0';
 		if (is_generic(tok))
 			continue;
-		rc = pfs_cfg_set(mount_opts, cfg, tok, eq ? eq + 1 : "1", err, errlen);
+		rc = pfs_cfg_set(mount_opts, cfg, tok, eq ? eq + 1 : NULL, err, errlen);
 	}
 	free(dup);
 	return rc;
 }
 
-/* Parse argv; 0, 1 for --help, or -EINVAL with err filled. */
+/* Parse argv; 0, PFS_CFG_HELP for -h/--help, PFS_CFG_VERSION for
+ * -V/--version (wherever they are), or -EINVAL with err filled. */
 static int parse_args(int argc, char **argv, mount_cfg *cfg, const char **spec,
 		      const char **mnt, int *foreground, char *err, size_t errlen)
 {
@@ -164,10 +183,16 @@ static int parse_args(int argc, char **argv, mount_cfg *cfg, const char **spec,
 	if (rc)
 		return rc;
 	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "-t"))
+			i++;
+		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return PFS_CFG_HELP;
+		else if (!strcmp(argv[i], "-V") || !strcmp(argv[i], "--version"))
+			return PFS_CFG_VERSION;
+	}
+	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			return 1;
 		if (!strcmp(a, "-f")) {
 			*foreground = 1;
 		} else if (!strcmp(a, "-n") || !strcmp(a, "-s") || !strcmp(a, "-v")) {
@@ -227,6 +252,55 @@ static void log_osc_stats(cli_osc *osc)
 			(unsigned long long)os[i].busy_retries, (unsigned long long)os[i].resends);
 }
 
+/* SIGHUP: reopen the log file.  SIGHUP is blocked in every thread (the
+ * mask is set before any is created) and taken here with sigwait, so
+ * libfuse's handler, which would end the session, never runs for it. */
+static atomic_int hup_stop;
+
+static void *hup_main(void *arg)
+{
+	sigset_t *set = arg;
+	int sig;
+
+	for (;;) {
+		if (sigwait(set, &sig))
+			continue;
+		if (hup_stop)
+			return NULL;
+		if (pfs_log_reopen() > 0)
+			pfs_log(PFS_LOG_NOTICE, "SIGHUP: log file reopened");
+	}
+}
+
+/* Options that need no connection: the address, numbers that depend on
+ * each other, names.  0 or -EINVAL with err filled. */
+static int check_cfg(const mount_cfg *cfg, const char *spec, char *host, size_t hostsz,
+		     uint16_t *port, double *T, char *err, size_t errlen)
+{
+	if (pfs_log_level_parse(cfg->log_level) < 0) {
+		snprintf(err, errlen, "bad log_level '%s'", cfg->log_level);
+		return -EINVAL;
+	}
+	if (cfg->log[0] && pfs_log_dest_check(cfg->log, err, errlen))
+		return -EINVAL;
+	if (pfs_addr_parse(spec, host, hostsz, port) || !*host || *port == 0) {
+		snprintf(err, errlen, "bad server address '%s' (want HOST:PORT)", spec);
+		return -EINVAL;
+	}
+	if (qos_rcc_timeout(cfg->rcc_lambda, cfg->rcc_lmax_ms / 1000, cfg->rcc_lnet_ms / 1000, T) ||
+	    *T * 1000 > 24 * 3600 * 1000.0 || *T * 1000 < 1) {
+		snprintf(err, errlen, "want rcc_lambda >= 1, rcc_lmax_ms > 0, rcc_lnet_ms >= 0 and "
+			 "an OSS RPC timeout between 1 ms and a day");
+		return -EINVAL;
+	}
+	/* fsname may not hold ',' (the option separator) unescaped. */
+	if (strchr(cfg->fsname[0] ? cfg->fsname : spec, ',')) {
+		snprintf(err, errlen, "fsname may not contain ','");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	mount_cfg cfg;
@@ -246,51 +320,52 @@ int main(int argc, char **argv)
 	pfs_statfs st;
 	cli_ctx probe;
 	uint16_t port;
-	int foreground = 0, level, rc, status = 1, mounted = 0, handlers = 0;
+	sigset_t hup;
+	pthread_t hup_thread;
+	int foreground = 0, rc, status = MNT_EX_FAIL, mounted = 0, handlers = 0, hup_started = 0;
+
+	/* Before any thread exists, so that all of them inherit it. */
+	sigemptyset(&hup);
+	sigaddset(&hup, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &hup, NULL);
 
 	pfs_log_init("mount.pfs", PFS_LOG_NOTICE);
 	rc = parse_args(argc, argv, &cfg, &spec, &mnt, &foreground, err, sizeof(err));
-	if (rc == 1) {
+	if (rc == PFS_CFG_VERSION) {
+		printf("mount.pfs (pfs) %s\n", PFS_VERSION);
+		return 0;
+	}
+	if (rc == PFS_CFG_HELP) {
 		usage(stdout);
 		return 0;
 	}
+	if (rc == 0)
+		rc = check_cfg(&cfg, spec, host, sizeof(host), &port, &T, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "mount.pfs: %s\n", err);
-		usage(stderr);
-		return 1;
+		if (rc == -EINVAL)
+			fprintf(stderr, "(mount.pfs --help lists the options)\n");
+		return rc == -EINVAL ? MNT_EX_USAGE : MNT_EX_SYSERR;
 	}
-	level = pfs_log_level_parse(cfg.log_level);
-	if (level < 0) {
-		fprintf(stderr, "mount.pfs: bad log_level '%s'\n", cfg.log_level);
-		return 1;
-	}
-	pfs_log_set_level(level);
-	if (pfs_addr_parse(spec, host, sizeof(host), &port) || !*host || port == 0) {
-		fprintf(stderr, "mount.pfs: bad server address '%s' (want HOST:PORT)\n", spec);
-		return 1;
-	}
-	if (cfg.max_conns <= 0 || cfg.timeout_ms <= 0 || cfg.retry_ms < 0 ||
-	    cfg.attr_timeout < 0 || cfg.jobid_ttl_ms < 0) {
-		fprintf(stderr, "mount.pfs: max_conns, timeout_ms, retry_ms, attr_timeout and "
-				"jobid_ttl_ms must be positive\n");
-		return 1;
-	}
-	if (cfg.rcc_credits < 0 ||
-	    qos_rcc_timeout(cfg.rcc_lambda, cfg.rcc_lmax_ms / 1000, cfg.rcc_lnet_ms / 1000, &T) ||
-	    T * 1000 > 24 * 3600 * 1000.0 || T * 1000 < 1) {
-		fprintf(stderr, "mount.pfs: want rcc_credits >= 0, rcc_lambda >= 1, rcc_lmax_ms > 0, "
-				"rcc_lnet_ms >= 0 and an OSS RPC timeout between 1 ms and a day\n");
-		return 1;
+	pfs_log_set_level(pfs_log_level_parse(cfg.log_level));
+	if (cfg.log[0] && pfs_log_open(cfg.log, err, sizeof(err))) {
+		fprintf(stderr, "mount.pfs: %s\n", err);
+		return MNT_EX_USAGE;
 	}
 	ro.max_conns = (unsigned)cfg.max_conns;
 	ro.timeout_ms = cfg.timeout_ms;
 	ro.retry_ms = cfg.retry_ms ? cfg.retry_ms : 1;
 	rc = cli_client_id_new(&ro.client_id);
-	if (rc == 0)
-		rc = cli_jobid_create("/proc", cfg.jobid_var, (unsigned)cfg.jobid_ttl_ms, 0, &jobid);
+	if (rc) {
+		fprintf(stderr, "mount.pfs: client id: %s\n", pfs_strerror(rc));
+		status = MNT_EX_SYSERR;
+		goto out;
+	}
+	rc = cli_jobid_create("/proc", cfg.jobid_var, (unsigned)cfg.jobid_ttl_ms, 0, &jobid);
 	if (rc) {
 		fprintf(stderr, "mount.pfs: %s%s\n", rc == -EINVAL ? "bad jobid_var: " : "",
 			rc == -EINVAL ? cfg.jobid_var : pfs_strerror(rc));
+		status = rc == -EINVAL ? MNT_EX_USAGE : MNT_EX_SYSERR;
 		goto out;
 	}
 	rc = cli_mdc_create(host, port, &ro, &mdc);
@@ -301,6 +376,7 @@ int main(int argc, char **argv)
 		rc = cli_osc_create(mdc, &oo, &osc);
 	if (rc) {
 		fprintf(stderr, "mount.pfs: %s\n", pfs_strerror(rc));
+		status = rc == -ENOMEM ? MNT_EX_SYSERR : MNT_EX_FAIL;
 		goto out;
 	}
 	/* Fail the mount, not the first ls, when the MDS is unreachable. */
@@ -311,16 +387,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mount.pfs: MDS %s: %s\n", spec, pfs_strerror(rc));
 		goto out;
 	}
-	cli_fs_opts fo = { .attr_timeout = cfg.attr_timeout, .max_io = PFS_MAX_IO,
+	cli_fs_opts fo = { .attr_timeout = cfg.attr_timeout_s, .max_io = PFS_MAX_IO,
 			   .splice = cfg.splice };
 	rc = cli_fs_create(mdc, osc, jobid, &fo, &fs);
 	if (rc) {
 		fprintf(stderr, "mount.pfs: %s\n", pfs_strerror(rc));
-		goto out;
-	}
-	/* fsname may not hold ',' (the option separator) unescaped. */
-	if (strchr(cfg.fsname[0] ? cfg.fsname : spec, ',')) {
-		fprintf(stderr, "mount.pfs: fsname may not contain ','\n");
+		status = MNT_EX_SYSERR;
 		goto out;
 	}
 	snprintf(fopts, sizeof(fopts), "fsname=%s,subtype=pfs,max_read=%u%s%s%s",
@@ -334,6 +406,7 @@ int main(int argc, char **argv)
 	}
 	if (fuse_set_signal_handlers(se)) {
 		fprintf(stderr, "mount.pfs: cannot install signal handlers\n");
+		status = MNT_EX_SYSERR;
 		goto out;
 	}
 	handlers = 1;
@@ -342,22 +415,25 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	mounted = 1;
-	pfs_log(PFS_LOG_NOTICE, "mounted %s on %s (client id %016llx, OSS RPC timeout %d ms)",
-		spec, mnt, (unsigned long long)ro.client_id, oo.rpc.timeout_ms);
+	pfs_log(PFS_LOG_NOTICE, "pfs %s: mounted %s on %s (client id %016llx, OSS RPC timeout %d ms)",
+		PFS_VERSION, spec, mnt, (unsigned long long)ro.client_id, oo.rpc.timeout_ms);
 	/* The parent exits 0 here, after the mount exists; errors from now
 	 * on are the daemon's to log. */
 	if (fuse_daemonize(foreground)) {
 		fprintf(stderr, "mount.pfs: cannot daemonize\n");
+		status = MNT_EX_SYSERR;
 		goto out;
 	}
-	if (!foreground && cfg.log_file[0]) {
-		int fd = open(cfg.log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
-
-		if (fd >= 0) {
-			dup2(fd, STDERR_FILENO);
-			close(fd);
-		}
+	if (!foreground) {
+		/* stderr is /dev/null now. */
+		if (!cfg.log[0] && pfs_log_open("syslog", err, sizeof(err)) == 0)
+			pfs_log(PFS_LOG_NOTICE, "mounted %s on %s", spec, mnt);
+		pfs_log_capture_stderr();
 	}
+	if (pthread_create(&hup_thread, NULL, hup_main, &hup) == 0)
+		hup_started = 1;
+	else
+		pfs_log(PFS_LOG_WARNING, "no SIGHUP thread: the log file will not be reopened");
 	if (cfg.splice) {
 		/* libfuse falls back to read(2) silently when its pipe cannot
 		 * hold a whole 1 MiB WRITE; say why the fast path is off. */
@@ -374,16 +450,22 @@ int main(int argc, char **argv)
 				"(sysctl fs.pipe-max-size=2097152)", pmax, 2u * PFS_MAX_IO);
 	}
 	lc.clone_fd = cfg.clone_fd;
-	lc.max_idle_threads = cfg.idle_threads > 0 ? (unsigned)cfg.idle_threads : 1;
+	lc.max_idle_threads = (unsigned)cfg.idle_threads;
 	rc = fuse_session_loop_mt(se, &lc);
-	/* A positive value is the signal that ended the loop: a clean stop. */
-	status = rc < 0 ? 1 : 0;
+	/* A positive value is the signal that ended the loop: a clean stop.
+	 * mount(8) has long returned; this status is for -f and the logs. */
+	status = rc < 0 ? MNT_EX_SYSERR : 0;
 	if (rc < 0)
 		pfs_log(PFS_LOG_ERR, "session loop failed: %s", strerror(-rc));
 	else
 		pfs_log(PFS_LOG_NOTICE, "unmounting %s", mnt);
 	log_osc_stats(osc);
 out:
+	if (hup_started) {
+		hup_stop = 1;
+		pthread_kill(hup_thread, SIGHUP);
+		pthread_join(hup_thread, NULL);
+	}
 	if (mounted)
 		fuse_session_unmount(se);
 	if (handlers)
@@ -395,5 +477,6 @@ out:
 	cli_osc_destroy(osc);
 	cli_mdc_destroy(mdc);
 	cli_jobid_destroy(jobid);
+	pfs_log_close();
 	return status;
 }

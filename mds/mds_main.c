@@ -1,6 +1,7 @@
 /* mds_main.c — pfs-mds: the metadata server daemon.
  *
  *   pfs-mds [--config FILE] [--key=value ...]     (section [mds] of FILE)
+ *   pfs-mds --help | --version
  *
  * Opens the namespace (mds/ns.c) and the job registry (mds/jobs.c), creates
  * the QoS controller (mds/qosctl.c, talking to OSSes through mds/qosnet.c),
@@ -8,9 +9,14 @@
  * (mds/server.c), the QoS loop and, if metrics_port is set, the Prometheus
  * endpoint (mds/exporter.c); writes the port file once it listens, and runs
  * in the foreground until SIGTERM/SIGINT, then stops everything in reverse
- * and closes the LMDB environment.
+ * and closes the LMDB environment.  SIGHUP reopens a log=file:PATH
+ * (logrotate).
  *
- * QoS configuration: qos_policy, qos_interval, qos_quorum and qos_param
+ * Durations end in their unit (_ms, _s); the keys they replaced
+ * (heartbeat_timeout in seconds, qos_interval, job_idle) are deprecated
+ * aliases that still work, with a warning.
+ *
+ * QoS configuration: qos_policy, qos_interval_s, qos_quorum and qos_param
  * ("B_thres=0.3,tau=0.8"; also interval, quorum, adaptbf_period) give the
  * initial policy.  Once an admin has set a policy with
  * PFS_OP_MDS_QOS_POLICY_SET (pfsadmin), that stored choice wins over this
@@ -32,6 +38,7 @@
 #include "common/log.h"
 #include "common/net.h"
 #include "common/proto.h"
+#include "common/version.h"
 #include "mds/destroy.h"
 #include "mds/exporter.h"
 #include "mds/jobs.h"
@@ -46,53 +53,65 @@ struct mds_cfg {
 	char port_file[PATH_MAX];
 	char pid_file[PATH_MAX];
 	char log_level[16];
+	char log[PATH_MAX + 8];
 	char db_sync[16];
 	int sync_interval_ms;
 	uint64_t default_stripe_size;
 	int default_stripe_count;
-	int heartbeat_timeout;
+	int heartbeat_timeout_ms;
 	char qos_policy[32];
-	double qos_interval;
+	double qos_interval_s;
 	int qos_quorum;
 	char qos_param[512];
 	int qos_timeout_ms;
-	int job_idle;
+	int job_idle_s;
 	char metrics_host[256];
 	int metrics_port;
 };
 
-#define OPT(k, t, f, d, h) { k, t, offsetof(struct mds_cfg, f), sizeof(((struct mds_cfg *)0)->f), d, h }
+#define OPT(k, t, f, d, h, lo, hi) PFS_CFG_OPT(struct mds_cfg, k, t, f, d, h, lo, hi)
+#define STR(k, f, d, h) OPT(k, PFS_CFG_STR, f, d, h, 0, 0)
 static const pfs_cfg_opt mds_opts[] = {
-	OPT("listen", PFS_CFG_STR, listen, "0.0.0.0:7700", "address:port to serve (port 0 = any free)"),
-	OPT("db", PFS_CFG_STR, db, "", "LMDB directory of the namespace (required)"),
-	OPT("port_file", PFS_CFG_STR, port_file, "", "write \"port=N\" here once listening"),
-	OPT("pid_file", PFS_CFG_STR, pid_file, "", "write the process id here"),
-	OPT("log_level", PFS_CFG_STR, log_level, "notice", "err|warning|notice|info|debug"),
-	OPT("db_sync", PFS_CFG_STR, db_sync, "periodic", "full (fsync every commit) | periodic"),
-	OPT("sync_interval_ms", PFS_CFG_INT, sync_interval_ms, "1000", "periodic mode: sync interval"),
-	OPT("default_stripe_size", PFS_CFG_SIZE, default_stripe_size, "1M", "stripe size of new files"),
+	STR("listen", listen, "0.0.0.0:7700", "address:port to serve (port 0 = any free)"),
+	STR("db", db, "", "LMDB directory of the namespace (required)"),
+	STR("port_file", port_file, "", "write \"port=N\" here once listening"),
+	STR("pid_file", pid_file, "", "write the process id here"),
+	STR("log_level", log_level, "notice", "err|warning|notice|info|debug"),
+	STR("log", log, "stderr", "stderr | file:PATH (reopened on SIGHUP) | syslog"),
+	STR("db_sync", db_sync, "periodic", "full (fsync every commit) | periodic"),
+	OPT("sync_interval_ms", PFS_CFG_INT, sync_interval_ms, "1000",
+	    "periodic mode: sync interval (1..3600000)", 1, 3600000),
+	OPT("default_stripe_size", PFS_CFG_SIZE, default_stripe_size, "1M",
+	    "stripe size of new files", 64 << 10, 1 << 30),
 	OPT("default_stripe_count", PFS_CFG_INT, default_stripe_count, "0",
-	    "stripe count of new files (0 = min(4, OSTs up))"),
-	OPT("heartbeat_timeout", PFS_CFG_INT, heartbeat_timeout, "10",
-	    "seconds without heartbeat before an OST is down"),
-	OPT("qos_policy", PFS_CFG_STR, qos_policy, "none",
+	    "stripe count of new files (0 = min(4, OSTs up))", 0, PFS_MAX_STRIPES),
+	OPT("heartbeat_timeout_ms", PFS_CFG_INT, heartbeat_timeout_ms, "10000",
+	    "time without heartbeat before an OST is down (100..86400000)", 100, 86400000),
+	STR("qos_policy", qos_policy, "none",
 	    "none|static|pofs|bsip|mbw|gift|tsa|esa|tmf|rnd|adaptbf (a policy set with "
 	    "pfsadmin wins once set)"),
-	OPT("qos_interval", PFS_CFG_DOUBLE, qos_interval, "10", "seconds between QoS decisions (>= 1)"),
-	OPT("qos_quorum", PFS_CFG_INT, qos_quorum, "80", "percent of OSSes that must answer"),
-	OPT("qos_param", PFS_CFG_STR, qos_param, "",
-	    "policy parameters, paper symbols: e.g. B_thres=0.3,tau=0.8"),
+	OPT("qos_interval_s", PFS_CFG_DOUBLE, qos_interval_s, "10",
+	    "seconds between QoS decisions (1..3600)", MDS_QOS_INTERVAL_MIN, MDS_QOS_INTERVAL_MAX),
+	OPT("qos_quorum", PFS_CFG_INT, qos_quorum, "80", "percent of OSSes that must answer",
+	    1, 100),
+	STR("qos_param", qos_param, "", "policy parameters, paper symbols: e.g. B_thres=0.3,tau=0.8"),
 	OPT("qos_timeout_ms", PFS_CFG_INT, qos_timeout_ms, "1000",
-	    "timeout of the QoS statistics and allocation RPCs to OSSes"),
-	OPT("job_idle", PFS_CFG_INT, job_idle, "86400",
-	    "seconds before an unregistered job id not seen is forgotten"),
-	OPT("metrics_host", PFS_CFG_STR, metrics_host, "0.0.0.0", "Prometheus endpoint address"),
-	OPT("metrics_port", PFS_CFG_INT, metrics_port, "0", "Prometheus endpoint port (0 = off)"),
+	    "timeout of the QoS statistics and allocation RPCs to OSSes (1..60000)", 1, 60000),
+	OPT("job_idle_s", PFS_CFG_INT, job_idle_s, "86400",
+	    "seconds before an unregistered job id not seen is forgotten (>= 60)", 60, INT_MAX),
+	STR("metrics_host", metrics_host, "0.0.0.0", "Prometheus endpoint address"),
+	OPT("metrics_port", PFS_CFG_INT, metrics_port, "0", "Prometheus endpoint port (0 = off)",
+	    0, 65535),
+	PFS_CFG_ALIAS("heartbeat_timeout", "heartbeat_timeout_ms", 1000, NULL, "in seconds"),
+	PFS_CFG_ALIAS("qos_interval", "qos_interval_s", 0, NULL, "in seconds"),
+	PFS_CFG_ALIAS("job_idle", "job_idle_s", 0, NULL, "in seconds"),
 	PFS_CFG_END
 };
 
-/* Returns an error message or NULL. */
-static const char *validate(const struct mds_cfg *c, int *sync_mode, int *level)
+/* What the table's ranges do not say.  Returns an error message or NULL
+ * (err may hold it). */
+static const char *validate(const struct mds_cfg *c, int *sync_mode, int *level, char *err,
+			    size_t errlen)
 {
 	if (!c->db[0])
 		return "db is required (--db=DIR)";
@@ -105,20 +124,8 @@ static const char *validate(const struct mds_cfg *c, int *sync_mode, int *level)
 	*level = pfs_log_level_parse(c->log_level);
 	if (*level < 0)
 		return "bad log_level";
-	if (c->sync_interval_ms <= 0)
-		return "sync_interval_ms must be > 0";
-	if (c->heartbeat_timeout <= 0)
-		return "heartbeat_timeout must be > 0";
-	if (c->qos_quorum < 1 || c->qos_quorum > 100)
-		return "qos_quorum must be 1..100";
-	if (c->qos_timeout_ms < 1 || c->qos_timeout_ms > 60000)
-		return "qos_timeout_ms must be 1..60000";
-	if (c->job_idle < 60)
-		return "job_idle must be >= 60";
-	if (c->metrics_port < 0 || c->metrics_port > 65535)
-		return "metrics_port must be 0..65535";
-	if (c->default_stripe_count < 0 || c->default_stripe_count > PFS_MAX_STRIPES)
-		return "default_stripe_count must be 0..64";
+	if (pfs_log_dest_check(c->log, err, errlen))
+		return err;
 	if (c->default_stripe_size > UINT32_MAX ||
 	    pfs_layout_check((uint32_t)c->default_stripe_size, 1))
 		return "default_stripe_size must be a multiple of 64K between 64K and 1G";
@@ -143,11 +150,20 @@ int main(int argc, char **argv)
 	mds_exporter *exp = NULL;
 
 	memset(&cfg, 0, sizeof(cfg));
+	/* Before parsing: deprecated keys are warned about as they are read. */
+	pfs_log_init("pfs-mds", PFS_LOG_NOTICE);
 	rc = pfs_cfg_parse_argv(mds_opts, &cfg, "mds", argc, argv, pos, 4, &npos, &help, err,
 				sizeof(err));
+	if (help == PFS_CFG_VERSION) {
+		printf("pfs-mds (pfs) %s\n", PFS_VERSION);
+		return 0;
+	}
 	if (help) {
-		printf("usage: pfs-mds [--config FILE] [--key=value ...]\noptions (section [mds]):\n");
-		pfs_cfg_usage(mds_opts, stdout);
+		printf("usage: pfs-mds [--config FILE] [--key=value ...]\n"
+		       "       pfs-mds --help | --version\n"
+		       "SIGTERM/SIGINT stop it, SIGHUP reopens a log file.\n"
+		       "options (section [mds]):\n");
+		pfs_cfg_usage(mds_opts, "--", stdout);
 		return 0;
 	}
 	if (rc) {
@@ -158,19 +174,24 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pfs-mds: unexpected argument '%s'\n", pos[0]);
 		return 2;
 	}
-	msg = validate(&cfg, &sync_mode, &level);
+	msg = validate(&cfg, &sync_mode, &level, err, sizeof(err));
 	if (!msg && pfs_addr_parse(cfg.listen, host, sizeof(host), &port))
 		msg = "listen must be host:port";
 	if (msg) {
 		fprintf(stderr, "pfs-mds: %s\n", msg);
 		return 2;
 	}
-	pfs_log_init("pfs-mds", level);
+	pfs_log_set_level(level);
+	if (pfs_log_open(cfg.log, err, sizeof(err))) {
+		fprintf(stderr, "pfs-mds: %s\n", err);
+		return 2;
+	}
 
 	/* Signals are taken synchronously by sigwait; threads inherit the mask. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
@@ -180,7 +201,7 @@ int main(int argc, char **argv)
 		.sync_interval_ms = (unsigned)cfg.sync_interval_ms,
 		.default_stripe_size = (uint32_t)cfg.default_stripe_size,
 		.default_stripe_count = (uint32_t)cfg.default_stripe_count,
-		.heartbeat_timeout_ms = (unsigned)cfg.heartbeat_timeout * 1000u,
+		.heartbeat_timeout_ms = (unsigned)cfg.heartbeat_timeout_ms,
 	};
 	rc = mds_ns_open(&no, &ns);
 	if (rc) {
@@ -188,7 +209,7 @@ int main(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
-	mds_jobs_opts jo = { .auto_idle_ns = (int64_t)cfg.job_idle * 1000000000 };
+	mds_jobs_opts jo = { .auto_idle_ns = (int64_t)cfg.job_idle_s * 1000000000 };
 	rc = mds_jobs_open(ns, &jo, &jobs);
 	if (rc) {
 		fprintf(stderr, "pfs-mds: cannot load the job registry: %s\n", pfs_strerror(rc));
@@ -200,7 +221,7 @@ int main(int argc, char **argv)
 	if (rc)
 		goto out;
 	mds_qosctl_opts qo = {
-		.policy = cfg.qos_policy, .params = cfg.qos_param, .interval = cfg.qos_interval,
+		.policy = cfg.qos_policy, .params = cfg.qos_param, .interval = cfg.qos_interval_s,
 		.quorum = (unsigned)cfg.qos_quorum, .ops = mds_qosnet_ops(qnet),
 	};
 	rc = mds_qosctl_create(ns, jobs, &qo, &qos, err, sizeof(err));
@@ -256,12 +277,20 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	pfs_log(PFS_LOG_NOTICE, "serving %s on %s port %u (db_sync=%s)", cfg.db, host,
-		mds_server_port(srv), cfg.db_sync);
-	do {
+	pfs_log(PFS_LOG_NOTICE, "pfs %s serving %s on %s port %u (db_sync=%s)", PFS_VERSION,
+		cfg.db, host, mds_server_port(srv), cfg.db_sync);
+	for (;;) {
 		sig = 0;
 		rc = sigwait(&set, &sig);
-	} while (rc == EINTR);
+		if (rc == EINTR)
+			continue;
+		if (rc == 0 && sig == SIGHUP) {
+			if (pfs_log_reopen() > 0)
+				pfs_log(PFS_LOG_NOTICE, "SIGHUP: log file %s reopened", cfg.log + 5);
+			continue;
+		}
+		break;
+	}
 	pfs_log(PFS_LOG_NOTICE, "signal %d: shutting down", sig);
 	status = 0;
 out:
@@ -274,5 +303,6 @@ out:
 	mds_ns_close(ns);
 	if (cfg.pid_file[0] && status == 0)
 		unlink(cfg.pid_file);
+	pfs_log_close();
 	return status;
 }

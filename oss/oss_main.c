@@ -1,23 +1,34 @@
 /* oss_main.c — pfs-oss, the object storage server daemon.
  *
  *   pfs-oss [--config FILE] [--key=value ...]      (section [oss])
+ *   pfs-oss --help | --version
  *
  * Opens (formatting on first use) each OST directory, serves the data and
  * control ports (server.h) with one request scheduler and I/O thread pool
  * per OST, runs the QoS engine (qos.h: MDS allocations, AdapTBF, RCC
  * credits, queue caps, emulated OST speed, optional blkio cgroups), serves
  * Prometheus metrics if asked, registers with the MDS and heartbeats
- * (mds_link.h).  Runs in the foreground; SIGTERM/SIGINT stop it cleanly.
+ * (mds_link.h).  Runs in the foreground; SIGTERM/SIGINT stop it cleanly,
+ * SIGHUP reopens a log=file:PATH (logrotate).
+ *
+ * The address given to the MDS (and by it to clients) is advertise_host;
+ * when it is not set, a specific listen_host is the one clients can reach,
+ * else the local address of a TCP connection to the MDS (what the MDS sees
+ * this host as), else — MDS down at start — the source address the kernel
+ * would route to the MDS from (a UDP connect(), no packet sent).  The
+ * choice is logged.
  * Exit status: 0 after a clean stop, 2 for a bad configuration, 1 when
  * something fails at start (an OST that cannot be opened, a port in use). */
 #include <errno.h>
 #include <limits.h>
+#include <netdb.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "common/config.h"
@@ -25,6 +36,7 @@
 #include "common/log.h"
 #include "common/metrics.h"
 #include "common/net.h"
+#include "common/version.h"
 #include "oss/blkio.h"
 #include "oss/mds_link.h"
 #include "oss/nrs_tbf.h"
@@ -46,6 +58,7 @@ typedef struct oss_cfg {
 	int heartbeat_ms;
 	int o_direct;
 	char log_level[16];
+	char log[PATH_MAX + 8];
 	int fd_cache;
 	char nrs[16];
 	char enforce[16];
@@ -60,61 +73,74 @@ typedef struct oss_cfg {
 	int metrics_port;
 } oss_cfg;
 
-#define STR(f) PFS_CFG_STR, offsetof(oss_cfg, f), sizeof(((oss_cfg *)0)->f)
-#define NUM(t, f) t, offsetof(oss_cfg, f), 0
+/* Rows keyed by their field's name: S(field, default, help) for strings,
+ * N(type, field, default, help, min, max) for numbers and booleans. */
+#define S(f, d, h) PFS_CFG_OPT(oss_cfg, #f, PFS_CFG_STR, f, d, h, 0, 0)
+#define N(t, f, d, h, lo, hi) PFS_CFG_OPT(oss_cfg, #f, t, f, d, h, lo, hi)
 static const pfs_cfg_opt cfg_tab[] = {
-	{ "name", STR(name), "", "OSS name (default: host name)" },
-	{ "osts", STR(osts), "", "comma-separated OST directories (created if missing)" },
-	{ "mds", STR(mds), "", "MDS address host:port (required)" },
-	{ "listen_host", STR(listen_host), "0.0.0.0", "bind address" },
-	{ "advertise_host", STR(advertise_host), "127.0.0.1", "address given to the MDS" },
-	{ "data_port", NUM(PFS_CFG_INT, data_port), "0", "data port (0 = any free)" },
-	{ "ctl_port", NUM(PFS_CFG_INT, ctl_port), "0", "control port (0 = any free)" },
-	{ "port_file", STR(port_file), "", "write data=N/ctl=N here once listening" },
-	{ "pid_file", STR(pid_file), "", "write the process id here" },
-	{ "io_threads", NUM(PFS_CFG_INT, io_threads), "8", "I/O worker threads per OST" },
-	{ "heartbeat_ms", NUM(PFS_CFG_INT, heartbeat_ms), "1000", "MDS heartbeat interval" },
-	{ "o_direct", NUM(PFS_CFG_BOOL, o_direct), "0", "O_DIRECT for aligned I/O" },
-	{ "log_level", STR(log_level), "notice", "err, warning, notice, info, debug" },
-	{ "fd_cache", NUM(PFS_CFG_INT, fd_cache), "1024", "open object files kept per OST" },
-	{ "nrs", STR(nrs), "tbf", "request scheduler per OST: tbf (FIFO until a rule exists) or fifo (no QoS rules)" },
-	{ "enforce", STR(enforce), "tbf",
-	  "how QoS rates are enforced: tbf (NRS rules), blkio (cgroup v1 throttles, O_DIRECT), both" },
-	{ "job_max_rpcs", NUM(PFS_CFG_INT, job_max_rpcs), "256",
-	  "requests one job may have queued on one OST; more are answered -EBUSY" },
-	{ "job_max_bytes", NUM(PFS_CFG_SIZE, job_max_bytes), "256M",
-	  "bytes one job may have queued on one OST (>= 1M)" },
-	{ "oss_max_rpcs", NUM(PFS_CFG_INT, oss_max_rpcs), "4096",
-	  "requests queued on this OSS, all OSTs and jobs" },
-	{ "oss_max_bytes", NUM(PFS_CFG_SIZE, oss_max_bytes), "1G",
-	  "bytes queued on this OSS, all OSTs and jobs (>= 1M)" },
-	{ "ost_bandwidth", STR(ost_bandwidth), "",
+	S(name, "", "OSS name (default: host name)"),
+	S(osts, "", "comma-separated OST directories (created if missing)"),
+	S(mds, "", "MDS address host:port (required)"),
+	S(listen_host, "0.0.0.0", "bind address"),
+	S(advertise_host, "",
+	  "address given to the MDS and clients (default: listen_host if specific, else the "
+	  "local address of a connection to the MDS)"),
+	N(PFS_CFG_INT, data_port, "0", "data port (0 = any free)", 0, 65535),
+	N(PFS_CFG_INT, ctl_port, "0", "control port (0 = any free)", 0, 65535),
+	S(port_file, "", "write data=N/ctl=N here once listening"),
+	S(pid_file, "", "write the process id here"),
+	N(PFS_CFG_INT, io_threads, "8", "I/O worker threads per OST (1..1024)",
+	  1, 1024),
+	N(PFS_CFG_INT, heartbeat_ms, "1000",
+	  "MDS heartbeat interval (10..3600000)", 10, 3600000),
+	N(PFS_CFG_BOOL, o_direct, "0", "O_DIRECT for aligned I/O", 0, 0),
+	S(log_level, "notice", "err, warning, notice, info, debug"),
+	S(log, "stderr", "stderr | file:PATH (reopened on SIGHUP) | syslog"),
+	N(PFS_CFG_INT, fd_cache, "1024", "open object files kept per OST",
+	  1, 1000000),
+	S(nrs, "tbf", "request scheduler per OST: tbf (FIFO until a rule exists) or fifo (no QoS rules)"),
+	S(enforce, "tbf",
+	  "how QoS rates are enforced: tbf (NRS rules), blkio (cgroup v1 throttles, O_DIRECT), both"),
+	N(PFS_CFG_INT, job_max_rpcs, "256",
+	  "requests one job may have queued on one OST; more are answered -EBUSY", 1, 1000000),
+	N(PFS_CFG_SIZE, job_max_bytes, "256M",
+	  "bytes one job may have queued on one OST (>= 1M)", PFS_MAX_IO, 1ull << 50),
+	N(PFS_CFG_INT, oss_max_rpcs, "4096",
+	  "requests queued on this OSS, all OSTs and jobs", 1, 10000000),
+	N(PFS_CFG_SIZE, oss_max_bytes, "1G",
+	  "bytes queued on this OSS, all OSTs and jobs (>= 1M)", PFS_MAX_IO, 1ull << 50),
+	S(ost_bandwidth, "",
 	  "emulated OST speed in MB/s (10^6 bytes): one value for every OST or a comma list per OST; "
-	  "empty = not paced, capacity measured" },
-	{ "ost_iops", STR(ost_iops), "",
-	  "emulated OST read+write RPCs/s: one value or a comma list per OST; empty = not paced" },
-	{ "rcc_lmax_ms", NUM(PFS_CFG_INT, rcc_lmax_ms), "100",
-	  "RCC latency bound Lmax in ms (0 = no RPC credits in replies)" },
-	{ "rcc_min", NUM(PFS_CFG_INT, rcc_min), "1", "smallest RCC credit granted (RCCmin)" },
-	{ "rcc_max", NUM(PFS_CFG_INT, rcc_max), "32", "largest RCC credit granted (RCCmax)" },
-	{ "adaptbf_period_ms", NUM(PFS_CFG_INT, adaptbf_period_ms), "100",
-	  "AdapTBF observation period (the MDS may set another with the AdapTBF policy)" },
-	{ "job_idle_s", NUM(PFS_CFG_INT, job_idle_s), "60",
-	  "per-job statistics of a job idle this long are dropped" },
-	{ "metrics_host", STR(metrics_host), "", "Prometheus metrics address (default: listen_host)" },
-	{ "metrics_port", NUM(PFS_CFG_INT, metrics_port), "0",
-	  "Prometheus metrics port, GET /metrics (0 = off)" },
+	  "empty = not paced, capacity measured"),
+	S(ost_iops, "",
+	  "emulated OST read+write RPCs/s: one value or a comma list per OST; empty = not paced"),
+	N(PFS_CFG_INT, rcc_lmax_ms, "100",
+	  "RCC latency bound Lmax in ms (0 = no RPC credits in replies)", 0, 600000),
+	N(PFS_CFG_INT, rcc_min, "1", "smallest RCC credit granted (RCCmin)",
+	  1, 65535),
+	N(PFS_CFG_INT, rcc_max, "32", "largest RCC credit granted (RCCmax)",
+	  1, 65535),
+	N(PFS_CFG_INT, adaptbf_period_ms, "100",
+	  "AdapTBF observation period (the MDS may set another with the AdapTBF policy)", 1, 60000),
+	N(PFS_CFG_INT, job_idle_s, "60",
+	  "per-job statistics of a job idle this long are dropped", 1, 86400),
+	S(metrics_host, "", "Prometheus metrics address (default: listen_host)"),
+	N(PFS_CFG_INT, metrics_port, "0",
+	  "Prometheus metrics port, GET /metrics (0 = off)", 0, 65535),
 	PFS_CFG_END,
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: pfs-oss [--config FILE] [--key=value ...]\n"
+		     "       pfs-oss --help | --version\n"
+		     "SIGTERM/SIGINT stop it, SIGHUP reopens a log file.\n"
 		     "options (also keys of section [oss] in FILE):\n");
-	pfs_cfg_usage(cfg_tab, out);
+	pfs_cfg_usage(cfg_tab, "--", out);
 }
 
-/* Check ranges and required keys; fills err. */
+/* Check what the table's ranges do not: required keys, names, pairs of
+ * keys; fills err. */
 static int cfg_check(oss_cfg *c, char *mds_host, size_t hostsz, uint16_t *mds_port,
 		     char *err, size_t errlen)
 {
@@ -130,24 +156,8 @@ static int cfg_check(oss_cfg *c, char *mds_host, size_t hostsz, uint16_t *mds_po
 		snprintf(err, errlen, "osts=DIR[,DIR...] is required");
 		return -EINVAL;
 	}
-	if (c->data_port < 0 || c->data_port > 65535 || c->ctl_port < 0 || c->ctl_port > 65535) {
-		snprintf(err, errlen, "data_port/ctl_port must be 0..65535");
-		return -EINVAL;
-	}
 	if (c->data_port && c->data_port == c->ctl_port) {
 		snprintf(err, errlen, "data_port and ctl_port must differ");
-		return -EINVAL;
-	}
-	if (c->io_threads < 1 || c->io_threads > 1024) {
-		snprintf(err, errlen, "io_threads must be 1..1024");
-		return -EINVAL;
-	}
-	if (c->heartbeat_ms < 10 || c->heartbeat_ms > 3600000) {
-		snprintf(err, errlen, "heartbeat_ms must be 10..3600000");
-		return -EINVAL;
-	}
-	if (c->fd_cache < 1 || c->fd_cache > 1000000) {
-		snprintf(err, errlen, "fd_cache must be 1..1000000");
 		return -EINVAL;
 	}
 	if (strcmp(c->nrs, "fifo") && strcmp(c->nrs, "tbf")) {
@@ -162,39 +172,21 @@ static int cfg_check(oss_cfg *c, char *mds_host, size_t hostsz, uint16_t *mds_po
 		snprintf(err, errlen, "enforce=%s needs nrs=tbf", c->enforce);
 		return -EINVAL;
 	}
-	if (c->job_max_rpcs < 1 || c->job_max_rpcs > 1000000 || c->oss_max_rpcs < 1 ||
-	    c->oss_max_rpcs > 10000000) {
-		snprintf(err, errlen, "job_max_rpcs must be 1..1000000, oss_max_rpcs 1..10000000");
-		return -EINVAL;
-	}
-	if (c->job_max_bytes < PFS_MAX_IO || c->oss_max_bytes < PFS_MAX_IO) {
-		snprintf(err, errlen, "job_max_bytes and oss_max_bytes must be at least 1M");
-		return -EINVAL;
-	}
-	if (c->rcc_lmax_ms < 0 || c->rcc_lmax_ms > 600000 || c->rcc_min < 1 ||
-	    c->rcc_max < c->rcc_min || c->rcc_max > 65535) {
-		snprintf(err, errlen, "rcc_lmax_ms must be 0..600000 and 1 <= rcc_min <= rcc_max <= 65535");
-		return -EINVAL;
-	}
-	if (c->adaptbf_period_ms < 1 || c->adaptbf_period_ms > 60000) {
-		snprintf(err, errlen, "adaptbf_period_ms must be 1..60000");
-		return -EINVAL;
-	}
-	if (c->job_idle_s < 1 || c->job_idle_s > 86400) {
-		snprintf(err, errlen, "job_idle_s must be 1..86400");
-		return -EINVAL;
-	}
-	if (c->metrics_port < 0 || c->metrics_port > 65535) {
-		snprintf(err, errlen, "metrics_port must be 0..65535 (0 = off)");
+	if (c->rcc_max < c->rcc_min) {
+		snprintf(err, errlen, "rcc_min (%d) must not be above rcc_max (%d)", c->rcc_min,
+			 c->rcc_max);
 		return -EINVAL;
 	}
 	if (pfs_log_level_parse(c->log_level) < 0) {
 		snprintf(err, errlen, "log_level: unknown level '%s'", c->log_level);
 		return -EINVAL;
 	}
-	/* The MDS keeps OSS names and hosts in 64-byte fields (pfs_ost_info). */
-	if (!c->advertise_host[0] || strlen(c->advertise_host) >= 64) {
-		snprintf(err, errlen, "advertise_host must be 1..63 characters");
+	if (pfs_log_dest_check(c->log, err, errlen))
+		return -EINVAL;
+	/* The MDS keeps OSS names and hosts in 64-byte fields (pfs_ost_info);
+	 * empty = found at start (choose_advertise). */
+	if (strlen(c->advertise_host) >= 64) {
+		snprintf(err, errlen, "advertise_host must be at most 63 characters");
 		return -EINVAL;
 	}
 	if (!c->name[0] && gethostname(c->name, sizeof(c->name) - 1))
@@ -338,6 +330,87 @@ static unsigned open_blkio(const char *mode, char **dirs, size_t n, oss_blkio **
 	return !strcmp(mode, "blkio") ? OSS_ENFORCE_BLKIO : OSS_ENFORCE_TBF | OSS_ENFORCE_BLKIO;
 }
 
+/* The numeric local address of a socket; 0 or -EINVAL. */
+static int sock_local_host(int fd, char *out, size_t outlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) ||
+	    getnameinfo((struct sockaddr *)&ss, sl, out, outlen, NULL, 0, NI_NUMERICHOST))
+		return -EINVAL;
+	return 0;
+}
+
+/* The source address the kernel would use towards host:port: connect() on
+ * a UDP socket only picks a route and an address, it sends nothing.
+ * 0 or -errno. */
+static int routed_local_host(const char *host, uint16_t port, char *out, size_t outlen)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM }, *res, *ai;
+	char ps[8];
+	int rc = -EHOSTUNREACH;
+
+	snprintf(ps, sizeof(ps), "%u", port);
+	if (getaddrinfo(host, ps, &hints, &res))
+		return -EHOSTUNREACH;
+	for (ai = res; ai; ai = ai->ai_next) {
+		int fd = socket(ai->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0)
+			continue;
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+			rc = sock_local_host(fd, out, outlen);
+		else
+			rc = -errno;
+		close(fd);
+		if (rc == 0)
+			break;
+	}
+	freeaddrinfo(res);
+	return rc;
+}
+
+/* advertise_host when the configuration leaves it empty (see the top of
+ * the file): listen_host if it names one address, else the local end of a
+ * TCP connection to the MDS, else the routed source address.  Fills
+ * c->advertise_host and logs the choice; 0, or -errno with err filled. */
+static int choose_advertise(oss_cfg *c, const char *mds_host, uint16_t mds_port, char *err,
+			    size_t errlen)
+{
+	char host[64];
+	const char *how;
+	int fd, rc;
+
+	if (c->advertise_host[0])
+		return 0;
+	if (c->listen_host[0] && strcmp(c->listen_host, "0.0.0.0") && strcmp(c->listen_host, "::") &&
+	    strlen(c->listen_host) < sizeof(host)) {
+		snprintf(host, sizeof(host), "%s", c->listen_host);
+		how = "listen_host";
+	} else if (pfs_net_connect(mds_host, mds_port, 3000, &fd) == 0) {
+		rc = sock_local_host(fd, host, sizeof(host));
+		close(fd);
+		if (rc)
+			goto routed;
+		how = "the local address of a connection to the MDS";
+	} else {
+routed:
+		rc = routed_local_host(mds_host, mds_port, host, sizeof(host));
+		if (rc) {
+			snprintf(err, errlen, "advertise_host: not set, and no route to the MDS %s "
+				 "to find this host's address (%s): set advertise_host", c->mds,
+				 pfs_strerror(rc));
+			return rc;
+		}
+		how = "the address routed towards the MDS (the MDS did not answer)";
+	}
+	snprintf(c->advertise_host, sizeof(c->advertise_host), "%s", host);
+	pfs_log(PFS_LOG_NOTICE, "advertise_host not set: advertising %s, %s %s", host, how,
+		strcmp(how, "listen_host") ? c->mds : "");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static oss_cfg cfg; /* large: keep it off the stack */
@@ -361,6 +434,10 @@ int main(int argc, char **argv)
 	pfs_log_init("pfs-oss", PFS_LOG_NOTICE);
 	rc = pfs_cfg_parse_argv(cfg_tab, &cfg, "oss", argc, argv, pos, 0, &npos, &help, err,
 				sizeof(err));
+	if (help == PFS_CFG_VERSION) {
+		printf("pfs-oss (pfs) %s\n", PFS_VERSION);
+		return 0;
+	}
 	if (help) {
 		usage(stdout);
 		return 0;
@@ -380,12 +457,17 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	pfs_log_set_level(pfs_log_level_parse(cfg.log_level));
+	if (pfs_log_open(cfg.log, err, sizeof(err))) {
+		fprintf(stderr, "pfs-oss: %s\n", err);
+		return 2;
+	}
 
 	/* Signals are taken by sigwait in main; every thread started below
 	 * inherits the blocked mask. */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
@@ -455,6 +537,11 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	rc = choose_advertise(&cfg, mds_host, mds_port, err, sizeof(err));
+	if (rc) {
+		pfs_log(PFS_LOG_ERR, "%s", err);
+		goto out;
+	}
 	lo.mds_host = mds_host;
 	lo.mds_port = mds_port;
 	lo.name = cfg.name;
@@ -466,15 +553,26 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	pfs_log(PFS_LOG_NOTICE,
-		"oss %s: %zu OST(s), data port %u, control port %u, MDS %s, nrs %s, enforce %s%s",
-		cfg.name, n, oss_server_data_port(srv), oss_server_ctl_port(srv), cfg.mds,
+		"pfs %s oss %s: %zu OST(s), data port %u, control port %u, advertised as %s, "
+		"MDS %s, nrs %s, enforce %s%s", PFS_VERSION,
+		cfg.name, n, oss_server_data_port(srv), oss_server_ctl_port(srv), cfg.advertise_host,
+		cfg.mds,
 		oss_sched_name(oss_server_sched(srv, 0)),
 		enforce == OSS_ENFORCE_TBF ? "tbf" : enforce == OSS_ENFORCE_BLKIO ? "blkio" : "both",
 		metrics ? ", metrics on" : "");
 
-	do {
+	for (;;) {
+		sig = 0;
 		rc = sigwait(&sigs, &sig);
-	} while (rc == EINTR);
+		if (rc == EINTR)
+			continue;
+		if (rc == 0 && sig == SIGHUP) {
+			if (pfs_log_reopen() > 0)
+				pfs_log(PFS_LOG_NOTICE, "SIGHUP: log file %s reopened", cfg.log + 5);
+			continue;
+		}
+		break;
+	}
 	pfs_log(PFS_LOG_NOTICE, "oss %s: signal %d, stopping", cfg.name, sig);
 	status = 0;
 out:
@@ -485,5 +583,6 @@ out:
 	close_stores(stores, n);
 	if (pid_written)
 		unlink(cfg.pid_file);
+	pfs_log_close();
 	return status;
 }

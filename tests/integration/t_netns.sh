@@ -16,7 +16,7 @@ head -c 20000000 /dev/urandom > "$T/data"
 mkdir -p "$T/m"
 "$REPO/deploy/pfs-netns" exec "$N" bash -c "
 	set -e
-	'$PFS_BIN/mount.pfs' '$MDS' '$T/m' -o log_file='$T/client.log',timeout_ms=3000
+	'$PFS_BIN/mount.pfs' '$MDS' '$T/m' -o log=file:'$T/client.log',timeout_ms=3000
 	'$PFS_BIN/pfsadmin' setstripe -c 4 -S 1M '$T/m/f'
 	cp '$T/data' '$T/m/f'
 	sync; echo 3 > /proc/sys/vm/drop_caches

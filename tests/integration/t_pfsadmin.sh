@@ -19,7 +19,7 @@
 #     timeout of 10 s without it, not half a minute.
 . "$(dirname "$0")/lib.sh"
 
-start_cluster --oss 3 --mds-opt heartbeat_timeout=2
+start_cluster --oss 3 --mds-opt heartbeat_timeout_ms=2000
 P=$PFS_BIN/pfsadmin
 
 # run WANT_RC CMD...: CMD's exit status must be WANT_RC; stdout in $T/out,

@@ -16,7 +16,7 @@
 . "$(dirname "$0")/qos_lib.sh"
 
 start_cluster --oss 1 --mounts 4 --metrics --oss-opt ost_bandwidth=100 \
-	--mds-opt qos_policy=adaptbf --mds-opt qos_interval=1
+	--mds-opt qos_policy=adaptbf --mds-opt qos_interval_s=1
 read -ra M <<<"$MNTS"
 k=0
 for jn in J1:1 J2:1 J3:3 J4:5; do

@@ -20,7 +20,7 @@
 . "$(dirname "$0")/qos_lib.sh"
 
 start_cluster --oss 2 --mounts 6 --oss-opt ost_bandwidth=100 \
-	--mds-opt qos_policy=gift --mds-opt qos_interval=1 --mds-opt qos_param=B_thres=0.3
+	--mds-opt qos_policy=gift --mds-opt qos_interval_s=1 --mds-opt qos_param=B_thres=0.3
 read -ra M <<<"$MNTS"
 [ "$(admin --json qos show | jq -r '.policy')" = gift ] || fail "policy is not gift"
 [ "$(admin --json qos show | jq '.params.B_thres')" = 0.3 ] || fail "B_thres not 0.3: $(admin --json qos show | jq -c .params)"

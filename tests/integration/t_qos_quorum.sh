@@ -1,7 +1,7 @@
 #!/bin/bash
 # QoS decisions across an OSS failure: 4 OSSes, decisions every second
 # (qos_policy=static, job Q limited to 20 MB/s per OST), quorum 80 %.
-#   - kill -9 one OSS: while the MDS still counts it (heartbeat_timeout 3 s)
+#   - kill -9 one OSS: while the MDS still counts it (heartbeat_timeout_ms 3000)
 #     3 of 4 answers are below quorum and intervals are skipped; once it is
 #     down, decisions continue with the 3 left, and Q stays held to its rate
 #     on the surviving OSTs;
@@ -13,7 +13,7 @@
 . "$(dirname "$0")/qos_lib.sh"
 
 start_cluster --oss 4 --oss-opt ost_bandwidth=200 --mds-opt qos_policy=static \
-	--mds-opt qos_interval=1 --mds-opt heartbeat_timeout=3
+	--mds-opt qos_interval_s=1 --mds-opt heartbeat_timeout_ms=3000
 admin job register Q --nodes 1 --limit 20MB/s >/dev/null || fail "register Q"
 # The OSS of the highest OST index is the victim; Q has one file per OST.
 victim=$(admin --json ost list | jq -r '.osts[] | select(.index == 3) | .oss')

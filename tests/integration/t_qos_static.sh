@@ -67,10 +67,10 @@ ok "reads: 10 and 50 MB/s rules hold with 1 and 4 streams; unlimited job above 1
 "$REPO/deploy/pfs-cluster" stop "$CLUSTER" >/dev/null 2>&1
 rm -rf "$CLUSTER"
 start_cluster --oss 1 --mounts 4 --oss-opt ost_bandwidth=400 --oss-opt enforce=blkio \
-	--mds-opt qos_policy=static --mds-opt qos_interval=1
+	--mds-opt qos_policy=static --mds-opt qos_interval_s=1
 read -ra M <<<"$MNTS"
 if grep -q "blkio unavailable" "$CLUSTER/oss0.log"; then
-	echo "SKIP blkio part: $(grep -h "blkio unavailable" "$CLUSTER/oss0.log" | sed 's/^.*pfs-oss\[[a-z]*\]: //')"
+	echo "SKIP blkio part: $(grep -h "blkio unavailable" "$CLUSTER/oss0.log" | sed 's/^.* pfs-oss\[[0-9]*\] [a-z]*: //')"
 	exit 0
 fi
 grep -q "enforce=blkio: blkio cgroup" "$CLUSTER/oss0.log" || fail "OSS did not say how it enforces"
