@@ -24,8 +24,15 @@ stop_all() {
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
 	for p in $PIDS; do wait "$p" 2>/dev/null; done
 	PIDS=""
+	# Daemons stopped: a sanitizer build has written its reports by now.
+	if grep -l "ERROR: AddressSanitizer\|runtime error:\|ERROR: LeakSanitizer" \
+		"$T"/*.err "$T"/*.log* >/dev/null 2>&1; then
+		grep -h -A15 "ERROR: AddressSanitizer\|runtime error:\|ERROR: LeakSanitizer" \
+			"$T"/*.err "$T"/*.log* | head -60 >&2
+		return 1
+	fi
 }
-trap 'rc=$?; stop_all; (exit $rc); cleanup' EXIT
+trap 'rc=$?; stop_all || rc=1; (exit $rc); cleanup' EXIT
 
 B=$PFS_BIN
 # A dated line of PROG: 2026-11-26T03:05:22.123Z pfs-mds[123] notice: ...
