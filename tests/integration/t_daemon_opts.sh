@@ -12,7 +12,9 @@
 #  - mount.pfs exit codes as mount(8) wants: 1 for a bad invocation, 32 for
 #    a mount that fails;
 #  - pfs-oss without advertise_host registers with the address it reaches
-#    the MDS on (not 127.0.0.1); an explicit advertise_host still wins.
+#    the MDS on: 127.0.0.1 for an MDS on loopback, and inside a network
+#    namespace this test makes (a dummy interface; no traffic leaves it) the
+#    namespace's own address; an explicit advertise_host still wins.
 # timeout: 90
 . "$(dirname "$0")/lib.sh"
 
@@ -32,7 +34,8 @@ stop_all() {
 		return 1
 	fi
 }
-trap 'rc=$?; stop_all || rc=1; (exit $rc); cleanup' EXIT
+NS=""; NSPIDS=""
+trap 'rc=$?; for p in $NSPIDS; do kill $p 2>/dev/null; done; [ -n "$NS" ] && ip netns del "$NS" 2>/dev/null; stop_all || rc=1; (exit $rc); cleanup' EXIT
 
 B=$PFS_BIN
 # A dated line of PROG: 2026-11-26T03:05:22.123Z pfs-mds[123] notice: ...
@@ -82,15 +85,13 @@ refused 2 "nrs: needs a value" "$B/pfs-oss" --mds=127.0.0.1:1 --osts="$T/o" --nr
 ok "daemons refuse out-of-range numbers, empty values, bad log destinations, unknown keys (exit 2)"
 
 # --- MDS on every interface, logging to a file --------------------------------
-HOSTIP=$(ip -4 -o addr show scope global 2>/dev/null | awk '{ sub(/\/.*/, "", $4); print $4; exit }')
-[ -n "$HOSTIP" ] || fail "this test needs a non-loopback IPv4 address (ip -4 addr)"
 "$B/pfs-mds" --db="$T/db" --listen=0.0.0.0:0 --port_file="$T/mds.port" \
 	--log=file:"$T/mds.log" --heartbeat_timeout=5 </dev/null >"$T/mds.out" 2>"$T/mds.err" &
 MPID=$!
 PIDS="$PIDS $MPID"
 wait_for 10 test -s "$T/mds.port" || fail "pfs-mds did not start: $(cat "$T/mds.err")"
 MPORT=$(sed -n 's/^port=//p' "$T/mds.port")
-MDSA=$HOSTIP:$MPORT
+MDSA=127.0.0.1:$MPORT
 grep -qE "$(dated pfs-mds "$MPID")option 'heartbeat_timeout' is deprecated \(in seconds\): use heartbeat_timeout_ms=5000" \
 	"$T/mds.err" || fail "no dated deprecation warning on stderr: $(cat "$T/mds.err")"
 grep -qE "$(dated pfs-mds "$MPID")pfs $V serving $T/db" "$T/mds.log" ||
@@ -118,10 +119,10 @@ PIDS="$PIDS $FPID"
 hosts() { "$B/pfsadmin" --mds "$MDSA" --json ost list | jq -r '.osts[] | select(.state == "up") | "\(.oss) \(.host)"' | sort; }
 two_up() { [ "$(hosts | wc -l)" -eq 2 ]; }
 wait_for 20 two_up || fail "OSTs did not come up: $(hosts) / $(cat "$T/oss.err" "$T/fixed.err")"
-[ "$(hosts)" = "auto $HOSTIP
+[ "$(hosts)" = "auto 127.0.0.1
 fixed 127.0.0.1" ] || [ "$(hosts)" = "fixed 127.0.0.1
-auto $HOSTIP" ] || fail "registered hosts: $(hosts | tr '\n' ' '), want auto $HOSTIP and fixed 127.0.0.1"
-grep -qE "$(dated pfs-oss "$APID")advertise_host not set: advertising $HOSTIP, the local address of a connection to the MDS" \
+auto 127.0.0.1" ] || fail "registered hosts: $(hosts | tr '\n' ' '), want auto and fixed on 127.0.0.1"
+grep -qE "$(dated pfs-oss "$APID")advertise_host not set: advertising 127.0.0.1, the local address of a connection to the MDS" \
 	"$T/oss.log" || fail "the OSS did not log its choice: $(cat "$T/oss.log")"
 grep -qE "$(dated pfs-oss "$FPID")pfs $V oss fixed: .*advertised as 127.0.0.1" "$T/fixed.err" ||
 	fail "stderr lines are not dated: $(cat "$T/fixed.err")"
@@ -130,7 +131,45 @@ mv "$T/oss.log" "$T/oss.log.1"
 kill -HUP "$APID" "$FPID"
 wait_for 10 grep -q "SIGHUP: log file $T/oss.log reopened" "$T/oss.log" || fail "OSS did not reopen its log"
 kill -0 "$APID" && kill -0 "$FPID" || fail "an OSS died on SIGHUP"
-ok "pfs-oss without advertise_host registered as $HOSTIP (the address it reaches the MDS on); explicit 127.0.0.1 kept; OSS log reopened"
+ok "pfs-oss without advertise_host registered as 127.0.0.1 (the address it reaches the MDS on); explicit 127.0.0.1 kept; OSS log reopened"
+
+# --- advertise_host derived from a non-loopback address --------------------------------
+# A private network namespace with a veth pair (both ends inside): the MDS
+# listens on its
+# address, the OSS (no advertise_host, listening everywhere) must advertise
+# that address.  All traffic stays inside the namespace.
+NS=pfsopts$$
+NSIP=10.254.77.1
+NSPIDS=""
+ns_cleanup() {
+	local p
+	for p in $NSPIDS; do kill "$p" 2>/dev/null; done
+	for p in $NSPIDS; do wait "$p" 2>/dev/null; done
+	NSPIDS=""
+	ip netns del "$NS" 2>/dev/null
+}
+ip netns add "$NS" || fail "ip netns add"
+ip -n "$NS" link set lo up
+ip -n "$NS" link add d0 type veth peer name d1 || { ns_cleanup; fail "no veth pair"; }
+ip -n "$NS" addr add "$NSIP/24" dev d0
+ip -n "$NS" link set d0 up
+ip -n "$NS" link set d1 up
+ip netns exec "$NS" "$B/pfs-mds" --db="$T/nsdb" --listen="$NSIP:0" --port_file="$T/nsmds.port" \
+	</dev/null >"$T/nsmds.out" 2>"$T/nsmds.err" &
+NSPIDS="$NSPIDS $!"
+wait_for 10 test -s "$T/nsmds.port" || { ns_cleanup; fail "pfs-mds in $NS: $(cat "$T/nsmds.err")"; }
+NSMDS=$NSIP:$(sed -n 's/^port=//p' "$T/nsmds.port")
+ip netns exec "$NS" "$B/pfs-oss" --name=nsauto --osts="$T/ost-ns" --mds="$NSMDS" \
+	--heartbeat_ms=200 </dev/null >"$T/nsoss.out" 2>"$T/nsoss.err" &
+NSPIDS="$NSPIDS $!"
+nshost() { ip netns exec "$NS" "$B/pfsadmin" --mds "$NSMDS" --json ost list 2>/dev/null |
+	jq -r '.osts[] | select(.state == "up") | .host'; }
+ns_up() { [ -n "$(nshost)" ]; }
+wait_for 20 ns_up
+h=$(nshost)
+ns_cleanup
+[ "$h" = "$NSIP" ] || fail "OSS in $NS advertised '$h', want $NSIP: $(cat "$T/nsoss.err")"
+ok "pfs-oss without advertise_host, MDS at $NSIP in a private namespace: advertised $NSIP"
 
 # --- mount.pfs -----------------------------------------------------------------------------
 mkdir -p "$T/mnt"
