@@ -4,6 +4,7 @@
 # emulated by the OSS with ost_bandwidth).
 #
 #   bench/qos/run.sh [EXPERIMENT ...]      default: adaptbf gift accuracy overhead
+#   bench/qos/run.sh report                only assemble RESULTS.md from $OUT/*.md
 #
 #   adaptbf   AdapTBF IV-D allocation: J1..J4 with 1/1/3/5 nodes (10/10/30/50 %),
 #             4 writer streams each, a fixed volume per job, one OST at $BW MB/s;
@@ -75,8 +76,16 @@ rm -rf "$W"; mkdir -p "$W"
 cluster() { # cluster START-OPTIONS...: a fresh cluster in $CL
 	"$repo/deploy/pfs-cluster" stop "$CL" >/dev/null 2>&1 || true
 	rm -rf "$CL"
-	"$repo/deploy/pfs-cluster" start "$CL" "$@" >/dev/null 2>&1 ||
-		{ echo "run.sh: cluster did not start: $*" >&2; tail -n 5 "$CL"/*.log >&2; exit 1; }
+	# One retry: on this shared machine a start has failed once in a long
+	# run (a port taken between the pick and the bind, a slow mount).
+	if ! "$repo/deploy/pfs-cluster" start "$CL" "$@" >"$W/start.log" 2>&1; then
+		echo "run.sh: cluster did not start, retrying: $*" >&2
+		tail -n 5 "$W/start.log" "$CL"/*.log >&2 || true
+		"$repo/deploy/pfs-cluster" stop "$CL" >/dev/null 2>&1 || true
+		rm -rf "$CL"
+		"$repo/deploy/pfs-cluster" start "$CL" "$@" >"$W/start.log" 2>&1 ||
+			{ echo "run.sh: cluster did not start: $*" >&2; tail -n 5 "$W/start.log" "$CL"/*.log >&2; exit 1; }
+	fi
 	# shellcheck disable=SC1091
 	. "$CL/cluster.env"
 	read -ra M <<<"${MNTS:-$MNT}"
@@ -116,7 +125,8 @@ merge() {
 machine() {
 	echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"\
 " $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM, kernel $(uname -r),"\
-" disk under $W: $(df -h "$W" | awk 'NR == 2 { print $1 }'); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)."
+" disk under $W: $(df -h "$W" | awk 'NR == 2 { print $1 }'); load average at start: $(cut -d' ' -f1-3 /proc/loadavg);"\
+" pfs at $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?')."
 }
 
 # ---------------------------------------------------------------- adaptbf
@@ -205,6 +215,13 @@ exp_adaptbf() {
 }
 
 # ------------------------------------------------------------------- gift
+# eff_bw CSV T0 T1: the sum over jobs of each job's mean client-side rate
+# between T0 and T1 (each job samples on its own clock), MB/s.
+eff_bw() {
+	awk -F, -v a="$2" -v b="$3" 'NR > 1 && $1 >= a && $1 < b { s[$2] += $3; n[$2]++ }
+		END { for (j in s) t += s[j] / n[j]; printf "%.1f", t / 1e6 }' "$1"
+}
+
 exp_gift() {
 	local pol
 	local -A res
@@ -243,8 +260,8 @@ exp_gift() {
 		merge "$raw" "$al" "$t0" "$OUT/gift-$pol.csv"
 		awk -F, -v t0="$t0" 'BEGIN { print "t,job,outstanding_bytes,redeemed_bytes,issued_bytes" } { printf "%.3f,%s,%s,%s,%s\n", $1 - t0, $2, $3, $4, $5 }' "$cp" >"$OUT/gift-$pol-coupons.csv"
 		# effective bandwidth per phase (sum of client-side rates), A's bytes
-		res[$pol,eff1]=$(awk -F, 'NR > 1 && $1 >= 3 && $1 < 15 { s += $3; n[$1] = 1 } END { k = 0; for (x in n) k++; printf "%.1f", k ? s / k / 1e6 : 0 }' "$OUT/gift-$pol.csv")
-		res[$pol,eff2]=$(awk -F, 'NR > 1 && $1 >= 18 && $1 < 40 { s += $3; n[$1] = 1 } END { k = 0; for (x in n) k++; printf "%.1f", k ? s / k / 1e6 : 0 }' "$OUT/gift-$pol.csv")
+		res[$pol,eff1]=$(eff_bw "$OUT/gift-$pol.csv" 3 15)
+		res[$pol,eff2]=$(eff_bw "$OUT/gift-$pol.csv" 18 40)
 		for j in A B C; do
 			res[$pol,mb$j]=$(awk -F, -v j="$j" 'NR > 1 && $2 == j { s += $3 } END { printf "%.0f", s * '"$SAMPLE_MS"' / 1000 / 1e6 }' "$OUT/gift-$pol.csv")
 		done
@@ -398,10 +415,11 @@ exp_overhead() {
 }
 
 exps=${*:-adaptbf gift accuracy overhead}
-machine >"$OUT/machine.txt"
+[ "$exps" = report ] || machine >"$OUT/machine.txt"
 for e in $exps; do
 	case $e in
 	adaptbf|gift|accuracy|overhead) "exp_$e" ;;
+	report) ;;
 	*) echo "run.sh: unknown experiment $e" >&2; exit 2 ;;
 	esac
 done
