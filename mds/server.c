@@ -824,8 +824,8 @@ static int ctr_cmp(const void *a, const void *b)
 }
 
 /* PFS_OP_MDS_JOBSTATS: u64 snapshot_ns, u32 n, n x { str job, u32 k,
- * k x { u16 opcode, u64 count } }; only opcodes with a count; unknown
- * opcodes are counted under opcode 0. */
+ * k x { u16 opcode, u64 count } }; only opcodes with a count and only
+ * non-empty job ids; unknown opcodes are counted under opcode 0. */
 static int h_jobstats(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
 		      pfs_wbuf *out)
 {
@@ -869,7 +869,9 @@ static int h_jobstats(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *
 	pfs_wbuf_u32(out, 0); /* patched below */
 	for (size_t i = 0; i < n; i++) {
 		uint32_t k = 0;
-		if (!stats_visible(s, v[i].job, h->uid))
+		/* Requests without a job id (pfsadmin's own, a mount's
+		 * housekeeping) are counted but are no job to report. */
+		if (!v[i].job[0] || !stats_visible(s, v[i].job, h->uid))
 			continue;
 		for (unsigned sl = 0; sl < NSLOTS; sl++)
 			k += v[i].ops[sl] != 0;
