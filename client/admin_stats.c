@@ -64,6 +64,8 @@ typedef struct io_row {
 	uint64_t wait_us, throttled_us, queued_bytes;
 	uint32_t queued;
 	double tbf_rate;      /* < 0: no rule */
+	double record;        /* AdapTBF record r_x in tokens (+ lent, - borrowed) */
+	int64_t tokens;       /* AdapTBF α_x this period; -1: not under AdapTBF */
 	double window_s;      /* <= 0: unknown */
 } io_row;
 
@@ -322,6 +324,8 @@ static int io_rows(const cli_oss_set *set, const snapshot *prev, const snapshot 
 			o->queued = s->queued;
 			o->queued_bytes = s->queued_bytes;
 			o->tbf_rate = s->rate;
+			o->record = s->record;
+			o->tokens = s->tokens;
 			o->window_s = win;
 			k++;
 		}
@@ -390,7 +394,7 @@ static json_t *io_json(const io_row *r)
 {
 	uint64_t rpcs = rpcs_of(r);
 	json_t *o = json_pack("{s:I,s:s,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:I,s:I,s:o,s:I,s:I,s:I,"
-			      "s:o,s:o}",
+			      "s:o,s:o,s:o,s:o}",
 			      "ost", (json_int_t)r->ost, "oss", r->oss,
 			      "read_rpcs", cli__ji(r->read_rpcs),
 			      "write_rpcs", cli__ji(r->write_rpcs),
@@ -406,6 +410,10 @@ static json_t *io_json(const io_row *r)
 			      "queued", (json_int_t)r->queued,
 			      "queued_bytes", cli__ji(r->queued_bytes),
 			      "tbf_rate_bytes_per_s", cli__jrate(r->tbf_rate),
+			      "adaptbf_tokens", r->tokens >= 0 ? json_integer(r->tokens) :
+			      json_null(),
+			      "adaptbf_record_tokens", r->tokens >= 0 || r->record != 0 ?
+			      json_real(r->record) : json_null(),
 			      "window_s", r->window_s > 0 ? json_real(r->window_s) : json_null());
 	return o;
 }
@@ -525,7 +533,7 @@ static int report_tables(cli_admin *a, const cli_oss_set *set, const snapshot *p
 		{ "JOB", 0 }, { "OST", 1 }, { "READ_RPCS", 1 }, { "WRITE_RPCS", 1 },
 		{ "OTHER_RPCS", 1 }, { "READ", 1 }, { "WRITE", 1 }, { "READ_RATE", 1 },
 		{ "WRITE_RATE", 1 }, { "AVG_WAIT", 1 }, { "THROTTLED", 1 }, { "QUEUED", 1 },
-		{ "TBF_RATE", 1 },
+		{ "TBF_RATE", 1 }, { "RECORD", 1 },
 	};
 	static const cli_col op_cols[] = {
 		{ "JOB", 0 }, { "OPERATION", 0 }, { "COUNT", 1 }, { "RATE", 1 },
@@ -548,13 +556,13 @@ static int report_tables(cli_admin *a, const cli_oss_set *set, const snapshot *p
 				c->rc ? 0 : oss_window(prev, cur, s, &delta));
 	}
 	if (rc == 0)
-		rc = cli_table_create(io_cols, 13, &ti);
+		rc = cli_table_create(io_cols, 14, &ti);
 	for (size_t i = 0; rc == 0 && i < nio; i++) {
 		const io_row *r = &io[i];
 		char ost[16], rr[24], wr[24], orr[24], rb[16], wb[16], rra[24], wra[24], wait[24],
-			thr[24], q[16], tbf[24];
-		const char *cells[13] = { r->job[0] ? r->job : "(none)", ost, rr, wr, orr, rb, wb,
-					  rra, wra, wait, thr, q, tbf };
+			thr[24], q[16], tbf[24], rec[24];
+		const char *cells[14] = { r->job[0] ? r->job : "(none)", ost, rr, wr, orr, rb, wb,
+					  rra, wra, wait, thr, q, tbf, rec };
 		uint64_t rpcs = rpcs_of(r);
 
 		snprintf(ost, sizeof(ost), "%u", r->ost);
@@ -580,6 +588,10 @@ static int report_tables(cli_admin *a, const cli_oss_set *set, const snapshot *p
 			snprintf(tbf, sizeof(tbf), "-");
 		else
 			cli_fmt_rate(r->tbf_rate, tbf, sizeof(tbf));
+		if (r->tokens >= 0 || r->record != 0) /* AdapTBF: tokens lent (+) / borrowed (-) */
+			snprintf(rec, sizeof(rec), "%+.0f", r->record);
+		else
+			snprintf(rec, sizeof(rec), "-");
 		rc = cli_table_add(ti, cells);
 	}
 	if (rc == 0)

@@ -332,7 +332,7 @@ static const pfs_qos_stat stat_a0 = {
 };
 static const pfs_qos_stat stat_a1 = {
 	.job = "j2", .ost = 1, .write_rpcs = 50, .write_bytes = 50 << 20, .rate = -1,
-	.tokens = -1,
+	.tokens = 5, .record = -3, /* under AdapTBF, borrowing */
 };
 static const pfs_qos_stat stat_b2 = {
 	.job = "j1", .ost = 2, .read_rpcs = 7, .read_bytes = 7 << 20, .wait_us = 700,
@@ -1186,13 +1186,13 @@ static void test_qos_jobstats_once(void **state)
 	assert_line(s, "ossA    ", want);
 	assert_contains(s,
 		"JOB  OST  READ_RPCS  WRITE_RPCS  OTHER_RPCS  READ  WRITE  READ_RATE  WRITE_RATE  "
-		"AVG_WAIT  THROTTLED  QUEUED   TBF_RATE\n"
+		"AVG_WAIT  THROTTLED  QUEUED   TBF_RATE  RECORD\n"
 		"j1     0        100         200           5   95M   381M   27.8KB/s   111.1KB/s"
-		"     100us      2.00s       3  100.0MB/s\n"
+		"     100us      2.00s       3  100.0MB/s       -\n"
 		"j1     2          7           0           0  7.0M     0B    2.0KB/s        0B/s"
-		"     100us        0us       0          -\n"
+		"     100us        0us       0          -       -\n"
 		"j2     1          0          50           0    0B    50M       0B/s    14.6KB/s"
-		"       0us        0us       0          -\n"
+		"       0us        0us       0          -      -3\n"
 		"\n"
 		"JOB  OPERATION    COUNT  RATE\n"
 		"j1   MDS_LOOKUP     100     -\n"
@@ -1269,6 +1269,11 @@ static void test_qos_jobstats_dead_oss(void **state)
 			 (json_int_t)(120000000.0 / 3602 + 0.5));
 	assert_int_equal(json_integer_value(json_object_get(o, "tbf_rate_bytes_per_s")), 100000000);
 	assert_int_equal(json_integer_value(json_object_get(o, "queued")), 3);
+	assert_true(json_is_null(json_object_get(o, "adaptbf_tokens")));
+	assert_true(json_is_null(json_object_get(o, "adaptbf_record_tokens")));
+	o = json_array_get(json_object_get(json_array_get(jobs, 1), "osts"), 0); /* j2 */
+	assert_int_equal(json_integer_value(json_object_get(o, "adaptbf_tokens")), 5);
+	assert_true(json_real_value(json_object_get(o, "adaptbf_record_tokens")) == -3);
 	o = json_array_get(jobs, 2);
 	assert_string_equal(json_string_value(json_object_get(o, "job")), "j3");
 	assert_int_equal(json_array_size(json_object_get(o, "osts")), 0);
@@ -1297,10 +1302,11 @@ static void test_qos_jobstats_watch(void **state)
 	assert_contains(s, "jobstats at 2027-01-15T08:00:04.000Z, over 2.0s\n");
 	assert_contains(s,
 		"j1     0         10          20           0   19M    38M   10.0MB/s    20.0MB/s"
-		"     100us    500.0ms       3  100.0MB/s\n");
-	/* unchanged counters: zero over the interval */
+		"     100us    500.0ms       3  100.0MB/s       -\n");
+	/* unchanged counters: zero over the interval; the AdapTBF record is
+	 * the current value, not a difference */
 	assert_contains(s, "j2     1          0           0           0    0B     0B       0B/s"
-			   "        0B/s         -        0us       0          -\n");
+			   "        0B/s         -        0us       0          -      -3\n");
 	assert_contains(s, "j1   MDS_LOOKUP      10  5.0/s\n");
 	assert_contains(s, "j1   MDS_GETATTR      0  0.0/s\n");
 
