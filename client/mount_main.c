@@ -32,6 +32,10 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The session loop's thread cap (fuse_loop_cfg_set_max_threads) exists
+ * only in the libfuse 3.12 API; the rest of the client uses 3.5's. */
+#undef FUSE_USE_VERSION
+#define FUSE_USE_VERSION 312
 #include <fuse_lowlevel.h>
 
 #include "client/fuse_ops.h"
@@ -64,6 +68,7 @@ typedef struct mount_cfg {
 	int ro;
 	int clone_fd;
 	int idle_threads;
+	int max_threads;
 	int splice;
 	int rcc_credits;
 	double rcc_lmax_ms;
@@ -100,6 +105,11 @@ static const pfs_cfg_opt mount_opts[] = {
 	N(PFS_CFG_BOOL, clone_fd, "1",
 	  "one /dev/fuse descriptor per worker thread (less lock contention in the kernel)", 0, 0),
 	N(PFS_CFG_INT, idle_threads, "16", "FUSE worker threads kept waiting for requests", 1, 4096),
+	/* A request of a throttled job holds its worker while it waits for an
+	 * RPC credit or in the OSS's TBF queue; libfuse's default cap of 10
+	 * workers let one throttled job stall every other job on the mount. */
+	N(PFS_CFG_INT, max_threads, "64",
+	  "most FUSE worker threads (requests served at once, throttled ones included)", 1, 4096),
 	/* RCC (lustre-rcc-congestion sec. III).  The OSS RPC timeout is
 	 * Eq. (6), T = lambda * Lmax + Lnet.  Lmax must be the latency bound
 	 * the OSSes hold their queues to (their RCC Lmax, default 100 ms): the
@@ -308,7 +318,7 @@ int main(int argc, char **argv)
 	char err[512] = "", host[256], fopts[1024];
 	char *fargv[] = { argv[0], "-o", fopts, NULL };
 	struct fuse_args args = FUSE_ARGS_INIT(3, fargv);
-	struct fuse_loop_config lc = { .clone_fd = 1, .max_idle_threads = 16 };
+	struct fuse_loop_config *lc = NULL;
 	struct fuse_session *se = NULL;
 	cli_jobid *jobid = NULL;
 	cli_mdc *mdc = NULL;
@@ -449,9 +459,18 @@ int main(int argc, char **argv)
 			pfs_log(PFS_LOG_NOTICE, "splice off: fs.pipe-max-size is %lu, needs %u "
 				"(sysctl fs.pipe-max-size=2097152)", pmax, 2u * PFS_MAX_IO);
 	}
-	lc.clone_fd = cfg.clone_fd;
-	lc.max_idle_threads = (unsigned)cfg.idle_threads;
-	rc = fuse_session_loop_mt(se, &lc);
+	lc = fuse_loop_cfg_create();
+	if (!lc) {
+		pfs_log(PFS_LOG_ERR, "out of memory for the session loop");
+		status = MNT_EX_SYSERR;
+		goto out;
+	}
+	fuse_loop_cfg_set_clone_fd(lc, (unsigned)cfg.clone_fd);
+	fuse_loop_cfg_set_max_threads(lc, (unsigned)cfg.max_threads);
+	fuse_loop_cfg_set_idle_threads(lc, (unsigned)(cfg.idle_threads < cfg.max_threads ?
+						     cfg.idle_threads : cfg.max_threads));
+	rc = fuse_session_loop_mt(se, lc);
+	fuse_loop_cfg_destroy(lc);
 	/* A positive value is the signal that ended the loop: a clean stop.
 	 * mount(8) has long returned; this status is for -f and the logs. */
 	status = rc < 0 ? MNT_EX_SYSERR : 0;
