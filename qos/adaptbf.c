@@ -185,12 +185,30 @@ int qos_adaptbf_allocate(qos_adaptbf_job *x, size_t n, int64_t K)
 		for (size_t i = 0; i < n; i++) {
 			if (!(x[i].r < 0 && rRD[i] < 0))
 				continue;
-			/* Eq. (14): T_R^x = min(|r_x|, ⌊C·α_RD⌋), also bounded by
-			 * |r_RD| and α_RD (see header) */
-			double t = fmin(fabs(x[i].r), floor(C * (double)aRD[i]));
-			t = fmin(t, fabs(rRD[i]));
-			t = fmin(t, (double)aRD[i]);
-			int64_t TRx = t > 0 ? (int64_t)t : 0;
+			/* Eq. (14): T_R^x = min(|r_x|, C·α_RD), also bounded by
+			 * |r_RD| and α_RD (see header).  The paper floors C·α_RD;
+			 * at a few tokens per period that is 0 for every small
+			 * borrower (C < 1/α_RD), so lenders were never paid back.
+			 * The fraction is carried instead, as Eq. (23)-(25) do for
+			 * the other steps: the job gives ⌈e - ρ⌉ whole tokens and
+			 * ρ keeps what it is owed back, so the long-run reclaim is
+			 * exactly C·α_RD per period. */
+			double e = fmin(fabs(x[i].r), C * (double)aRD[i]);
+			e = fmin(e, fabs(rRD[i]));
+			e = fmin(e, (double)aRD[i]);
+			int64_t TRx = 0;
+			if (e > 0) {
+				/* |r|, |r_RD| and α_RD are whole: the cap stays whole */
+				double cap = fmin(fmin(fabs(x[i].r), fabs(rRD[i])),
+						  (double)aRD[i]);
+				double whole = ceil(e - x[i].rho - 1e-9);
+				if (whole < 0)
+					whole = 0;
+				if (whole > cap)
+					whole = cap;
+				TRx = (int64_t)whole;
+				x[i].rho += (double)TRx - e;
+			}
 			aRD[i] -= TRx;   /* Eq. (15); r moves by Eq. (16) below */
 			TR += TRx;       /* Eq. (17) */
 		}

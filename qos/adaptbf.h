@@ -35,8 +35,13 @@
  *  - If every active job has DF = 0 (no job showed any demand) there is
  *    nobody to give the surplus to: it stays with its owners, records keep.
  *  - Eq. (13) sums over J+, so C is one coefficient per OST and period; it is
- *    applied to every borrower as printed.  Eq. (14)'s bracket is read as
- *    floor.  We also bound T_R^x by |r_{x,RD}| and by α_{x,RD} so a borrower
+ *    applied to every borrower as printed.  Eq. (14)'s bracket (a floor)
+ *    is replaced by a carried fraction, as Eq. (23)-(25) do for the other
+ *    steps: the borrower gives ⌈C·α_RD - ρ⌉ whole tokens and ρ keeps what
+ *    it is owed back.  With the floor, a borrower holding a few tokens per
+ *    period (C·α_RD < 1: the common case at 100 ms on a 100 MB/s OST) never
+ *    repaid, so lenders were never re-compensated.  We also bound T_R^x by
+ *    |r_{x,RD}| and by α_{x,RD} so a borrower
  *    never flips to a lender nor gets negative tokens (the paper bounds by
  *    |r_x^t| only, which RD may already have reduced).
  *  - Largest remainder (Sec. III-C-4): a shortfall gives +1 to the largest

@@ -381,9 +381,37 @@ static void test_adaptbf_reclaim_coefficient(void **st)
 	assert_int_equal(qos_adaptbf_allocate(x, 2, 100), 0);
 	assert_true(fabs(x[0].DF - 0.1) < 1e-12);
 	assert_true(fabs(x[1].DF - 3.0) < 1e-12);
-	assert_int_equal(x[0].alpha, 35);
-	assert_int_equal(x[1].alpha, 65);
-	assert_true(x[0].r == 45 && x[1].r == -45);
+	/* C = 0.27 by hand, C·α_RD = 24.3: the borrower gives ⌈24.3⌉ = 25
+	 * whole tokens and is owed the 0.7 back through its remainder (the
+	 * paper's floor would give 24 and drop the 0.3 for good) */
+	assert_int_equal(x[0].alpha, 36);
+	assert_int_equal(x[1].alpha, 64);
+	assert_true(x[0].r == 44 && x[1].r == -44); /* one more token repaid */
+	assert_true(x[1].rho >= 0 && x[1].rho < 1); /* owed back: part of the 25 */
+}
+
+/* A borrower with a few tokens per period repays: C·α_RD = 0.25 · 2 =
+ * 0.5 token per period, which the paper's ⌊·⌋ makes 0 for ever (the
+ * lender is never paid back).  With the fraction carried the debt shrinks
+ * by 0.5 token per period on average, records stay opposite, and the
+ * tokens still sum to K every period. */
+static void test_adaptbf_small_borrower_repays(void **st)
+{
+	qos_adaptbf_job x[2];
+	job_init(&x[0], 1, 2);
+	job_init(&x[1], 1, 2);
+	x[0].r = 12;   /* lent earlier */
+	x[1].r = -12;  /* borrowed earlier */
+	x[0].prev = x[1].prev = 2;
+	for (int t = 0; t < 20; t++) {
+		x[0].d = x[1].d = 2; /* both exactly saturated: u = 1, ū ≈ 1 */
+		assert_int_equal(qos_adaptbf_allocate(x, 2, 4), 0);
+		assert_int_equal(x[0].alpha + x[1].alpha, 4);
+		assert_true(x[0].r + x[1].r == 0);
+		assert_true(x[1].alpha >= 1); /* the borrower is never starved */
+	}
+	assert_true(x[1].r >= -4 && x[1].r <= 0); /* 20 x 0.5 of the 12 repaid */
+	assert_true(x[0].r <= 4);
 }
 
 /* One OST (K = 100 tokens per Δt = 0.1 s), A and B with 2 nodes each,
@@ -510,6 +538,7 @@ int main(void)
 		cmocka_unit_test(test_adaptbf_ost_many_jobs),
 		cmocka_unit_test(test_adaptbf_policy),
 		cmocka_unit_test(test_adaptbf_reclaim_coefficient),
+		cmocka_unit_test(test_adaptbf_small_borrower_repays),
 		cmocka_unit_test(test_adaptbf_policy_demand_after_idle),
 		cmocka_unit_test(test_adaptbf_policy_zero_usage_active),
 	};
