@@ -6,8 +6,39 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "common/log.h"
+#include "common/proto.h"
+
+/* Jobs of one client with RPCs in flight or waiting on one OSS: the fair
+ * share is taken over these.  A job beyond the table is not limited by a
+ * share (it still counts in urc). */
+#define CREDIT_JOBS 32
+/* A job counts as active this long after its last RPC ended: a job that
+ * sends one request at a time (dd, a checkpoint writer) has nothing in
+ * flight between two of them, and must not lose its share then. */
+#define CREDIT_ACTIVE_MS 500
+
+typedef struct credit_job {
+	char job[PFS_JOBID_MAX + 1];
+	unsigned inflight, waiting;
+	uint64_t last_ms;           /* when its last RPC ended */
+} credit_job;
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int job_active(const credit_job *j, uint64_t now)
+{
+	return j->inflight || j->waiting || (j->last_ms && now - j->last_ms < CREDIT_ACTIVE_MS);
+}
 
 struct cli_credit {
 	pthread_mutex_t lock;
@@ -18,6 +49,7 @@ struct cli_credit {
 	unsigned waiting;        /* guarded by lock */
 	unsigned peak;           /* guarded by lock */
 	uint64_t waits, changes; /* guarded by lock */
+	credit_job jobs[CREDIT_JOBS]; /* guarded by lock */
 	char name[72];
 };
 
@@ -55,17 +87,92 @@ static unsigned usable(const cli_credit *c)
 	return c->credit < c->max ? c->credit : c->max;
 }
 
-uint32_t cli_credit_acquire(cli_credit *c)
+/* The slot of job (created if free), or NULL when the table is full;
+ * called with c->lock held. */
+static credit_job *job_slot(cli_credit *c, const char *job, uint64_t now)
 {
+	credit_job *free_slot = NULL;
+
+	if (!job)
+		job = "";
+	for (unsigned i = 0; i < CREDIT_JOBS; i++) {
+		credit_job *j = &c->jobs[i];
+
+		if (job_active(j, now)) {
+			if (!strncmp(j->job, job, PFS_JOBID_MAX))
+				return j;
+		} else if (!free_slot) {
+			free_slot = j;
+		}
+	}
+	if (free_slot) {
+		snprintf(free_slot->job, sizeof(free_slot->job), "%s", job);
+		free_slot->last_ms = 0;
+	}
+	return free_slot;
+}
+
+/* May a piece of job j start now?  urc below the credit, and when several
+ * jobs want this OSS, j below its fair share ⌈usable / jobs⌉ (so a
+ * throttled job whose RPCs wait long in the OSS's queue cannot hold every
+ * credit of the client while another job's request waits behind it).
+ * The shares add up to at least the credit, and a job with nothing in
+ * flight is always under its share, so a free credit is never left idle
+ * while someone waits for it. */
+static int may_start(const cli_credit *c, const credit_job *j, int *by_share)
+{
+	unsigned active = 0, lim = usable(c);
+	uint64_t now;
+
+	*by_share = 0;
+	if (c->inflight >= lim)
+		return 0;
+	if (!j)
+		return 1;
+	now = mono_ms();
+	for (unsigned i = 0; i < CREDIT_JOBS; i++)
+		active += job_active(&c->jobs[i], now);
+	if (active <= 1 || j->inflight < (lim + active - 1) / active)
+		return 1;
+	*by_share = 1;
+	return 0;
+}
+
+uint32_t cli_credit_acquire(cli_credit *c, const char *job)
+{
+	credit_job *j;
 	unsigned want;
+	int by_share;
 
 	pthread_mutex_lock(&c->lock);
-	if (c->inflight >= usable(c)) {
+	j = job_slot(c, job, mono_ms());
+	if (j)
+		j->waiting++; /* counts this job as active for the shares */
+	if (!may_start(c, j, &by_share)) {
 		c->waits++;
 		c->waiting++;
-		while (c->inflight >= usable(c))
-			pthread_cond_wait(&c->cond, &c->lock);
+		while (!may_start(c, j, &by_share)) {
+			/* A share grows without a release when another job goes
+			 * quiet (CREDIT_ACTIVE_MS): look again now and then. */
+			if (by_share) {
+				struct timespec ts;
+
+				clock_gettime(CLOCK_REALTIME, &ts);
+				ts.tv_nsec += 50 * 1000000L;
+				if (ts.tv_nsec >= 1000000000L) {
+					ts.tv_sec++;
+					ts.tv_nsec -= 1000000000L;
+				}
+				pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+			} else {
+				pthread_cond_wait(&c->cond, &c->lock);
+			}
+		}
 		c->waiting--;
+	}
+	if (j) {
+		j->waiting--;
+		j->inflight++;
 	}
 	c->inflight++;
 	if (c->inflight > c->peak)
@@ -81,23 +188,33 @@ uint32_t cli_credit_acquire(cli_credit *c)
 	return want;
 }
 
-void cli_credit_release(cli_credit *c, uint32_t grant)
+void cli_credit_release(cli_credit *c, const char *job, uint32_t grant)
 {
 	unsigned old;
 
 	pthread_mutex_lock(&c->lock);
 	assert(c->inflight > 0);
 	c->inflight--;
+	if (!job)
+		job = "";
+	for (unsigned i = 0; i < CREDIT_JOBS; i++) {
+		credit_job *j = &c->jobs[i];
+
+		if (j->inflight && !strncmp(j->job, job, PFS_JOBID_MAX)) {
+			j->inflight--;
+			j->last_ms = mono_ms();
+			break;
+		}
+	}
 	old = c->credit;
 	if (grant && grant != old) {
 		c->credit = grant;
 		c->changes++;
 	}
-	/* A grown grant may let several waiters go; a freed credit one. */
-	if (c->credit > old)
+	/* Who may go depends on the waiter's job (its share), so every
+	 * waiter looks again; they are few (at most the FUSE workers). */
+	if (c->waiting)
 		pthread_cond_broadcast(&c->cond);
-	else if (c->waiting)
-		pthread_cond_signal(&c->cond);
 	pthread_mutex_unlock(&c->lock);
 	if (grant && grant != old)
 		pfs_log(PFS_LOG_DEBUG, "osc %s: credit %u -> %u", c->name, old, grant);

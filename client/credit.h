@@ -23,6 +23,15 @@
  * the OSS would have granted anyway.  Under load the OSS computes the grant
  * from Lmax, IOPS and C and the request does not matter.
  *
+ * Jobs sharing the client: when several jobs want the same OSS, each may
+ * hold at most its fair share ⌈credit / jobs⌉ of the credits (jobs that
+ * have RPCs in flight or waiting, or had one end in the last 500 ms, so a
+ * job sending one request at a time keeps its share; up to 32 tracked per
+ * OSS).  A throttled
+ * job's RPCs wait long in the OSS's queue; without the share they took
+ * every credit of the mount and another job's request waited behind them
+ * (a login node, several jobs on one node).
+ *
  * Thread-safe (one mutex per cli_credit).  The deadlock argument for
  * waiting on a credit while holding others is in client/osc.h. */
 #ifndef CLI_CREDIT_H
@@ -48,13 +57,14 @@ int cli_credit_create(unsigned initial, unsigned max, const char *name, cli_cred
 /* Nothing may be in flight or waiting.  NULL is a no-op. */
 void cli_credit_destroy(cli_credit *c);
 
-/* Take a credit, waiting while urc >= min(rcc, max).  Returns the cnr to
- * put in the request this credit is for. */
-uint32_t cli_credit_acquire(cli_credit *c);
+/* Take a credit for a request of job (NULL = no job), waiting while urc >=
+ * min(rcc, max) or the job holds its fair share.  Returns the cnr to put
+ * in the request this credit is for. */
+uint32_t cli_credit_acquire(cli_credit *c, const char *job);
 /* Give a credit back when its RPC ended (reply, error or not sent); grant
  * is the reply header's credit (0 when there was no reply, or none given).
  * A changed credit is logged at debug level. */
-void cli_credit_release(cli_credit *c, uint32_t grant);
+void cli_credit_release(cli_credit *c, const char *job, uint32_t grant);
 
 void cli_credit_stats_get(cli_credit *c, cli_credit_stats *st);
 

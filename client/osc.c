@@ -70,6 +70,7 @@ typedef struct piece {
 	int ep;               /* endpoint index: the lock order */
 	pfs_rpc_pool *pool;
 	cli_credit *credit;
+	const char *job;      /* whose credit it holds (the call's tag) */
 	int rc;
 	size_t got;           /* READ bytes received */
 	int done;             /* no send pending */
@@ -505,7 +506,8 @@ static int piece_start(cli_osc *o, const pfs_rpc_tag *tag, piece *p, pfs_rpc_inf
 		goto out;
 	/* May wait for a reply of another call (see the deadlock argument in
 	 * osc.h); the credit is ours until piece_finish, or now on failure. */
-	t.credit = cli_credit_acquire(p->credit);
+	p->job = tag->job;
+	t.credit = cli_credit_acquire(p->credit, p->job);
 	if (!p->attempt_start)
 		p->attempt_start = now_ms();
 	if (p->pipe_fd >= 0)
@@ -514,7 +516,7 @@ static int piece_start(cli_osc *o, const pfs_rpc_tag *tag, piece *p, pfs_rpc_inf
 		rc = pfs_rpc_start(p->pool, p->op, &t, w.data, w.len, p->bulk,
 				   p->op == PFS_OP_OSS_WRITE ? p->len : 0, call);
 	if (rc)
-		cli_credit_release(p->credit, 0);
+		cli_credit_release(p->credit, p->job, 0);
 out:
 	pfs_wbuf_free(&w);
 	return rc;
@@ -533,7 +535,7 @@ static int piece_finish(piece *p, pfs_rpc_inflight *call)
 	pfs_rpc_reply_init(&rep);
 	rc = pfs_rpc_finish(call, &rep);
 	/* The header is zeroed on a transport error: no grant then. */
-	cli_credit_release(p->credit, rep.hdr.credit);
+	cli_credit_release(p->credit, p->job, rep.hdr.credit);
 	if (rc)
 		goto out;
 	switch (p->op) {

@@ -268,7 +268,14 @@ int oss_sched_enqueue(oss_sched *s, oss_req *r)
 	oss_jobstat_arrive(j, r->bytes, r->arrival_us);
 	s->queued++;
 	s->queued_bytes += r->bytes;
-	if (s->rcc)
+	/* RCC measures congestion.  A request a rate rule holds (limited)
+	 * waits by policy, not because the OST is slow: counted in D it made
+	 * every client of the throttled job look congested, so their credit
+	 * fell to RCCmin and the client's other jobs queued behind the
+	 * throttled one.  Its reply carries no grant (the client keeps its
+	 * credit); its backlog is bounded by the per-job caps (-EBUSY) and by
+	 * the client's fair share of its credit per job (client/credit.h). */
+	if (s->rcc && !r->limited)
 		r->rcc_priv = oss_rcc_srv_recv(s->rcc, r->client_id, secs(r->arrival_us));
 	if (s->sleepers)
 		pthread_cond_signal(&s->cond);

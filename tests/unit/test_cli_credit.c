@@ -1,7 +1,8 @@
 /* test_cli_credit.c — the client's per-OSS RPC credits (client/credit.h):
  * the gate (never more in flight than the grant, capped by the
  * connections), grants replacing the credit and 0 keeping it, waiters
- * woken by a freed credit and by a grown grant, and the cnr asked for. */
+ * woken by a freed credit and by a grown grant, the cnr asked for, and the
+ * fair share between jobs of one client. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,30 +24,30 @@ static void test_credit_initial_and_grants(void **state)
 	cli_credit_stats_get(c, &st);
 	assert_int_equal(st.credit, 8); /* 0 = max */
 	/* One in flight, nobody waiting: cnr is the credit (at least). */
-	assert_int_equal(cli_credit_acquire(c), 8);
-	cli_credit_release(c, 3);
+	assert_int_equal(cli_credit_acquire(c, "j"), 8);
+	cli_credit_release(c, "j", 3);
 	cli_credit_stats_get(c, &st);
 	assert_int_equal(st.credit, 3);
 	assert_int_equal(st.inflight, 0);
 	assert_int_equal(st.changes, 1);
 	/* 0 is "no grant": keep 3. */
-	assert_int_equal(cli_credit_acquire(c), 3);
-	cli_credit_release(c, 0);
+	assert_int_equal(cli_credit_acquire(c, "j"), 3);
+	cli_credit_release(c, "j", 0);
 	cli_credit_stats_get(c, &st);
 	assert_int_equal(st.credit, 3);
 	assert_int_equal(st.changes, 1);
 	/* The same grant again is no change. */
-	cli_credit_acquire(c);
-	cli_credit_release(c, 3);
+	cli_credit_acquire(c, "j");
+	cli_credit_release(c, "j", 3);
 	cli_credit_stats_get(c, &st);
 	assert_int_equal(st.changes, 1);
 	/* A grant above max is kept (and reported), cnr stays <= max. */
-	cli_credit_acquire(c);
-	cli_credit_release(c, 50);
+	cli_credit_acquire(c, "j");
+	cli_credit_release(c, "j", 50);
 	cli_credit_stats_get(c, &st);
 	assert_int_equal(st.credit, 50);
-	assert_int_equal(cli_credit_acquire(c), 8);
-	cli_credit_release(c, 0);
+	assert_int_equal(cli_credit_acquire(c, "j"), 8);
+	cli_credit_release(c, "j", 0);
 	cli_credit_destroy(c);
 	assert_int_equal(cli_credit_create(1, 0, "t", &c), -EINVAL);
 }
@@ -58,7 +59,7 @@ static int nrec;
 
 static void *take_and_hold(void *arg)
 {
-	uint32_t cnr = cli_credit_acquire(arg);
+	uint32_t cnr = cli_credit_acquire(arg, "j");
 
 	pthread_mutex_lock(&rec_lock);
 	rec[nrec++] = cnr;
@@ -111,8 +112,8 @@ static void test_credit_gate_and_wakeups(void **state)
 	pthread_t t[3];
 
 	assert_int_equal(cli_credit_create(2, 4, "t", &c), 0);
-	cli_credit_acquire(c);
-	cli_credit_acquire(c);
+	cli_credit_acquire(c, "j");
+	cli_credit_acquire(c, "j");
 	/* Three more must wait: the credit is 2 (not the 4 connections). */
 	start_takers(c, t, 3);
 	usleep(20000);
@@ -121,7 +122,7 @@ static void test_credit_gate_and_wakeups(void **state)
 	assert_int_equal(st.waits, 3);
 	assert_int_equal(nrec, 0);
 	/* A freed credit lets exactly one go. */
-	cli_credit_release(c, 0);
+	cli_credit_release(c, "j", 0);
 	wait_taken(1);
 	usleep(20000);
 	cli_credit_stats_get(c, &st);
@@ -129,7 +130,7 @@ static void test_credit_gate_and_wakeups(void **state)
 	assert_int_equal(st.waiting, 2);
 	/* A grant of 4 lets the other two go at once (1 + 2 = 3 in flight
 	 * after this release, under 4). */
-	cli_credit_release(c, 4);
+	cli_credit_release(c, "j", 4);
 	wait_taken(3);
 	for (int i = 0; i < 3; i++)
 		pthread_join(t[i], NULL);
@@ -140,15 +141,15 @@ static void test_credit_gate_and_wakeups(void **state)
 	/* A grant below what is in flight: nobody new goes until enough came
 	 * back (3 in flight, credit 1: two more releases before a third
 	 * caller may go). */
-	cli_credit_release(c, 1);
+	cli_credit_release(c, "j", 1);
 	start_takers(c, t, 1);
-	cli_credit_release(c, 0);
+	cli_credit_release(c, "j", 0);
 	usleep(20000);
 	assert_int_equal(nrec, 0);
-	cli_credit_release(c, 0);
+	cli_credit_release(c, "j", 0);
 	wait_taken(1);
 	pthread_join(t[0], NULL);
-	cli_credit_release(c, 0);
+	cli_credit_release(c, "j", 0);
 	cli_credit_destroy(c);
 }
 
@@ -160,35 +161,103 @@ static void test_credit_cnr_counts_waiters(void **state)
 	/* Credit 1: the callers go one by one, each asking for itself plus
 	 * those still waiting. */
 	assert_int_equal(cli_credit_create(1, 8, "t", &c), 0);
-	assert_int_equal(cli_credit_acquire(c), 1);
+	assert_int_equal(cli_credit_acquire(c, "j"), 1);
 	start_takers(c, t, 5);
 	for (int k = 1; k <= 5; k++) {
-		cli_credit_release(c, 0);
+		cli_credit_release(c, "j", 0);
 		wait_taken(k);
 		assert_int_equal(rec[k - 1], 6 - k);
 	}
 	for (int i = 0; i < 5; i++)
 		pthread_join(t[i], NULL);
-	cli_credit_release(c, 0);
+	cli_credit_release(c, "j", 0);
 	cli_credit_destroy(c);
 
 	/* Demand above max is cut to max. */
 	assert_int_equal(cli_credit_create(1, 2, "t", &c), 0);
-	cli_credit_acquire(c);
+	cli_credit_acquire(c, "j");
 	start_takers(c, t, 5);
-	cli_credit_release(c, 2); /* grant 2: two may go */
+	cli_credit_release(c, "j", 2); /* grant 2: two may go */
 	wait_taken(2);
 	assert_int_equal(rec[0], 2);
 	assert_int_equal(rec[1], 2);
 	for (int k = 3; k <= 5; k++) {
-		cli_credit_release(c, 0);
+		cli_credit_release(c, "j", 0);
 		wait_taken(k);
 		assert_int_equal(rec[k - 1], 2);
 	}
 	for (int i = 0; i < 5; i++)
 		pthread_join(t[i], NULL);
-	cli_credit_release(c, 0);
-	cli_credit_release(c, 0);
+	cli_credit_release(c, "j", 0);
+	cli_credit_release(c, "j", 0);
+	cli_credit_destroy(c);
+}
+
+/* A thread that takes one credit for its job and notes it. */
+typedef struct job_taker {
+	cli_credit *c;
+	const char *job;
+	int got;          /* under rec_lock */
+	pthread_t t;
+} job_taker;
+
+static void *take_for_job(void *arg)
+{
+	job_taker *j = arg;
+
+	cli_credit_acquire(j->c, j->job);
+	pthread_mutex_lock(&rec_lock);
+	j->got = 1;
+	pthread_mutex_unlock(&rec_lock);
+	return NULL;
+}
+
+static int got_of(job_taker *j)
+{
+	int g;
+
+	pthread_mutex_lock(&rec_lock);
+	g = j->got;
+	pthread_mutex_unlock(&rec_lock);
+	return g;
+}
+
+/* Job x holds every credit (its RPCs wait in a throttled OSS queue); x
+ * and y each queue one more request.  A freed credit goes to y, not to x
+ * (x is above its share of 4/2); x's own next request waits until y's is
+ * done or x is below its share again.  Without the share a freed credit
+ * goes to whichever waiter wakes first. */
+static void test_credit_fair_share_between_jobs(void **state)
+{
+	cli_credit *c;
+	cli_credit_stats st;
+	job_taker x5 = { .job = "x" }, y1 = { .job = "y" };
+
+	assert_int_equal(cli_credit_create(4, 4, "t", &c), 0);
+	for (int i = 0; i < 4; i++)
+		cli_credit_acquire(c, "x");
+	x5.c = y1.c = c;
+	assert_int_equal(pthread_create(&x5.t, NULL, take_for_job, &x5), 0);
+	wait_waiting(c, 1);
+	assert_int_equal(pthread_create(&y1.t, NULL, take_for_job, &y1), 0);
+	wait_waiting(c, 2);
+	cli_credit_release(c, "x", 0); /* x: 3 in flight */
+	for (int i = 0; i < 5000 && !got_of(&y1); i++)
+		usleep(1000);
+	assert_true(got_of(&y1));
+	usleep(20000);
+	assert_false(got_of(&x5)); /* x holds 3 > ⌈4/2⌉ */
+	cli_credit_release(c, "x", 0); /* x: 2, y: 1; urc 3 < 4 but x at its share */
+	usleep(20000);
+	assert_false(got_of(&x5));
+	cli_credit_release(c, "y", 0); /* y done: x alone may use all 4 */
+	assert_int_equal(pthread_join(x5.t, NULL), 0);
+	assert_true(got_of(&x5));
+	assert_int_equal(pthread_join(y1.t, NULL), 0);
+	cli_credit_stats_get(c, &st);
+	assert_int_equal(st.inflight, 3);
+	for (int i = 0; i < 3; i++)
+		cli_credit_release(c, "x", 0);
 	cli_credit_destroy(c);
 }
 
@@ -198,6 +267,7 @@ int main(void)
 		cmocka_unit_test(test_credit_initial_and_grants),
 		cmocka_unit_test(test_credit_gate_and_wakeups),
 		cmocka_unit_test(test_credit_cnr_counts_waiters),
+		cmocka_unit_test(test_credit_fair_share_between_jobs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "oss/nrs_tbf.h"
 #include "oss/sched.h"
 
 static void req_init(oss_req *r, const char *job, uint16_t op, uint64_t bytes)
@@ -535,6 +536,47 @@ static void test_sched_rcc_credits(void **state)
 	oss_sched_destroy(s);
 }
 
+/* A request a rate rule holds is policy, not congestion: it is not
+ * counted in RCC's D and its reply carries no grant (the client keeps its
+ * credit), so a throttled job cannot drive the credit of its clients, and
+ * of their other jobs, down to RCCmin.  An unlimited request of the same
+ * client is counted and granted as before. */
+static void test_sched_rcc_ignores_limited(void **state)
+{
+	qos_rcc_params p = { .Lmax = 0.1, .Dlow = 4, .RCCmin = 2, .RCCmax = 16 };
+	oss_sched_opts o = { .cls = &oss_sched_tbf, .rcc = &p };
+	qos_tbf_rule_spec sp;
+	const char *jobs[] = { "slow" };
+	oss_sched *s;
+	oss_req r[2], *out;
+	oss_sched_info si;
+
+	assert_int_equal(oss_sched_create_opts(&o, &s), 0);
+	qos_tbf_rule_spec_init(&sp);
+	sp.jobids = jobs;
+	sp.n_jobids = 1;
+	sp.rate = 1e6; /* RPCs/s: its one request goes at once */
+	assert_int_equal(oss_nrs_tbf_rule_start(s, "r", &sp), 0);
+	req_init(&r[0], "slow", PFS_OP_OSS_READ, 10);
+	req_init(&r[1], "fast", PFS_OP_OSS_READ, 10);
+	r[0].client_id = r[1].client_id = 7;
+	r[0].cnr = r[1].cnr = 5;
+	assert_int_equal(oss_sched_enqueue(s, &r[0]), 0);
+	assert_int_equal(r[0].limited, 1);
+	oss_sched_info_get(s, &si);
+	assert_int_equal(si.rcc.D, 0);
+	assert_int_equal(oss_sched_enqueue(s, &r[1]), 0);
+	assert_int_equal(r[1].limited, 0);
+	oss_sched_info_get(s, &si);
+	assert_int_equal(si.rcc.D, 1);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(oss_sched_dequeue(s, &out), 0);
+		assert_int_equal(oss_sched_done(s, out), out == &r[0] ? 0 : 5);
+	}
+	oss_sched_shutdown(s);
+	oss_sched_destroy(s);
+}
+
 /* The MDS period and the loop period are separate clocks: closing one
  * leaves the other and the totals alone; backlog is the queue when a
  * period began. */
@@ -619,6 +661,7 @@ int main(void)
 		cmocka_unit_test(test_sched_oss_budget),
 		cmocka_unit_test(test_sched_pacing),
 		cmocka_unit_test(test_sched_rcc_credits),
+		cmocka_unit_test(test_sched_rcc_ignores_limited),
 		cmocka_unit_test(test_sched_clocks),
 		cmocka_unit_test(test_sched_job_table_bound),
 	};
