@@ -60,9 +60,11 @@ for csv in "$@"; do
 		printf "%s,%.3f,%s,%s\n", $1, s[j] / (c[j] < n ? c[j] : n) / 1e6,
 			($4 == "" || $4 < 0) ? "NaN" : $4 / 1e6, ($5 == "" || $5 < 0) ? "NaN" : $5 / 1e6 > (d "/" j) }' "$csv"
 	coupons=$OUT/$name-coupons.csv
+	# a coupon panel only when job A held coupons (POFS issues none)
+	[ -f "$coupons" ] && ! awk -F, 'NR > 1 && $2 == "A" { f = 1 } END { exit !f }' "$coupons" && coupons=/nonexistent
 	{
 		echo "set datafile separator ','"
-		echo "set terminal pngcairo size 1200,$([ -f "$coupons" ] && echo 900 || echo 600) font 'sans,10'"
+		echo "set terminal pngcairo noenhanced size 1200,$([ -f "$coupons" ] && echo 900 || echo 600) font 'sans,10'"
 		echo "set output '$png'"
 		[ -f "$coupons" ] && echo "set multiplot layout 2,1"
 		echo "set title \"$(title_of "$name")\""

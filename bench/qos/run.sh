@@ -398,7 +398,7 @@ exp_overhead() {
 			case $p in seq*) unit="MiB/s" ;; esac
 			a=$(median $(for r in $(seq 1 "$REPS_OVH"); do echo "${v[off,$p,$r]}"; done))
 			b=$(median $(for r in $(seq 1 "$REPS_OVH"); do echo "${v[on,$p,$r]}"; done))
-			echo "| $p | $unit | $a | $b | $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", a > 0 ? b / a : 0 }') |"
+			echo "| $p | $unit | $a | $b | $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", (a > 0 ? b / a : 0) }') |"
 		done
 		echo
 		echo "Raw runs:"
