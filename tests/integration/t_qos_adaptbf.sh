@@ -9,8 +9,8 @@
 #     positive.  (A job with no I/O at all is not active on the OST, so it
 #     neither lends nor borrows: oss/adapt.h.)
 #   - The writer resumes: J3 is re-compensated, its record falls within 6 s.
-# Records come from `pfsadmin jobstats --json` (field record) when it has
-# them, else from the OSS's metrics (pfs_oss_adaptbf_record_tokens).
+# Records come from `pfsadmin jobstats --json` (adaptbf_record_tokens) when
+# it has them, else from the OSS's metrics (pfs_oss_adaptbf_record_tokens).
 # timeout: 120
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/qos_lib.sh"
@@ -27,7 +27,7 @@ done
 
 record() { # record JOB: AdapTBF record of JOB on OST 0, tokens
 	local r
-	r=$(admin --json jobstats --job "$1" | jq -r '.jobs[0].osts[0].record // empty')
+	r=$(admin --json jobstats --job "$1" | jq -r '.jobs[0].osts[0] | .adaptbf_record_tokens // .record // empty')
 	if [ -z "$r" ]; then
 		r=$(curl -s "http://127.0.0.1:$OSS0_METRICS/metrics" |
 			sed -n "s/^pfs_oss_adaptbf_record_tokens{job=\"$1\",ost=\"0\"} //p")
@@ -66,7 +66,7 @@ for jw in J1:10 J2:10 J3:30 J4:50; do
 done
 ok "shares follow node counts 1/1/3/5"
 
-[ -n "$(admin --json jobstats --job J3 | jq -r '.jobs[0].osts[0].record // empty')" ] ||
+[ -n "$(admin --json jobstats --job J3 | jq -r '.jobs[0].osts[0] | .adaptbf_record_tokens // .record // empty')" ] ||
 	echo "note: jobstats --json has no record field; reading records from the OSS metrics"
 r0=$(record J3)
 kill -STOP "$pid_J3"
