@@ -31,7 +31,7 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DFUSE_USE_VERSION=35 \
            -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wformat=2 -pthread -I. $(PKG_CFLAGS) -MMD -MP
-LDLIBS  := $(PKG_LIBS) -llmdb -lglpk -lm -lpthread
+LDLIBS  := $(PKG_LIBS) -llmdb -lglpk -lz -lm -lpthread
 
 ifeq ($(SAN),1)
   CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined

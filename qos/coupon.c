@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 /* A coupon with less than this fraction of its worth left is done: keeps
  * float dust from leaving coupons outstanding forever. */
@@ -545,22 +546,6 @@ static double cpn_rf(struct cpn_r *r, double lo)
 	return v;
 }
 
-/* CRC-32 (IEEE 802.3, reflected), bytewise with a table built per call. */
-static uint32_t cpn_crc32(const uint8_t *p, size_t n)
-{
-	uint32_t tab[256], c = 0xffffffffu;
-
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t v = i;
-		for (int k = 0; k < 8; k++)
-			v = v & 1 ? 0xedb88320u ^ (v >> 1) : v >> 1;
-		tab[i] = v;
-	}
-	for (size_t i = 0; i < n; i++)
-		c = tab[(c ^ p[i]) & 0xff] ^ (c >> 8);
-	return c ^ 0xffffffffu;
-}
-
 /* Ring entries of capacity N, n used, next write at pos: oldest first. */
 static void cpn_ring(struct cpn_w *w, const long *ring, unsigned N, unsigned n,
 		     unsigned pos, const long *map)
@@ -568,6 +553,13 @@ static void cpn_ring(struct cpn_w *w, const long *ring, unsigned N, unsigned n,
 	cpn_u32(w, n);
 	for (unsigned k = 0; k < n; k++)
 		cpn_u32(w, (uint32_t)map[ring[(pos + N - n + k) % N]]);
+}
+
+/* CRC-32 (IEEE 802.3) of an image, from zlib (images stay far below the
+ * 4 GiB a uInt length holds; a longer one just fails the check). */
+static uint32_t image_crc32(const uint8_t *p, size_t n)
+{
+	return (uint32_t)crc32(0L, p, (uInt)n);
 }
 
 int qos_coupon_table_save(const qos_coupon_table *t, uint8_t **buf, size_t *len)
@@ -621,7 +613,7 @@ int qos_coupon_table_save(const qos_coupon_table *t, uint8_t **buf, size_t *len)
 	}
 	cpn_ring(&w, t->sys_win, t->N, t->sys_n, t->sys_pos, map);
 	if (!w.err)
-		cpn_u32(&w, cpn_crc32(w.p, w.len));
+		cpn_u32(&w, image_crc32(w.p, w.len));
 	free(map);
 	if (w.err) {
 		free(w.p);
@@ -678,7 +670,7 @@ int qos_coupon_table_load_with(const uint8_t *buf, size_t len, unsigned N, doubl
 		const uint8_t *c = buf + len - 4;
 		uint32_t crc = (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 |
 			       (uint32_t)c[3] << 24;
-		if (crc != cpn_crc32(buf, len - 4))
+		if (crc != image_crc32(buf, len - 4))
 			return -EBADMSG;
 	}
 	if (cpn_r32(&r) != CPN_MAGIC || cpn_r32(&r) != CPN_VERSION)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "qos/gift_lp.h"
+#include <zlib.h>
 
 const char *const qos_gift_param_keys[] = {
 	"N", "tau", "B_thres", "regret_period", "regret_budget", NULL,
@@ -511,21 +512,6 @@ int qos_gift_synth_make(size_t n_jobs, size_t n_osts, size_t max_osts,
 /* everything but the coupon image: header fields, clen, CRC */
 #define GFT_FIXED (4 + 4 + 4 + 4 * 8 + 1 + 8 + 5 * 8 + 2 * 8 + 4 + 4)
 
-static uint32_t gft_crc32(const uint8_t *p, size_t n)
-{
-	uint32_t tab[256], c = 0xffffffffu;
-
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t v = i;
-		for (int k = 0; k < 8; k++)
-			v = v & 1 ? 0xedb88320u ^ (v >> 1) : v >> 1;
-		tab[i] = v;
-	}
-	for (size_t i = 0; i < n; i++)
-		c = tab[(c ^ p[i]) & 0xff] ^ (c >> 8);
-	return c ^ 0xffffffffu;
-}
-
 static uint8_t *gft_u32(uint8_t *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
@@ -573,6 +559,13 @@ static double gft_rf(const uint8_t **p)
 	return v;
 }
 
+/* CRC-32 (IEEE 802.3) of an image, from zlib (images stay far below the
+ * 4 GiB a uInt length holds; a longer one just fails the check). */
+static uint32_t image_crc32(const uint8_t *p, size_t n)
+{
+	return (uint32_t)crc32(0L, p, (uInt)n);
+}
+
 int qos_gift_save(const qos_gift *g, uint8_t **buf, size_t *len)
 {
 	uint8_t *cb = NULL, *b, *p;
@@ -613,7 +606,7 @@ int qos_gift_save(const qos_gift *g, uint8_t **buf, size_t *len)
 	p = gft_u32(p, (uint32_t)clen);
 	memcpy(p, cb, clen);
 	p += clen;
-	gft_u32(p, gft_crc32(b, n - 4));
+	gft_u32(p, image_crc32(b, n - 4));
 	free(cb);
 	*buf = b;
 	*len = n;
@@ -645,7 +638,7 @@ int qos_gift_load(const qos_gift_params *params, const uint8_t *buf, size_t len,
 		return -EBADMSG;
 	{
 		const uint8_t *c = buf + len - 4;
-		if (gft_r32(&c) != gft_crc32(buf, len - 4))
+		if (gft_r32(&c) != image_crc32(buf, len - 4))
 			return -EBADMSG;
 	}
 	if (gft_r32(&p) != GFT_MAGIC || gft_r32(&p) != GFT_VERSION)
