@@ -12,6 +12,7 @@ $CLANG -g -O1 -std=c11 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined \
   tests/fuzz/fuzz_frame.c common/proto.c common/buf.c common/msg.c common/layout.c \
   -o "$out/fuzz_frame"
 # Seed corpus: a valid header with a small payload.
-printf 'PFS1\001\000\144\000\000\000\000\000\000\000\000\000\001\000\000\000\000\000\000\000\002\000\000\000\000\000\000\000\010\000\000\000\000\000\000\000jobA' > "$out/corpus/seed1"
+# seed: a v2 MDS_LOOKUP header (80 bytes) and an 8-byte payload
+printf 'PFS1\002\000d\000\000\000\000\000\000\000\000\000\001\000\000\000\000\000\000\000\002\000\000\000\000\000\000\000\010\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000jobA\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000' > "$out/corpus/seed1"
 "$out/fuzz_frame" -max_total_time="$secs" -max_len=4096 -print_final_stats=1 "$out/corpus" 2>&1 | tail -n 12
 echo "fuzz: frame decoder ran ${secs}s without a crash"
