@@ -25,6 +25,7 @@
 #include "client/admin_qos.h"
 #include "client/admin_stats.h"
 #include "client/admin_stripe.h"
+#include "common/clock.h"
 #include "common/buf.h"
 
 void cli__what(cli_admin *a, const char *fmt, ...)
@@ -217,6 +218,32 @@ uint32_t cli__rcount(pfs_rbuf *r, size_t min_wire)
 	return pfs_rbuf_error(r) ? 0 : n;
 }
 
+int cli__rarray(pfs_rbuf *r, size_t min_wire, size_t elem, int (*dec)(pfs_rbuf *, void *),
+		void **out, uint32_t *n)
+{
+	uint32_t cnt = cli__rcount(r, min_wire);
+	uint8_t *v = NULL;
+	int rc = pfs_rbuf_error(r);
+
+	*out = NULL;
+	*n = 0;
+	if (rc == 0) {
+		v = calloc(cnt ? cnt : 1, elem);
+		rc = v ? 0 : -ENOMEM;
+	}
+	for (uint32_t i = 0; rc == 0 && i < cnt; i++)
+		rc = dec(r, v + (size_t)i * elem);
+	if (rc == 0)
+		rc = pfs_rbuf_done(r);
+	if (rc) {
+		free(v);
+		return rc == -ENOMEM ? rc : -EBADMSG;
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
 int cli_admin_get_osts(cli_admin *a, pfs_ost_info **osts, uint32_t *n)
 {
 	int rc = cli_mdc_ost_list(a->mdc, a->ctx.job, osts, n);
@@ -286,14 +313,6 @@ void cli__jpush(json_t **arr, json_t *v)
 	}
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 int cli_admin_ping(cli_admin *a, unsigned count)
 {
 	uint64_t *rtt = calloc(count ? count : 1, sizeof(*rtt));
@@ -310,7 +329,7 @@ int cli_admin_ping(cli_admin *a, unsigned count)
 	}
 	for (unsigned i = 0; i < count; i++) {
 		uint8_t msg[16];
-		uint64_t t0 = now_ns();
+		uint64_t t0 = pfs_clock_ns();
 
 		/* A sequence number and the send time: an echo of another
 		 * request's bytes would not match. */
@@ -318,7 +337,7 @@ int cli_admin_ping(cli_admin *a, unsigned count)
 		memset(msg + sizeof(i), 0, sizeof(msg) - sizeof(i));
 		memcpy(msg + 8, &t0, sizeof(t0));
 		rc = cli_mdc_ping(a->mdc, a->ctx.job, msg, sizeof(msg));
-		rtt[i] = now_ns() - t0;
+		rtt[i] = pfs_clock_ns() - t0;
 		if (rc) {
 			cli__fail_mds(a, rc, "ping", "ping");
 			goto out;

@@ -105,5 +105,11 @@ void cli__jpush(json_t **arr, json_t *v);
 /* An array count read from r, refused (-EBADMSG in r) when the bytes left
  * cannot hold that many entries of at least min_wire bytes each. */
 uint32_t cli__rcount(pfs_rbuf *r, size_t min_wire);
+/* The rest of r as a counted array (u32 n, n entries of at least min_wire
+ * bytes, decoded by dec into elems of elem bytes) ending the payload:
+ * *out is malloc'd (caller frees; NULL on error), *n its length.
+ * Returns 0, -ENOMEM, or -EBADMSG for anything malformed or left over. */
+int cli__rarray(pfs_rbuf *r, size_t min_wire, size_t elem, int (*dec)(pfs_rbuf *, void *),
+		void **out, uint32_t *n);
 
 #endif

@@ -122,13 +122,15 @@ int cli_admin_job_end(cli_admin *a, const cli_admin_args *args)
 }
 
 /* JOB_LIST: *v malloc'd (caller frees, also when *n is 0). */
+static int dec_job(pfs_rbuf *r, void *e) { return pfs_job_info_decode(r, e); }
+
 static int get_jobs(cli_admin *a, int all, pfs_job_info **v, uint32_t *n)
 {
 	pfs_rpc_reply rep = { 0 };
 	pfs_wbuf w;
 	pfs_rbuf r;
 	char mds[300];
-	uint32_t cnt;
+	void *p = NULL;
 	int rc;
 
 	*v = NULL;
@@ -140,27 +142,11 @@ static int get_jobs(cli_admin *a, int all, pfs_job_info **v, uint32_t *n)
 	if (rc)
 		goto out;
 	pfs_rbuf_init(&r, rep.data, rep.len);
-	cnt = cli__rcount(&r, JOB_INFO_MIN_WIRE);
-	rc = pfs_rbuf_error(&r);
-	if (rc == 0) {
-		*v = calloc(cnt ? cnt : 1, sizeof(**v));
-		if (!*v)
-			rc = -ENOMEM;
-	}
-	for (uint32_t i = 0; rc == 0 && i < cnt; i++)
-		rc = pfs_job_info_decode(&r, &(*v)[i]);
-	if (rc == 0)
-		rc = pfs_rbuf_done(&r);
-	if (rc && rc != -ENOMEM)
-		rc = -EBADMSG;
-	if (rc == 0)
-		*n = cnt;
+	rc = cli__rarray(&r, JOB_INFO_MIN_WIRE, sizeof(**v), dec_job, &p, n);
+	*v = p;
 out:
-	if (rc) {
-		free(*v);
-		*v = NULL;
+	if (rc)
 		cli__fail_rpc(a, rc, cli__mds_name(a, mds, sizeof(mds)), "job list");
-	}
 	pfs_rpc_reply_free(&rep);
 	return rc;
 }

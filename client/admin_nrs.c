@@ -99,30 +99,18 @@ static const char *result_text(int verb, int rc, char *buf, size_t sz)
 	return buf;
 }
 
+static int dec_rule(pfs_rbuf *r, void *e) { return pfs_nrs_rule_info_decode(r, e); }
+
 static int decode_rules(const pfs_rpc_reply *rep, pfs_nrs_rule_info **v, uint32_t *n)
 {
 	pfs_rbuf r;
-	uint32_t cnt;
+	void *p = NULL;
 	int rc;
 
 	pfs_rbuf_init(&r, rep->data, rep->len);
-	cnt = cli__rcount(&r, RULE_MIN_WIRE);
-	rc = pfs_rbuf_error(&r);
-	if (rc == 0) {
-		*v = calloc(cnt ? cnt : 1, sizeof(**v));
-		rc = *v ? 0 : -ENOMEM;
-	}
-	for (uint32_t i = 0; rc == 0 && i < cnt; i++)
-		rc = pfs_nrs_rule_info_decode(&r, &(*v)[i]);
-	if (rc == 0)
-		rc = pfs_rbuf_done(&r);
-	if (rc) {
-		free(*v);
-		*v = NULL;
-		return rc == -ENOMEM ? rc : -EBADMSG;
-	}
-	*n = cnt;
-	return 0;
+	rc = cli__rarray(&r, RULE_MIN_WIRE, sizeof(**v), dec_rule, &p, n);
+	*v = p;
+	return rc;
 }
 
 static json_t *oss_json(const cli_oss *o)

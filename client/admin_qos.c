@@ -25,6 +25,9 @@ static uint64_t dbytes(double v)
 	return v >= 1.8e19 ? UINT64_MAX : (uint64_t)(v + 0.5);
 }
 
+static int dec_row(pfs_rbuf *r, void *e) { return pfs_qos_row_decode(r, e); }
+static int dec_coupon(pfs_rbuf *r, void *e) { return pfs_qos_coupon_info_decode(r, e); }
+
 /* QOS_SHOW for job ("" = all); rows malloc'd (caller frees, also when 0). */
 static int get_status(cli_admin *a, const char *job, pfs_qos_status *st, pfs_qos_row **rows,
 		      uint32_t *n, const char *doing)
@@ -33,7 +36,7 @@ static int get_status(cli_admin *a, const char *job, pfs_qos_status *st, pfs_qos
 	pfs_wbuf w;
 	pfs_rbuf r;
 	char mds[300];
-	uint32_t cnt = 0;
+	void *p = NULL;
 	int rc;
 
 	*rows = NULL;
@@ -45,28 +48,11 @@ static int get_status(cli_admin *a, const char *job, pfs_qos_status *st, pfs_qos
 	if (rc)
 		goto out;
 	pfs_rbuf_init(&r, rep.data, rep.len);
-	rc = pfs_qos_status_decode(&r, st);
-	if (rc == 0)
-		cnt = cli__rcount(&r, QOS_ROW_MIN_WIRE);
-	if (rc == 0)
-		rc = pfs_rbuf_error(&r);
-	if (rc == 0) {
-		*rows = calloc(cnt ? cnt : 1, sizeof(**rows));
-		if (!*rows)
-			rc = -ENOMEM;
-	}
-	for (uint32_t i = 0; rc == 0 && i < cnt; i++)
-		rc = pfs_qos_row_decode(&r, &(*rows)[i]);
-	if (rc == 0)
-		rc = pfs_rbuf_done(&r);
-	if (rc && rc != -ENOMEM)
-		rc = -EBADMSG;
-	if (rc == 0)
-		*n = cnt;
+	rc = pfs_qos_status_decode(&r, st) ? -EBADMSG :
+	     cli__rarray(&r, QOS_ROW_MIN_WIRE, sizeof(**rows), dec_row, &p, n);
+	*rows = p;
 out:
 	if (rc) {
-		free(*rows);
-		*rows = NULL;
 		cli__fail_rpc(a, rc, cli__mds_name(a, mds, sizeof(mds)), doing);
 	}
 	pfs_rpc_reply_free(&rep);
@@ -250,19 +236,11 @@ int cli_admin_qos_coupons(cli_admin *a, const cli_admin_args *args)
 	rc = cli__call(a, PFS_OP_MDS_QOS_COUPONS, &w, PFS_RPC_IDEMPOTENT, &rep);
 	pfs_wbuf_free(&w);
 	if (rc == 0) {
+		void *p = NULL;
+
 		pfs_rbuf_init(&r, rep.data, rep.len);
-		n = cli__rcount(&r, COUPON_MIN_WIRE);
-		rc = pfs_rbuf_error(&r);
-		if (rc == 0) {
-			v = calloc(n ? n : 1, sizeof(*v));
-			rc = v ? 0 : -ENOMEM;
-		}
-		for (uint32_t i = 0; rc == 0 && i < n; i++)
-			rc = pfs_qos_coupon_info_decode(&r, &v[i]);
-		if (rc == 0)
-			rc = pfs_rbuf_done(&r);
-		if (rc && rc != -ENOMEM)
-			rc = -EBADMSG;
+		rc = cli__rarray(&r, COUPON_MIN_WIRE, sizeof(*v), dec_coupon, &p, &n);
+		v = p;
 	}
 	pfs_rpc_reply_free(&rep);
 	if (rc) {

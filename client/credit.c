@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/proto.h"
 
@@ -26,14 +27,6 @@ typedef struct credit_job {
 	unsigned inflight, waiting;
 	uint64_t last_ms;           /* when its last RPC ended */
 } credit_job;
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static int job_active(const credit_job *j, uint64_t now)
 {
@@ -127,9 +120,9 @@ static int may_start(const cli_credit *c, const credit_job *j, int *by_share)
 	*by_share = 0;
 	if (c->inflight >= lim)
 		return 0;
-	if (!j)
+	if (!j || j->inflight == 0) /* every share is at least 1 */
 		return 1;
-	now = mono_ms();
+	now = pfs_clock_ms();
 	for (unsigned i = 0; i < CREDIT_JOBS; i++)
 		active += job_active(&c->jobs[i], now);
 	if (active <= 1 || j->inflight < (lim + active - 1) / active)
@@ -145,7 +138,7 @@ uint32_t cli_credit_acquire(cli_credit *c, const char *job)
 	int by_share;
 
 	pthread_mutex_lock(&c->lock);
-	j = job_slot(c, job, mono_ms());
+	j = job_slot(c, job, pfs_clock_ms());
 	if (j)
 		j->waiting++; /* counts this job as active for the shares */
 	if (!may_start(c, j, &by_share)) {
@@ -202,7 +195,7 @@ void cli_credit_release(cli_credit *c, const char *job, uint32_t grant)
 
 		if (j->inflight && !strncmp(j->job, job, PFS_JOBID_MAX)) {
 			j->inflight--;
-			j->last_ms = mono_ms();
+			j->last_ms = pfs_clock_ms();
 			break;
 		}
 	}

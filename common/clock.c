@@ -1,0 +1,48 @@
+/* clock.c — monotonic and wall clocks in the units pfs uses (see clock.h). */
+#include "common/clock.h"
+
+#include <time.h>
+
+static struct timespec mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts;
+}
+
+uint64_t pfs_clock_ms(void)
+{
+	struct timespec ts = mono();
+
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+uint64_t pfs_clock_us(void)
+{
+	struct timespec ts = mono();
+
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+uint64_t pfs_clock_ns(void)
+{
+	struct timespec ts = mono();
+
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+double pfs_clock_s(void)
+{
+	struct timespec ts = mono();
+
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int64_t pfs_clock_wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
