@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 
 #define NODE_BUCKETS 4096
@@ -161,22 +162,6 @@ static cli_fs *fs_of(fuse_req_t req)
 	return fuse_req_userdata(req);
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* Requests through an open file (read, write, flush, fsync, release): uid
  * and gid of the caller, and the job id remembered at open.  Access was
  * checked at open, so no groups are needed.  The job id is not read from
@@ -210,7 +195,7 @@ static pfs_rpc_tag fh_tag(const fh *h)
 static void ctx_of(fuse_req_t req, cli_ctx *c)
 {
 	const struct fuse_ctx *fc = fuse_req_ctx(req);
-	uint64_t now = now_ms();
+	uint64_t now = pfs_clock_ms();
 
 	memset(c, 0, sizeof(*c));
 	c->cred.uid = fc->uid;
@@ -860,7 +845,7 @@ static void write_done(fuse_req_t req, fh *h, off_t off, size_t size, int rc)
 	if ((uint64_t)off + size > h->n->hw)
 		h->n->hw = (uint64_t)off + size;
 	h->n->dirty = 1;
-	h->n->wmtime = now_ns();
+	h->n->wmtime = pfs_clock_wall_ns();
 	pthread_mutex_unlock(&fs->lock);
 	fuse_reply_write(req, size);
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "client/credit.h"
+#include "common/clock.h"
 #include "common/buf.h"
 #include "common/log.h"
 
@@ -79,14 +80,6 @@ typedef struct piece {
 	uint64_t attempt_start; /* ms; 0 = the next send starts an attempt */
 	uint64_t not_before;  /* ms; busy backoff or resend delay */
 } piece;
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* xorshift32 per thread, for backoff jitter only. */
 static uint32_t osc_rand(void)
@@ -509,7 +502,7 @@ static int piece_start(cli_osc *o, const pfs_rpc_tag *tag, piece *p, pfs_rpc_inf
 	p->job = tag->job;
 	t.credit = cli_credit_acquire(p->credit, p->job);
 	if (!p->attempt_start)
-		p->attempt_start = now_ms();
+		p->attempt_start = pfs_clock_ms();
 	if (p->pipe_fd >= 0)
 		rc = start_from_pipe(o, p, &t, w.data, w.len, call);
 	else
@@ -597,7 +590,7 @@ static void count_retry(cli_osc *o, const piece *p, int busy)
  * timeouts")?  t0 is when the I/O began.  Sets the time it may go. */
 static int piece_again(cli_osc *o, piece *p, uint64_t t0)
 {
-	uint64_t now = now_ms(), T = (uint64_t)o->opts.rpc.timeout_ms;
+	uint64_t now = pfs_clock_ms(), T = (uint64_t)o->opts.rpc.timeout_ms;
 
 	if (p->rc == -EBUSY) {
 		unsigned b = cli_osc_backoff_ms(p->busy_n, osc_rand());
@@ -649,7 +642,7 @@ static int run_waves(cli_osc *o, const pfs_rpc_tag *tag, piece *ps, size_t n, ui
 		return -ENOMEM;
 	}
 	while (left > 0) {
-		uint64_t now = now_ms(), wake = UINT64_MAX;
+		uint64_t now = pfs_clock_ms(), wake = UINT64_MAX;
 		size_t k = 0;
 		int last_ep = -1;
 
@@ -691,7 +684,7 @@ static int run_waves(cli_osc *o, const pfs_rpc_tag *tag, piece *ps, size_t n, ui
 			o->waves++;
 			o->pieces += k;
 			pthread_mutex_unlock(&o->lock);
-		} else if (wake != UINT64_MAX && wake > (now = now_ms())) {
+		} else if (wake != UINT64_MAX && wake > (now = pfs_clock_ms())) {
 			/* Everything left is backing off; nothing is held. */
 			usleep((useconds_t)(wake - now) * 1000);
 		}
@@ -708,7 +701,7 @@ static int run_waves(cli_osc *o, const pfs_rpc_tag *tag, piece *ps, size_t n, ui
  * or the first error. */
 static int run_pieces(cli_osc *o, const pfs_rpc_tag *tag, piece *ps, size_t n)
 {
-	uint64_t t0 = now_ms();
+	uint64_t t0 = pfs_clock_ms();
 	int rc = 0, again = 0;
 
 	for (size_t i = 0; i < n; i++) {

@@ -1,4 +1,5 @@
 /* rpc.c — connection pool and request/reply calls (see rpc.h). */
+#include "common/clock.h"
 #include "common/rpc.h"
 
 #include <errno.h>
@@ -30,14 +31,6 @@ struct pfs_rpc_inflight {
 	uint64_t req_id;
 	uint16_t op;
 };
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 int pfs_rpc_pool_create(const char *host, uint16_t port, const pfs_rpc_opts *opts,
 			pfs_rpc_pool **out)
@@ -158,7 +151,7 @@ static int start(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag, const voi
 		 size_t len, const void *bulk, int pipe_fd, size_t bulk_len,
 		 pfs_rpc_inflight **call)
 {
-	uint64_t deadline = now_ms() + (uint64_t)p->opts.retry_ms;
+	uint64_t deadline = pfs_clock_ms() + (uint64_t)p->opts.retry_ms;
 	unsigned delay = 10;
 	pfs_rpc_inflight *c;
 	int rc;
@@ -190,7 +183,7 @@ static int start(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag, const voi
 			if (pipe_fd >= 0)
 				goto fail;
 		}
-		if (rc == -EMSGSIZE || now_ms() >= deadline)
+		if (rc == -EMSGSIZE || pfs_clock_ms() >= deadline)
 			goto fail;
 		usleep(delay * 1000);
 		if (delay < 500)
@@ -285,7 +278,7 @@ int pfs_rpc_call_tag(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag, unsig
 		     const void *req, size_t len, const void *bulk, size_t bulk_len,
 		     pfs_rpc_reply *rep)
 {
-	uint64_t deadline = now_ms() + (uint64_t)p->opts.retry_ms;
+	uint64_t deadline = pfs_clock_ms() + (uint64_t)p->opts.retry_ms;
 	pfs_rpc_inflight *c;
 	int rc;
 
@@ -294,7 +287,7 @@ int pfs_rpc_call_tag(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag, unsig
 		if (rc)
 			return rc;
 		rc = pfs_rpc_finish(c, rep);
-		if (rc != -EPIPE || !(flags & PFS_RPC_IDEMPOTENT) || now_ms() >= deadline)
+		if (rc != -EPIPE || !(flags & PFS_RPC_IDEMPOTENT) || pfs_clock_ms() >= deadline)
 			return rc;
 		conn_flush(p);
 		usleep(50 * 1000);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "mds/qosctl_i.h"
@@ -32,10 +33,7 @@ int64_t mds_qctl_rt_now(mds_qosctl *c)
 
 double mds_qctl_mono_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return pfs_clock_s();
 }
 
 /* Policy clock: seconds since the stored epoch, never going back. */

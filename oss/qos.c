@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "oss/nrs_tbf.h"
 #include "oss/qos_i.h"
@@ -22,18 +23,12 @@
 
 double oss_qos_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return pfs_clock_s();
 }
 
 int64_t oss_qos_realtime_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return pfs_clock_wall_ns();
 }
 
 /* ---- per-job policy records ---- */

@@ -13,6 +13,8 @@
 
 #include "qos/bucket.h"
 
+#include "common/clock.h"
+
 #define US_PER_S 1000000.0
 
 struct oss_sched_budget {
@@ -42,10 +44,7 @@ struct oss_sched {
 
 uint64_t oss_sched_now_us(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+	return pfs_clock_us();
 }
 
 static double secs(uint64_t us) { return (double)us / US_PER_S; }
