@@ -23,7 +23,7 @@ else
   O     ?= build
 endif
 
-PKGS    := fuse3 libevent jansson inih
+PKGS    := fuse3 libevent libevent_pthreads jansson inih libsodium
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

@@ -15,8 +15,8 @@ static uint64_t get64(const uint8_t *p) { return get32(p) | ((uint64_t)get32(p +
 /* Offsets of the fields in the encoded header. */
 enum { OFF_MAGIC = 0, OFF_VERSION = 4, OFF_OPCODE = 6, OFF_FLAGS = 8, OFF_STATUS = 12,
        OFF_REQID = 16, OFF_CLIENT = 24, OFF_PLEN = 32, OFF_CREDIT = 36, OFF_UID = 40,
-       OFF_GID = 44, OFF_JOBID = 48 };
-_Static_assert(OFF_JOBID + PFS_JOBID_MAX == PFS_HDR_LEN, "header layout");
+       OFF_GID = 44, OFF_JOBID = 48, OFF_MAC = 80 };
+_Static_assert(OFF_MAC + PFS_MAC_LEN == PFS_HDR_LEN, "header layout");
 
 void pfs_hdr_encode(const pfs_hdr *h, uint8_t *out)
 {
@@ -32,6 +32,7 @@ void pfs_hdr_encode(const pfs_hdr *h, uint8_t *out)
 	put32(out + OFF_UID, h->uid);
 	put32(out + OFF_GID, h->gid);
 	memcpy(out + OFF_JOBID, h->job_id, PFS_JOBID_MAX);
+	memcpy(out + OFF_MAC, h->mac, PFS_MAC_LEN);
 }
 
 int pfs_hdr_decode(const uint8_t *in, size_t len, uint32_t max_payload, pfs_hdr *h)
@@ -50,6 +51,7 @@ int pfs_hdr_decode(const uint8_t *in, size_t len, uint32_t max_payload, pfs_hdr 
 	h->uid = get32(in + OFF_UID);
 	h->gid = get32(in + OFF_GID);
 	memcpy(h->job_id, in + OFF_JOBID, PFS_JOBID_MAX);
+	memcpy(h->mac, in + OFF_MAC, PFS_MAC_LEN);
 	if (h->magic != PFS_MAGIC || (h->flags & ~PFS_F_MASK))
 		return -EBADMSG;
 	if (h->version != PFS_PROTO_VERSION)

@@ -32,8 +32,9 @@
 #include <stdint.h>
 
 #define PFS_MAGIC 0x31534650u /* "PFS1" little-endian */
-#define PFS_PROTO_VERSION 2
-#define PFS_HDR_LEN 80
+#define PFS_PROTO_VERSION 3
+#define PFS_HDR_LEN 96
+#define PFS_MAC_LEN 16
 #define PFS_JOBID_MAX 32 /* bytes in the header, including padding */
 /* Largest payload accepted: a 1 MiB bulk write plus its request fields, or a
  * readdir page.  Anything larger is a protocol error. */
@@ -64,6 +65,10 @@ typedef struct pfs_hdr {
 	 * checked on the credential inside MDS payloads). */
 	uint32_t uid, gid;
 	char job_id[PFS_JOBID_MAX]; /* NUL-padded; not necessarily NUL-terminated */
+	/* Frame integrity tag (common/auth.h): Poly1305 over this header with
+	 * mac zeroed and the covered payload, under the connection's session
+	 * key and sequence number.  All zeros on a connection without auth. */
+	uint8_t mac[PFS_MAC_LEN];
 } pfs_hdr;
 
 enum pfs_opcode {

@@ -1,17 +1,34 @@
-/* server.h — a threaded frame server: one listening socket, one thread per
- * connection reading frames and handing each to a handler.
+/* server.h — the daemons' frame server: an event-driven core on libevent.
  *
- * The handler runs on the connection's thread and owns the payload (it must
- * free() it, now or later).  It replies with pfs_sconn_reply, at once or
- * later from another thread: to reply later it takes a reference with
- * pfs_sconn_get and drops it with pfs_sconn_put after replying.  Replies on
- * one connection are serialised by the connection's send lock, so several
- * worker threads may reply on one connection.
+ * One listening socket; connection I/O runs on an event loop (libevent),
+ * never blocking on a peer.  A complete, verified request frame is handed to
+ * the handler on a worker thread of the server's pool (or on the loop itself
+ * when the caller says its handler never blocks: opts.inline_handler).  The
+ * handler owns the payload (it must free() it, now or later) and replies
+ * with pfs_sconn_reply, at once or later from any thread: to reply later it
+ * takes a reference with pfs_sconn_get and drops it with pfs_sconn_put after
+ * replying.  A reply is queued on the connection and written by the loop;
+ * pfs_sconn_reply never waits for the peer.
  *
+ * Limits, so that a hostile or broken peer cannot stall the server:
+ *   - at most max_conns connections; one more is answered with a short
+ *     -EBUSY frame (or, before a handshake, just closed) and closed;
+ *   - with a key (opts.auth), a connection must complete the handshake of
+ *     common/auth.h within handshake_ms, and sends nothing else before;
+ *     afterwards every frame's MAC is checked (bad MAC: the connection is
+ *     closed) and every reply sealed;
+ *   - a payload buffer is allocated as its bytes arrive (never on the
+ *     header's promise alone); a frame must arrive within frame_ms of its
+ *     first byte (slowloris);
+ *   - per connection at most max_inflight requests in handlers and
+ *     max_queued_bytes of replies not yet written: above either the server
+ *     stops reading that connection until it drains (backpressure);
+ *   - a reply that cannot be written for send_timeout_ms, or a connection
+ *     idle (no request in flight, nothing received) for idle_ms, is closed;
+ *   - TCP keepalive on every connection.
  * Frames that fail to decode (bad magic, version, oversize) close the
  * connection after a best-effort error reply; the server goes on serving
- * others.  At most max_conns connections are served at once; more are
- * accepted and closed at once. */
+ * others. */
 #ifndef PFS_SERVER_H
 #define PFS_SERVER_H
 
@@ -26,12 +43,25 @@ typedef struct pfs_sconn pfs_sconn;
 typedef void (*pfs_server_handler)(void *ctx, pfs_sconn *c, const pfs_hdr *h,
 				   uint8_t *payload);
 
+struct pfs_auth_key;
+
 typedef struct pfs_server_opts {
 	const char *host;        /* bind address; NULL/"" = all */
 	uint16_t port;           /* 0 = any free port */
 	unsigned max_conns;      /* default 1024 */
 	uint32_t max_payload;    /* default PFS_MAX_PAYLOAD */
 	const char *name;        /* for log lines, e.g. "mds" */
+	/* Authentication: NULL = none (every peer has role PFS_ROLE_ANY; for
+	 * tests and measurements only).  Not copied: must outlive the server. */
+	const struct pfs_auth_key *auth;
+	unsigned workers;        /* handler threads; default 8 */
+	int inline_handler;      /* 1: the handler never blocks, call it on the loop */
+	unsigned max_inflight;   /* per connection; default 64 */
+	size_t max_queued_bytes; /* unsent reply bytes per connection; default 8 MiB */
+	int handshake_ms;        /* default 5000 */
+	int frame_ms;            /* default 30000 */
+	int send_timeout_ms;     /* default 30000 */
+	int idle_ms;             /* default 600000 (0 = never) */
 } pfs_server_opts;
 
 int pfs_server_start(const pfs_server_opts *opts, pfs_server_handler fn, void *ctx,
@@ -53,5 +83,15 @@ void pfs_sconn_get(pfs_sconn *c);
 void pfs_sconn_put(pfs_sconn *c);
 /* "ip:port" of the peer, for logs. */
 const char *pfs_sconn_peer(const pfs_sconn *c);
+/* The role the peer proved in the handshake (PFS_ROLE_* of common/auth.h);
+ * PFS_ROLE_ANY on a server without authentication. */
+unsigned pfs_sconn_role(const pfs_sconn *c);
+
+/* Counters for tests, logs and metrics. */
+typedef struct pfs_server_stats {
+	unsigned conns;            /* open now */
+	uint64_t accepted, refused_full, auth_failed, mac_failed, timed_out, bad_frames;
+} pfs_server_stats;
+void pfs_server_get_stats(pfs_server *s, pfs_server_stats *out);
 
 #endif

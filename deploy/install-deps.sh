@@ -13,7 +13,7 @@
 # runs anyway.  A prometheus that was installed before is not touched.
 set -e
 PKGS="build-essential pkg-config libfuse3-dev fuse3 libevent-dev liblmdb-dev lmdb-utils
-libglpk-dev zlib1g-dev libcmocka-dev libinih-dev libjansson-dev clang libclang-rt-14-dev
+libglpk-dev zlib1g-dev libsodium-dev libcmocka-dev libinih-dev libjansson-dev clang libclang-rt-14-dev
 iproute2 psmisc procps util-linux attr coreutils diffutils curl jq prometheus"
 # Packages whose service must not start when this script installs them.
 NOSTART="prometheus"
