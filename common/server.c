@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/auth.h"
 #include "common/log.h"
 #include "common/net.h"
 
@@ -298,4 +299,20 @@ void pfs_server_stop(pfs_server *s)
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->idle);
 	free(s);
+}
+
+/* Until the event-driven core with authentication lands, every peer is
+ * unauthenticated and may do anything (see server.h). */
+unsigned pfs_sconn_role(const pfs_sconn *c)
+{
+	(void)c;
+	return PFS_ROLE_ANY;
+}
+
+void pfs_server_get_stats(pfs_server *s, pfs_server_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&s->lock);
+	out->conns = s->nconns;
+	pthread_mutex_unlock(&s->lock);
 }
