@@ -51,6 +51,17 @@
  *                          except bulk data: OSS_WRITE request data bytes and
  *                          OSS_READ reply bytes (so the data path may splice
  *                          them).  Everything else is covered in full.
+ *                          The OSS_WRITE fields before the data are the first
+ *                          PFS_AUTH_WRITE_FIELDS payload bytes; a change to
+ *                          that request's fields must change this constant.
+ *
+ * Handshake details (refining the above): the client sends PROOF before it
+ * checks proof_s (so a server always learns whether the client's key was
+ * right: both sides of a wrong key fail with -EACCES), but it sends no frame
+ * unless proof_s and RESULT are good.  A refused CHALLENGE (status != 0)
+ * gets no PROOF.  A refused RESULT has status 1 and the server closes.
+ * Role bytes on the wire are the PFS_ROLE_* values (1, 2, 4, 8); the KDF
+ * subkey id of a role is the same value; "mode" in the proofs is one byte.
  */
 #ifndef PFS_AUTH_H
 #define PFS_AUTH_H
@@ -78,6 +89,9 @@ enum pfs_integrity { PFS_INTEGRITY_HEADER = 1, PFS_INTEGRITY_FULL = 2 };
 #define PFS_AUTH_RESULT_LEN 8
 #define PFS_AUTH_KEY_LEN 32
 #define PFS_AUTH_TAG_LEN 16
+#define PFS_AUTH_VERSION 1
+/* OSS_WRITE request bytes before the data: u32 ost, u64 object, u64 offset, u32 len. */
+#define PFS_AUTH_WRITE_FIELDS 24
 
 /* A loaded key file. */
 typedef struct pfs_auth_key {
@@ -93,6 +107,7 @@ typedef struct pfs_auth_sess {
 	int integrity;
 	uint8_t k_send[32], k_recv[32];
 	uint64_t seq_send, seq_recv;
+	int failed;                        /* an open failed: every later open fails */
 } pfs_auth_sess;
 
 /* "mds" -> PFS_ROLE_MDS ...; 0 when unknown. */
@@ -131,6 +146,10 @@ typedef struct pfs_auth_srv {
 	uint8_t nonce_c[32], nonce_s[32];
 	int integrity;
 } pfs_auth_srv;
+/* pfs_auth_srv_hello: 0 (CHALLENGE accepts), -EPROTO (malformed HELLO) or
+ * -EACCES (role unknown or not derivable from k); out is written in every
+ * case and should be sent before closing.  pfs_auth_srv_proof: 0 with *sess
+ * set, or -EACCES (bad proof); out is written in both cases. */
 int pfs_auth_srv_hello(pfs_auth_srv *st, const pfs_auth_key *k,
 		       const uint8_t in[PFS_AUTH_HELLO_LEN], uint8_t out[PFS_AUTH_CHAL_LEN]);
 int pfs_auth_srv_proof(pfs_auth_srv *st, const uint8_t in[PFS_AUTH_PROOF_LEN],
