@@ -53,34 +53,9 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "mds/ns_i.h"
 
-#define ROOT_INO 1u
-#define FIRST_COOKIE 3u /* 1 and 2 are what "." and ".." would use */
 #define QOS_THRESHOLD_PCT 17 /* free-space imbalance that switches RR to weighted (Lustre's qos_threshold_rr) */
-
-/* Stored inode header; followed by stripes then the symlink target. */
-struct ino_disk {
-	uint32_t mode, nlink, uid, gid, rdev, tlen;
-	uint64_t size;
-	uint64_t parent;      /* directories: the containing directory */
-	uint64_t next_cookie; /* directories: next readdir cookie */
-	int64_t atime, mtime, ctime;
-	uint32_t def_ss, def_sc; /* directories: default layout of new files (0 = fs default) */
-	uint32_t ss, sc;         /* regular files: layout */
-};
-
-struct inode {
-	uint64_t ino;
-	struct ino_disk d;
-	pfs_stripe st[PFS_MAX_STRIPES];
-	char target[PFS_PATH_MAX + 1];
-};
-
-struct dent_val {
-	uint64_t child;
-	uint32_t mode, pad;
-	uint64_t cookie;
-};
 
 struct ost_disk {
 	char uuid[64], oss[64], host[64];
@@ -100,59 +75,7 @@ struct ost_mem {
 	int64_t wrr_cur;    /* smooth weighted round robin state */
 };
 
-struct mds_ns {
-	MDB_env *env;
-	MDB_dbi inodes, dirents, cookies, xattrs, osts, ostuuid, destroy, meta;
-	MDB_dbi kv[MDS_KV_NTABLES];
-	mds_ns_opts opts;
-	pthread_mutex_t lock;  /* guards ost, nost, rr, notify */
-	struct ost_mem *ost;
-	uint32_t nost;
-	uint32_t rr;           /* round-robin cursor */
-	void (*notify)(void *);
-	void *notify_arg;
-	/* periodic sync thread */
-	pthread_t syncer;
-	int syncer_on;
-	int stop;              /* guarded by lock */
-	pthread_cond_t cv;
-	int lock_fd;           /* flock'ed mds.lock: one MDS per database */
-};
-
 /* ------------------------------------------------------------------ helpers */
-
-static int lmdb_err(int rc)
-{
-	if (rc == 0)
-		return 0;
-	if (rc > 0)
-		return -rc;
-	if (rc == MDB_NOTFOUND)
-		return -ENOENT;
-	if (rc == MDB_MAP_FULL || rc == MDB_TXN_FULL)
-		return -ENOSPC;
-	if (rc == MDB_KEYEXIST)
-		return -EEXIST;
-	pfs_log(PFS_LOG_ERR, "lmdb: %s", mdb_strerror(rc));
-	return -EIO;
-}
-
-static void be64_put(uint8_t *p, uint64_t v)
-{
-	for (int i = 7; i >= 0; i--) {
-		p[i] = (uint8_t)v;
-		v >>= 8;
-	}
-}
-
-static uint64_t be64_get(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = (v << 8) | p[i];
-	return v;
-}
 
 static void be32_put(uint8_t *p, uint32_t v)
 {
@@ -165,14 +88,6 @@ static void be32_put(uint8_t *p, uint32_t v)
 static uint32_t be32_get(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static uint64_t mono_ms(mds_ns *ns)
@@ -203,18 +118,8 @@ static int is_dot(const char *name)
 	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
 }
 
-static int wbegin(mds_ns *ns, MDB_txn **t)
-{
-	return lmdb_err(mdb_txn_begin(ns->env, NULL, 0, t));
-}
-
-static int rbegin(mds_ns *ns, MDB_txn **t)
-{
-	return lmdb_err(mdb_txn_begin(ns->env, NULL, MDB_RDONLY, t));
-}
-
 /* Commit on success, abort on error; then wake the destroyer if asked. */
-static int wend(mds_ns *ns, MDB_txn *t, int rc, int notify)
+int mds_nsi_wend(mds_ns *ns, MDB_txn *t, int rc, int notify)
 {
 	void (*fn)(void *);
 	void *arg;
@@ -237,7 +142,7 @@ static int wend(mds_ns *ns, MDB_txn *t, int rc, int notify)
 
 /* ------------------------------------------------------------------ inodes */
 
-static int ino_get(mds_ns *ns, MDB_txn *t, uint64_t ino, struct inode *in)
+int mds_nsi_ino_get(mds_ns *ns, MDB_txn *t, uint64_t ino, struct inode *in)
 {
 	uint8_t kb[8];
 	MDB_val k = { 8, kb }, v;
@@ -262,7 +167,7 @@ static int ino_get(mds_ns *ns, MDB_txn *t, uint64_t ino, struct inode *in)
 	return 0;
 }
 
-static int ino_put(mds_ns *ns, MDB_txn *t, const struct inode *in)
+int mds_nsi_ino_put(mds_ns *ns, MDB_txn *t, const struct inode *in)
 {
 	uint8_t kb[8];
 	size_t sn = (size_t)in->d.sc * sizeof(pfs_stripe);
@@ -278,15 +183,6 @@ static int ino_put(mds_ns *ns, MDB_txn *t, const struct inode *in)
 	memcpy(p + sizeof(in->d), in->st, sn);
 	memcpy(p + sizeof(in->d) + sn, in->target, in->d.tlen);
 	return 0;
-}
-
-static int dir_get(mds_ns *ns, MDB_txn *t, uint64_t ino, struct inode *in)
-{
-	int rc = ino_get(ns, t, ino, in);
-
-	if (rc == 0 && !S_ISDIR(in->d.mode))
-		rc = -ENOTDIR;
-	return rc;
 }
 
 static void to_attr(const struct inode *in, pfs_attr *a)
@@ -317,27 +213,6 @@ static void to_layout(const struct inode *in, pfs_layout *l)
 	}
 }
 
-/* POSIX rwx check; mask is a combination of R_OK/W_OK/X_OK.  Root passes
- * everything except executing a file without any x bit. */
-static int may(const pfs_cred *c, const struct inode *in, uint32_t mask)
-{
-	uint32_t m = in->d.mode, bits;
-
-	mask &= 7;
-	if (c->uid == 0) {
-		if ((mask & X_OK) && !S_ISDIR(m) && !(m & 0111))
-			return -EACCES;
-		return 0;
-	}
-	if (c->uid == in->d.uid)
-		bits = (m >> 6) & 7;
-	else if (pfs_cred_in_group(c, in->d.gid))
-		bits = (m >> 3) & 7;
-	else
-		bits = m & 7;
-	return (bits & mask) == mask ? 0 : -EACCES;
-}
-
 /* Sticky directories: only the owner of the entry, of the directory, or
  * root may remove or rename it. */
 static int sticky_ok(const pfs_cred *c, const struct inode *dir, const struct inode *victim)
@@ -348,7 +223,7 @@ static int sticky_ok(const pfs_cred *c, const struct inode *dir, const struct in
 	return -EPERM;
 }
 
-static int meta_next(mds_ns *ns, MDB_txn *t, const char *key, uint64_t first, uint64_t *out)
+int mds_nsi_meta_next(mds_ns *ns, MDB_txn *t, const char *key, uint64_t first, uint64_t *out)
 {
 	MDB_val k = { strlen(key), (void *)key }, v;
 	uint64_t next = first;
@@ -367,16 +242,7 @@ static int meta_next(mds_ns *ns, MDB_txn *t, const char *key, uint64_t first, ui
 
 /* ------------------------------------------------------------------ dirents */
 
-static size_t dkey(uint8_t *kb, uint64_t parent, const char *name)
-{
-	size_t n = strlen(name);
-
-	be64_put(kb, parent);
-	memcpy(kb + 8, name, n);
-	return 8 + n;
-}
-
-static int dent_get(mds_ns *ns, MDB_txn *t, uint64_t parent, const char *name,
+int mds_nsi_dent_get(mds_ns *ns, MDB_txn *t, uint64_t parent, const char *name,
 		    struct dent_val *dv)
 {
 	uint8_t kb[8 + PFS_NAME_MAX];
@@ -392,7 +258,7 @@ static int dent_get(mds_ns *ns, MDB_txn *t, uint64_t parent, const char *name,
 }
 
 /* Write the entry and its cookie index record (cookie given). */
-static int dent_set(mds_ns *ns, MDB_txn *t, uint64_t parent, const char *name,
+int mds_nsi_dent_set(mds_ns *ns, MDB_txn *t, uint64_t parent, const char *name,
 		    uint64_t child, uint32_t mode, uint64_t cookie)
 {
 	uint8_t kb[8 + PFS_NAME_MAX], ck[16];
@@ -418,15 +284,15 @@ static int dent_set(mds_ns *ns, MDB_txn *t, uint64_t parent, const char *name,
 
 /* New entry in dir with the next cookie; dir is updated in memory (caller
  * stores it). */
-static int dent_add(mds_ns *ns, MDB_txn *t, struct inode *dir, const char *name,
+int mds_nsi_dent_add(mds_ns *ns, MDB_txn *t, struct inode *dir, const char *name,
 		    uint64_t child, uint32_t mode)
 {
 	if (dir->d.next_cookie < FIRST_COOKIE)
 		dir->d.next_cookie = FIRST_COOKIE;
-	return dent_set(ns, t, dir->ino, name, child, mode, dir->d.next_cookie++);
+	return mds_nsi_dent_set(ns, t, dir->ino, name, child, mode, dir->d.next_cookie++);
 }
 
-static int dent_del(mds_ns *ns, MDB_txn *t, uint64_t parent, const char *name, uint64_t cookie)
+int mds_nsi_dent_del(mds_ns *ns, MDB_txn *t, uint64_t parent, const char *name, uint64_t cookie)
 {
 	uint8_t kb[8 + PFS_NAME_MAX], ck[16];
 	MDB_val k = { dkey(kb, parent, name), kb };
@@ -442,7 +308,7 @@ static int dent_del(mds_ns *ns, MDB_txn *t, uint64_t parent, const char *name, u
 }
 
 /* 1 if directory ino has no entries, 0 if it has, or a negative errno. */
-static int dir_empty(mds_ns *ns, MDB_txn *t, uint64_t ino)
+int mds_nsi_dir_empty(mds_ns *ns, MDB_txn *t, uint64_t ino)
 {
 	MDB_cursor *cur;
 	uint8_t ck[16];
@@ -466,7 +332,7 @@ static int dir_empty(mds_ns *ns, MDB_txn *t, uint64_t ino)
 
 /* Delete every record whose key starts with be64 ino.  Re-seeks after each
  * delete rather than trusting the cursor position after mdb_cursor_del. */
-static int del_prefix(MDB_txn *t, MDB_dbi dbi, uint64_t ino)
+int mds_nsi_del_prefix(MDB_txn *t, MDB_dbi dbi, uint64_t ino)
 {
 	MDB_cursor *cur;
 	uint8_t kb[8];
@@ -492,7 +358,7 @@ static int del_prefix(MDB_txn *t, MDB_dbi dbi, uint64_t ino)
 
 /* ------------------------------------------------------------------ destroy log */
 
-static int destroy_append(mds_ns *ns, MDB_txn *t, const pfs_stripe *st, uint32_t n)
+int mds_nsi_destroy_append(mds_ns *ns, MDB_txn *t, const pfs_stripe *st, uint32_t n)
 {
 	MDB_cursor *cur;
 	MDB_val k, v;
@@ -530,15 +396,15 @@ static int drop_link(mds_ns *ns, MDB_txn *t, struct inode *victim, int64_t now, 
 	if (!S_ISDIR(victim->d.mode) && victim->d.nlink > 1) {
 		victim->d.nlink--;
 		victim->d.ctime = now;
-		return ino_put(ns, t, victim);
+		return mds_nsi_ino_put(ns, t, victim);
 	}
 	if (S_ISREG(victim->d.mode) && victim->d.sc > 0) {
-		rc = destroy_append(ns, t, victim->st, victim->d.sc);
+		rc = mds_nsi_destroy_append(ns, t, victim->st, victim->d.sc);
 		if (rc)
 			return rc;
 		*logged = 1;
 	}
-	rc = del_prefix(t, ns->xattrs, victim->ino);
+	rc = mds_nsi_del_prefix(t, ns->xattrs, victim->ino);
 	if (rc)
 		return rc;
 	uint8_t kb[8];
@@ -609,7 +475,7 @@ out:
 
 /* Resolve stripe hints (0 = default; UINT32_MAX count = all OSTs up), pick
  * OSTs and object ids; fills in->d.ss/sc and in->st. */
-static int layout_alloc(mds_ns *ns, MDB_txn *t, uint32_t ss, uint32_t sc, struct inode *in)
+int mds_nsi_layout_alloc(mds_ns *ns, MDB_txn *t, uint32_t ss, uint32_t sc, struct inode *in)
 {
 	uint32_t idx[PFS_MAX_STRIPES], got;
 	int rc;
@@ -677,7 +543,27 @@ static void *syncer_main(void *arg)
 	return NULL;
 }
 
-static int load_osts(mds_ns *ns, MDB_txn *t)
+int mds_nsi_syncer_start(mds_ns *ns)
+{
+	int rc = -pthread_create(&ns->syncer, NULL, syncer_main, ns);
+
+	if (rc == 0)
+		ns->syncer_on = 1;
+	return rc;
+}
+
+void mds_nsi_syncer_stop(mds_ns *ns)
+{
+	if (ns->syncer_on) {
+		pthread_mutex_lock(&ns->lock);
+		ns->stop = 1;
+		pthread_cond_broadcast(&ns->cv);
+		pthread_mutex_unlock(&ns->lock);
+		pthread_join(ns->syncer, NULL);
+	}
+}
+
+int mds_nsi_ost_load(mds_ns *ns, MDB_txn *t)
 {
 	MDB_cursor *cur;
 	MDB_val k, v;
@@ -807,7 +693,7 @@ int mds_ns_open(const mds_ns_opts *opts, mds_ns **out)
 		rc = -ENOMEM;
 		goto out_txn;
 	}
-	rc = ino_get(ns, t, ROOT_INO, root);
+	rc = mds_nsi_ino_get(ns, t, ROOT_INO, root);
 	if (rc == -ENOENT) {
 		int64_t now = now_ns();
 		uint64_t first;
@@ -819,12 +705,12 @@ int mds_ns_open(const mds_ns_opts *opts, mds_ns **out)
 		root->d.parent = ROOT_INO;
 		root->d.next_cookie = FIRST_COOKIE;
 		root->d.atime = root->d.mtime = root->d.ctime = now;
-		rc = ino_put(ns, t, root);
+		rc = mds_nsi_ino_put(ns, t, root);
 		if (!rc)
-			rc = meta_next(ns, t, "next_ino", ROOT_INO + 1, &first);
+			rc = mds_nsi_meta_next(ns, t, "next_ino", ROOT_INO + 1, &first);
 	}
 	if (!rc)
-		rc = load_osts(ns, t);
+		rc = mds_nsi_ost_load(ns, t);
 	if (rc)
 		goto out_txn;
 	rc = lmdb_err(mdb_txn_commit(t));
@@ -832,10 +718,9 @@ int mds_ns_open(const mds_ns_opts *opts, mds_ns **out)
 	if (rc)
 		goto out_env;
 	if (opts->sync_mode != MDS_SYNC_FULL) {
-		rc = -pthread_create(&ns->syncer, NULL, syncer_main, ns);
+		rc = mds_nsi_syncer_start(ns);
 		if (rc)
 			goto out_env;
-		ns->syncer_on = 1;
 	}
 	free(root);
 	*out = ns;
@@ -860,13 +745,7 @@ void mds_ns_close(mds_ns *ns)
 {
 	if (!ns)
 		return;
-	if (ns->syncer_on) {
-		pthread_mutex_lock(&ns->lock);
-		ns->stop = 1;
-		pthread_cond_broadcast(&ns->cv);
-		pthread_mutex_unlock(&ns->lock);
-		pthread_join(ns->syncer, NULL);
-	}
+	mds_nsi_syncer_stop(ns);
 	mdb_env_sync(ns->env, 1);
 	mdb_env_close(ns->env);
 	close(ns->lock_fd);
@@ -891,16 +770,6 @@ void mds_ns_set_destroy_notify(mds_ns *ns, void (*fn)(void *arg), void *arg)
 
 /* ------------------------------------------------------------------ lookups */
 
-/* Working set of one operation: inodes are ~5 KiB, kept off small stacks. */
-struct work {
-	struct inode a, b, c, d;
-};
-
-static struct work *work_new(void)
-{
-	return malloc(sizeof(struct work));
-}
-
 int mds_ns_lookup(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
 		  pfs_attr *out)
 {
@@ -922,13 +791,13 @@ int mds_ns_lookup(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *na
 	if (strcmp(name, ".") == 0) {
 		w->b = w->a;
 	} else if (strcmp(name, "..") == 0) {
-		rc = ino_get(ns, t, w->a.d.parent, &w->b);
+		rc = mds_nsi_ino_get(ns, t, w->a.d.parent, &w->b);
 	} else {
 		rc = check_name(name);
 		if (!rc)
-			rc = dent_get(ns, t, parent, name, &dv);
+			rc = mds_nsi_dent_get(ns, t, parent, name, &dv);
 		if (!rc)
-			rc = ino_get(ns, t, dv.child, &w->b);
+			rc = mds_nsi_ino_get(ns, t, dv.child, &w->b);
 	}
 	if (!rc)
 		to_attr(&w->b, out);
@@ -949,7 +818,7 @@ int mds_ns_getattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, pfs_attr *out)
 		return -ENOMEM;
 	rc = rbegin(ns, &t);
 	if (!rc)
-		rc = ino_get(ns, t, ino, &w->a);
+		rc = mds_nsi_ino_get(ns, t, ino, &w->a);
 	if (!rc)
 		to_attr(&w->a, out);
 	if (t)
@@ -976,7 +845,7 @@ int mds_ns_setattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t valid,
 	rc = wbegin(ns, &t);
 	if (rc)
 		goto out;
-	rc = ino_get(ns, t, ino, in);
+	rc = mds_nsi_ino_get(ns, t, ino, in);
 	if (rc)
 		goto out;
 	owner = c->uid == 0 || c->uid == in->d.uid;
@@ -1051,11 +920,11 @@ int mds_ns_setattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t valid,
 			in->d.mtime = mtime_ns;
 	}
 	in->d.ctime = now;
-	rc = ino_put(ns, t, in);
+	rc = mds_nsi_ino_put(ns, t, in);
 	if (!rc)
 		to_attr(in, out);
 out:
-	rc = t ? wend(ns, t, rc, 0) : rc;
+	rc = t ? mds_nsi_wend(ns, t, rc, 0) : rc;
 	free(w);
 	return rc;
 }
@@ -1071,7 +940,7 @@ static int inode_new(mds_ns *ns, MDB_txn *t, const pfs_cred *c, const struct ino
 
 	memset(&in->d, 0, sizeof(in->d));
 	in->target[0] = '\0';
-	rc = meta_next(ns, t, "next_ino", ROOT_INO + 1, &in->ino);
+	rc = mds_nsi_meta_next(ns, t, "next_ino", ROOT_INO + 1, &in->ino);
 	if (rc)
 		return rc;
 	in->d.mode = mode;
@@ -1116,7 +985,7 @@ static int create_prep(mds_ns *ns, MDB_txn *t, const pfs_cred *c, uint64_t paren
 		return -EEXIST;
 	if (dir->d.nlink == 0)
 		return -ENOENT;
-	rc = dent_get(ns, t, parent, name, dv);
+	rc = mds_nsi_dent_get(ns, t, parent, name, dv);
 	if (rc == 0)
 		return -EEXIST;
 	return rc == -ENOENT ? 0 : rc;
@@ -1126,16 +995,16 @@ static int create_prep(mds_ns *ns, MDB_txn *t, const pfs_cred *c, uint64_t paren
 static int create_finish(mds_ns *ns, MDB_txn *t, struct inode *dir, const char *name,
 			 struct inode *in, int64_t now)
 {
-	int rc = dent_add(ns, t, dir, name, in->ino, in->d.mode);
+	int rc = mds_nsi_dent_add(ns, t, dir, name, in->ino, in->d.mode);
 
 	if (rc)
 		return rc;
 	if (S_ISDIR(in->d.mode))
 		dir->d.nlink++;
 	dir->d.mtime = dir->d.ctime = now;
-	rc = ino_put(ns, t, dir);
+	rc = mds_nsi_ino_put(ns, t, dir);
 	if (!rc)
-		rc = ino_put(ns, t, in);
+		rc = mds_nsi_ino_put(ns, t, in);
 	return rc;
 }
 
@@ -1158,7 +1027,7 @@ static int do_create(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char 
 	if (rc == -EEXIST && S_ISREG(mode) && lay && !(flags & PFS_CREATE_EXCL) &&
 	    !is_dot(name)) {
 		/* open(O_CREAT) of an existing file opens it. */
-		rc = ino_get(ns, t, dv.child, &w->b);
+		rc = mds_nsi_ino_get(ns, t, dv.child, &w->b);
 		if (!rc && S_ISDIR(w->b.d.mode))
 			rc = -EISDIR;
 		if (!rc) {
@@ -1173,7 +1042,7 @@ static int do_create(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char 
 	if (rc)
 		goto out;
 	if (S_ISREG(mode)) {
-		rc = layout_alloc(ns, t, ss ? ss : w->a.d.def_ss, sc ? sc : w->a.d.def_sc, &w->b);
+		rc = mds_nsi_layout_alloc(ns, t, ss ? ss : w->a.d.def_ss, sc ? sc : w->a.d.def_sc, &w->b);
 		if (rc)
 			goto out;
 	}
@@ -1189,7 +1058,7 @@ static int do_create(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char 
 	if (lay)
 		to_layout(&w->b, lay);
 out:
-	rc = t ? wend(ns, t, rc, 0) : rc;
+	rc = t ? mds_nsi_wend(ns, t, rc, 0) : rc;
 	free(w);
 	return rc;
 }
@@ -1251,7 +1120,7 @@ int mds_ns_readlink(mds_ns *ns, const pfs_cred *c, uint64_t ino, char *target)
 		return -ENOMEM;
 	rc = rbegin(ns, &t);
 	if (!rc)
-		rc = ino_get(ns, t, ino, &w->a);
+		rc = mds_nsi_ino_get(ns, t, ino, &w->a);
 	if (!rc && !S_ISLNK(w->a.d.mode))
 		rc = -EINVAL;
 	if (!rc)
@@ -1276,7 +1145,7 @@ int mds_ns_link(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t newparent,
 	rc = wbegin(ns, &t);
 	if (rc)
 		goto out;
-	rc = ino_get(ns, t, ino, &w->b);
+	rc = mds_nsi_ino_get(ns, t, ino, &w->b);
 	if (rc)
 		goto out;
 	if (S_ISDIR(w->b.d.mode)) {
@@ -1296,7 +1165,7 @@ int mds_ns_link(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t newparent,
 	if (!rc)
 		to_attr(&w->b, out);
 out:
-	rc = t ? wend(ns, t, rc, 0) : rc;
+	rc = t ? mds_nsi_wend(ns, t, rc, 0) : rc;
 	free(w);
 	return rc;
 }
@@ -1327,9 +1196,9 @@ static int do_remove(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char 
 	}
 	rc = check_name(name);
 	if (!rc)
-		rc = dent_get(ns, t, parent, name, &dv);
+		rc = mds_nsi_dent_get(ns, t, parent, name, &dv);
 	if (!rc)
-		rc = ino_get(ns, t, dv.child, &w->b);
+		rc = mds_nsi_ino_get(ns, t, dv.child, &w->b);
 	if (!rc)
 		rc = sticky_ok(c, &w->a, &w->b);
 	if (rc)
@@ -1343,22 +1212,22 @@ static int do_remove(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char 
 		goto out;
 	}
 	if (dir) {
-		rc = dir_empty(ns, t, w->b.ino);
+		rc = mds_nsi_dir_empty(ns, t, w->b.ino);
 		if (rc == 0)
 			rc = -ENOTEMPTY;
 		if (rc < 0)
 			goto out;
 		w->a.d.nlink--;
 	}
-	rc = dent_del(ns, t, parent, name, dv.cookie);
+	rc = mds_nsi_dent_del(ns, t, parent, name, dv.cookie);
 	if (!rc)
 		rc = drop_link(ns, t, &w->b, now, &logged);
 	if (rc)
 		goto out;
 	w->a.d.mtime = w->a.d.ctime = now;
-	rc = ino_put(ns, t, &w->a);
+	rc = mds_nsi_ino_put(ns, t, &w->a);
 out:
-	rc = t ? wend(ns, t, rc, logged) : rc;
+	rc = t ? mds_nsi_wend(ns, t, rc, logged) : rc;
 	free(w);
 	return rc;
 }
@@ -1385,7 +1254,7 @@ static int is_ancestor(mds_ns *ns, MDB_txn *t, uint64_t anc, uint64_t dir, struc
 			return 1;
 		if (cur == ROOT_INO)
 			return 0;
-		int rc = ino_get(ns, t, cur, tmp);
+		int rc = mds_nsi_ino_get(ns, t, cur, tmp);
 		if (rc)
 			return rc;
 		cur = tmp->d.parent;
@@ -1432,15 +1301,15 @@ int mds_ns_rename(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *na
 	if (!rc && p2 != p1)
 		rc = may(c, p2, W_OK | X_OK);
 	if (!rc)
-		rc = dent_get(ns, t, parent, name, &sdv);
+		rc = mds_nsi_dent_get(ns, t, parent, name, &sdv);
 	if (!rc)
-		rc = ino_get(ns, t, sdv.child, src);
+		rc = mds_nsi_ino_get(ns, t, sdv.child, src);
 	if (rc)
 		goto out;
-	rc = dent_get(ns, t, newparent, newname, &ddv);
+	rc = mds_nsi_dent_get(ns, t, newparent, newname, &ddv);
 	if (rc == 0) {
 		dst = &w->d;
-		rc = ino_get(ns, t, ddv.child, dst);
+		rc = mds_nsi_ino_get(ns, t, ddv.child, dst);
 	} else if (rc == -ENOENT) {
 		rc = (flags & PFS_RENAME_EXCHANGE) ? -ENOENT : 0;
 	}
@@ -1469,7 +1338,7 @@ int mds_ns_rename(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *na
 		if (rc)
 			goto out;
 		if (dst) /* is_ancestor used w->d as scratch */
-			rc = ino_get(ns, t, ddv.child, dst);
+			rc = mds_nsi_ino_get(ns, t, ddv.child, dst);
 		if (rc)
 			goto out;
 	}
@@ -1491,9 +1360,9 @@ int mds_ns_rename(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *na
 	}
 
 	if (flags & PFS_RENAME_EXCHANGE) {
-		rc = dent_set(ns, t, parent, name, dst->ino, dst->d.mode, sdv.cookie);
+		rc = mds_nsi_dent_set(ns, t, parent, name, dst->ino, dst->d.mode, sdv.cookie);
 		if (!rc)
-			rc = dent_set(ns, t, newparent, newname, src->ino, src->d.mode, ddv.cookie);
+			rc = mds_nsi_dent_set(ns, t, newparent, newname, src->ino, src->d.mode, ddv.cookie);
 		if (rc)
 			goto out;
 		if (p1 != p2) {
@@ -1509,7 +1378,7 @@ int mds_ns_rename(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *na
 			}
 		}
 		dst->d.ctime = now;
-		rc = ino_put(ns, t, dst);
+		rc = mds_nsi_ino_put(ns, t, dst);
 		if (rc)
 			goto out;
 	} else {
@@ -1523,22 +1392,22 @@ int mds_ns_rename(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *na
 				goto out;
 			}
 			if (S_ISDIR(dst->d.mode)) {
-				rc = dir_empty(ns, t, dst->ino);
+				rc = mds_nsi_dir_empty(ns, t, dst->ino);
 				if (rc == 0)
 					rc = -ENOTEMPTY;
 				if (rc < 0)
 					goto out;
 				p2->d.nlink--;
 			}
-			rc = dent_del(ns, t, newparent, newname, ddv.cookie);
+			rc = mds_nsi_dent_del(ns, t, newparent, newname, ddv.cookie);
 			if (!rc)
 				rc = drop_link(ns, t, dst, now, &logged);
 			if (rc)
 				goto out;
 		}
-		rc = dent_del(ns, t, parent, name, sdv.cookie);
+		rc = mds_nsi_dent_del(ns, t, parent, name, sdv.cookie);
 		if (!rc)
-			rc = dent_add(ns, t, p2, newname, src->ino, src->d.mode);
+			rc = mds_nsi_dent_add(ns, t, p2, newname, src->ino, src->d.mode);
 		if (rc)
 			goto out;
 		if (S_ISDIR(src->d.mode) && p1 != p2) {
@@ -1550,13 +1419,13 @@ int mds_ns_rename(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *na
 	src->d.ctime = now;
 	p1->d.mtime = p1->d.ctime = now;
 	p2->d.mtime = p2->d.ctime = now;
-	rc = ino_put(ns, t, src);
+	rc = mds_nsi_ino_put(ns, t, src);
 	if (!rc)
-		rc = ino_put(ns, t, p1);
+		rc = mds_nsi_ino_put(ns, t, p1);
 	if (!rc && p2 != p1)
-		rc = ino_put(ns, t, p2);
+		rc = mds_nsi_ino_put(ns, t, p2);
 out:
-	rc = t ? wend(ns, t, rc, logged) : rc;
+	rc = t ? mds_nsi_wend(ns, t, rc, logged) : rc;
 	free(w);
 	return rc;
 }
@@ -1726,7 +1595,7 @@ int mds_ns_setxattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, const char *nam
 	}
 	rc = wbegin(ns, &t);
 	if (!rc)
-		rc = ino_get(ns, t, ino, &w->a);
+		rc = mds_nsi_ino_get(ns, t, ino, &w->a);
 	if (!rc)
 		rc = xattr_may(c, &w->a, kind, 1);
 	if (rc)
@@ -1752,9 +1621,9 @@ int mds_ns_setxattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, const char *nam
 	if (rc)
 		goto out;
 	w->a.d.ctime = now_ns();
-	rc = ino_put(ns, t, &w->a);
+	rc = mds_nsi_ino_put(ns, t, &w->a);
 out:
-	rc = t ? wend(ns, t, rc, 0) : rc;
+	rc = t ? mds_nsi_wend(ns, t, rc, 0) : rc;
 	free(w);
 	return rc;
 }
@@ -1774,7 +1643,7 @@ int mds_ns_getxattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, const char *nam
 	if (!rc)
 		rc = rbegin(ns, &t);
 	if (!rc)
-		rc = ino_get(ns, t, ino, &w->a);
+		rc = mds_nsi_ino_get(ns, t, ino, &w->a);
 	if (!rc)
 		rc = xattr_may(c, &w->a, kind, 0);
 	/* trusted.* is invisible to non-root, as on Linux. */
@@ -1818,7 +1687,7 @@ int mds_ns_listxattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, char **list, s
 		return -ENOMEM;
 	rc = rbegin(ns, &t);
 	if (!rc)
-		rc = ino_get(ns, t, ino, &w->a);
+		rc = mds_nsi_ino_get(ns, t, ino, &w->a);
 	if (!rc)
 		rc = lmdb_err(mdb_cursor_open(t, ns->xattrs, &cur));
 	if (rc)
@@ -1881,7 +1750,7 @@ int mds_ns_removexattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, const char *
 	if (!rc)
 		rc = wbegin(ns, &t);
 	if (!rc)
-		rc = ino_get(ns, t, ino, &w->a);
+		rc = mds_nsi_ino_get(ns, t, ino, &w->a);
 	if (!rc)
 		rc = xattr_may(c, &w->a, kind, 1);
 	if (rc)
@@ -1894,9 +1763,9 @@ int mds_ns_removexattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, const char *
 		goto out;
 	}
 	w->a.d.ctime = now_ns();
-	rc = ino_put(ns, t, &w->a);
+	rc = mds_nsi_ino_put(ns, t, &w->a);
 out:
-	rc = t ? wend(ns, t, rc, 0) : rc;
+	rc = t ? mds_nsi_wend(ns, t, rc, 0) : rc;
 	free(w);
 	return rc;
 }
@@ -1922,7 +1791,7 @@ int mds_ns_open_file(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t flags
 		mask |= W_OK;
 	rc = rbegin(ns, &t);
 	if (!rc)
-		rc = ino_get(ns, t, ino, &w->a);
+		rc = mds_nsi_ino_get(ns, t, ino, &w->a);
 	if (!rc && S_ISDIR(w->a.d.mode) && (mask & W_OK))
 		rc = -EISDIR;
 	if (!rc && S_ISLNK(w->a.d.mode))
@@ -1949,7 +1818,7 @@ int mds_ns_access(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t mask)
 		return -ENOMEM;
 	rc = rbegin(ns, &t);
 	if (!rc)
-		rc = ino_get(ns, t, ino, &w->a);
+		rc = mds_nsi_ino_get(ns, t, ino, &w->a);
 	if (!rc && (mask & 7))
 		rc = may(c, &w->a, mask & 7);
 	if (t)
@@ -1969,7 +1838,7 @@ int mds_ns_setsize(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t size,
 		return -ENOMEM;
 	rc = wbegin(ns, &t);
 	if (!rc)
-		rc = ino_get(ns, t, ino, &w->a);
+		rc = mds_nsi_ino_get(ns, t, ino, &w->a);
 	if (!rc && !S_ISREG(w->a.d.mode))
 		rc = S_ISDIR(w->a.d.mode) ? -EISDIR : -EINVAL;
 	if (rc)
@@ -1980,11 +1849,11 @@ int mds_ns_setsize(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t size,
 		w->a.d.mtime = mtime_ns;
 		w->a.d.ctime = now_ns();
 	}
-	rc = ino_put(ns, t, &w->a);
+	rc = mds_nsi_ino_put(ns, t, &w->a);
 	if (!rc)
 		to_attr(&w->a, out);
 out:
-	rc = t ? wend(ns, t, rc, 0) : rc;
+	rc = t ? mds_nsi_wend(ns, t, rc, 0) : rc;
 	free(w);
 	return rc;
 }
@@ -2000,7 +1869,7 @@ int mds_ns_getlayout(mds_ns *ns, const pfs_cred *c, uint64_t ino, pfs_layout *la
 		return -ENOMEM;
 	rc = rbegin(ns, &t);
 	if (!rc)
-		rc = ino_get(ns, t, ino, &w->a);
+		rc = mds_nsi_ino_get(ns, t, ino, &w->a);
 	if (!rc) {
 		to_layout(&w->a, lay);
 		*is_dir = S_ISDIR(w->a.d.mode);
@@ -2029,7 +1898,7 @@ int mds_ns_setstripe(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t strip
 	if (!rc)
 		rc = wbegin(ns, &t);
 	if (!rc)
-		rc = ino_get(ns, t, ino, in);
+		rc = mds_nsi_ino_get(ns, t, ino, in);
 	if (rc)
 		goto out;
 	if (c->uid != 0 && c->uid != in->d.uid) {
@@ -2048,9 +1917,9 @@ int mds_ns_setstripe(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t strip
 			goto out;
 		}
 		memcpy(old, in->st, sizeof(old));
-		rc = layout_alloc(ns, t, stripe_size, stripe_count, in);
+		rc = mds_nsi_layout_alloc(ns, t, stripe_size, stripe_count, in);
 		if (!rc && nold) {
-			rc = destroy_append(ns, t, old, nold);
+			rc = mds_nsi_destroy_append(ns, t, old, nold);
 			logged = 1;
 		}
 		if (rc)
@@ -2060,9 +1929,9 @@ int mds_ns_setstripe(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t strip
 		goto out;
 	}
 	in->d.ctime = now_ns();
-	rc = ino_put(ns, t, in);
+	rc = mds_nsi_ino_put(ns, t, in);
 out:
-	rc = t ? wend(ns, t, rc, logged) : rc;
+	rc = t ? mds_nsi_wend(ns, t, rc, logged) : rc;
 	free(w);
 	return rc;
 }
@@ -2146,7 +2015,7 @@ int mds_ns_oss_register(mds_ns *ns, const char *oss, const char *host,
 		v.mv_data = &od;
 		rc = lmdb_err(mdb_put(t, ns->osts, &k, &v, 0));
 	}
-	rc = wend(ns, t, rc, 0);
+	rc = mds_nsi_wend(ns, t, rc, 0);
 	if (rc)
 		return rc;
 	uint64_t now = mono_ms(ns);
@@ -2300,7 +2169,7 @@ int mds_ns_destroy_done(mds_ns *ns, uint64_t seq)
 		return rc;
 	be64_put(kb, seq);
 	rc = lmdb_err(mdb_del(t, ns->destroy, &k, NULL));
-	return wend(ns, t, rc, 0);
+	return mds_nsi_wend(ns, t, rc, 0);
 }
 
 int mds_ns_destroy_count(mds_ns *ns, uint64_t *n)

@@ -1,0 +1,220 @@
+/* ns_i.h — what the files of the MDS namespace share: the mds_ns handle,
+ * the records of the namespace tables, the transaction and key helpers, and
+ * the few functions one file offers the others (mds_nsi_ = internal).  Not
+ * for other modules: use mds/ns.h.
+ *
+ * The files, all on one LMDB environment (tables in mds/README.md):
+ *   nsdb.c         the environment: open/close, tables, inode records,
+ *                  ending a write transaction
+ *   ns.c           namespace operations (lookup, create, remove, rename, ...)
+ *   dir.c          the directory index: entries, readdir cookies, READDIR
+ *   xattr.c        extended attributes
+ *   ostreg.c       the OST registry and liveness, OST choice and object ids,
+ *                  STATFS
+ *   destroy_log.c  the destroy log (mds/destroy.c drains it)
+ *   dbsync.c       the periodic sync thread, mds_ns_sync
+ *   kv.c           the key-value tables of mds/jobs.c and mds/qos_store.c
+ *
+ * The transaction context is an MDB_txn: an operation begins one (wbegin or
+ * rbegin), passes it to the helpers of the other files, which read and
+ * write in it but never end it, and ends it itself: mds_nsi_wend for a
+ * write transaction, mdb_txn_abort for a read one. */
+#ifndef MDS_NS_I_H
+#define MDS_NS_I_H
+
+#include <errno.h>
+#include <lmdb.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "mds/ns.h"
+
+#define ROOT_INO 1u
+#define FIRST_COOKIE 3u /* 1 and 2 are what "." and ".." would use */
+
+/* Stored inode header; followed by stripes then the symlink target. */
+struct ino_disk {
+	uint32_t mode, nlink, uid, gid, rdev, tlen;
+	uint64_t size;
+	uint64_t parent;      /* directories: the containing directory */
+	uint64_t next_cookie; /* directories: next readdir cookie */
+	int64_t atime, mtime, ctime;
+	uint32_t def_ss, def_sc; /* directories: default layout of new files (0 = fs default) */
+	uint32_t ss, sc;         /* regular files: layout */
+};
+
+struct inode {
+	uint64_t ino;
+	struct ino_disk d;
+	pfs_stripe st[PFS_MAX_STRIPES];
+	char target[PFS_PATH_MAX + 1];
+};
+
+struct dent_val {
+	uint64_t child;
+	uint32_t mode, pad;
+	uint64_t cookie;
+};
+
+struct ost_mem; /* one OST in memory: ostreg.c */
+
+struct mds_ns {
+	MDB_env *env;
+	MDB_dbi inodes, dirents, cookies, xattrs, osts, ostuuid, destroy, meta;
+	MDB_dbi kv[MDS_KV_NTABLES];
+	mds_ns_opts opts;
+	pthread_mutex_t lock;  /* guards ost, nost, rr, notify */
+	struct ost_mem *ost;
+	uint32_t nost;
+	uint32_t rr;           /* round-robin cursor */
+	void (*notify)(void *);
+	void *notify_arg;
+	/* periodic sync thread */
+	pthread_t syncer;
+	int syncer_on;
+	int stop;              /* guarded by lock */
+	pthread_cond_t cv;
+	int lock_fd;           /* flock'ed mds.lock: one MDS per database */
+};
+
+/* Working set of one operation: inodes are ~5 KiB, kept off small stacks. */
+struct work {
+	struct inode a, b, c, d;
+};
+
+static inline struct work *work_new(void)
+{
+	return malloc(sizeof(struct work));
+}
+
+/* ---- offered by one file to the others; t is the caller's transaction ---- */
+
+/* nsdb.c */
+int mds_nsi_wend(mds_ns *ns, MDB_txn *t, int rc, int notify);
+int mds_nsi_ino_get(mds_ns *ns, MDB_txn *t, uint64_t ino, struct inode *in);
+int mds_nsi_ino_put(mds_ns *ns, MDB_txn *t, const struct inode *in);
+int mds_nsi_meta_next(mds_ns *ns, MDB_txn *t, const char *key, uint64_t first, uint64_t *out);
+int mds_nsi_del_prefix(MDB_txn *t, MDB_dbi dbi, uint64_t ino);
+
+/* dir.c */
+int mds_nsi_dent_get(mds_ns *ns, MDB_txn *t, uint64_t parent, const char *name,
+		     struct dent_val *dv);
+int mds_nsi_dent_set(mds_ns *ns, MDB_txn *t, uint64_t parent, const char *name,
+		     uint64_t child, uint32_t mode, uint64_t cookie);
+int mds_nsi_dent_add(mds_ns *ns, MDB_txn *t, struct inode *dir, const char *name,
+		     uint64_t child, uint32_t mode);
+int mds_nsi_dent_del(mds_ns *ns, MDB_txn *t, uint64_t parent, const char *name,
+		     uint64_t cookie);
+int mds_nsi_dir_empty(mds_ns *ns, MDB_txn *t, uint64_t ino);
+
+/* destroy_log.c */
+int mds_nsi_destroy_append(mds_ns *ns, MDB_txn *t, const pfs_stripe *st, uint32_t n);
+
+/* ostreg.c */
+int mds_nsi_layout_alloc(mds_ns *ns, MDB_txn *t, uint32_t ss, uint32_t sc, struct inode *in);
+int mds_nsi_ost_load(mds_ns *ns, MDB_txn *t);
+
+/* dbsync.c: start the periodic sync thread (MDS_SYNC_PERIODIC), stop it. */
+int mds_nsi_syncer_start(mds_ns *ns);
+void mds_nsi_syncer_stop(mds_ns *ns);
+
+/* ------------------------------------------------------------------ helpers */
+
+static inline int lmdb_err(int rc)
+{
+	if (rc == 0)
+		return 0;
+	if (rc > 0)
+		return -rc;
+	if (rc == MDB_NOTFOUND)
+		return -ENOENT;
+	if (rc == MDB_MAP_FULL || rc == MDB_TXN_FULL)
+		return -ENOSPC;
+	if (rc == MDB_KEYEXIST)
+		return -EEXIST;
+	pfs_log(PFS_LOG_ERR, "lmdb: %s", mdb_strerror(rc));
+	return -EIO;
+}
+
+static inline void be64_put(uint8_t *p, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--) {
+		p[i] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+static inline uint64_t be64_get(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static inline int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static inline int wbegin(mds_ns *ns, MDB_txn **t)
+{
+	return lmdb_err(mdb_txn_begin(ns->env, NULL, 0, t));
+}
+
+static inline int rbegin(mds_ns *ns, MDB_txn **t)
+{
+	return lmdb_err(mdb_txn_begin(ns->env, NULL, MDB_RDONLY, t));
+}
+
+static inline int dir_get(mds_ns *ns, MDB_txn *t, uint64_t ino, struct inode *in)
+{
+	int rc = mds_nsi_ino_get(ns, t, ino, in);
+
+	if (rc == 0 && !S_ISDIR(in->d.mode))
+		rc = -ENOTDIR;
+	return rc;
+}
+
+/* POSIX rwx check; mask is a combination of R_OK/W_OK/X_OK.  Root passes
+ * everything except executing a file without any x bit. */
+static inline int may(const pfs_cred *c, const struct inode *in, uint32_t mask)
+{
+	uint32_t m = in->d.mode, bits;
+
+	mask &= 7;
+	if (c->uid == 0) {
+		if ((mask & X_OK) && !S_ISDIR(m) && !(m & 0111))
+			return -EACCES;
+		return 0;
+	}
+	if (c->uid == in->d.uid)
+		bits = (m >> 6) & 7;
+	else if (pfs_cred_in_group(c, in->d.gid))
+		bits = (m >> 3) & 7;
+	else
+		bits = m & 7;
+	return (bits & mask) == mask ? 0 : -EACCES;
+}
+
+/* The key be64 id + name bytes (dirents, xattrs); kb holds 8 + the name. */
+static inline size_t dkey(uint8_t *kb, uint64_t parent, const char *name)
+{
+	size_t n = strlen(name);
+
+	be64_put(kb, parent);
+	memcpy(kb + 8, name, n);
+	return 8 + n;
+}
+
+#endif
