@@ -15,6 +15,35 @@
  * O(1) lookup, and a colliding pid simply evicts the older entry.  All calls
  * are thread-safe (one mutex around the table; /proc is read outside it).
  *
+ * Trusted source (jobid_source): the environment is the caller's to write, so
+ * a job could spend another job's share by setting SLURM_JOB_ID.  Slurm puts
+ * every job's processes in a cgroup the user cannot leave for another job's
+ * (root-owned directories), so the job id is also taken from
+ * /proc/PID/cgroup: cgroup v1 ".../slurm[_NODE]/uid_U/job_ID/..." on any
+ * controller line, v2 ".../[NODE_]slurmstepd.scope/job_ID/..." or
+ * ".../slurm[_NODE]/uid_U/job_ID/...", giving "ID" (the digits, exactly
+ * what SLURM_JOB_ID holds, so QoS rules keep matching).  Lines naming
+ * different jobs make the cgroup ambiguous: no job is taken from it, and
+ * the environment is not trusted either (auto gives the default job).
+ *   CLI_JOBID_AUTO    the cgroup's job when it names one, else the
+ *                     environment, else the default (the default source);
+ *   CLI_JOBID_CGROUP  the cgroup's job, else the default (never the env);
+ *   CLI_JOBID_ENV     the environment, else the default (before cgroups);
+ *   CLI_JOBID_BOTH    the environment, else the cgroup's job, else the
+ *                     default (users may name sub-jobs with PFS_JOBID;
+ *                     processes that dropped their environment, e.g.
+ *                     after sudo or env -i, still count for their job).
+ * The default job is "procname.uid" as above.
+ *
+ * Pid reuse: FUSE names the caller by pid only.  The caller's thread is
+ * blocked in the request while it is resolved, so the pid is its own unless
+ * it was killed meanwhile; /proc/PID is opened once and cgroup, environ and
+ * comm are read relative to that directory, so a process that exits half
+ * way gives errors (the default job), never a mix of two processes' files.
+ * A cached answer can outlive its process by at most the TTL, and only for
+ * a new process of the same uid that got the same pid (counted in the
+ * tests; jobid_ttl_ms=0 turns the cache off).
+ *
  * The /proc root is a parameter so tests can point it at a fake tree, and the
  * current time comes in as a parameter so the TTL is testable. */
 #ifndef CLI_JOBID_H
@@ -30,6 +59,14 @@
 #define CLI_JOBID_DEFAULT_VARS "SLURM_JOB_ID,PFS_JOBID"
 #define CLI_JOBID_MAX_VARS 16
 
+/* Where the job id comes from (see above). */
+enum cli_jobid_source {
+	CLI_JOBID_AUTO = 0,
+	CLI_JOBID_CGROUP,
+	CLI_JOBID_ENV,
+	CLI_JOBID_BOTH,
+};
+
 typedef struct cli_jobid cli_jobid;
 
 /* Create a resolver.  proc_root: "/proc" or a test tree (copied).  vars: a
@@ -40,6 +77,17 @@ typedef struct cli_jobid cli_jobid;
 int cli_jobid_create(const char *proc_root, const char *vars, unsigned ttl_ms, size_t slots,
 		     cli_jobid **out);
 void cli_jobid_destroy(cli_jobid *j);
+
+/* "auto", "cgroup", "env" or "both" -> *out; 0 or -EINVAL. */
+int cli_jobid_source_parse(const char *s, enum cli_jobid_source *out);
+/* Choose the source (CLI_JOBID_AUTO after create).  Call before the first
+ * cli_jobid_get (not synchronised with lookups). */
+void cli_jobid_set_source(cli_jobid *j, enum cli_jobid_source src);
+
+/* The Slurm job named by the text of a /proc/PID/cgroup file (buf[0..len),
+ * need not be NUL-terminated) into out: 1 found, 0 none, -EBADMSG lines
+ * naming different jobs.  Exposed for tests. */
+int cli_jobid_parse_cgroup(const char *buf, size_t len, char out[PFS_JOBID_MAX + 1]);
 
 /* Job id of process pid acting as uid, at time now_ms (any monotonic clock),
  * into out (NUL-terminated, at most PFS_JOBID_MAX bytes before the NUL).
