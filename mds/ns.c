@@ -518,51 +518,6 @@ int mds_nsi_layout_alloc(mds_ns *ns, MDB_txn *t, uint32_t ss, uint32_t sc, struc
 
 /* ------------------------------------------------------------------ open/close */
 
-static void *syncer_main(void *arg)
-{
-	mds_ns *ns = arg;
-	struct timespec ts;
-
-	pthread_mutex_lock(&ns->lock);
-	while (!ns->stop) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += ns->opts.sync_interval_ms / 1000;
-		ts.tv_nsec += (long)(ns->opts.sync_interval_ms % 1000) * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&ns->cv, &ns->lock, &ts);
-		if (ns->stop)
-			break;
-		pthread_mutex_unlock(&ns->lock);
-		mdb_env_sync(ns->env, 1);
-		pthread_mutex_lock(&ns->lock);
-	}
-	pthread_mutex_unlock(&ns->lock);
-	return NULL;
-}
-
-int mds_nsi_syncer_start(mds_ns *ns)
-{
-	int rc = -pthread_create(&ns->syncer, NULL, syncer_main, ns);
-
-	if (rc == 0)
-		ns->syncer_on = 1;
-	return rc;
-}
-
-void mds_nsi_syncer_stop(mds_ns *ns)
-{
-	if (ns->syncer_on) {
-		pthread_mutex_lock(&ns->lock);
-		ns->stop = 1;
-		pthread_cond_broadcast(&ns->cv);
-		pthread_mutex_unlock(&ns->lock);
-		pthread_join(ns->syncer, NULL);
-	}
-}
-
 int mds_nsi_ost_load(mds_ns *ns, MDB_txn *t)
 {
 	MDB_cursor *cur;
@@ -753,11 +708,6 @@ void mds_ns_close(mds_ns *ns)
 	pthread_cond_destroy(&ns->cv);
 	pthread_mutex_destroy(&ns->lock);
 	free(ns);
-}
-
-int mds_ns_sync(mds_ns *ns)
-{
-	return lmdb_err(mdb_env_sync(ns->env, 1));
 }
 
 void mds_ns_set_destroy_notify(mds_ns *ns, void (*fn)(void *arg), void *arg)

@@ -23,6 +23,10 @@
 
 typedef struct mds_ns mds_ns;
 
+/* The namespace's API is this header and, one per file of the namespace,
+ * the headers below. */
+#include "mds/dbsync.h"
+
 #define MDS_SYNC_PERIODIC 0 /* MDB_NOSYNC + mdb_env_sync every sync_interval_ms */
 #define MDS_SYNC_FULL 1     /* fsync on every commit */
 
@@ -60,8 +64,6 @@ typedef struct mds_dirent {
  * no call may be in progress. */
 int mds_ns_open(const mds_ns_opts *opts, mds_ns **out);
 void mds_ns_close(mds_ns *ns);
-/* Flush committed transactions to disk (mdb_env_sync, forced). */
-int mds_ns_sync(mds_ns *ns);
 /* Called (outside any transaction) after a commit that appended a destroy-log
  * record; the destroyer uses it to wake up.  fn may be NULL. */
 void mds_ns_set_destroy_notify(mds_ns *ns, void (*fn)(void *arg), void *arg);
