@@ -55,6 +55,7 @@
 
 typedef struct mount_cfg {
 	char jobid_var[512];
+	char jobid_source[16];
 	char log_level[16];
 	char log[1024];
 	int max_conns;
@@ -84,6 +85,8 @@ static const pfs_cfg_opt mount_opts[] = {
 	S(jobid_var, "SLURM_JOB_ID:PFS_JOBID",
 	  "environment variables holding the job id, ':'-separated, first set wins"),
 	N(PFS_CFG_INT, jobid_ttl_ms, "1000", "how long a process's job id is cached", 0, 3600000),
+	S(jobid_source, "auto", "auto (the Slurm job of the caller's cgroup, else jobid_var), "
+	  "cgroup, env or both (jobid_var, else the cgroup)"),
 	S(log_level, "notice", "err, warning, notice, info, debug"),
 	S(log, "", "stderr | file:PATH (reopened on SIGHUP) | syslog (default: stderr, then syslog "
 	  "once in the background)"),
@@ -377,6 +380,16 @@ int main(int argc, char **argv)
 			rc == -EINVAL ? cfg.jobid_var : pfs_strerror(rc));
 		status = rc == -EINVAL ? MNT_EX_USAGE : MNT_EX_SYSERR;
 		goto out;
+	}
+	{
+		enum cli_jobid_source src;
+
+		if (cli_jobid_source_parse(cfg.jobid_source, &src)) {
+			fprintf(stderr, "mount.pfs: bad jobid_source: %s\n", cfg.jobid_source);
+			status = MNT_EX_USAGE;
+			goto out;
+		}
+		cli_jobid_set_source(jobid, src);
 	}
 	rc = cli_mdc_create(host, port, &ro, &mdc);
 	oo.rpc = ro;
