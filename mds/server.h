@@ -29,6 +29,7 @@
 #include "mds/qosctl.h"
 
 typedef struct mds_server mds_server;
+struct pfs_auth_key;
 
 typedef struct mds_server_opts {
 	const char *host;     /* bind address; NULL/"" = all */
@@ -36,6 +37,18 @@ typedef struct mds_server_opts {
 	int sync_on_setsize;  /* mds_ns_sync after each SETSIZE (periodic sync mode) */
 	mds_jobs *jobs;       /* job registry (borrowed); NULL: JOB_* opcodes -EOPNOTSUPP */
 	mds_qosctl *qos;      /* QoS controller (borrowed); NULL: QOS_* -EOPNOTSUPP */
+	/* Authorization (mds/README.md "Authorization").  The role of each
+	 * peer comes from common/server.h (pfs_sconn_role); the opcode table
+	 * common/optab.h says what each role may send. */
+	const struct pfs_auth_key *auth; /* the MDS's key for the frame server;
+	                                    NULL = no authentication (tests) */
+	int root_squash;      /* 1: uid/gid 0 in a squashed peer's cred are mapped */
+	uint32_t root_squash_uid, root_squash_gid; /* 0 = 65534 */
+	unsigned nosquash_roles; /* PFS_ROLE_* never squashed (mds.conf default admin) */
+	/* Object capabilities (common/capa.h): K_cap (32 bytes, borrowed) or
+	 * NULL = none minted (no authentication). */
+	const uint8_t *capa_key;
+	unsigned capa_lifetime_s; /* 0 = PFS_CAPA_LIFETIME_DEFAULT */
 } mds_server_opts;
 
 /* Create the dispatcher on ns (borrowed, as are opts->jobs and opts->qos;
@@ -50,6 +63,13 @@ void mds_server_stop(mds_server *s);
  * status (0 or -errno).  On error out is reset to empty. */
 int mds_server_dispatch(mds_server *s, const pfs_hdr *h, const uint8_t *payload,
 			size_t len, const char *peer, pfs_wbuf *out);
+/* The same for a peer that proved role (PFS_ROLE_* of common/auth.h;
+ * PFS_ROLE_ANY = no authentication, which is what mds_server_dispatch
+ * passes): an opcode the role may not send is -EACCES (common/optab.h),
+ * a squashed role's uid/gid 0 are mapped, capabilities go to clients. */
+int mds_server_dispatch_role(mds_server *s, const pfs_hdr *h, unsigned role,
+			     const uint8_t *payload, size_t len, const char *peer,
+			     pfs_wbuf *out);
 
 /* Requests of opcode op counted for job (0 if never seen). */
 uint64_t mds_server_job_ops(mds_server *s, const char *job, uint16_t op);
