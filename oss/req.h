@@ -1,0 +1,32 @@
+/* req.h — decoding of one OSS data-port request payload, without I/O.
+ *
+ * The data port (server.h) takes READ, WRITE, TRUNCATE, PUNCH, STAT, SYNC
+ * and STATFS; their payloads are laid out in common/proto.h.  This module
+ * turns (opcode, payload) into an oss_req_msg and nothing else: no OST
+ * lookup, no allocation, no store access, so it can be unit-tested and
+ * fuzzed on its own (tests/fuzz/fuzz_oss.c).  The caller then looks the
+ * OST up (oss_server_lookup) and queues the request.
+ *
+ * Errors, as the data port replies them: -EBADMSG for a short payload or
+ * trailing bytes, -EINVAL for a READ/WRITE longer than PFS_MAX_IO,
+ * -EOPNOTSUPP for an opcode the data port does not serve. */
+#ifndef OSS_REQ_H
+#define OSS_REQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct oss_req_msg {
+	uint16_t opcode;
+	uint32_t ost;             /* cluster-wide OST index */
+	uint64_t obj;             /* object id (all but STATFS) */
+	uint64_t off;             /* READ/WRITE/PUNCH offset */
+	uint64_t len;             /* READ/WRITE/PUNCH length; TRUNCATE size */
+	const uint8_t *data;      /* WRITE: len bytes inside the payload */
+} oss_req_msg;
+
+/* Decode the payload p[0..n) of a data-port request with this opcode into
+ * *out (zeroed first).  0 or a negative errno (above). */
+int oss_req_decode(uint16_t opcode, const uint8_t *p, size_t n, oss_req_msg *out);
+
+#endif
