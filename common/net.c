@@ -1,6 +1,8 @@
 /* net.c — sockets and frames (see net.h). */
 #include "common/net.h"
 
+#include "common/auth.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -233,8 +235,25 @@ static int send_iov(int fd, struct iovec *iov, int n, size_t total, int flags)
 	return 0;
 }
 
-int pfs_net_send_frame_pipe(int fd, pfs_hdr *h, const void *payload, size_t len,
-			    int pipe_fd, size_t bulk_len)
+/* Read exactly n bytes from a pipe (the bulk of a frame to be MACed). */
+static int pipe_read_all(int pipe_fd, uint8_t *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t r = read(pipe_fd, p, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -EPIPE; /* the pipe ran dry: fewer bytes than promised */
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+int pfs_net_send_frame_pipe_sec(int fd, struct pfs_auth_sess *s, pfs_hdr *h,
+				const void *payload, size_t len, int pipe_fd, size_t bulk_len)
 {
 	uint8_t hb[PFS_HDR_LEN];
 	struct iovec iov[2];
@@ -243,6 +262,19 @@ int pfs_net_send_frame_pipe(int fd, pfs_hdr *h, const void *payload, size_t len,
 	if (len + bulk_len > PFS_MAX_PAYLOAD)
 		return -EMSGSIZE;
 	h->payload_len = (uint32_t)(len + bulk_len);
+	if (s && pfs_auth_covered(s, h) > len) {
+		uint8_t *bulk = malloc(bulk_len ? bulk_len : 1);
+
+		if (!bulk)
+			return -ENOMEM;
+		rc = pipe_read_all(pipe_fd, bulk, bulk_len);
+		if (rc == 0)
+			rc = pfs_net_send_frame_sec(fd, s, h, payload, len, bulk, bulk_len);
+		free(bulk);
+		return rc;
+	}
+	if (s)
+		pfs_auth_seal(s, h, payload, len, NULL, bulk_len);
 	pfs_hdr_encode(h, hb);
 	iov[n++] = (struct iovec){ hb, PFS_HDR_LEN };
 	if (len)
@@ -262,8 +294,20 @@ int pfs_net_send_frame_pipe(int fd, pfs_hdr *h, const void *payload, size_t len,
 	return rc;
 }
 
+int pfs_net_send_frame_pipe(int fd, pfs_hdr *h, const void *payload, size_t len,
+			    int pipe_fd, size_t bulk_len)
+{
+	return pfs_net_send_frame_pipe_sec(fd, NULL, h, payload, len, pipe_fd, bulk_len);
+}
+
 int pfs_net_send_frame(int fd, pfs_hdr *h, const void *payload, size_t len,
 		       const void *bulk, size_t bulk_len)
+{
+	return pfs_net_send_frame_sec(fd, NULL, h, payload, len, bulk, bulk_len);
+}
+
+int pfs_net_send_frame_sec(int fd, struct pfs_auth_sess *s, pfs_hdr *h, const void *payload,
+			   size_t len, const void *bulk, size_t bulk_len)
 {
 	uint8_t hb[PFS_HDR_LEN];
 	struct iovec iov[3];
@@ -273,6 +317,8 @@ int pfs_net_send_frame(int fd, pfs_hdr *h, const void *payload, size_t len,
 	if (len + bulk_len > PFS_MAX_PAYLOAD)
 		return -EMSGSIZE;
 	h->payload_len = (uint32_t)(len + bulk_len);
+	if (s)
+		pfs_auth_seal(s, h, payload, len, bulk, bulk_len);
 	pfs_hdr_encode(h, hb);
 	iov[n++] = (struct iovec){ hb, PFS_HDR_LEN };
 	if (len)
@@ -312,8 +358,31 @@ static int recv_payload(int fd, const pfs_hdr *h, const uint8_t *pre, size_t ext
 	return 0;
 }
 
+/* Check the tag of a received frame; on failure the payload is dropped. */
+static int recv_check(struct pfs_auth_sess *s, const pfs_hdr *h, uint8_t **dyn, uint8_t **data)
+{
+	if (!s || pfs_auth_open(s, h, *data, h->payload_len, NULL, 0) == 0)
+		return 0;
+	free(*dyn);
+	*dyn = NULL;
+	*data = NULL;
+	return -EBADMSG;
+}
+
 int pfs_net_recv_frame(int fd, pfs_hdr *h, uint32_t max_payload, void *buf, size_t cap,
 		       uint8_t **dyn, uint8_t **data)
+{
+	return pfs_net_recv_frame_sec(fd, NULL, h, max_payload, buf, cap, dyn, data);
+}
+
+int pfs_net_recv_reply(int fd, pfs_hdr *h, uint32_t max_payload, void *buf, size_t cap,
+		       uint8_t **dyn, uint8_t **data)
+{
+	return pfs_net_recv_reply_sec(fd, NULL, h, max_payload, buf, cap, dyn, data);
+}
+
+int pfs_net_recv_frame_sec(int fd, struct pfs_auth_sess *s, pfs_hdr *h, uint32_t max_payload,
+			   void *buf, size_t cap, uint8_t **dyn, uint8_t **data)
 {
 	uint8_t hb[PFS_HDR_LEN];
 	int rc;
@@ -326,11 +395,12 @@ int pfs_net_recv_frame(int fd, pfs_hdr *h, uint32_t max_payload, void *buf, size
 	rc = pfs_hdr_decode(hb, sizeof(hb), max_payload, h);
 	if (rc)
 		return rc;
-	return recv_payload(fd, h, NULL, 0, buf, cap, dyn, data);
+	rc = recv_payload(fd, h, NULL, 0, buf, cap, dyn, data);
+	return rc ? rc : recv_check(s, h, dyn, data);
 }
 
-int pfs_net_recv_reply(int fd, pfs_hdr *h, uint32_t max_payload, void *buf, size_t cap,
-		       uint8_t **dyn, uint8_t **data)
+int pfs_net_recv_reply_sec(int fd, struct pfs_auth_sess *s, pfs_hdr *h, uint32_t max_payload,
+			   void *buf, size_t cap, uint8_t **dyn, uint8_t **data)
 {
 	uint8_t tmp[PFS_HDR_LEN + 4096];
 	size_t got = 0, extra;
@@ -355,5 +425,6 @@ int pfs_net_recv_reply(int fd, pfs_hdr *h, uint32_t max_payload, void *buf, size
 	extra = got - PFS_HDR_LEN;
 	if (extra > h->payload_len)
 		return -EBADMSG;
-	return recv_payload(fd, h, tmp + PFS_HDR_LEN, extra, buf, cap, dyn, data);
+	rc = recv_payload(fd, h, tmp + PFS_HDR_LEN, extra, buf, cap, dyn, data);
+	return rc ? rc : recv_check(s, h, dyn, data);
 }

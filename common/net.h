@@ -4,7 +4,12 @@
  * writev (header + payload + optional bulk) and read with exact-length reads,
  * so a frame is never interleaved on a connection whose writers hold its send
  * lock.  Functions return 0 or a negative errno; -ECONNRESET means the peer
- * closed the connection cleanly at a frame boundary. */
+ * closed the connection cleanly at a frame boundary.
+ *
+ * The _sec forms take the connection's session (common/auth.h; NULL = a
+ * connection without authentication, the same as the plain forms): a sent
+ * frame is sealed, a received one is checked after its payload is in, and a
+ * bad tag is -EBADMSG (the caller must close the connection). */
 #ifndef PFS_NET_H
 #define PFS_NET_H
 
@@ -12,6 +17,8 @@
 #include <stdint.h>
 
 #include "common/proto.h"
+
+struct pfs_auth_sess;
 
 /* Parse "host:port" (host may be empty = 0.0.0.0, or [v6]); 0 or -EINVAL. */
 int pfs_addr_parse(const char *s, char *host, size_t hostsz, uint16_t *port);
@@ -45,5 +52,17 @@ int pfs_net_recv_frame(int fd, pfs_hdr *h, uint32_t max_payload, void *buf, size
  * two).  Bytes beyond the frame are a protocol error (-EBADMSG). */
 int pfs_net_recv_reply(int fd, pfs_hdr *h, uint32_t max_payload, void *buf, size_t cap,
 		       uint8_t **dyn, uint8_t **data);
+
+int pfs_net_send_frame_sec(int fd, struct pfs_auth_sess *s, pfs_hdr *h, const void *payload,
+			   size_t len, const void *bulk, size_t bulk_len);
+/* With a session whose integrity covers bytes of the bulk (FULL), the pipe
+ * is read into memory first and sent as a plain frame: spliced bytes cannot
+ * be MACed. */
+int pfs_net_send_frame_pipe_sec(int fd, struct pfs_auth_sess *s, pfs_hdr *h,
+				const void *payload, size_t len, int pipe_fd, size_t bulk_len);
+int pfs_net_recv_frame_sec(int fd, struct pfs_auth_sess *s, pfs_hdr *h, uint32_t max_payload,
+			   void *buf, size_t cap, uint8_t **dyn, uint8_t **data);
+int pfs_net_recv_reply_sec(int fd, struct pfs_auth_sess *s, pfs_hdr *h, uint32_t max_payload,
+			   void *buf, size_t cap, uint8_t **dyn, uint8_t **data);
 
 #endif

@@ -8,10 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sodium.h>
 #include <unistd.h>
 
+#include "common/auth.h"
 #include "common/log.h"
 #include "common/net.h"
+
+/* One connection: the socket and, with authentication, its session. */
+typedef struct rconn {
+	int fd;
+	pfs_auth_sess sess;
+} rconn;
 
 struct pfs_rpc_pool {
 	char host[256];
@@ -19,7 +27,7 @@ struct pfs_rpc_pool {
 	pfs_rpc_opts opts;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	int *idle;          /* idle fds; guarded by lock */
+	rconn **idle;       /* idle connections; guarded by lock */
 	unsigned nidle;
 	unsigned nopen;     /* open fds, idle or borrowed; guarded by lock */
 	uint64_t next_req;  /* guarded by lock */
@@ -27,7 +35,7 @@ struct pfs_rpc_pool {
 
 struct pfs_rpc_inflight {
 	pfs_rpc_pool *pool;
-	int fd;
+	rconn *conn;
 	uint64_t req_id;
 	uint16_t op;
 };
@@ -53,7 +61,9 @@ int pfs_rpc_pool_create(const char *host, uint16_t port, const pfs_rpc_opts *opt
 		p->opts.timeout_ms = 60000;
 	if (!p->opts.retry_ms)
 		p->opts.retry_ms = 30000;
-	p->idle = calloc(p->opts.max_conns, sizeof(int));
+	if (!p->opts.handshake_timeout_ms)
+		p->opts.handshake_timeout_ms = 5000;
+	p->idle = calloc(p->opts.max_conns, sizeof(*p->idle));
 	if (!p->idle) {
 		free(p);
 		return -ENOMEM;
@@ -65,12 +75,57 @@ int pfs_rpc_pool_create(const char *host, uint16_t port, const pfs_rpc_opts *opt
 	return 0;
 }
 
+static void rconn_close(rconn *c)
+{
+	close(c->fd);
+	sodium_memzero(&c->sess, sizeof(c->sess));
+	free(c);
+}
+
+/* The session of a connection, or NULL on a pool without authentication. */
+static pfs_auth_sess *rconn_sess(const pfs_rpc_pool *p, rconn *c)
+{
+	return p->opts.auth ? &c->sess : NULL;
+}
+
+/* Open, configure and (with a key) authenticate a new connection. */
+static int rconn_open(pfs_rpc_pool *p, rconn **out)
+{
+	rconn *c = calloc(1, sizeof(*c));
+	int rc;
+
+	if (!c)
+		return -ENOMEM;
+	rc = pfs_net_connect(p->host, p->port, p->opts.timeout_ms, &c->fd);
+	if (rc) {
+		free(c);
+		return rc;
+	}
+	if (p->opts.auth) {
+		rc = pfs_auth_client(c->fd, p->opts.auth, p->opts.handshake_timeout_ms, &c->sess);
+		if (rc == -EACCES || rc == -EPROTO)
+			pfs_log(PFS_LOG_WARNING, "rpc %s:%u: authentication %s (%s key): %s",
+				p->host, p->port, rc == -EACCES ? "refused" : "failed",
+				pfs_role_name(p->opts.auth->role),
+				rc == -EACCES ? "wrong key or role" :
+				"the peer does not speak the handshake");
+	}
+	if (rc == 0)
+		rc = pfs_net_set_timeout(c->fd, p->opts.timeout_ms);
+	if (rc) {
+		rconn_close(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
 void pfs_rpc_pool_destroy(pfs_rpc_pool *p)
 {
 	if (!p)
 		return;
 	for (unsigned i = 0; i < p->nidle; i++)
-		close(p->idle[i]);
+		rconn_close(p->idle[i]);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cond);
 	free(p->idle);
@@ -81,7 +136,7 @@ const char *pfs_rpc_pool_host(const pfs_rpc_pool *p) { return p->host; }
 uint16_t pfs_rpc_pool_port(const pfs_rpc_pool *p) { return p->port; }
 
 /* Borrow a connection: an idle one, a new one, or wait for one. */
-static int conn_get(pfs_rpc_pool *p, int *fd, uint64_t *req_id)
+static int conn_get(pfs_rpc_pool *p, rconn **conn, uint64_t *req_id)
 {
 	int rc;
 
@@ -93,21 +148,20 @@ static int conn_get(pfs_rpc_pool *p, int *fd, uint64_t *req_id)
 		/* An idle connection the server has closed (it restarted) shows
 		 * as readable; drop it here so a request is never sent into a
 		 * dead socket. */
-		struct pollfd pfd = { .fd = p->idle[--p->nidle], .events = POLLIN | POLLRDHUP };
+		rconn *c = p->idle[--p->nidle];
+		struct pollfd pfd = { .fd = c->fd, .events = POLLIN | POLLRDHUP };
 
 		if (poll(&pfd, 1, 0) == 0) {
-			*fd = pfd.fd;
+			*conn = c;
 			pthread_mutex_unlock(&p->lock);
 			return 0;
 		}
-		close(pfd.fd);
+		rconn_close(c);
 		p->nopen--;
 	}
 	p->nopen++;
 	pthread_mutex_unlock(&p->lock);
-	rc = pfs_net_connect(p->host, p->port, p->opts.timeout_ms, fd);
-	if (rc == 0)
-		rc = pfs_net_set_timeout(*fd, p->opts.timeout_ms);
+	rc = rconn_open(p, conn);
 	if (rc) {
 		pthread_mutex_lock(&p->lock);
 		p->nopen--;
@@ -118,14 +172,14 @@ static int conn_get(pfs_rpc_pool *p, int *fd, uint64_t *req_id)
 }
 
 /* Give a connection back; broken ones are closed. */
-static void conn_put(pfs_rpc_pool *p, int fd, int broken)
+static void conn_put(pfs_rpc_pool *p, rconn *c, int broken)
 {
 	pthread_mutex_lock(&p->lock);
 	if (broken) {
-		close(fd);
+		rconn_close(c);
 		p->nopen--;
 	} else {
-		p->idle[p->nidle++] = fd;
+		p->idle[p->nidle++] = c;
 	}
 	pthread_cond_signal(&p->cond);
 	pthread_mutex_unlock(&p->lock);
@@ -136,7 +190,7 @@ static void conn_flush(pfs_rpc_pool *p)
 {
 	pthread_mutex_lock(&p->lock);
 	while (p->nidle > 0) {
-		close(p->idle[--p->nidle]);
+		rconn_close(p->idle[--p->nidle]);
 		p->nopen--;
 	}
 	pthread_cond_broadcast(&p->cond);
@@ -160,7 +214,7 @@ static int start(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag, const voi
 	if (!c)
 		return -ENOMEM;
 	for (;;) {
-		rc = conn_get(p, &c->fd, &c->req_id);
+		rc = conn_get(p, &c->conn, &c->req_id);
 		if (rc == 0) {
 			pfs_hdr h;
 
@@ -171,19 +225,24 @@ static int start(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag, const voi
 				h.gid = tag->gid;
 				h.credit = tag->credit;
 			}
+			pfs_auth_sess *sess = rconn_sess(p, c->conn);
+
 			rc = pipe_fd >= 0 ?
-				pfs_net_send_frame_pipe(c->fd, &h, req, len, pipe_fd, bulk_len) :
-				pfs_net_send_frame(c->fd, &h, req, len, bulk, bulk_len);
+				pfs_net_send_frame_pipe_sec(c->conn->fd, sess, &h, req, len,
+							    pipe_fd, bulk_len) :
+				pfs_net_send_frame_sec(c->conn->fd, sess, &h, req, len, bulk,
+						       bulk_len);
 			if (rc == 0)
 				break;
 			/* A pooled connection the server closed: nothing was
 			 * processed, so resending from memory is safe. */
-			conn_put(p, c->fd, 1);
+			conn_put(p, c->conn, 1);
 			conn_flush(p);
 			if (pipe_fd >= 0)
 				goto fail;
 		}
-		if (rc == -EMSGSIZE || pfs_clock_ms() >= deadline)
+		/* A refused handshake will be refused again: no retry. */
+		if (rc == -EMSGSIZE || rc == -EACCES || rc == -EPROTO || pfs_clock_ms() >= deadline)
 			goto fail;
 		usleep(delay * 1000);
 		if (delay < 500)
@@ -241,8 +300,11 @@ int pfs_rpc_finish(pfs_rpc_inflight *c, pfs_rpc_reply *rep)
 	rep->dyn_ = NULL;
 	rep->data = NULL;
 	rep->len = 0;
-	rc = pfs_net_recv_reply(c->fd, &rep->hdr, PFS_MAX_PAYLOAD, rep->buf, rep->cap,
-				&rep->dyn_, &rep->data);
+	rc = pfs_net_recv_reply_sec(c->conn->fd, rconn_sess(p, c->conn), &rep->hdr,
+				    PFS_MAX_PAYLOAD, rep->buf, rep->cap, &rep->dyn_, &rep->data);
+	if (rc == -EBADMSG && p->opts.auth)
+		pfs_log(PFS_LOG_WARNING, "rpc %s:%u: reply to %s failed its integrity check",
+			p->host, p->port, pfs_op_name(c->op));
 	if (rc == 0 && (!(rep->hdr.flags & PFS_F_REPLY) || rep->hdr.req_id != c->req_id ||
 			rep->hdr.opcode != c->op)) {
 		pfs_log(PFS_LOG_WARNING, "rpc %s:%u: reply does not match request %s",
@@ -253,14 +315,14 @@ int pfs_rpc_finish(pfs_rpc_inflight *c, pfs_rpc_reply *rep)
 		/* No trustworthy header: callers read hdr (credit) after errors. */
 		memset(&rep->hdr, 0, sizeof(rep->hdr));
 		pfs_rpc_reply_free(rep);
-		conn_put(p, c->fd, 1);
+		conn_put(p, c->conn, 1);
 		if (rc == -ECONNRESET)
 			rc = -EPIPE; /* the request may have been executed */
 		free(c);
 		return rc;
 	}
 	rep->len = rep->hdr.payload_len;
-	conn_put(p, c->fd, 0);
+	conn_put(p, c->conn, 0);
 	free(c);
 	return rep->hdr.status;
 }

@@ -13,6 +13,12 @@
  * clients ride out a server restart.  A request that was sent but got no
  * reply is retried only if the caller marks it idempotent.
  *
+ * Authentication: with opts.auth, every new connection first runs the
+ * handshake of common/auth.h (pfs_auth_client, bounded by
+ * handshake_timeout_ms) and every frame on it is sealed and checked.  A
+ * refused handshake (-EACCES: wrong key or role) is not retried; a bad tag
+ * on a reply (-EBADMSG) closes the connection like any transport error.
+ *
  * Thread-safe: any number of threads may call into one pool. */
 #ifndef PFS_RPC_H
 #define PFS_RPC_H
@@ -22,6 +28,7 @@
 
 #include "common/proto.h"
 
+struct pfs_auth_key;
 typedef struct pfs_rpc_pool pfs_rpc_pool;
 typedef struct pfs_rpc_inflight pfs_rpc_inflight;
 
@@ -30,6 +37,10 @@ typedef struct pfs_rpc_opts {
 	int timeout_ms;       /* per-call send/receive timeout, default 60000 */
 	int retry_ms;         /* how long to keep retrying a failed connect, default 30000 */
 	uint64_t client_id;   /* put in every header */
+	/* Key for the handshake; NULL = no authentication.  Not copied: must
+	 * outlive the pool. */
+	const struct pfs_auth_key *auth;
+	int handshake_timeout_ms; /* default 5000 */
 } pfs_rpc_opts;
 
 /* A reply: payload is data[0..len).  If the caller set buf/cap before the
