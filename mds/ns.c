@@ -356,35 +356,7 @@ int mds_nsi_del_prefix(MDB_txn *t, MDB_dbi dbi, uint64_t ino)
 	return rc == MDB_NOTFOUND ? 0 : lmdb_err(rc);
 }
 
-/* ------------------------------------------------------------------ destroy log */
-
-int mds_nsi_destroy_append(mds_ns *ns, MDB_txn *t, const pfs_stripe *st, uint32_t n)
-{
-	MDB_cursor *cur;
-	MDB_val k, v;
-	uint8_t kb[8], val[12 * MDS_DESTROY_MAX];
-	uint64_t seq = 1;
-	int rc = mdb_cursor_open(t, ns->destroy, &cur);
-
-	if (rc)
-		return lmdb_err(rc);
-	rc = mdb_cursor_get(cur, &k, &v, MDB_LAST);
-	if (rc == 0 && k.mv_size == 8)
-		seq = be64_get(k.mv_data) + 1;
-	mdb_cursor_close(cur);
-	if (rc && rc != MDB_NOTFOUND)
-		return lmdb_err(rc);
-	for (uint32_t i = 0; i < n; i++) {
-		memcpy(val + 12 * i, &st[i].ost, 4);
-		memcpy(val + 12 * i + 4, &st[i].object, 8);
-	}
-	be64_put(kb, seq);
-	k.mv_size = 8;
-	k.mv_data = kb;
-	v.mv_size = 12 * (size_t)n;
-	v.mv_data = val;
-	return lmdb_err(mdb_put(t, ns->destroy, &k, &v, 0));
-}
+/* ------------------------------------------------------------------ dropping a link */
 
 /* Remove one link to victim (already unlinked from its directory).  The last
  * link of a file frees the inode and logs its objects for destruction;
@@ -708,14 +680,6 @@ void mds_ns_close(mds_ns *ns)
 	pthread_cond_destroy(&ns->cv);
 	pthread_mutex_destroy(&ns->lock);
 	free(ns);
-}
-
-void mds_ns_set_destroy_notify(mds_ns *ns, void (*fn)(void *arg), void *arg)
-{
-	pthread_mutex_lock(&ns->lock);
-	ns->notify = fn;
-	ns->notify_arg = arg;
-	pthread_mutex_unlock(&ns->lock);
 }
 
 /* ------------------------------------------------------------------ lookups */
@@ -2065,74 +2029,5 @@ int mds_ns_ost_addr(mds_ns *ns, uint32_t idx, char *host, uint16_t *ctl_port, in
 		rc = 0;
 	}
 	pthread_mutex_unlock(&ns->lock);
-	return rc;
-}
-
-/* ------------------------------------------------------------------ destroy log */
-
-int mds_ns_destroy_next(mds_ns *ns, uint64_t after, uint64_t *seq, pfs_stripe *st,
-			uint32_t *n)
-{
-	MDB_txn *t = NULL;
-	MDB_cursor *cur = NULL;
-	uint8_t kb[8];
-	MDB_val k = { 8, kb }, v;
-	int rc;
-
-	if (after == UINT64_MAX)
-		return -ENOENT;
-	rc = rbegin(ns, &t);
-	if (!rc)
-		rc = lmdb_err(mdb_cursor_open(t, ns->destroy, &cur));
-	if (rc)
-		goto out;
-	be64_put(kb, after + 1);
-	rc = lmdb_err(mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE));
-	if (rc)
-		goto out;
-	if (k.mv_size != 8 || v.mv_size % 12 || v.mv_size / 12 > MDS_DESTROY_MAX) {
-		rc = -EIO;
-		goto out;
-	}
-	*seq = be64_get(k.mv_data);
-	*n = (uint32_t)(v.mv_size / 12);
-	for (uint32_t i = 0; i < *n; i++) {
-		memcpy(&st[i].ost, (uint8_t *)v.mv_data + 12 * i, 4);
-		memcpy(&st[i].object, (uint8_t *)v.mv_data + 12 * i + 4, 8);
-	}
-out:
-	if (cur)
-		mdb_cursor_close(cur);
-	if (t)
-		mdb_txn_abort(t);
-	return rc;
-}
-
-int mds_ns_destroy_done(mds_ns *ns, uint64_t seq)
-{
-	MDB_txn *t = NULL;
-	uint8_t kb[8];
-	MDB_val k = { 8, kb };
-	int rc = wbegin(ns, &t);
-
-	if (rc)
-		return rc;
-	be64_put(kb, seq);
-	rc = lmdb_err(mdb_del(t, ns->destroy, &k, NULL));
-	return mds_nsi_wend(ns, t, rc, 0);
-}
-
-int mds_ns_destroy_count(mds_ns *ns, uint64_t *n)
-{
-	MDB_txn *t = NULL;
-	MDB_stat st;
-	int rc = rbegin(ns, &t);
-
-	if (!rc)
-		rc = lmdb_err(mdb_stat(t, ns->destroy, &st));
-	if (!rc)
-		*n = st.ms_entries;
-	if (t)
-		mdb_txn_abort(t);
 	return rc;
 }

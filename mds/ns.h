@@ -26,6 +26,7 @@ typedef struct mds_ns mds_ns;
 /* The namespace's API is this header and, one per file of the namespace,
  * the headers below. */
 #include "mds/dbsync.h"
+#include "mds/destroy_log.h"
 #include "mds/kv.h"
 
 #define MDS_SYNC_PERIODIC 0 /* MDB_NOSYNC + mdb_env_sync every sync_interval_ms */
@@ -65,9 +66,6 @@ typedef struct mds_dirent {
  * no call may be in progress. */
 int mds_ns_open(const mds_ns_opts *opts, mds_ns **out);
 void mds_ns_close(mds_ns *ns);
-/* Called (outside any transaction) after a commit that appended a destroy-log
- * record; the destroyer uses it to wake up.  fn may be NULL. */
-void mds_ns_set_destroy_notify(mds_ns *ns, void (*fn)(void *arg), void *arg);
 
 /* ---- namespace operations (the PFS_OP_MDS_* opcodes) ---- */
 int mds_ns_lookup(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
@@ -156,16 +154,5 @@ int mds_ns_oss_heartbeat(mds_ns *ns, const char *oss, const mds_ost_report *r, u
 int mds_ns_ost_list(mds_ns *ns, pfs_ost_info **out, uint32_t *n);
 /* Control address of OST idx (host holds 64 bytes); *up its liveness. */
 int mds_ns_ost_addr(mds_ns *ns, uint32_t idx, char *host, uint16_t *ctl_port, int *up);
-
-/* ---- destroy log ---- */
-#define MDS_DESTROY_MAX PFS_MAX_STRIPES
-/* The first record with seq > after: *seq, objects in st[] (MDS_DESTROY_MAX
- * room), count in *n.  -ENOENT when there is none. */
-int mds_ns_destroy_next(mds_ns *ns, uint64_t after, uint64_t *seq, pfs_stripe *st,
-			uint32_t *n);
-/* Remove record seq once its objects are gone (missing is fine). */
-int mds_ns_destroy_done(mds_ns *ns, uint64_t seq);
-/* Number of records in the log. */
-int mds_ns_destroy_count(mds_ns *ns, uint64_t *n);
 
 #endif

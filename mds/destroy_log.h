@@ -1,0 +1,27 @@
+/* destroy_log.h — the object destroy log of the MDS (destroy_log.c): what
+ * the destroyer (mds/destroy.h) must remove from the OSSes.  Part of the
+ * namespace's API: mds/ns.h includes it. */
+#ifndef MDS_DESTROY_LOG_H
+#define MDS_DESTROY_LOG_H
+
+#include <stdint.h>
+
+#include "common/layout.h"
+
+typedef struct mds_ns mds_ns;
+
+#define MDS_DESTROY_MAX PFS_MAX_STRIPES
+
+/* Called (outside any transaction) after a commit that appended a destroy-log
+ * record; the destroyer uses it to wake up.  fn may be NULL. */
+void mds_ns_set_destroy_notify(mds_ns *ns, void (*fn)(void *arg), void *arg);
+/* The first record with seq > after: *seq, objects in st[] (MDS_DESTROY_MAX
+ * room), count in *n.  -ENOENT when there is none. */
+int mds_ns_destroy_next(mds_ns *ns, uint64_t after, uint64_t *seq, pfs_stripe *st,
+			uint32_t *n);
+/* Remove record seq once its objects are gone (missing is fine). */
+int mds_ns_destroy_done(mds_ns *ns, uint64_t seq);
+/* Number of records in the log. */
+int mds_ns_destroy_count(mds_ns *ns, uint64_t *n);
+
+#endif
