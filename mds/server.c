@@ -12,10 +12,24 @@
  * before any allocation they size, and replies that list things stop
  * before PFS_MAX_PAYLOAD.
  *
- * Who the caller is: the header's uid (pfs_hdr.uid), the client's word
- * until node authentication exists (DESIGN.md "Trust", another issue).
- * Root (uid 0) may change the QoS policy and see every job; others see
- * their own jobs only (mds/jobs.h decides ownership).
+ * Who the caller is.  The role its key proved (pfs_sconn_role) decides
+ * which opcodes it may send, from the table in common/optab.h (-EACCES
+ * otherwise, logged once per connection); without authentication every
+ * peer has role ANY and may send anything (tests and measurements only).
+ * The credential inside a namespace payload is taken from the peer, with
+ * root squash for the roles not in nosquash_roles (uid/gid 0 mapped to
+ * root_squash_uid/gid).  Job and QoS opcodes (admin keys only) judge by the
+ * header's uid: root (uid 0) may change the QoS policy and see every job;
+ * others see their own jobs only (mds/jobs.h decides ownership).
+ *
+ * Capabilities (common/capa.h): with a K_cap (authentication on), OPEN,
+ * CREATE and a file's GETLAYOUT answered to a client-role peer carry, after
+ * the layout, u32 n and n capabilities, one per stripe object, bound to the
+ * frame's client_id and valid for capa_lifetime_s.  Rights: OPEN from its
+ * flags (which mds_ns_open_file has checked), CREATE all, GETLAYOUT (the
+ * renewal) what an access check of R_OK and W_OK allows now; an unlinked
+ * inode has no layout to renew, so a revoked file stops being writable
+ * within one lifetime.
  *
  * Job counters live in a fixed hash table of at most MAX_JOBS jobs;
  * further job ids are counted under one overflow entry "(other)" so
@@ -24,16 +38,22 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "common/auth.h"
+#include "common/capa.h"
 #include "common/layout.h"
 #include "common/log.h"
 #include "common/msg.h"
 #include "common/net.h"
+#include "common/optab.h"
 #include "common/qosmsg.h"
 #include "common/server.h"
 
@@ -48,7 +68,13 @@
 #define COUPON_ROW_MAX (4 + PFS_JOBID_MAX + 6 * 8 + 8)
 
 struct mds_server;
-typedef int (*op_fn)(struct mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+/* Who sent a request: its peer address (logs) and proved role. */
+typedef struct mds_req {
+	const char *peer;
+	unsigned role;       /* PFS_ROLE_*; PFS_ROLE_ANY without authentication */
+} mds_req;
+
+typedef int (*op_fn)(struct mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
 		     pfs_wbuf *out);
 
 struct op_row {
@@ -78,6 +104,9 @@ struct mds_server {
 	struct job_ctr *jobs[NBUCKETS];
 	unsigned njobs;
 	struct job_ctr overflow;
+	pfs_optab_log refusals;    /* role refusals, logged once per peer */
+	int have_capa;             /* capa_key holds K_cap */
+	uint8_t capa_key[PFS_CAPA_KEY_LEN];
 };
 
 static unsigned op_slot(const mds_server *s, uint16_t op)
@@ -206,6 +235,35 @@ static int decode_end(pfs_rbuf *b, int bad)
 	return rc ? rc : bad;
 }
 
+/* An OST uuid that is up (heartbeats within the timeout) stays at its
+ * address: a registration that would move it elsewhere is refused, so a
+ * stray OSS cannot take over a live OST.  Once it is down it may move. */
+static int check_move(mds_server *s, const char *oss, const char *host, uint16_t dport,
+		      uint16_t cport, const mds_ost_report *r, uint32_t n, const char *peer)
+{
+	pfs_ost_info *v;
+	uint32_t nv;
+	int rc = mds_ns_ost_list(s->ns, &v, &nv);
+
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < n && !rc; i++)
+		for (uint32_t j = 0; j < nv && !rc; j++) {
+			if (strcmp(v[j].uuid, r[i].uuid) || !v[j].up)
+				continue;
+			if (!strcmp(v[j].host, host) && v[j].data_port == dport &&
+			    v[j].ctl_port == cport)
+				continue;
+			pfs_log(PFS_LOG_WARNING, "mds: OSS_REGISTER of %s from %s (oss %s) at "
+				"%s:%u refused: OST %s is up at %s:%u", r[i].uuid,
+				peer ? peer : "-", oss, host, dport, r[i].uuid, v[j].host,
+				v[j].data_port);
+			rc = -EADDRINUSE;
+		}
+	free(v);
+	return rc;
+}
+
 static int do_register(mds_server *s, pfs_rbuf *b, const char *peer, pfs_wbuf *out)
 {
 	char oss[64], host[64];
@@ -247,6 +305,9 @@ static int do_register(mds_server *s, pfs_rbuf *b, const char *peer, pfs_wbuf *o
 		if (!peer || pfs_addr_parse(peer, host, sizeof(host), &pp))
 			snprintf(host, sizeof(host), "127.0.0.1");
 	}
+	rc = check_move(s, oss, host, dport, cport, r, n, peer);
+	if (rc)
+		goto out;
 	rc = mds_ns_oss_register(s->ns, oss, host, dport, cport, r, n, idx);
 	if (rc)
 		goto out;
@@ -335,9 +396,67 @@ static int do_ost_list(mds_server *s, pfs_rbuf *b, pfs_wbuf *out)
 	return 0;
 }
 
-/* Namespace opcodes: all start with a cred. */
-static int dispatch_ns(mds_server *s, uint16_t op, pfs_rbuf *b, pfs_wbuf *out)
+/* Root squash: a peer of a squashed role (authenticated, not in
+ * nosquash_roles) never acts as uid or gid 0. */
+static void squash(const mds_server *s, unsigned role, pfs_cred *c)
 {
+	uint32_t uid = s->opts.root_squash_uid ? s->opts.root_squash_uid : 65534;
+	uint32_t gid = s->opts.root_squash_gid ? s->opts.root_squash_gid : 65534;
+
+	if (!s->opts.root_squash || role == PFS_ROLE_ANY || (role & s->opts.nosquash_roles))
+		return;
+	if (c->uid == 0)
+		c->uid = uid;
+	if (c->gid == 0)
+		c->gid = gid;
+	for (uint32_t i = 0; i < c->ngroups && i < PFS_MAX_GROUPS; i++)
+		if (c->groups[i] == 0)
+			c->groups[i] = gid;
+}
+
+/* Append u32 n and a capability with rights for each stripe object of lay,
+ * when this MDS mints them and the peer is a client (see the top). */
+static void put_caps(const mds_server *s, const pfs_hdr *h, unsigned role,
+		     const pfs_layout *lay, uint32_t rights, pfs_wbuf *out)
+{
+	unsigned life = s->opts.capa_lifetime_s ? s->opts.capa_lifetime_s
+						: PFS_CAPA_LIFETIME_DEFAULT;
+	struct timespec now;
+
+	if (!s->have_capa || !(role & PFS_ROLE_CLIENT))
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	pfs_wbuf_u32(out, rights ? lay->stripe_count : 0);
+	for (uint32_t i = 0; rights && i < lay->stripe_count && i < PFS_MAX_STRIPES; i++) {
+		pfs_capa c = { 0 };
+
+		c.ost = lay->stripe[i].ost;
+		c.object = lay->stripe[i].object;
+		c.rights = rights;
+		c.expiry = (uint64_t)now.tv_sec + life;
+		c.client_id = h->client_id;
+		pfs_capa_mint(&c, s->capa_key);
+		pfs_capa_encode(out, &c);
+	}
+}
+
+/* Rights a renewal (GETLAYOUT) gives: what the caller may do now. */
+static uint32_t rights_now(mds_server *s, const pfs_cred *c, uint64_t ino)
+{
+	uint32_t r = 0;
+
+	if (mds_ns_access(s->ns, c, ino, R_OK) == 0)
+		r |= PFS_CAPA_READ;
+	if (mds_ns_access(s->ns, c, ino, W_OK) == 0)
+		r |= PFS_CAPA_WRITE | PFS_CAPA_TRUNCATE;
+	return r;
+}
+
+/* Namespace opcodes: all start with a cred. */
+static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf *b,
+		       pfs_wbuf *out)
+{
+	uint16_t op = h->opcode;
 	char name[PFS_NAME_MAX + 1], name2[PFS_NAME_MAX + 1];
 	pfs_cred c;
 	pfs_attr a;
@@ -347,6 +466,7 @@ static int dispatch_ns(mds_server *s, uint16_t op, pfs_rbuf *b, pfs_wbuf *out)
 	rc = pfs_cred_decode(b, &c);
 	if (rc)
 		return rc == -EBADMSG ? rc : -EBADMSG;
+	squash(s, role, &c);
 	switch (op) {
 	case PFS_OP_MDS_LOOKUP: {
 		uint64_t parent = pfs_rbuf_u64(b);
@@ -393,6 +513,7 @@ static int dispatch_ns(mds_server *s, uint16_t op, pfs_rbuf *b, pfs_wbuf *out)
 		if (!rc) {
 			pfs_attr_encode(out, &a);
 			pfs_layout_encode(out, lay);
+			put_caps(s, h, role, lay, PFS_CAPA_ALL, out);
 		}
 		break;
 	}
@@ -544,6 +665,8 @@ static int dispatch_ns(mds_server *s, uint16_t op, pfs_rbuf *b, pfs_wbuf *out)
 		if (!rc) {
 			pfs_attr_encode(out, &a);
 			pfs_layout_encode(out, lay);
+			if (S_ISREG(a.mode))
+				put_caps(s, h, role, lay, pfs_capa_rights_for_flags(flags), out);
 		}
 		break;
 	}
@@ -583,6 +706,8 @@ static int dispatch_ns(mds_server *s, uint16_t op, pfs_rbuf *b, pfs_wbuf *out)
 			pfs_wbuf_u32(out, lay->stripe_count);
 		} else if (!rc) {
 			pfs_layout_encode(out, lay);
+			if (s->have_capa && (role & PFS_ROLE_CLIENT))
+				put_caps(s, h, role, lay, rights_now(s, &c, ino), out);
 		}
 		break;
 	}
@@ -604,7 +729,7 @@ static int dispatch_ns(mds_server *s, uint16_t op, pfs_rbuf *b, pfs_wbuf *out)
 
 /* ------------------------------------------------------------ handlers */
 
-static int h_ping(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+static int h_ping(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
 		  pfs_wbuf *out)
 {
 	size_t n = pfs_rbuf_left(b);
@@ -614,30 +739,30 @@ static int h_ping(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer
 	return 0;
 }
 
-static int h_ns(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer, pfs_wbuf *out)
+static int h_ns(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq, pfs_wbuf *out)
 {
-	return dispatch_ns(s, h->opcode, b, out);
+	return dispatch_ns(s, h, rq->role, b, out);
 }
 
-static int h_ost_list(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+static int h_ost_list(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
 		      pfs_wbuf *out)
 {
 	return do_ost_list(s, b, out);
 }
 
-static int h_oss_register(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+static int h_oss_register(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
 			  pfs_wbuf *out)
 {
-	return do_register(s, b, peer, out);
+	return do_register(s, b, rq->peer, out);
 }
 
-static int h_oss_heartbeat(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+static int h_oss_heartbeat(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
 			   pfs_wbuf *out)
 {
 	return do_heartbeat(s, b);
 }
 
-static int h_job_register(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+static int h_job_register(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
 			  pfs_wbuf *out)
 {
 	pfs_job_info j;
@@ -651,7 +776,7 @@ static int h_job_register(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const ch
 	return rc ? rc : mds_jobs_register(s->opts.jobs, h->uid, &j);
 }
 
-static int h_job_end(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+static int h_job_end(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
 		     pfs_wbuf *out)
 {
 	char job[PFS_JOBID_MAX + 1];
@@ -664,7 +789,7 @@ static int h_job_end(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *p
 	return rc ? rc : mds_jobs_end(s->opts.jobs, h->uid, job);
 }
 
-static int h_job_list(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+static int h_job_list(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
 		      pfs_wbuf *out)
 {
 	pfs_job_info *v = NULL;
@@ -689,7 +814,7 @@ static int h_job_list(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *
 	return 0;
 }
 
-static int h_job_get(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+static int h_job_get(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
 		     pfs_wbuf *out)
 {
 	char job[PFS_JOBID_MAX + 1];
@@ -707,7 +832,7 @@ static int h_job_get(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *p
 	return rc;
 }
 
-static int h_qos_show(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+static int h_qos_show(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
 		      pfs_wbuf *out)
 {
 	char job[PFS_JOBID_MAX + 1];
@@ -733,7 +858,7 @@ static int h_qos_show(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *
 	return 0;
 }
 
-static int h_qos_policy_set(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+static int h_qos_policy_set(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
 			    pfs_wbuf *out)
 {
 	char policy[PFS_QOS_NAME_MAX];
@@ -761,11 +886,11 @@ static int h_qos_policy_set(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const 
 	rc = mds_qosctl_set(s->opts.qos, policy, kv, n);
 	if (rc)
 		pfs_log(PFS_LOG_NOTICE, "qos: policy change from %s (uid %u) refused: %s",
-			peer ? peer : "-", h->uid, pfs_strerror(rc));
+			rq->peer ? rq->peer : "-", h->uid, pfs_strerror(rc));
 	return rc;
 }
 
-static int h_qos_coupons(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+static int h_qos_coupons(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
 			 pfs_wbuf *out)
 {
 	char job[PFS_JOBID_MAX + 1];
@@ -790,7 +915,7 @@ static int h_qos_coupons(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const cha
 	return 0;
 }
 
-static int h_qos_regret(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+static int h_qos_regret(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
 			pfs_wbuf *out)
 {
 	pfs_qos_regret_info r;
@@ -826,7 +951,7 @@ static int ctr_cmp(const void *a, const void *b)
 /* PFS_OP_MDS_JOBSTATS: u64 snapshot_ns, u32 n, n x { str job, u32 k,
  * k x { u16 opcode, u64 count } }; only opcodes with a count and only
  * non-empty job ids; unknown opcodes are counted under opcode 0. */
-static int h_jobstats(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const char *peer,
+static int h_jobstats(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
 		      pfs_wbuf *out)
 {
 	char job[PFS_JOBID_MAX + 1];
@@ -935,14 +1060,23 @@ static const struct op_row ops[NOPS] = {
 	{ PFS_OP_MDS_OSS_HEARTBEAT, h_oss_heartbeat, 0 },
 };
 
-int mds_server_dispatch(mds_server *s, const pfs_hdr *h, const uint8_t *payload,
-			size_t len, const char *peer, pfs_wbuf *out)
+int mds_server_dispatch_role(mds_server *s, const pfs_hdr *h, unsigned role,
+			     const uint8_t *payload, size_t len, const char *peer,
+			     pfs_wbuf *out)
 {
 	char job[PFS_JOBID_MAX + 1];
 	unsigned slot = op_slot(s, h->opcode);
+	mds_req rq = { peer, role };
 	pfs_rbuf b;
 	int rc;
 
+	if (!pfs_optab_allowed(h->opcode, role)) {
+		/* before anything else: not counted, not seen by the registry */
+		pfs_optab_log_refusal(&s->refusals, "mds", peer, h->opcode, role,
+				      "role may not send it");
+		pfs_wbuf_reset(out);
+		return -EACCES;
+	}
 	pfs_rbuf_init(&b, payload, len);
 	pfs_hdr_jobid(h, job);
 	rc = mds_server_admit(s, job, h);
@@ -953,7 +1087,7 @@ int mds_server_dispatch(mds_server *s, const pfs_hdr *h, const uint8_t *payload,
 	else if (ops[slot].root && h->uid != 0)
 		rc = -EPERM;
 	else
-		rc = ops[slot].fn(s, h, &b, peer, out);
+		rc = ops[slot].fn(s, h, &b, &rq, out);
 	if (!rc)
 		rc = pfs_wbuf_error(out);
 out:
@@ -965,6 +1099,12 @@ out:
 	return rc;
 }
 
+int mds_server_dispatch(mds_server *s, const pfs_hdr *h, const uint8_t *payload,
+			size_t len, const char *peer, pfs_wbuf *out)
+{
+	return mds_server_dispatch_role(s, h, PFS_ROLE_ANY, payload, len, peer, out);
+}
+
 static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 {
 	mds_server *s = ctx;
@@ -972,8 +1112,8 @@ static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 	int rc;
 
 	pfs_wbuf_init(&out);
-	rc = mds_server_dispatch(s, h, payload, payload ? h->payload_len : 0, pfs_sconn_peer(c),
-				 &out);
+	rc = mds_server_dispatch_role(s, h, pfs_sconn_role(c), payload,
+				      payload ? h->payload_len : 0, pfs_sconn_peer(c), &out);
 	pfs_sconn_reply(c, h, rc, out.data, rc ? 0 : out.len, NULL, 0);
 	pfs_wbuf_free(&out);
 	free(payload);
@@ -996,12 +1136,21 @@ int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 		assert(ops[i].fn && ops[i].op < 512); /* NOPS matches the table */
 		s->slot_of[ops[i].op] = (int16_t)i;
 	}
+	if (opts->capa_key) {
+		memcpy(s->capa_key, opts->capa_key, PFS_CAPA_KEY_LEN);
+		s->have_capa = 1;
+	} else if (opts->auth && pfs_auth_cap_key(opts->auth, s->capa_key) == 0) {
+		s->have_capa = 1;
+	}
 	pthread_mutex_init(&s->jobs_lock, NULL);
+	pfs_optab_log_init(&s->refusals);
 	so.host = opts->host;
 	so.port = opts->port;
 	so.name = "mds";
+	so.auth = opts->auth;
 	rc = pfs_server_start(&so, handler, s, &s->srv);
 	if (rc) {
+		pfs_optab_log_destroy(&s->refusals);
 		pthread_mutex_destroy(&s->jobs_lock);
 		free(s);
 		return rc;
@@ -1029,5 +1178,7 @@ void mds_server_stop(mds_server *s)
 		}
 	}
 	pthread_mutex_destroy(&s->jobs_lock);
+	pfs_optab_log_destroy(&s->refusals);
+	explicit_bzero(s->capa_key, sizeof(s->capa_key));
 	free(s);
 }
