@@ -73,6 +73,11 @@ typedef struct gen_cfg {
 	int ranks_per_node, stripe;
 	double io_cls[SIM_CLASSES][2], cmp_cls[SIM_CLASSES][2];
 	double variation, tf_frac;
+	/* Table 1 row 3 (GB per I/O phase) and the I/O fraction of run time
+	 * (sec. 1: 15-40%); each used only when its key is given */
+	int use_size, use_frac;
+	double size_cls[SIM_CLASSES][2];
+	double frac_lo, frac_hi;
 } gen_cfg;
 
 static int classes(json_t *g, const char *key, double cls[SIM_CLASSES][2], char *err,
@@ -102,7 +107,7 @@ static int parse_gen(json_t *g, const sim_scenario *sc, gen_cfg *c, char *err, s
 	static const char *const known[] = {
 		"apps", "arrival_gamma", "popularity_zipf", "nodes", "ranks_per_node",
 		"osts_per_app", "stripe_count", "io_phase_s", "io_interval_s", "phases",
-		"variation", "throttle_friendly", NULL};
+		"variation", "throttle_friendly", "io_size_gb", "io_fraction", NULL};
 	/* Table 1 rows 1 and 2 (seconds). */
 	static const double io_def[SIM_CLASSES][2] = {{10, 60}, {60, 900}, {900, 1800}};
 	static const double cmp_def[SIM_CLASSES][2] = {{60, 300}, {300, 1800}, {1800, 10800}};
@@ -126,8 +131,13 @@ static int parse_gen(json_t *g, const sim_scenario *sc, gen_cfg *c, char *err, s
 	    (rc = classes(g, "io_interval_s", c->cmp_cls, err, len)) ||
 	    (rc = range(g, "phases", 2, 12, 1, 1e6, &c->phases_lo, &c->phases_hi, w, err, len)) ||
 	    (rc = num(g, "variation", 0.05, 0, 0.5, &c->variation, w, err, len)) ||
-	    (rc = num(g, "throttle_friendly", 1.0, 0, 1, &c->tf_frac, w, err, len)))
+	    (rc = num(g, "throttle_friendly", 1.0, 0, 1, &c->tf_frac, w, err, len)) ||
+	    (rc = classes(g, "io_size_gb", c->size_cls, err, len)) ||
+	    (rc = range(g, "io_fraction", 0.15, 0.40, 0.01, 0.99, &c->frac_lo, &c->frac_hi, w,
+			err, len)))
 		return rc;
+	c->use_size = json_object_get(g, "io_size_gb") != NULL;
+	c->use_frac = json_object_get(g, "io_fraction") != NULL;
 	c->shape = 2.0;
 	c->scale = 600.0;
 	if ((arr = json_object_get(g, "arrival_gamma"))) {
@@ -228,10 +238,30 @@ static int generate(sim_scenario *sc, const gen_cfg *c, size_t *jobs_cap)
 		/* Table 1: stand-alone phase length by class, turned into bytes
 		 * at the mean OST capacity on all of the run's OSTs. */
 		int ci = (int)sim_rng_int(&ra, 0, SIM_CLASSES - 1);
-		double io_s = sim_rng_loguniform(&ra, c->io_cls[ci][0], c->io_cls[ci][1]);
-		p->io_per_rank = io_s * mean_cap * p->n_osts / p->ranks;
-		ci = (int)sim_rng_int(&ra, 0, SIM_CLASSES - 1);
-		p->compute_s = sim_rng_loguniform(&ra, c->cmp_cls[ci][0], c->cmp_cls[ci][1]);
+		double io_s;
+		if (c->use_size) {
+			/* Table 1 row 3: the bytes one run writes (all ranks,
+			 * all phases; GB = 1000 MB), split evenly over its
+			 * phases; the stand-alone phase length follows from
+			 * the app's OSTs */
+			double gb = sim_rng_loguniform(&ra, c->size_cls[ci][0], c->size_cls[ci][1]) /
+				    p->phases;
+			p->io_per_rank = gb * 1000.0 / p->ranks;
+			io_s = gb * 1000.0 / (mean_cap * p->n_osts);
+		} else {
+			io_s = sim_rng_loguniform(&ra, c->io_cls[ci][0], c->io_cls[ci][1]);
+			p->io_per_rank = io_s * mean_cap * p->n_osts / p->ranks;
+		}
+		if (c->use_frac) {
+			/* I/O takes a fraction f of the stand-alone run time
+			 * (f uniform in io_fraction, sec. 1: 15-40%): the
+			 * compute interval is io_s (1 - f) / f */
+			double f = c->frac_lo + (c->frac_hi - c->frac_lo) * sim_rng_uniform(&ra);
+			p->compute_s = io_s * (1.0 - f) / f;
+		} else {
+			ci = (int)sim_rng_int(&ra, 0, SIM_CLASSES - 1);
+			p->compute_s = sim_rng_loguniform(&ra, c->cmp_cls[ci][0], c->cmp_cls[ci][1]);
+		}
 		p->priority = 1;
 		p->throttle_friendly = sim_rng_uniform(&ra) < c->tf_frac;
 		/* Zipf popularity: app a is chosen with weight (a + 1)^-s. */

@@ -20,8 +20,14 @@
  * I/O phase length is drawn from Table 1's three classes (<1 min, 1-15 min,
  * >15 min, equally likely, log-uniform inside a class) and turned into
  * bytes at the OSTs' mean capacity; the compute interval likewise from
- * Table 1's I/O-interval classes (<5 min, 5-30 min, 30 min-3 h).  Units:
- * capacity in MB/s, sizes in MB, times in seconds.
+ * Table 1's I/O-interval classes (<5 min, 5-30 min, 30 min-3 h).  With
+ * "io_size_gb" the bytes come instead from Table 1's output-size classes
+ * (<100 GB, 100 GB-1 TB, >1 TB; we read them as the output of one run,
+ * split evenly over its phases), and with "io_fraction" [lo, hi] the
+ * compute interval is set so that I/O is a fraction f ~ U(lo, hi) of the
+ * stand-alone run time (sec. 1: 15-40%).  Each application keeps its node
+ * count, OST count, stripe count and phases across all its appearances
+ * (Observation 1).  Units: capacity in MB/s, sizes in MB, times in seconds.
  *
  * Limits: the workload is synthetic (Table 1 gives classes, not
  * distributions; we chose log-uniform inside each and equal class
