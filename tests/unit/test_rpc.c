@@ -3,7 +3,10 @@
  * payloads, garbage/truncated/oversized frames (the server closes the bad
  * connection and keeps serving), a client riding out a server restart, and
  * tagged calls (uid, gid and credit out; the reply header's credit back,
- * also with an error status, and none after a transport error). */
+ * also with an error status, and none after a transport error), and a pool
+ * with a key against a small authenticating server built from the server
+ * steps of common/auth.h (echo, bulk both ways, pipe bulk in both integrity
+ * modes, a wrong key refused without retries, a tampered reply refused). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -18,6 +21,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "common/auth.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/net.h"
 #include "common/rpc.h"
@@ -330,6 +335,261 @@ static void test_rpc_addr_parse(void **state)
 	assert_int_equal(pfs_addr_parse("h:12x", host, sizeof(host), &port), -EINVAL);
 }
 
+/* ---- a pool with a key ---------------------------------------------------
+ * A minimal blocking server: one thread accepts, one thread per connection
+ * runs the server steps, then echoes PING frames (sealed) until the peer
+ * closes.  With `tamper`, a byte of each reply payload is flipped after
+ * sealing. */
+typedef struct asrv {
+	int lfd;
+	uint16_t port;
+	pfs_auth_key key;
+	int tamper;
+	pthread_t acceptor;
+	pthread_t conns[16];
+	int fds[16];
+	unsigned nconns;
+	int auth_failed, mac_failed, served;
+	pthread_mutex_t lock;
+} asrv;
+
+typedef struct aconn {
+	asrv *s;
+	int fd;
+} aconn;
+
+static void *asrv_conn(void *arg)
+{
+	aconn *ac = arg;
+	asrv *s = ac->s;
+	int fd = ac->fd;
+	uint8_t hello[PFS_AUTH_HELLO_LEN], chal[PFS_AUTH_CHAL_LEN];
+	uint8_t proof[PFS_AUTH_PROOF_LEN], res[PFS_AUTH_RESULT_LEN];
+	pfs_auth_srv st;
+	pfs_auth_sess sess;
+	int rc;
+
+	free(ac);
+	rc = pfs_net_read_all(fd, hello, sizeof(hello));
+	if (rc == 0) {
+		rc = pfs_auth_srv_hello(&st, &s->key, hello, chal);
+		pfs_net_write_all(fd, chal, sizeof(chal));
+	}
+	if (rc == 0) {
+		rc = pfs_net_read_all(fd, proof, sizeof(proof));
+		if (rc == 0) {
+			rc = pfs_auth_srv_proof(&st, proof, res, &sess);
+			pfs_net_write_all(fd, res, sizeof(res));
+		}
+	}
+	pfs_auth_srv_done(&st);
+	pthread_mutex_lock(&s->lock);
+	if (rc == -EACCES)
+		s->auth_failed++;
+	pthread_mutex_unlock(&s->lock);
+	while (rc == 0) {
+		pfs_hdr h;
+		uint8_t *dyn, *data;
+
+		rc = pfs_net_recv_frame_sec(fd, &sess, &h, PFS_MAX_PAYLOAD, NULL, 0, &dyn, &data);
+		if (rc == -EBADMSG) {
+			pthread_mutex_lock(&s->lock);
+			s->mac_failed++;
+			pthread_mutex_unlock(&s->lock);
+		}
+		if (rc)
+			break;
+		h.flags |= PFS_F_REPLY;
+		if (!s->tamper) {
+			rc = pfs_net_send_frame_sec(fd, &sess, &h, data, h.payload_len, NULL, 0);
+		} else {
+			uint8_t hb[PFS_HDR_LEN];
+
+			pfs_auth_seal(&sess, &h, data, h.payload_len, NULL, 0);
+			if (h.payload_len)
+				data[h.payload_len - 1] ^= 1;
+			pfs_hdr_encode(&h, hb);
+			rc = pfs_net_write_all(fd, hb, sizeof(hb));
+			if (rc == 0)
+				rc = pfs_net_write_all(fd, data, h.payload_len);
+		}
+		free(dyn);
+		pthread_mutex_lock(&s->lock);
+		s->served++;
+		pthread_mutex_unlock(&s->lock);
+	}
+	shutdown(fd, SHUT_RDWR);
+	return NULL;
+}
+
+static void *asrv_accept(void *arg)
+{
+	asrv *s = arg;
+
+	for (;;) {
+		int fd = accept(s->lfd, NULL, NULL);
+		aconn *ac;
+
+		if (fd < 0)
+			return NULL;
+		pthread_mutex_lock(&s->lock);
+		if (s->nconns == 16) {
+			pthread_mutex_unlock(&s->lock);
+			close(fd);
+			continue;
+		}
+		ac = malloc(sizeof(*ac));
+		assert_non_null(ac);
+		ac->s = s;
+		ac->fd = fd;
+		s->fds[s->nconns] = fd;
+		assert_int_equal(pthread_create(&s->conns[s->nconns], NULL, asrv_conn, ac), 0);
+		s->nconns++;
+		pthread_mutex_unlock(&s->lock);
+	}
+}
+
+static void asrv_start(asrv *s, const pfs_auth_key *k)
+{
+	memset(s, 0, sizeof(*s));
+	s->key = *k;
+	pthread_mutex_init(&s->lock, NULL);
+	assert_int_equal(pfs_net_listen("127.0.0.1", 0, &s->lfd), 0);
+	assert_int_equal(pfs_net_local_port(s->lfd, &s->port), 0);
+	assert_int_equal(pthread_create(&s->acceptor, NULL, asrv_accept, s), 0);
+}
+
+static void asrv_stop(asrv *s)
+{
+	shutdown(s->lfd, SHUT_RDWR);
+	pthread_join(s->acceptor, NULL);
+	close(s->lfd);
+	for (unsigned i = 0; i < s->nconns; i++) {
+		shutdown(s->fds[i], SHUT_RDWR);
+		pthread_join(s->conns[i], NULL);
+		close(s->fds[i]);
+	}
+	pthread_mutex_destroy(&s->lock);
+}
+
+static void keys(pfs_auth_key *m, pfs_auth_key *c, int integrity)
+{
+	assert_int_equal(pfs_auth_init(), 0);
+	memset(m, 0, sizeof(*m));
+	m->role = PFS_ROLE_MDS;
+	m->integrity = integrity;
+	for (size_t i = 0; i < sizeof(m->key); i++)
+		m->key[i] = (uint8_t)(rand() ^ integrity);
+	memset(c, 0, sizeof(*c));
+	c->role = PFS_ROLE_CLIENT;
+	assert_int_equal(pfs_auth_role_key(m, PFS_ROLE_CLIENT, c->key), 0);
+}
+
+static void pipe_roundtrip(pfs_rpc_pool *p, size_t n)
+{
+	uint8_t *src = malloc(n), fields[PFS_AUTH_WRITE_FIELDS] = "ost/object/offset/len";
+	int pfd[2];
+	pfs_rpc_inflight *c;
+	pfs_rpc_reply r = { 0 };
+
+	assert_int_equal(pipe(pfd), 0);
+	assert_true(fcntl(pfd[0], F_SETPIPE_SZ, 1 << 20) >= (int)n);
+	for (size_t i = 0; i < n; i++)
+		src[i] = (uint8_t)(i * 17 + 3);
+	assert_int_equal(write(pfd[1], src, n), (ssize_t)n);
+	/* OSS_WRITE: in header mode its bulk is uncovered and spliced. */
+	assert_int_equal(pfs_rpc_start_pipe(p, PFS_OP_OSS_WRITE, &(pfs_rpc_tag){ .job = "j" },
+					    fields, sizeof(fields), pfd[0], n, &c), 0);
+	assert_int_equal(pfs_rpc_finish(c, &r), 0);
+	assert_int_equal(r.len, n + sizeof(fields));
+	assert_memory_equal(r.data, fields, sizeof(fields));
+	assert_memory_equal(r.data + sizeof(fields), src, n);
+	pfs_rpc_reply_free(&r);
+	close(pfd[0]);
+	close(pfd[1]);
+	free(src);
+}
+
+static void test_rpc_auth(void **state)
+{
+	pfs_auth_key m, ck;
+	asrv s;
+	pfs_rpc_opts o = { .max_conns = 2, .timeout_ms = 5000, .retry_ms = 3000,
+			   .client_id = 5, .auth = &ck };
+	pfs_rpc_pool *p = NULL;
+	pfs_rpc_reply r = { 0 };
+	size_t n = PFS_MAX_IO;
+	uint8_t *big = malloc(n);
+
+	for (int mode = PFS_INTEGRITY_HEADER; mode <= PFS_INTEGRITY_FULL; mode++) {
+		keys(&m, &ck, mode);
+		asrv_start(&s, &m);
+		assert_int_equal(pfs_rpc_pool_create("127.0.0.1", s.port, &o, &p), 0);
+		for (int i = 0; i < 5; i++) { /* sequence numbers advance both ways */
+			assert_int_equal(pfs_rpc_call(p, PFS_OP_PING, "j", 0, "abc", 3, "de", 2, &r), 0);
+			assert_int_equal(r.len, 5);
+			assert_memory_equal(r.data, "abcde", 5);
+		}
+		for (size_t i = 0; i < n; i++)
+			big[i] = (uint8_t)(i + mode);
+		assert_int_equal(pfs_rpc_call(p, PFS_OP_PING, "j", 0, NULL, 0, big, n - 2, &r), 0);
+		assert_int_equal(r.len, n - 2);
+		assert_memory_equal(r.data, big, n - 2);
+		/* Bulk from a pipe: spliced in header mode, read into
+		 * memory and MACed in full mode. */
+		pipe_roundtrip(p, 300000);
+		pfs_rpc_reply_free(&r);
+		pfs_rpc_pool_destroy(p);
+		asrv_stop(&s);
+		assert_int_equal(s.auth_failed, 0);
+		assert_int_equal(s.mac_failed, 0);
+		assert_int_equal(s.served, 7);
+	}
+	free(big);
+}
+
+static void test_rpc_auth_refused(void **state)
+{
+	pfs_auth_key m, ck, m2, bad;
+	asrv s;
+	pfs_rpc_opts o = { .max_conns = 2, .timeout_ms = 2000, .retry_ms = 20000,
+			   .client_id = 5, .auth = &bad };
+	pfs_rpc_pool *p = NULL;
+	pfs_rpc_reply r = { 0 };
+	uint64_t t0;
+
+	keys(&m, &ck, PFS_INTEGRITY_HEADER);
+	keys(&m2, &bad, PFS_INTEGRITY_FULL); /* another cluster's client key */
+	asrv_start(&s, &m);
+	assert_int_equal(pfs_rpc_pool_create("127.0.0.1", s.port, &o, &p), 0);
+	/* Refused at once: not retried for the 20 s retry window. */
+	t0 = pfs_clock_ms();
+	assert_int_equal(pfs_rpc_call(p, PFS_OP_PING, "j", PFS_RPC_IDEMPOTENT, "a", 1, NULL, 0,
+				      &r), -EACCES);
+	assert_true(pfs_clock_ms() - t0 < 15000);
+	pfs_rpc_pool_destroy(p);
+
+	/* A reply altered on the wire: -EBADMSG, the connection is dropped. */
+	o.auth = &ck;
+	s.tamper = 1;
+	assert_int_equal(pfs_rpc_pool_create("127.0.0.1", s.port, &o, &p), 0);
+	assert_int_equal(pfs_rpc_call(p, PFS_OP_PING, "j", 0, "abc", 3, NULL, 0, &r), -EBADMSG);
+	assert_null(r.data);
+	pfs_rpc_reply_free(&r);
+	pfs_rpc_pool_destroy(p);
+
+	/* A pool without a key against the authenticating server: its frame
+	 * is not a HELLO, so the server refuses (-EPROTO) and closes. */
+	o.auth = NULL;
+	o.retry_ms = 200;
+	assert_int_equal(pfs_rpc_pool_create("127.0.0.1", s.port, &o, &p), 0);
+	assert_true(pfs_rpc_call(p, PFS_OP_PING, "j", 0, "abc", 3, NULL, 0, &r) < 0);
+	pfs_rpc_pool_destroy(p);
+	asrv_stop(&s);
+	assert_int_equal(s.auth_failed, 1);
+	assert_int_equal(s.served, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +601,8 @@ int main(void)
 		cmocka_unit_test(test_rpc_bulk_from_pipe),
 		cmocka_unit_test(test_rpc_tag_and_reply_header),
 		cmocka_unit_test(test_rpc_addr_parse),
+		cmocka_unit_test(test_rpc_auth),
+		cmocka_unit_test(test_rpc_auth_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
