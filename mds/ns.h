@@ -28,6 +28,7 @@ typedef struct mds_ns mds_ns;
 #include "mds/dbsync.h"
 #include "mds/destroy_log.h"
 #include "mds/kv.h"
+#include "mds/ostreg.h"
 
 #define MDS_SYNC_PERIODIC 0 /* MDB_NOSYNC + mdb_env_sync every sync_interval_ms */
 #define MDS_SYNC_FULL 1     /* fsync on every commit */
@@ -45,13 +46,6 @@ typedef struct mds_ns_opts {
 	uint64_t (*clock_ms)(void *arg);
 	void *clock_arg;
 } mds_ns_opts;
-
-/* One OST as an OSS reports it in REGISTER / HEARTBEAT. */
-typedef struct mds_ost_report {
-	char uuid[64];   /* REGISTER only */
-	uint32_t index;  /* HEARTBEAT only */
-	uint64_t total_bytes, free_bytes, objects;
-} mds_ost_report;
 
 /* One READDIR entry. */
 typedef struct mds_dirent {
@@ -105,7 +99,6 @@ int mds_ns_symlink(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *n
 int mds_ns_readlink(mds_ns *ns, const pfs_cred *c, uint64_t ino, char *target);
 int mds_ns_link(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t newparent,
 		const char *newname, pfs_attr *out);
-int mds_ns_statfs(mds_ns *ns, const pfs_cred *c, pfs_statfs *out);
 /* flags: XATTR_CREATE / XATTR_REPLACE.  Namespaces: user.* needs write
  * permission (read for get), trusted.* and security.* need root to set,
  * system.* is not supported (-EOPNOTSUPP, so no POSIX ACLs). */
@@ -140,19 +133,5 @@ int mds_ns_getlayout(mds_ns *ns, const pfs_cred *c, uint64_t ino, pfs_layout *la
  * destroy log.  Owner or root only. */
 int mds_ns_setstripe(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t stripe_size,
 		     uint32_t stripe_count);
-
-/* ---- OST registry ---- */
-/* Register n OSTs of one OSS: an uuid seen before keeps its index.  idx[]
- * gets the indices; the OSTs are up from now on. */
-int mds_ns_oss_register(mds_ns *ns, const char *oss, const char *host,
-			uint16_t data_port, uint16_t ctl_port, const mds_ost_report *r,
-			uint32_t n, uint32_t *idx);
-/* Update capacity and liveness; -ENOENT for an unknown index, -EPERM if it
- * belongs to another OSS. */
-int mds_ns_oss_heartbeat(mds_ns *ns, const char *oss, const mds_ost_report *r, uint32_t n);
-/* All OSTs, by index, in a malloc'd *out (caller frees); *n the count. */
-int mds_ns_ost_list(mds_ns *ns, pfs_ost_info **out, uint32_t *n);
-/* Control address of OST idx (host holds 64 bytes); *up its liveness. */
-int mds_ns_ost_addr(mds_ns *ns, uint32_t idx, char *host, uint16_t *ctl_port, int *up);
 
 #endif
