@@ -29,6 +29,7 @@ struct ost_pool {
 struct mds_destroyer {
 	mds_ns *ns;
 	unsigned interval_ms;
+	const struct pfs_auth_key *auth; /* borrowed; NULL = no authentication */
 	pthread_t thr;
 	pthread_mutex_t lock; /* guards wake, stop */
 	pthread_cond_t cv;
@@ -68,7 +69,8 @@ static pfs_rpc_pool *pool_for(mds_destroyer *d, uint32_t ost, int *down)
 		p->pool = NULL;
 	}
 	if (!p->pool) {
-		pfs_rpc_opts o = { .max_conns = 2, .timeout_ms = 5000, .retry_ms = 1 };
+		pfs_rpc_opts o = { .max_conns = 2, .timeout_ms = 5000, .retry_ms = 1,
+				   .auth = d->auth };
 		if (pfs_rpc_pool_create(host, port, &o, &p->pool)) {
 			*down = 1;
 			return NULL;
@@ -180,6 +182,12 @@ static void notify_cb(void *arg)
 
 int mds_destroyer_start(mds_ns *ns, unsigned interval_ms, mds_destroyer **out)
 {
+	return mds_destroyer_start_auth(ns, interval_ms, NULL, out);
+}
+
+int mds_destroyer_start_auth(mds_ns *ns, unsigned interval_ms, const struct pfs_auth_key *auth,
+			     mds_destroyer **out)
+{
 	mds_destroyer *d = calloc(1, sizeof(*d));
 	pthread_condattr_t ca;
 	int rc;
@@ -187,6 +195,7 @@ int mds_destroyer_start(mds_ns *ns, unsigned interval_ms, mds_destroyer **out)
 	if (!d)
 		return -ENOMEM;
 	d->ns = ns;
+	d->auth = auth;
 	d->interval_ms = interval_ms ? interval_ms : 1000;
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_condattr_init(&ca);

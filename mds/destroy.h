@@ -16,6 +16,11 @@ typedef struct mds_destroyer mds_destroyer;
 /* Start the thread on ns (borrowed: must outlive the destroyer) and install
  * the wake-up notify on ns.  interval_ms 0 = 1000. */
 int mds_destroyer_start(mds_ns *ns, unsigned interval_ms, mds_destroyer **out);
+/* The same with the MDS key for the OSS control ports (common/auth.h;
+ * borrowed, must outlive the destroyer; NULL = no authentication). */
+struct pfs_auth_key;
+int mds_destroyer_start_auth(mds_ns *ns, unsigned interval_ms, const struct pfs_auth_key *auth,
+			     mds_destroyer **out);
 /* Ask for a pass now.  Thread-safe, never blocks on the network. */
 void mds_destroyer_wake(mds_destroyer *d);
 /* Number of objects confirmed destroyed since start (for tests and stats). */

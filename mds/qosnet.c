@@ -70,6 +70,7 @@ static pfs_rpc_pool *pool_for(mds_qosnet *n, const mds_qos_oss *o)
 	pfs_rpc_opts ro = {
 		.max_conns = 2, .timeout_ms = n->o.timeout_ms,
 		.retry_ms = 1, /* a dead OSS fails at once; the next round retries */
+		.auth = n->o.auth,
 	};
 
 	for (size_t i = 0; i < n->npools; i++)

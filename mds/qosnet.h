@@ -21,11 +21,15 @@
 
 #include "mds/qosctl.h"
 
+struct pfs_auth_key;
 typedef struct mds_qosnet mds_qosnet;
 
 typedef struct mds_qosnet_opts {
 	int timeout_ms;        /* default 1000 */
 	unsigned max_threads;  /* concurrent RPCs per round; default 64 */
+	/* The MDS key for the OSS control ports (common/auth.h); NULL = none.
+	 * Borrowed: must outlive the qosnet. */
+	const struct pfs_auth_key *auth;
 } mds_qosnet_opts;
 
 /* opts may be NULL.  0 or -ENOMEM. */
