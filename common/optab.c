@@ -3,6 +3,7 @@
  * refused with -EACCES once authentication is on. */
 #include "common/optab.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -155,4 +156,30 @@ int pfs_optab_log_refusal(pfs_optab_log *l, const char *who, const char *peer, u
 		"on this connection are not logged)", who, pfs_op_name(op), p,
 		role == PFS_ROLE_ANY ? "any" : pfs_role_name(role), why);
 	return 1;
+}
+
+int pfs_optab_roles_parse(const char *s, unsigned *mask)
+{
+	static const struct { const char *name; unsigned role; } names[] = {
+		{ "mds", PFS_ROLE_MDS }, { "oss", PFS_ROLE_OSS },
+		{ "client", PFS_ROLE_CLIENT }, { "admin", PFS_ROLE_ADMIN },
+	};
+	unsigned m = 0;
+
+	while (s && *s) {
+		size_t n = strcspn(s, ", \t");
+		int found = n == 0 || (n == 4 && !strncmp(s, "none", 4));
+
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !found; i++)
+			if (strlen(names[i].name) == n && !strncmp(s, names[i].name, n)) {
+				m |= names[i].role;
+				found = 1;
+			}
+		if (!found)
+			return -EINVAL;
+		s += n;
+		s += strspn(s, ", \t");
+	}
+	*mask = m;
+	return 0;
 }

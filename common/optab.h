@@ -67,6 +67,10 @@ void pfs_optab_log_destroy(pfs_optab_log *l);
 int pfs_optab_log_refusal(pfs_optab_log *l, const char *who, const char *peer, uint16_t op,
 			  unsigned role, const char *why);
 
+/* "admin,client" (comma-separated role names; "none" or "" = 0) -> mask
+ * of PFS_ROLE_*; -EINVAL for an unknown name. */
+int pfs_optab_roles_parse(const char *s, unsigned *mask);
+
 /* Every row, for tests and documentation; *n rows. */
 const pfs_optab_row *pfs_optab_rows(unsigned *n);
 

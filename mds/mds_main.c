@@ -37,6 +37,7 @@
 #include "common/layout.h"
 #include "common/log.h"
 #include "common/net.h"
+#include "common/optab.h"
 #include "common/proto.h"
 #include "common/version.h"
 #include "mds/destroy.h"
@@ -67,6 +68,10 @@ struct mds_cfg {
 	int job_idle_s;
 	char metrics_host[256];
 	int metrics_port;
+	int root_squash;
+	int root_squash_uid, root_squash_gid;
+	char nosquash_roles[64];
+	int capa_lifetime_s;
 };
 
 #define OPT(k, t, f, d, h, lo, hi) PFS_CFG_OPT(struct mds_cfg, k, t, f, d, h, lo, hi)
@@ -102,6 +107,15 @@ static const pfs_cfg_opt mds_opts[] = {
 	STR("metrics_host", metrics_host, "0.0.0.0", "Prometheus endpoint address"),
 	OPT("metrics_port", PFS_CFG_INT, metrics_port, "0", "Prometheus endpoint port (0 = off)",
 	    0, 65535),
+	OPT("root_squash", PFS_CFG_BOOL, root_squash, "on",
+	    "map uid/gid 0 of client keys to root_squash_uid/gid", 0, 1),
+	OPT("root_squash_uid", PFS_CFG_INT, root_squash_uid, "65534", "uid root is mapped to",
+	    1, INT_MAX),
+	OPT("root_squash_gid", PFS_CFG_INT, root_squash_gid, "65534", "gid root is mapped to",
+	    1, INT_MAX),
+	STR("nosquash_roles", nosquash_roles, "admin", "key roles never squashed (admin,client|none)"),
+	OPT("capa_lifetime_s", PFS_CFG_INT, capa_lifetime_s, "600",
+	    "lifetime of object capabilities in seconds (5..86400)", 5, 86400),
 	PFS_CFG_ALIAS("heartbeat_timeout", "heartbeat_timeout_ms", 1000, NULL, "in seconds"),
 	PFS_CFG_ALIAS("qos_interval", "qos_interval_s", 0, NULL, "in seconds"),
 	PFS_CFG_ALIAS("job_idle", "job_idle_s", 0, NULL, "in seconds"),
@@ -237,7 +251,16 @@ int main(int argc, char **argv)
 	}
 	mds_server_opts so = { .host = host, .port = port,
 			       .sync_on_setsize = sync_mode == MDS_SYNC_PERIODIC,
-			       .jobs = jobs, .qos = qos };
+			       .jobs = jobs, .qos = qos, .root_squash = cfg.root_squash,
+			       .root_squash_uid = (uint32_t)cfg.root_squash_uid,
+			       .root_squash_gid = (uint32_t)cfg.root_squash_gid,
+			       .capa_lifetime_s = (unsigned)cfg.capa_lifetime_s };
+	if (pfs_optab_roles_parse(cfg.nosquash_roles, &so.nosquash_roles)) {
+		fprintf(stderr, "pfs-mds: nosquash_roles: unknown role in \"%s\"\n",
+			cfg.nosquash_roles);
+		status = 2;
+		goto out;
+	}
 	rc = mds_server_start(ns, &so, &srv);
 	if (rc) {
 		fprintf(stderr, "pfs-mds: cannot listen on %s: %s\n", cfg.listen, pfs_strerror(rc));
