@@ -57,6 +57,7 @@
 #define OSS_RCC_MAX_DEFAULT 32
 
 typedef struct oss_server oss_server;
+struct pfs_auth_key;
 
 typedef struct oss_server_opts {
 	const char *host;             /* bind address of both ports; NULL/"" = all */
@@ -80,6 +81,12 @@ typedef struct oss_server_opts {
 	double adaptbf_period;        /* s; 0 = default */
 	double job_idle_s;            /* 0 = default */
 	int qos_no_thread;            /* tests: drive oss_qos_tick themselves */
+	/* Authorization (oss/README.md "Authorization"): the OSS's key for
+	 * both ports (borrowed; NULL = no authentication, every peer trusted:
+	 * tests and measurements only).  With a key, K_cap is derived from it
+	 * and every object request needs a capability (common/capa.h). */
+	const struct pfs_auth_key *auth;
+	const uint8_t *capa_key;      /* K_cap given directly (tests); else from auth */
 } oss_server_opts;
 
 /* Start both ports, the OSTs' I/O threads and the QoS loop.  On error
