@@ -216,6 +216,16 @@ int pfs_auth_key_load(const char *path, pfs_auth_key *out, const char **why)
 	return 0;
 }
 
+int pfs_auth_key_load_msg(const char *path, pfs_auth_key *out, char *err, size_t errlen)
+{
+	const char *why = NULL;
+	int rc = pfs_auth_key_load(path, out, &why);
+
+	if (rc)
+		snprintf(err, errlen, "key file %s: %s", path, why ? why : strerror(-rc));
+	return rc;
+}
+
 static int kdf(const uint8_t m[PFS_AUTH_KEY_LEN], uint64_t id, const char ctx[8],
 	       uint8_t out[PFS_AUTH_KEY_LEN])
 {

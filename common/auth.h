@@ -121,6 +121,9 @@ int pfs_auth_init(void);
 /* Load and check a key file (see the format and permission rule above).
  * On error *why (if non-NULL) points at a static message. */
 int pfs_auth_key_load(const char *path, pfs_auth_key *out, const char **why);
+/* For programs: the same, with "PATH: reason" (or "PATH: strerror") in
+ * err on failure. */
+int pfs_auth_key_load_msg(const char *path, pfs_auth_key *out, char *err, size_t errlen);
 /* Write a new key file (mode 0600, refuses to overwrite): role mds/oss get a
  * fresh M, unless master is given; client/admin need master (a server key)
  * and get K_role derived from it. */
