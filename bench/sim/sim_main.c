@@ -417,12 +417,13 @@ static int cmd_run(int argc, char **argv)
 		fclose(csv);
 		csv = NULL;
 	}
+	double loss_worse = 0;
 	if (self_ref) {
 		r.m.frac_worse_than_pofs = 0; /* the run is its own reference */
 		rr = r;
 		rr.jobs = NULL;
 	} else {
-		r.m.frac_worse_than_pofs = sim_run_compare(&sc, &r, &rr);
+		r.m.frac_worse_than_pofs = sim_run_compare_loss(&sc, &r, &rr, &loss_worse);
 	}
 	double secs = now_s() - t0;
 
@@ -441,6 +442,9 @@ static int cmd_run(int argc, char **argv)
 		json_object_set_new(j, "outstanding_node_hours",
 				    num_or_null(r.m.outstanding_node_hours));
 		json_object_set_new(j, "jain", num_or_null(r.m.jain));
+		json_object_set_new(j, "mean_loss_worse", num_or_null(loss_worse));
+		json_object_set_new(j, "max_outstanding_node_hours",
+				    num_or_null(r.max_outstanding_nh));
 		char *s = json_dumps(j, JSON_REAL_PRECISION(10));
 		json_decref(j);
 		if (!s) {

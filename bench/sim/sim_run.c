@@ -287,6 +287,12 @@ static int decide(sim *S, double t, char *err, size_t errlen)
 		if (!isnan(S->coupons[i]))
 			S->app_coupon[sc->jobs[S->io[i]].app] = S->coupons[i];
 	}
+	if (rows && !isnan(S->coupons[0])) {
+		/* GIFT sec. 4: outstanding node-hours "at any time" */
+		double nh = outstanding_nh(S);
+		if (nh > S->out->max_outstanding_nh)
+			S->out->max_outstanding_nh = nh;
+	}
 	int over = sim_fluid_rates(S->fj, S->n_io, sc->capacity, n, fluid_flags(sc),
 				   S->scratch);
 	if (over > 0)
@@ -624,12 +630,21 @@ void sim_run_result_free(sim_run_result *r)
 double sim_run_compare(const sim_scenario *sc, const sim_run_result *r,
 		       const sim_run_result *ref)
 {
+	return sim_run_compare_loss(sc, r, ref, NULL);
+}
+
+double sim_run_compare_loss(const sim_scenario *sc, const sim_run_result *r,
+			    const sim_run_result *ref, double *mean_loss)
+{
 	double *mine = calloc(sc->n_apps, sizeof(double)), *theirs = calloc(sc->n_apps,
 									    sizeof(double));
 	uint8_t *seen = calloc(sc->n_apps, 1);
 	double frac = NAN;
 	size_t apps = 0, worse = 0;
+	double loss = 0;
 
+	if (mean_loss)
+		*mean_loss = NAN;
 	if (!mine || !theirs || !seen || r->n_jobs != ref->n_jobs)
 		goto out;
 	for (size_t j = 0; j < r->n_jobs; j++) {
@@ -645,11 +660,15 @@ double sim_run_compare(const sim_scenario *sc, const sim_run_result *r,
 			continue;
 		apps++;
 		/* A relative margin so float noise in equal runs is not "worse". */
-		if (mine[a] > theirs[a] * (1 + 1e-6) + 1e-6)
+		if (mine[a] > theirs[a] * (1 + 1e-6) + 1e-6) {
 			worse++;
+			loss += mine[a] / theirs[a] - 1.0;
+		}
 	}
 	if (apps)
 		frac = (double)worse / (double)apps;
+	if (mean_loss)
+		*mean_loss = worse ? loss / (double)worse : 0.0;
 out:
 	free(mine);
 	free(theirs);

@@ -79,6 +79,8 @@ typedef struct sim_run_result {
 	double served_bandwidth;    /* mean served rate while busy */
 	double mean_objective;      /* mean of the policy's qos_result.effective
 				     * over decisions (NaN if it never sets it) */
+	double max_outstanding_nh;  /* largest outstanding_node_hours after any
+				     * decision (GIFT sec. 4: "at any time") */
 } sim_run_result;
 
 typedef struct sim_run_opts {
@@ -98,5 +100,11 @@ void sim_run_result_free(sim_run_result *r);
  * seed); NaN if no application completed in both. */
 double sim_run_compare(const sim_scenario *sc, const sim_run_result *r,
 		       const sim_run_result *ref);
+/* The same, and *mean_loss (if not NULL) gets the mean relative I/O-time
+ * loss of the applications that are worse (mine / theirs - 1; 0 if none,
+ * NaN when the fraction is NaN): GIFT sec. 4's "average magnitude of I/O
+ * time degradation" (about 1.2% in the paper). */
+double sim_run_compare_loss(const sim_scenario *sc, const sim_run_result *r,
+			    const sim_run_result *ref, double *mean_loss);
 
 #endif
