@@ -71,6 +71,8 @@ static const char *param_list(const qos_param *v, size_t n, char *buf, size_t le
 	return n ? buf : "none";
 }
 
+static double outstanding_nh(const sim *S);
+
 static int fail(char *err, size_t len, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 static int fail(char *err, size_t len, int rc, const char *fmt, ...)
