@@ -29,6 +29,7 @@ typedef struct mds_ns mds_ns;
 #include "mds/destroy_log.h"
 #include "mds/kv.h"
 #include "mds/ostreg.h"
+#include "mds/xattr.h"
 
 #define MDS_SYNC_PERIODIC 0 /* MDB_NOSYNC + mdb_env_sync every sync_interval_ms */
 #define MDS_SYNC_FULL 1     /* fsync on every commit */
@@ -99,18 +100,6 @@ int mds_ns_symlink(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *n
 int mds_ns_readlink(mds_ns *ns, const pfs_cred *c, uint64_t ino, char *target);
 int mds_ns_link(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t newparent,
 		const char *newname, pfs_attr *out);
-/* flags: XATTR_CREATE / XATTR_REPLACE.  Namespaces: user.* needs write
- * permission (read for get), trusted.* and security.* need root to set,
- * system.* is not supported (-EOPNOTSUPP, so no POSIX ACLs). */
-int mds_ns_setxattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, const char *name,
-		    const void *value, size_t len, uint32_t flags);
-/* The whole value into a malloc'd *value (caller frees), length in *len. */
-int mds_ns_getxattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, const char *name,
-		    void **value, size_t *len);
-/* NUL-separated names (each NUL-terminated) in a malloc'd *list. */
-int mds_ns_listxattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, char **list,
-		     size_t *len);
-int mds_ns_removexattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, const char *name);
 /* Permission check for the O_ACCMODE of flags (O_TRUNC also needs write);
  * -EISDIR for writing a directory.  Returns attributes and layout. */
 int mds_ns_open_file(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t flags,
