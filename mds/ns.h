@@ -27,6 +27,7 @@ typedef struct mds_ns mds_ns;
  * the headers below. */
 #include "mds/dbsync.h"
 #include "mds/destroy_log.h"
+#include "mds/dir.h"
 #include "mds/kv.h"
 #include "mds/ostreg.h"
 #include "mds/xattr.h"
@@ -47,14 +48,6 @@ typedef struct mds_ns_opts {
 	uint64_t (*clock_ms)(void *arg);
 	void *clock_arg;
 } mds_ns_opts;
-
-/* One READDIR entry. */
-typedef struct mds_dirent {
-	uint64_t ino;
-	uint32_t mode;
-	uint64_t next_cookie; /* pass back to continue after this entry */
-	char name[PFS_NAME_MAX + 1];
-} mds_dirent;
 
 /* Open (creating the root on first use) / close.  On error *out is untouched
  * and everything is released.  close stops the sync thread, syncs and frees;
@@ -87,13 +80,6 @@ int mds_ns_rmdir(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *nam
 /* flags: PFS_RENAME_NOREPLACE | PFS_RENAME_EXCHANGE. */
 int mds_ns_rename(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
 		  uint64_t newparent, const char *newname, uint32_t flags);
-/* Entries after cookie (0 = from the start), at most max (capped at
- * PFS_READDIR_MAX) into out[]; *n gets the count, *eof 1 when the directory
- * has no more entries.  Cookies are stable: an entry keeps its cookie until
- * removed, new entries get larger ones, so paging sees every entry that
- * exists throughout exactly once.  Needs read permission on the directory. */
-int mds_ns_readdir(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t cookie,
-		   uint32_t max, mds_dirent *out, uint32_t *n, int *eof);
 int mds_ns_symlink(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
 		   const char *target, pfs_attr *out);
 /* target must hold PFS_PATH_MAX + 1 bytes; NUL-terminated. */
