@@ -62,7 +62,16 @@ typedef struct fh {
 	pfs_layout layout;
 	char job[PFS_JOBID_MAX + 1];
 	uint32_t uid, gid;
+	/* Object capabilities (client/mdc.h cli_caps; NULL without
+	 * authentication), swapped under caps_lock when renewed with the
+	 * opener's credential; every OSS request takes a reference. */
+	pthread_mutex_t caps_lock;
+	cli_caps *caps;
+	pfs_cred cred;
 } fh;
+
+static int fh_renew(cli_fs *fs, fh *h);
+static cli_caps *fh_caps(cli_fs *fs, fh *h);
 
 int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opts *opts,
 		  cli_fs **out)
@@ -506,17 +515,31 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		/* ftruncate is for the file's opener, truncate for the caller. */
 		pfs_rpc_tag tag = { .job = c.job, .uid = c.cred.uid, .gid = c.cred.gid };
 
+		cli_caps *caps = NULL;
+
 		if (fi && fi->fh) {
-			lay = ((fh *)(uintptr_t)fi->fh)->layout;
-			tag = fh_tag((fh *)(uintptr_t)fi->fh);
+			fh *h = (fh *)(uintptr_t)fi->fh;
+
+			lay = h->layout;
+			tag = fh_tag(h);
+			caps = fh_caps(fs, h);
 		} else {
 			rc = cli_mdc_access(fs->mdc, &c, ino, W_OK);
 			if (rc == 0)
-				rc = cli_mdc_getlayout(fs->mdc, &c, ino, &lay);
+				rc = cli_mdc_getlayout_caps(fs->mdc, &c, ino, &lay, &caps);
 			if (rc)
 				goto out;
 		}
-		rc = cli_osc_truncate(fs->osc, &tag, &lay, sa.size);
+		rc = cli_osc_truncate_caps(fs->osc, &tag, &lay, caps, sa.size);
+		cli_caps_put(caps);
+		/* ftruncate through an open file whose capabilities were
+		 * renewed too late: the MDS's fresh ones, once */
+		if (rc == -EKEYEXPIRED && fi && fi->fh &&
+		    fh_renew(fs, (fh *)(uintptr_t)fi->fh) == 0) {
+			caps = fh_caps(fs, (fh *)(uintptr_t)fi->fh);
+			rc = cli_osc_truncate_caps(fs->osc, &tag, &lay, caps, sa.size);
+			cli_caps_put(caps);
+		}
 		if (rc)
 			goto out;
 	}
@@ -685,17 +708,20 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const 
 /* Register an open handle of ino with fresh attributes a; decides
  * keep_cache.  Returns the handle or NULL (ENOMEM). */
 static fh *open_handle(cli_fs *fs, const cli_ctx *c, const pfs_attr *a, const pfs_layout *lay,
-		       struct fuse_file_info *fi, int created)
+		       cli_caps *caps, struct fuse_file_info *fi, int created)
 {
 	fh *h = calloc(1, sizeof(*h));
 	node *n;
 
-	if (!h)
+	if (!h) {
+		cli_caps_put(caps);
 		return NULL;
+	}
 	pthread_mutex_lock(&fs->lock);
 	n = node_get(fs, a->ino);
 	if (!n) {
 		pthread_mutex_unlock(&fs->lock);
+		cli_caps_put(caps);
 		free(h);
 		return NULL;
 	}
@@ -716,9 +742,61 @@ static fh *open_handle(cli_fs *fs, const cli_ctx *c, const pfs_attr *a, const pf
 	memcpy(h->job, c->job, sizeof(h->job));
 	h->uid = c->cred.uid;
 	h->gid = c->cred.gid;
+	h->cred = c->cred;
+	h->caps = caps;
+	pthread_mutex_init(&h->caps_lock, NULL);
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fi->direct_io = (fi->flags & O_DIRECT) != 0;
 	return h;
+}
+
+static void fh_free(fh *h)
+{
+	cli_caps_put(h->caps);
+	pthread_mutex_destroy(&h->caps_lock);
+	free(h);
+}
+
+/* Renew h's capabilities (GETLAYOUT with the opener's credential and
+ * job): 0 or the MDS's answer (-ENOENT once the file is unlinked). */
+static int fh_renew(cli_fs *fs, fh *h)
+{
+	cli_ctx c;
+	pfs_layout lay;
+	cli_caps *nc = NULL, *old;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.cred = h->cred;
+	memcpy(c.job, h->job, sizeof(c.job));
+	rc = cli_mdc_getlayout_caps(fs->mdc, &c, h->n->ino, &lay, &nc);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&h->caps_lock);
+	old = h->caps;
+	h->caps = nc;
+	pthread_mutex_unlock(&h->caps_lock);
+	cli_caps_put(old);
+	return 0;
+}
+
+/* A reference to h's capabilities for one OSS request, renewed first when
+ * three quarters of their lifetime have passed (a failed renewal keeps the
+ * old set: the OSS decides). */
+static cli_caps *fh_caps(cli_fs *fs, fh *h)
+{
+	cli_caps *c;
+
+	pthread_mutex_lock(&h->caps_lock);
+	c = cli_caps_get(h->caps);
+	pthread_mutex_unlock(&h->caps_lock);
+	if (c && cli_caps_stale(c, (uint64_t)time(NULL)) && fh_renew(fs, h) == 0) {
+		cli_caps_put(c);
+		pthread_mutex_lock(&h->caps_lock);
+		c = cli_caps_get(h->caps);
+		pthread_mutex_unlock(&h->caps_lock);
+	}
+	return c;
 }
 
 /* Undo open_handle when the kernel did not take the reply. */
@@ -730,7 +808,7 @@ static void close_handle(cli_fs *fs, fh *h, int created)
 		h->n->nlookup--;
 	node_maybe_free(fs, h->n);
 	pthread_mutex_unlock(&fs->lock);
-	free(h);
+	fh_free(h);
 }
 
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -739,16 +817,17 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	cli_ctx c;
 	pfs_attr a;
 	pfs_layout lay;
+	cli_caps *caps = NULL;
 	fh *h;
 	int rc;
 
 	ctx_of(req, &c);
-	rc = cli_mdc_open(fs->mdc, &c, ino, (uint32_t)fi->flags, &a, &lay);
+	rc = cli_mdc_open_caps(fs->mdc, &c, ino, (uint32_t)fi->flags, &a, &lay, &caps);
 	if (rc) {
 		reply_err(req, rc);
 		return;
 	}
-	h = open_handle(fs, &c, &a, &lay, fi, 0);
+	h = open_handle(fs, &c, &a, &lay, caps, fi, 0);
 	if (!h) {
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -765,19 +844,21 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	cli_ctx c;
 	pfs_attr a;
 	pfs_layout lay;
+	cli_caps *caps = NULL;
 	fh *h;
 	int rc;
 
 	ctx_of(req, &c);
 	/* No OPEN after CREATE: the creator may open its new file with any
 	 * access mode, whatever the mode bits say (open(O_CREAT|O_RDWR, 0444)). */
-	rc = cli_mdc_create_file(fs->mdc, &c, parent, name, mode | S_IFREG,
-				 (fi->flags & O_EXCL) ? PFS_CREATE_EXCL : 0, 0, 0, &a, &lay);
+	rc = cli_mdc_create_file_caps(fs->mdc, &c, parent, name, mode | S_IFREG,
+				      (fi->flags & O_EXCL) ? PFS_CREATE_EXCL : 0, 0, 0, &a, &lay,
+				      &caps);
 	if (rc) {
 		reply_err(req, rc);
 		return;
 	}
-	h = open_handle(fs, &c, &a, &lay, fi, 1);
+	h = open_handle(fs, &c, &a, &lay, caps, fi, 1);
 	if (!h) {
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -799,6 +880,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	pfs_rpc_tag tag = fh_tag(h);
 	uint64_t fsize;
 	size_t got = 0;
+	cli_caps *caps;
 	char *buf;
 	int rc;
 
@@ -823,7 +905,16 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	rc = cli_osc_read(fs->osc, &tag, &h->layout, fsize, (uint64_t)off, size, buf, &got);
+	caps = fh_caps(fs, h);
+	rc = cli_osc_read_caps(fs->osc, &tag, &h->layout, caps, fsize, (uint64_t)off, size, buf,
+			       &got);
+	if (rc == -EKEYEXPIRED && fh_renew(fs, h) == 0) {
+		cli_caps_put(caps);
+		caps = fh_caps(fs, h);
+		rc = cli_osc_read_caps(fs->osc, &tag, &h->layout, caps, fsize, (uint64_t)off,
+				       size, buf, &got);
+	}
+	cli_caps_put(caps);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -876,6 +967,27 @@ static void drain_pipe(cli_fs *fs, struct fuse_bufvec *bufv, size_t size)
  * until the OSS has accepted it (cli_osc_write_pipe duplicates it for each
  * send), so a write refused as busy is sent again.  Anything else is
  * gathered into memory and sent by cli_osc_write. */
+/* cli_osc_write_caps / cli_osc_write_pipe_caps (mem == NULL: from
+ * pipe_fd) with h's capabilities, renewed once on -EKEYEXPIRED. */
+static int fh_write(cli_fs *fs, fh *h, const pfs_rpc_tag *tag, uint64_t off, size_t size,
+		    const void *mem, int pipe_fd)
+{
+	cli_caps *caps = fh_caps(fs, h);
+	int rc;
+
+	for (int i = 0;; i++) {
+		rc = mem ? cli_osc_write_caps(fs->osc, tag, &h->layout, caps, off, size, mem)
+			 : cli_osc_write_pipe_caps(fs->osc, tag, &h->layout, caps, off, size,
+						   pipe_fd);
+		if (rc != -EKEYEXPIRED || i > 0 || fh_renew(fs, h))
+			break;
+		cli_caps_put(caps);
+		caps = fh_caps(fs, h);
+	}
+	cli_caps_put(caps);
+	return rc;
+}
+
 static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv, off_t off,
 			 struct fuse_file_info *fi)
 {
@@ -892,13 +1004,13 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 		return;
 	}
 	if (bufv->count == 1 && bufv->off == 0 && !(b->flags & FUSE_BUF_IS_FD)) {
-		rc = cli_osc_write(fs->osc, &tag, &h->layout, (uint64_t)off, size, b->mem);
+		rc = fh_write(fs, h, &tag, (uint64_t)off, size, b->mem, -1);
 		write_done(req, h, off, size, rc);
 		return;
 	}
 	if (bufv->count == 1 && bufv->off == 0 && (b->flags & FUSE_BUF_IS_FD) &&
 	    !(b->flags & FUSE_BUF_FD_SEEK)) {
-		rc = cli_osc_write_pipe(fs->osc, &tag, &h->layout, (uint64_t)off, size, b->fd);
+		rc = fh_write(fs, h, &tag, (uint64_t)off, size, NULL, b->fd);
 		if (rc != -EXDEV) {
 			/* Answer first: the OSS has the bytes, and the drain only
 			 * drops our references to the pages. */
@@ -919,7 +1031,7 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 	else if ((size_t)got != size)
 		rc = -EIO;
 	else
-		rc = cli_osc_write(fs->osc, &tag, &h->layout, (uint64_t)off, size, mem.buf[0].mem);
+		rc = fh_write(fs, h, &tag, (uint64_t)off, size, mem.buf[0].mem, -1);
 	free(mem.buf[0].mem);
 	write_done(req, h, off, size, rc);
 }
@@ -962,7 +1074,7 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	}
 	node_maybe_free(fs, h->n);
 	pthread_mutex_unlock(&fs->lock);
-	free(h);
+	fh_free(h);
 	fuse_reply_err(req, 0);
 }
 
@@ -970,13 +1082,21 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 {
 	cli_fs *fs = fs_of(req);
 	fh *h = (fh *)(uintptr_t)fi->fh;
+	cli_caps *caps;
 	cli_ctx c;
 	int rc;
 
 	pfs_rpc_tag tag = fh_tag(h);
 
 	ctx_fh(req, h, &c);
-	rc = cli_osc_sync(fs->osc, &tag, &h->layout);
+	caps = fh_caps(fs, h);
+	rc = cli_osc_sync_caps(fs->osc, &tag, &h->layout, caps);
+	if (rc == -EKEYEXPIRED && fh_renew(fs, h) == 0) {
+		cli_caps_put(caps);
+		caps = fh_caps(fs, h);
+		rc = cli_osc_sync_caps(fs->osc, &tag, &h->layout, caps);
+	}
+	cli_caps_put(caps);
 	/* The size is metadata, but without it the data synced is not
 	 * reachable after a crash: push it for fdatasync too. */
 	if (rc == 0)

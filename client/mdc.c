@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 
 struct cli_mdc {
 	pfs_rpc_pool *pool;
@@ -119,28 +120,102 @@ static int call_empty(cli_mdc *m, const cli_ctx *c, uint16_t op, unsigned flags,
 	return rc;
 }
 
-/* A call whose reply is attr [+ layout when layout != NULL]. */
-static int call_attr(cli_mdc *m, const cli_ctx *c, uint16_t op, unsigned flags, pfs_wbuf *w,
-		     pfs_attr *attr, pfs_layout *layout)
+cli_caps *cli_caps_get(cli_caps *c)
+{
+	if (c)
+		__atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
+	return c;
+}
+
+void cli_caps_put(cli_caps *c)
+{
+	if (c && __atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		free(c);
+}
+
+const pfs_capa *cli_caps_find(const cli_caps *c, uint32_t ost, uint64_t object)
+{
+	for (uint32_t i = 0; c && i < c->n; i++)
+		if (c->v[i].ost == ost && c->v[i].object == object)
+			return &c->v[i];
+	return NULL;
+}
+
+int cli_caps_stale(const cli_caps *c, uint64_t now)
+{
+	return c && c->n && now >= c->got + (c->expiry > c->got ? (c->expiry - c->got) * 3 / 4 : 0);
+}
+
+/* The optional capabilities after a layout: u32 n, n x capa.  Kept in
+ * *out when out != NULL, else read and dropped. */
+static int decode_caps(pfs_rbuf *r, cli_caps **out)
+{
+	cli_caps *c;
+	uint32_t n;
+
+	if (out)
+		*out = NULL;
+	if (pfs_rbuf_left(r) == 0)
+		return 0;
+	n = pfs_rbuf_u32(r);
+	if (pfs_rbuf_error(r) || n > PFS_MAX_STRIPES || (size_t)n * PFS_CAPA_LEN > pfs_rbuf_left(r))
+		return -EBADMSG;
+	c = calloc(1, sizeof(*c) + (size_t)n * sizeof(c->v[0]));
+	if (!c)
+		return -ENOMEM;
+	c->refs = 1;
+	c->n = n;
+	c->got = (uint64_t)time(NULL);
+	c->expiry = UINT64_MAX;
+	for (uint32_t i = 0; i < n; i++) {
+		pfs_capa_decode(r, &c->v[i]);
+		if (c->v[i].expiry < c->expiry)
+			c->expiry = c->v[i].expiry;
+	}
+	if (out && n)
+		*out = c;
+	else
+		free(c);
+	return pfs_rbuf_error(r);
+}
+
+/* A call whose reply is attr [+ layout when layout != NULL [+ caps]]. */
+static int call_attr_caps(cli_mdc *m, const cli_ctx *c, uint16_t op, unsigned flags,
+			  pfs_wbuf *w, pfs_attr *attr, pfs_layout *layout, cli_caps **caps)
 {
 	pfs_rpc_reply rep = { 0 };
 	pfs_rbuf r;
 	pfs_attr tmp;
+	cli_caps *got = NULL;
 	int rc = call(m, c->job, op, flags, w, &rep);
 
+	if (caps)
+		*caps = NULL;
 	if (rc)
 		goto out;
 	pfs_rbuf_init(&r, rep.data, rep.len);
 	rc = pfs_attr_decode(&r, attr ? attr : &tmp);
 	if (rc == 0 && layout)
 		rc = pfs_layout_decode(&r, layout);
+	if (rc == 0 && layout)
+		rc = decode_caps(&r, caps ? &got : NULL);
 	if (rc == 0)
 		rc = pfs_rbuf_done(&r);
+	if (rc == 0 && caps)
+		*caps = got;
+	else
+		cli_caps_put(got);
 	if (rc == -EINVAL) /* a layout that fails pfs_layout_check */
 		rc = -EBADMSG;
 out:
 	pfs_rpc_reply_free(&rep);
 	return rc;
+}
+
+static int call_attr(cli_mdc *m, const cli_ctx *c, uint16_t op, unsigned flags, pfs_wbuf *w,
+		     pfs_attr *attr, pfs_layout *layout)
+{
+	return call_attr_caps(m, c, op, flags, w, attr, layout, NULL);
 }
 
 int cli_mdc_lookup(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
@@ -187,6 +262,15 @@ int cli_mdc_create_file(cli_mdc *m, const cli_ctx *c, uint64_t parent, const cha
 			uint32_t mode, uint32_t flags, uint32_t stripe_size,
 			uint32_t stripe_count, pfs_attr *attr, pfs_layout *layout)
 {
+	return cli_mdc_create_file_caps(m, c, parent, name, mode, flags, stripe_size,
+					stripe_count, attr, layout, NULL);
+}
+
+int cli_mdc_create_file_caps(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+			     uint32_t mode, uint32_t flags, uint32_t stripe_size,
+			     uint32_t stripe_count, pfs_attr *attr, pfs_layout *layout,
+			     cli_caps **caps)
+{
 	pfs_wbuf w;
 	int rc = name_ok(name);
 
@@ -199,7 +283,7 @@ int cli_mdc_create_file(cli_mdc *m, const cli_ctx *c, uint64_t parent, const cha
 	pfs_wbuf_u32(&w, flags);
 	pfs_wbuf_u32(&w, stripe_size);
 	pfs_wbuf_u32(&w, stripe_count);
-	return call_attr(m, c, PFS_OP_MDS_CREATE, 0, &w, attr, layout);
+	return call_attr_caps(m, c, PFS_OP_MDS_CREATE, 0, &w, attr, layout, caps);
 }
 
 int cli_mdc_mknod(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
@@ -483,12 +567,18 @@ int cli_mdc_removexattr(cli_mdc *m, const cli_ctx *c, uint64_t ino, const char *
 int cli_mdc_open(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t flags, pfs_attr *attr,
 		 pfs_layout *layout)
 {
+	return cli_mdc_open_caps(m, c, ino, flags, attr, layout, NULL);
+}
+
+int cli_mdc_open_caps(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t flags,
+		      pfs_attr *attr, pfs_layout *layout, cli_caps **caps)
+{
 	pfs_wbuf w;
 
 	begin(&w, c);
 	pfs_wbuf_u64(&w, ino);
 	pfs_wbuf_u32(&w, flags);
-	return call_attr(m, c, PFS_OP_MDS_OPEN, PFS_RPC_IDEMPOTENT, &w, attr, layout);
+	return call_attr_caps(m, c, PFS_OP_MDS_OPEN, PFS_RPC_IDEMPOTENT, &w, attr, layout, caps);
 }
 
 int cli_mdc_access(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t mask)
@@ -515,11 +605,20 @@ int cli_mdc_setsize(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint64_t size,
 
 int cli_mdc_getlayout(cli_mdc *m, const cli_ctx *c, uint64_t ino, pfs_layout *layout)
 {
+	return cli_mdc_getlayout_caps(m, c, ino, layout, NULL);
+}
+
+int cli_mdc_getlayout_caps(cli_mdc *m, const cli_ctx *c, uint64_t ino, pfs_layout *layout,
+			   cli_caps **caps)
+{
 	pfs_rpc_reply rep = { 0 };
+	cli_caps *got = NULL;
 	pfs_wbuf w;
 	pfs_rbuf r;
 	int rc;
 
+	if (caps)
+		*caps = NULL;
 	begin(&w, c);
 	pfs_wbuf_u64(&w, ino);
 	rc = call(m, c->job, PFS_OP_MDS_GETLAYOUT, PFS_RPC_IDEMPOTENT, &w, &rep);
@@ -527,7 +626,13 @@ int cli_mdc_getlayout(cli_mdc *m, const cli_ctx *c, uint64_t ino, pfs_layout *la
 		pfs_rbuf_init(&r, rep.data, rep.len);
 		rc = pfs_layout_decode(&r, layout);
 		if (rc == 0)
+			rc = decode_caps(&r, caps ? &got : NULL);
+		if (rc == 0)
 			rc = pfs_rbuf_done(&r);
+		if (rc == 0 && caps)
+			*caps = got;
+		else
+			cli_caps_put(got);
 		if (rc == -EINVAL)
 			rc = -EBADMSG;
 	}

@@ -22,12 +22,33 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/capa.h"
 #include "common/layout.h"
 #include "common/msg.h"
 #include "common/proto.h"
 #include "common/rpc.h"
 
 typedef struct cli_mdc cli_mdc;
+
+/* Object capabilities of one file (common/capa.h) as the MDS gave them
+ * with OPEN, CREATE or GETLAYOUT: immutable once made and reference
+ * counted, so an open file can swap in renewed ones while I/O still uses
+ * the old set.  Without authentication the MDS sends none (NULL sets). */
+typedef struct cli_caps {
+	unsigned refs;     /* atomic */
+	uint64_t got;      /* CLOCK_REALTIME seconds when received */
+	uint64_t expiry;   /* earliest expiry of v[] */
+	uint32_t n;
+	pfs_capa v[];
+} cli_caps;
+/* NULL-safe. */
+cli_caps *cli_caps_get(cli_caps *c);
+void cli_caps_put(cli_caps *c);
+/* The capability for (ost, object), or NULL. */
+const pfs_capa *cli_caps_find(const cli_caps *c, uint32_t ost, uint64_t object);
+/* 1 when c should be renewed at now (CLOCK_REALTIME s): three quarters of
+ * its lifetime have passed. */
+int cli_caps_stale(const cli_caps *c, uint64_t now);
 
 /* Who is asking: credentials and job id of the process behind a request. */
 typedef struct cli_ctx {
@@ -121,6 +142,18 @@ int cli_mdc_setsize(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint64_t size,
 /* A file's layout; a directory's reply (its default, no stripes) is
  * -EBADMSG here, see cli_mdc_getlayout_any. */
 int cli_mdc_getlayout(cli_mdc *m, const cli_ctx *c, uint64_t ino, pfs_layout *layout);
+/* The same three calls keeping the capabilities that follow the layout
+ * (*caps = NULL when there are none; the caller puts it).  The plain calls
+ * above read and drop them.  GETLAYOUT is also the renewal: an unlinked
+ * file has no layout and gets none. */
+int cli_mdc_open_caps(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t flags,
+		      pfs_attr *attr, pfs_layout *layout, cli_caps **caps);
+int cli_mdc_create_file_caps(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+			     uint32_t mode, uint32_t flags, uint32_t stripe_size,
+			     uint32_t stripe_count, pfs_attr *attr, pfs_layout *layout,
+			     cli_caps **caps);
+int cli_mdc_getlayout_caps(cli_mdc *m, const cli_ctx *c, uint64_t ino, pfs_layout *layout,
+			   cli_caps **caps);
 /* GETLAYOUT of any inode.  A file: its layout, *nobj = stripe_count (0 for
  * a file without a layout yet).  A directory: the default of files created
  * below, which the MDS sends as stripe_size and stripe_count alone, so

@@ -67,6 +67,7 @@ typedef struct piece {
 	const void *bulk;     /* WRITE data in memory */
 	int pipe_fd;          /* WRITE data in this pipe (never consumed), or -1 */
 	void *rbuf;           /* READ destination */
+	const pfs_capa *cap;  /* the object's capability (in the caller's set) or NULL */
 	pfs_extent ext;       /* READ/WRITE: the extent this piece serves */
 	int ep;               /* endpoint index: the lock order */
 	pfs_rpc_pool *pool;
@@ -494,6 +495,9 @@ static int piece_start(cli_osc *o, const pfs_rpc_tag *tag, piece *p, pfs_rpc_inf
 	default:
 		break;
 	}
+	/* the capability follows the fixed fields, before a write's bulk */
+	if (p->cap)
+		pfs_capa_encode(&w, p->cap);
 	rc = pfs_wbuf_error(&w);
 	if (rc)
 		goto out;
@@ -749,21 +753,23 @@ static int run_pieces(cli_osc *o, const pfs_rpc_tag *tag, piece *ps, size_t n)
 	return rc;
 }
 
-static void piece_init(piece *p, uint16_t op, const pfs_layout *l, const pfs_extent *e)
+static void piece_init(piece *p, uint16_t op, const pfs_layout *l, const cli_caps *caps,
+		       const pfs_extent *e)
 {
 	memset(p, 0, sizeof(*p));
 	p->op = op;
 	p->pipe_fd = -1;
 	p->ost = l->stripe[e->idx].ost;
 	p->object = l->stripe[e->idx].object;
+	p->cap = cli_caps_find(caps, p->ost, p->object);
 	p->obj_off = e->obj_off;
 	p->len = e->len;
 	p->ext = *e;
 }
 
 /* Build the pieces of a read or write of [off, off+len). */
-static int io_pieces(const pfs_layout *l, uint16_t op, uint64_t off, size_t len, void *rbuf,
-		     const void *wbuf, piece **out, size_t *nout)
+static int io_pieces(const pfs_layout *l, const cli_caps *caps, uint16_t op, uint64_t off,
+		     size_t len, void *rbuf, const void *wbuf, piece **out, size_t *nout)
 {
 	size_t n = cli_osc_plan(l, off, len, PFS_MAX_IO, NULL, 0);
 	pfs_extent *e;
@@ -780,7 +786,7 @@ static int io_pieces(const pfs_layout *l, uint16_t op, uint64_t off, size_t len,
 	}
 	cli_osc_plan(l, off, len, PFS_MAX_IO, e, n);
 	for (size_t i = 0; i < n; i++) {
-		piece_init(&ps[i], op, l, &e[i]);
+		piece_init(&ps[i], op, l, caps, &e[i]);
 		if (rbuf)
 			ps[i].rbuf = (char *)rbuf + e[i].buf_off;
 		if (wbuf)
@@ -795,6 +801,13 @@ static int io_pieces(const pfs_layout *l, uint16_t op, uint64_t off, size_t len,
 int cli_osc_read(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, uint64_t file_size,
 		 uint64_t off, size_t len, void *buf, size_t *got)
 {
+	return cli_osc_read_caps(o, tag, l, NULL, file_size, off, len, buf, got);
+}
+
+int cli_osc_read_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+		      const cli_caps *caps, uint64_t file_size, uint64_t off, size_t len,
+		      void *buf, size_t *got)
+{
 	piece *ps = NULL;
 	size_t n = 0;
 	int rc;
@@ -803,7 +816,7 @@ int cli_osc_read(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, uint64
 	len = cli_osc_clip(off, len, file_size);
 	if (len == 0)
 		return 0;
-	rc = io_pieces(l, PFS_OP_OSS_READ, off, len, buf, NULL, &ps, &n);
+	rc = io_pieces(l, caps, PFS_OP_OSS_READ, off, len, buf, NULL, &ps, &n);
 	if (rc)
 		return rc;
 	rc = run_pieces(o, tag, ps, n);
@@ -827,13 +840,19 @@ int cli_osc_read(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, uint64
 int cli_osc_write(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, uint64_t off,
 		  size_t len, const void *buf)
 {
+	return cli_osc_write_caps(o, tag, l, NULL, off, len, buf);
+}
+
+int cli_osc_write_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+		       const cli_caps *caps, uint64_t off, size_t len, const void *buf)
+{
 	piece *ps = NULL;
 	size_t n = 0;
 	int rc;
 
 	if (len == 0)
 		return 0;
-	rc = io_pieces(l, PFS_OP_OSS_WRITE, off, len, NULL, buf, &ps, &n);
+	rc = io_pieces(l, caps, PFS_OP_OSS_WRITE, off, len, NULL, buf, &ps, &n);
 	if (rc == 0)
 		rc = run_pieces(o, tag, ps, n);
 	free(ps);
@@ -843,13 +862,19 @@ int cli_osc_write(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, uint6
 int cli_osc_write_pipe(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, uint64_t off,
 		       size_t len, int pipe_fd)
 {
+	return cli_osc_write_pipe_caps(o, tag, l, NULL, off, len, pipe_fd);
+}
+
+int cli_osc_write_pipe_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+			    const cli_caps *caps, uint64_t off, size_t len, int pipe_fd)
+{
 	pfs_extent e;
 	piece p;
 	int rc;
 
 	if (len == 0 || len > PFS_MAX_IO || pfs_layout_map(l, off, len, &e, 1) != 1)
 		return -EXDEV;
-	piece_init(&p, PFS_OP_OSS_WRITE, l, &e);
+	piece_init(&p, PFS_OP_OSS_WRITE, l, caps, &e);
 	p.pipe_fd = pipe_fd;
 	if (resolve(o, tag->job, &p))
 		return -EXDEV;
@@ -865,8 +890,8 @@ int cli_osc_write_pipe(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, 
 }
 
 /* One piece per object with op; len = per-object size for TRUNCATE. */
-static int per_object(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, uint16_t op,
-		      uint64_t size)
+static int per_object(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+		      const cli_caps *caps, uint16_t op, uint64_t size)
 {
 	piece *ps;
 	int rc;
@@ -879,7 +904,7 @@ static int per_object(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, u
 	for (uint32_t i = 0; i < l->stripe_count; i++) {
 		pfs_extent e = { .idx = i, .len = pfs_layout_object_size(l, size, i) };
 
-		piece_init(&ps[i], op, l, &e);
+		piece_init(&ps[i], op, l, caps, &e);
 	}
 	rc = run_pieces(o, tag, ps, l->stripe_count);
 	if (rc == -ENOENT) {
@@ -898,10 +923,22 @@ static int per_object(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, u
 
 int cli_osc_truncate(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, uint64_t size)
 {
-	return per_object(o, tag, l, PFS_OP_OSS_TRUNCATE, size);
+	return per_object(o, tag, l, NULL, PFS_OP_OSS_TRUNCATE, size);
+}
+
+int cli_osc_truncate_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+			  const cli_caps *caps, uint64_t size)
+{
+	return per_object(o, tag, l, caps, PFS_OP_OSS_TRUNCATE, size);
 }
 
 int cli_osc_sync(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l)
 {
-	return per_object(o, tag, l, PFS_OP_OSS_SYNC, 0);
+	return per_object(o, tag, l, NULL, PFS_OP_OSS_SYNC, 0);
+}
+
+int cli_osc_sync_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+		      const cli_caps *caps)
+{
+	return per_object(o, tag, l, caps, PFS_OP_OSS_SYNC, 0);
 }

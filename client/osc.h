@@ -57,6 +57,14 @@
  * So the application never sees EBUSY: it sees its I/O take longer, and
  * after the recovery window EIO (the cause is logged).
  *
+ * Capabilities (common/capa.h): the *_caps calls take the file's set
+ * (cli_caps of client/mdc.h, borrowed for the call; NULL = none) and send
+ * each object's capability after the fixed request fields; an OSS that
+ * checks them answers -EACCES without one and -EKEYEXPIRED for an expired
+ * one, which the caller (fuse_ops.c) answers by renewing the set with
+ * GETLAYOUT and trying once more.  The plain calls send none (a cluster
+ * without authentication, tests).
+ *
  * Reads: the range is clipped to the file size; bytes a short object read or
  * a missing object (-ENOENT) does not return are zeros (holes).
  *
@@ -114,6 +122,19 @@ int cli_osc_write_pipe(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, 
 int cli_osc_truncate(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, uint64_t size);
 /* PFS_OP_OSS_SYNC on every object (missing objects have nothing to sync). */
 int cli_osc_sync(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l);
+
+/* The same five calls with the file's capabilities. */
+int cli_osc_read_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+		      const cli_caps *caps, uint64_t file_size, uint64_t off, size_t len,
+		      void *buf, size_t *got);
+int cli_osc_write_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+		       const cli_caps *caps, uint64_t off, size_t len, const void *buf);
+int cli_osc_write_pipe_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+			    const cli_caps *caps, uint64_t off, size_t len, int pipe_fd);
+int cli_osc_truncate_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+			  const cli_caps *caps, uint64_t size);
+int cli_osc_sync_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+		      const cli_caps *caps);
 
 /* Pure helpers, exposed for unit tests. */
 

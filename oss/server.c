@@ -1,16 +1,30 @@
 /* server.c — OSS data port, request decoding and execution, lifetime of
  * the OST queue heads, QoS engine and both ports (see server.h; the
- * control port's requests are in ctl.c). */
+ * control port's requests are in ctl.c).
+ *
+ * Authorization: on both ports an opcode the peer's role may not send
+ * (common/optab.h) is refused with -EACCES before decoding, logged once
+ * per connection.  With a capability key every object request (READ,
+ * WRITE, TRUNCATE, PUNCH, STAT, SYNC) must carry a capability for its
+ * (ost, object) and the frame's client_id with the right it needs
+ * (common/capa.h): one MAC per request, nothing cached.  The capability
+ * follows the fixed request fields (before a write's bulk); a request
+ * without one is still decoded (today's wire) and refused only when this
+ * OSS checks capabilities. */
 #include "oss/server.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "common/auth.h"
 #include "common/buf.h"
+#include "common/capa.h"
 #include "common/log.h"
 #include "common/msg.h"
+#include "common/optab.h"
 #include "common/server.h"
 #include "oss/ctl.h"
 #include "oss/nrs_tbf.h"
@@ -23,6 +37,9 @@ struct oss_server {
 	oss_qos *qos;
 	oss_nrs_admin *admin;
 	oss_blkio *blkio;        /* non-NULL only with blkio enforcement */
+	pfs_optab_log refusals;  /* role and capability refusals, once per peer */
+	int have_capa;           /* capa_key holds K_cap: check capabilities */
+	uint8_t capa_key[PFS_CAPA_KEY_LEN];
 };
 
 /* A decoded data request, from the connection thread to an I/O thread. */
@@ -52,14 +69,24 @@ int oss_server_lookup(const oss_server *s, uint32_t ost, oss_ostq **out)
 	return unknown ? -EAGAIN : -ENODEV;
 }
 
+/* The optional capability after the fixed fields: *has = 1 and c filled
+ * when exactly PFS_CAPA_LEN bytes (plus want_after bytes of bulk) remain. */
+static void get_capa(pfs_rbuf *b, size_t want_after, pfs_capa *c, int *has)
+{
+	*has = pfs_rbuf_left(b) == want_after + PFS_CAPA_LEN;
+	if (*has)
+		pfs_capa_decode(b, c);
+}
+
 /* Decode a data request into io; *q receives its OST.  0 or the errno to
  * reply. */
 static int data_decode(oss_server *s, const pfs_hdr *h, const uint8_t *p, oss_io *io,
 		       oss_ostq **q)
 {
 	pfs_rbuf b;
-	uint32_t ost;
-	int rc;
+	pfs_capa cap;
+	uint32_t ost, need = 0;
+	int rc, has = 0;
 
 	pfs_rbuf_init(&b, p, h->payload_len);
 	ost = pfs_rbuf_u32(&b);
@@ -68,11 +95,13 @@ static int data_decode(oss_server *s, const pfs_hdr *h, const uint8_t *p, oss_io
 		io->obj = pfs_rbuf_u64(&b);
 		io->off = pfs_rbuf_u64(&b);
 		io->len = pfs_rbuf_u32(&b);
+		get_capa(&b, 0, &cap, &has);
 		if (pfs_rbuf_done(&b))
 			return -EBADMSG;
 		if (io->len > PFS_MAX_IO)
 			return -EINVAL;
 		io->req.bytes = io->len;
+		need = PFS_CAPA_READ;
 		break;
 	case PFS_OP_OSS_WRITE:
 		io->obj = pfs_rbuf_u64(&b);
@@ -82,23 +111,32 @@ static int data_decode(oss_server *s, const pfs_hdr *h, const uint8_t *p, oss_io
 			return -EBADMSG;
 		if (io->len > PFS_MAX_IO)
 			return -EINVAL;
+		get_capa(&b, (size_t)io->len, &cap, &has);
 		io->data = pfs_rbuf_bytes(&b, (size_t)io->len);
 		if (pfs_rbuf_done(&b))
 			return -EBADMSG;
 		io->req.bytes = io->len;
+		need = PFS_CAPA_WRITE;
 		break;
 	case PFS_OP_OSS_TRUNCATE:
 		io->obj = pfs_rbuf_u64(&b);
 		io->len = pfs_rbuf_u64(&b);
+		need = PFS_CAPA_TRUNCATE;
+		get_capa(&b, 0, &cap, &has);
 		break;
 	case PFS_OP_OSS_PUNCH:
 		io->obj = pfs_rbuf_u64(&b);
 		io->off = pfs_rbuf_u64(&b);
 		io->len = pfs_rbuf_u64(&b);
+		need = PFS_CAPA_WRITE;
+		get_capa(&b, 0, &cap, &has);
 		break;
 	case PFS_OP_OSS_STAT:
-	case PFS_OP_OSS_SYNC:
+		need = PFS_CAPA_READ;
+		/* fall through */
+	case PFS_OP_OSS_SYNC:  /* any right on the object */
 		io->obj = pfs_rbuf_u64(&b);
+		get_capa(&b, 0, &cap, &has);
 		break;
 	case PFS_OP_OSS_STATFS:
 		break;
@@ -107,6 +145,13 @@ static int data_decode(oss_server *s, const pfs_hdr *h, const uint8_t *p, oss_io
 	}
 	if (pfs_rbuf_done(&b))
 		return -EBADMSG;
+	if (s->have_capa && h->opcode != PFS_OP_OSS_STATFS) {
+		rc = has ? pfs_capa_check(&cap, s->capa_key, ost, io->obj, h->client_id, need,
+					  (uint64_t)time(NULL))
+			 : -EACCES;
+		if (rc)
+			return rc;
+	}
 	io->req.ost = ost;
 	rc = oss_server_lookup(s, ost, q);
 	if (!rc)
@@ -203,6 +248,17 @@ static void reply_err(pfs_sconn *c, const pfs_hdr *h, int rc, uint32_t credit)
 	pfs_sconn_reply_credit(c, h, rc, credit, NULL, 0, NULL, 0);
 }
 
+static int oss_server_allowed(oss_server *s, pfs_sconn *c, const pfs_hdr *h)
+{
+	unsigned role = pfs_sconn_role(c);
+
+	if (pfs_optab_allowed(h->opcode, role))
+		return 1;
+	pfs_optab_log_refusal(&s->refusals, "oss", pfs_sconn_peer(c), h->opcode, role,
+			      "role may not send it");
+	return 0;
+}
+
 static void data_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 {
 	oss_server *s = ctx;
@@ -216,6 +272,11 @@ static void data_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *pay
 		free(payload);
 		return;
 	}
+	if (!oss_server_allowed(s, c, h)) {
+		free(payload);
+		reply_err(c, h, -EACCES, 0);
+		return;
+	}
 	io = calloc(1, sizeof(*io));
 	if (!io) {
 		free(payload);
@@ -223,6 +284,9 @@ static void data_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *pay
 		return;
 	}
 	rc = data_decode(s, h, payload, io, &q);
+	if (rc == -EACCES)
+		pfs_optab_log_refusal(&s->refusals, "oss", pfs_sconn_peer(c), h->opcode,
+				      pfs_sconn_role(c), "no valid capability");
 	if (rc) {
 		free(io);
 		free(payload);
@@ -260,6 +324,11 @@ static void ctl_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payl
 	if (h->opcode == PFS_OP_PING) {
 		pfs_sconn_reply(c, h, 0, payload, h->payload_len, NULL, 0);
 		free(payload);
+		return;
+	}
+	if (!oss_server_allowed(s, c, h)) {
+		free(payload);
+		reply_err(c, h, -EACCES, 0);
 		return;
 	}
 	pfs_wbuf_init(&w);
@@ -323,6 +392,13 @@ int oss_server_start(const oss_server_opts *opts, oss_server **out, char *err,
 	}
 	if (!s)
 		return -ENOMEM;
+	pfs_optab_log_init(&s->refusals);
+	if (opts->capa_key) {
+		memcpy(s->capa_key, opts->capa_key, PFS_CAPA_KEY_LEN);
+		s->have_capa = 1;
+	} else if (opts->auth && pfs_auth_cap_key(opts->auth, s->capa_key) == 0) {
+		s->have_capa = 1;
+	}
 	if (!opts->n_osts) {
 		snprintf(err, errlen, "no OSTs to serve");
 		rc = -EINVAL;
@@ -362,6 +438,7 @@ int oss_server_start(const oss_server_opts *opts, oss_server **out, char *err,
 	so.host = opts->host;
 	so.port = opts->data_port;
 	so.name = "oss-data";
+	so.auth = opts->auth;
 	rc = pfs_server_start(&so, data_handler, s, &s->data);
 	if (rc) {
 		snprintf(err, errlen, "data port %s:%u: %s", opts->host ? opts->host : "",
@@ -403,6 +480,8 @@ void oss_server_stop(oss_server *s)
 		oss_ostq_stop(s->q[i]);
 	oss_nrs_admin_destroy(s->admin);
 	oss_sched_budget_destroy(s->budget);
+	pfs_optab_log_destroy(&s->refusals);
+	explicit_bzero(s->capa_key, sizeof(s->capa_key));
 	free(s->q);
 	free(s);
 }
