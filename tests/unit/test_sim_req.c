@@ -225,7 +225,7 @@ static void test_garbage_refused(void **state)
 		{ "{\"osts\": [-5], \"jobs\": [{\"id\": \"a\", \"procs\": [{}]}]}", "osts[0].rate" },
 		{ "{\"osts\": [{\"threads\": 2}], \"jobs\": [{\"id\": \"a\", \"procs\": [{}]}]}",
 		  "osts[0].rate: required" },
-		{ "{\"osts\": [100], \"jobs\": [{\"id\": \"a\", \"procs\": [{\"ost\": 3}]}]}",
+		{ "{\"osts\": [100], \"jobs\": [{\"id\": \"a\", \"procs\": [{\"ost\": 1}]}]}",
 		  "jobs[0].procs[0].ost" },
 		{ "{\"osts\": [100], \"jobs\": [{\"id\": \"a\", \"procs\": [{}]}, {\"id\": \"a\", \"procs\": [{}]}]}",
 		  "jobs[1].id: duplicate" },
