@@ -1,6 +1,10 @@
 /* ns.h — the pfs namespace: inodes, directory entries, layouts, xattrs, the
  * OST registry and the object destroy log, all in one LMDB environment,
  * plus key-value tables other MDS modules keep there (jobs, QoS state).
+ * This header declares the namespace operations (ns.c) and includes the
+ * headers of the other parts, one per file: nsdb.h (open, close, options),
+ * dir.h (READDIR), xattr.h, ostreg.h (OST registry, STATFS), destroy_log.h,
+ * dbsync.h (mds_ns_sync), kv.h (key-value tables).  Callers include ns.h.
  *
  * Every mutating call is one LMDB write transaction, so it is applied
  * completely or not at all; LMDB serialises writers, readers never block.
@@ -20,40 +24,15 @@
 
 #include "common/layout.h"
 #include "common/msg.h"
-
-typedef struct mds_ns mds_ns;
-
-/* The namespace's API is this header and, one per file of the namespace,
- * the headers below. */
 #include "mds/dbsync.h"
 #include "mds/destroy_log.h"
 #include "mds/dir.h"
 #include "mds/kv.h"
+#include "mds/nsdb.h"
 #include "mds/ostreg.h"
 #include "mds/xattr.h"
 
-#define MDS_SYNC_PERIODIC 0 /* MDB_NOSYNC + mdb_env_sync every sync_interval_ms */
-#define MDS_SYNC_FULL 1     /* fsync on every commit */
-
-typedef struct mds_ns_opts {
-	const char *path;              /* LMDB directory (created if missing) */
-	int sync_mode;                 /* MDS_SYNC_* */
-	unsigned sync_interval_ms;     /* periodic mode; default 1000 */
-	uint32_t default_stripe_size;  /* 0 = PFS_DEFAULT_STRIPE_SIZE */
-	uint32_t default_stripe_count; /* 0 = min(4, OSTs up) */
-	unsigned heartbeat_timeout_ms; /* OST "up" window; default 10000 */
-	uint64_t mapsize;              /* 0 = 64 GiB (sparse) */
-	/* Monotonic clock in ms for OST liveness; NULL = CLOCK_MONOTONIC.
-	 * Tests set it to drive time. */
-	uint64_t (*clock_ms)(void *arg);
-	void *clock_arg;
-} mds_ns_opts;
-
-/* Open (creating the root on first use) / close.  On error *out is untouched
- * and everything is released.  close stops the sync thread, syncs and frees;
- * no call may be in progress. */
-int mds_ns_open(const mds_ns_opts *opts, mds_ns **out);
-void mds_ns_close(mds_ns *ns);
+typedef struct mds_ns mds_ns;
 
 /* ---- namespace operations (the PFS_OP_MDS_* opcodes) ---- */
 int mds_ns_lookup(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,

@@ -1,0 +1,296 @@
+/* nsdb.c — the namespace database (the MDS's OSD layer): opening and
+ * closing the LMDB environment and its tables, the inode records, the id
+ * counters of `meta`, and the end of every write transaction.  The other
+ * files of the namespace (ns_i.h lists them) work on the tables through
+ * the handle this file opens.
+ *
+ * Databases (DBIs) in one environment; integers in keys are big-endian so
+ * LMDB's byte order is numeric order:
+ *   inodes   be64 ino -> ino_disk header, stripe_count x pfs_stripe, symlink target
+ *   dirents  be64 parent + name -> dent_val { child ino, mode, cookie }   (dir.c)
+ *   cookies  be64 parent + be64 cookie -> { child ino, mode } + name      (dir.c)
+ *   xattrs   be64 ino + name -> value                                      (xattr.c)
+ *   osts     be32 index -> ost_disk { uuid, oss, host, ports, next object id } (ostreg.c)
+ *   ostuuid  uuid -> u32 index                                             (ostreg.c)
+ *   destroy  be64 seq -> n x { u32 ost, u64 object } (packed, 12 bytes each) (destroy_log.c)
+ *   meta     "next_ino" -> u64
+ *   jobs, qos  key-value tables of mds/jobs.c and mds/qos_store.c (opaque
+ *            here; see kv.c)
+ *
+ * Durability: every operation is one write transaction.  MDS_SYNC_FULL
+ * fsyncs every commit.  MDS_SYNC_PERIODIC (the default) opens the env with
+ * MDB_NOSYNC and a thread calls mdb_env_sync every sync_interval_ms (and the
+ * server calls mds_ns_sync when a client pushes SETSIZE for fsync); see
+ * dbsync.c.  LMDB writes committed pages with write(2), so they are in the
+ * page cache when the commit returns: a process crash (kill -9) loses
+ * nothing in either mode; only a machine crash can lose the last interval
+ * in periodic mode, and the database stays consistent (LMDB's meta pages
+ * are copy-on-write).  Known gaps (issue 8): in periodic mode next_ino can
+ * roll back after a power loss (as next_obj, ostreg.c), and mds_ns_close
+ * ignores mdb_env_sync's error. */
+#include "mds/nsdb.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/file.h>
+
+#include "mds/ns_i.h"
+
+/* Commit on success, abort on error; then wake the destroyer if asked. */
+int mds_nsi_wend(mds_ns *ns, MDB_txn *t, int rc, int notify)
+{
+	void (*fn)(void *);
+	void *arg;
+
+	if (rc) {
+		mdb_txn_abort(t);
+		return rc;
+	}
+	rc = lmdb_err(mdb_txn_commit(t));
+	if (rc == 0 && notify) {
+		pthread_mutex_lock(&ns->lock);
+		fn = ns->notify;
+		arg = ns->notify_arg;
+		pthread_mutex_unlock(&ns->lock);
+		if (fn)
+			fn(arg);
+	}
+	return rc;
+}
+
+int mds_nsi_ino_get(mds_ns *ns, MDB_txn *t, uint64_t ino, struct inode *in)
+{
+	uint8_t kb[8];
+	MDB_val k = { 8, kb }, v;
+	int rc;
+
+	be64_put(kb, ino);
+	rc = mdb_get(t, ns->inodes, &k, &v);
+	if (rc)
+		return lmdb_err(rc);
+	if (v.mv_size < sizeof(struct ino_disk))
+		return -EIO;
+	memcpy(&in->d, v.mv_data, sizeof(in->d));
+	size_t need = sizeof(in->d) + (size_t)in->d.sc * sizeof(pfs_stripe) + in->d.tlen;
+	if (in->d.sc > PFS_MAX_STRIPES || in->d.tlen > PFS_PATH_MAX || v.mv_size != need)
+		return -EIO;
+	const uint8_t *p = (const uint8_t *)v.mv_data + sizeof(in->d);
+	memcpy(in->st, p, (size_t)in->d.sc * sizeof(pfs_stripe));
+	p += (size_t)in->d.sc * sizeof(pfs_stripe);
+	memcpy(in->target, p, in->d.tlen);
+	in->target[in->d.tlen] = '\0';
+	in->ino = ino;
+	return 0;
+}
+
+int mds_nsi_ino_put(mds_ns *ns, MDB_txn *t, const struct inode *in)
+{
+	uint8_t kb[8];
+	size_t sn = (size_t)in->d.sc * sizeof(pfs_stripe);
+	MDB_val k = { 8, kb }, v = { sizeof(in->d) + sn + in->d.tlen, NULL };
+	int rc;
+
+	be64_put(kb, in->ino);
+	rc = mdb_put(t, ns->inodes, &k, &v, MDB_RESERVE);
+	if (rc)
+		return lmdb_err(rc);
+	uint8_t *p = v.mv_data;
+	memcpy(p, &in->d, sizeof(in->d));
+	memcpy(p + sizeof(in->d), in->st, sn);
+	memcpy(p + sizeof(in->d) + sn, in->target, in->d.tlen);
+	return 0;
+}
+
+int mds_nsi_meta_next(mds_ns *ns, MDB_txn *t, const char *key, uint64_t first, uint64_t *out)
+{
+	MDB_val k = { strlen(key), (void *)key }, v;
+	uint64_t next = first;
+	int rc = mdb_get(t, ns->meta, &k, &v);
+
+	if (rc == 0 && v.mv_size == 8)
+		memcpy(&next, v.mv_data, 8);
+	else if (rc && rc != MDB_NOTFOUND)
+		return lmdb_err(rc);
+	*out = next;
+	next++;
+	v.mv_size = 8;
+	v.mv_data = &next;
+	return lmdb_err(mdb_put(t, ns->meta, &k, &v, 0));
+}
+
+/* Delete every record whose key starts with be64 ino.  Re-seeks after each
+ * delete rather than trusting the cursor position after mdb_cursor_del. */
+int mds_nsi_del_prefix(MDB_txn *t, MDB_dbi dbi, uint64_t ino)
+{
+	MDB_cursor *cur;
+	uint8_t kb[8];
+	MDB_val k, v;
+	int rc = mdb_cursor_open(t, dbi, &cur);
+
+	if (rc)
+		return lmdb_err(rc);
+	be64_put(kb, ino);
+	for (;;) {
+		k.mv_size = 8;
+		k.mv_data = kb;
+		rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+		if (rc || k.mv_size < 8 || be64_get(k.mv_data) != ino)
+			break;
+		rc = mdb_cursor_del(cur, 0);
+		if (rc)
+			break;
+	}
+	mdb_cursor_close(cur);
+	return rc == MDB_NOTFOUND ? 0 : lmdb_err(rc);
+}
+
+int mds_ns_open(const mds_ns_opts *opts, mds_ns **out)
+{
+	mds_ns *ns = calloc(1, sizeof(*ns));
+	MDB_txn *t = NULL;
+	struct inode *root = NULL;
+	int rc;
+
+	if (!ns)
+		return -ENOMEM;
+	ns->opts = *opts;
+	ns->lock_fd = -1;
+	if (!ns->opts.sync_interval_ms)
+		ns->opts.sync_interval_ms = 1000;
+	if (!ns->opts.default_stripe_size)
+		ns->opts.default_stripe_size = PFS_DEFAULT_STRIPE_SIZE;
+	if (!ns->opts.heartbeat_timeout_ms)
+		ns->opts.heartbeat_timeout_ms = 10000;
+	if (!ns->opts.mapsize)
+		ns->opts.mapsize = 64ull << 30;
+	rc = pfs_layout_check(ns->opts.default_stripe_size, ns->opts.default_stripe_count);
+	if (rc)
+		goto out_free;
+	pthread_mutex_init(&ns->lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ns->cv, &ca);
+	pthread_condattr_destroy(&ca);
+
+	if (!opts->path || !*opts->path) {
+		rc = -EINVAL;
+		goto out_sync;
+	}
+	if (mkdir(opts->path, 0700) && errno != EEXIST) {
+		rc = -errno;
+		goto out_sync;
+	}
+	/* LMDB would let a second process in; two MDSs on one database would
+	 * disagree on everything kept in memory.  The kernel drops the lock
+	 * when a crashed MDS dies. */
+	char lp[PFS_PATH_MAX + 16];
+	snprintf(lp, sizeof(lp), "%s/mds.lock", opts->path);
+	ns->lock_fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (ns->lock_fd < 0) {
+		rc = -errno;
+		goto out_sync;
+	}
+	if (flock(ns->lock_fd, LOCK_EX | LOCK_NB)) {
+		rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		pfs_log(PFS_LOG_ERR, "%s is in use by another pfs-mds", opts->path);
+		goto out_sync;
+	}
+	rc = lmdb_err(mdb_env_create(&ns->env));
+	if (rc)
+		goto out_sync;
+	rc = lmdb_err(mdb_env_set_mapsize(ns->env, ns->opts.mapsize));
+	if (!rc)
+		rc = lmdb_err(mdb_env_set_maxdbs(ns->env, 16));
+	if (!rc)
+		rc = lmdb_err(mdb_env_set_maxreaders(ns->env, 4096));
+	if (!rc)
+		rc = lmdb_err(mdb_env_open(ns->env, opts->path,
+					   MDB_NOTLS | (opts->sync_mode == MDS_SYNC_FULL ? 0 : MDB_NOSYNC),
+					   0600));
+	if (rc)
+		goto out_env;
+	/* Reader slots of a process that crashed would pin old pages. */
+	int stale = 0;
+	mdb_reader_check(ns->env, &stale);
+	rc = wbegin(ns, &t);
+	if (rc)
+		goto out_env;
+	struct { const char *name; MDB_dbi *dbi; } dbs[] = {
+		{ "inodes", &ns->inodes }, { "dirents", &ns->dirents },
+		{ "cookies", &ns->cookies }, { "xattrs", &ns->xattrs },
+		{ "osts", &ns->osts }, { "ostuuid", &ns->ostuuid },
+		{ "destroy", &ns->destroy }, { "meta", &ns->meta },
+		{ "jobs", &ns->kv[MDS_KV_JOBS] }, { "qos", &ns->kv[MDS_KV_QOS] },
+	};
+	_Static_assert(MDS_KV_NTABLES == 2, "a DBI per kv table");
+	for (size_t i = 0; i < sizeof(dbs) / sizeof(dbs[0]) && !rc; i++)
+		rc = lmdb_err(mdb_dbi_open(t, dbs[i].name, MDB_CREATE, dbs[i].dbi));
+	if (rc)
+		goto out_txn;
+	root = calloc(1, sizeof(*root));
+	if (!root) {
+		rc = -ENOMEM;
+		goto out_txn;
+	}
+	rc = mds_nsi_ino_get(ns, t, ROOT_INO, root);
+	if (rc == -ENOENT) {
+		int64_t now = now_ns();
+		uint64_t first;
+
+		memset(root, 0, sizeof(*root));
+		root->ino = ROOT_INO;
+		root->d.mode = S_IFDIR | 0755;
+		root->d.nlink = 2;
+		root->d.parent = ROOT_INO;
+		root->d.next_cookie = FIRST_COOKIE;
+		root->d.atime = root->d.mtime = root->d.ctime = now;
+		rc = mds_nsi_ino_put(ns, t, root);
+		if (!rc)
+			rc = mds_nsi_meta_next(ns, t, "next_ino", ROOT_INO + 1, &first);
+	}
+	if (!rc)
+		rc = mds_nsi_ost_load(ns, t);
+	if (rc)
+		goto out_txn;
+	rc = lmdb_err(mdb_txn_commit(t));
+	t = NULL;
+	if (rc)
+		goto out_env;
+	if (opts->sync_mode != MDS_SYNC_FULL) {
+		rc = mds_nsi_syncer_start(ns);
+		if (rc)
+			goto out_env;
+	}
+	free(root);
+	*out = ns;
+	return 0;
+out_txn:
+	mdb_txn_abort(t);
+out_env:
+	mdb_env_close(ns->env);
+out_sync:
+	if (ns->lock_fd >= 0)
+		close(ns->lock_fd);
+	free(root);
+	free(ns->ost);
+	pthread_cond_destroy(&ns->cv);
+	pthread_mutex_destroy(&ns->lock);
+out_free:
+	free(ns);
+	return rc;
+}
+
+void mds_ns_close(mds_ns *ns)
+{
+	if (!ns)
+		return;
+	mds_nsi_syncer_stop(ns);
+	mdb_env_sync(ns->env, 1);
+	mdb_env_close(ns->env);
+	close(ns->lock_fd);
+	free(ns->ost);
+	pthread_cond_destroy(&ns->cv);
+	pthread_mutex_destroy(&ns->lock);
+	free(ns);
+}
