@@ -1,4 +1,49 @@
-/* server.c — thread-per-connection frame server (see server.h). */
+/* server.c — the event-driven frame server (see server.h).
+ *
+ * Threads.  One loop thread owns the listening socket and every
+ * connection's socket, events, input buffer and frame being received;
+ * opts.workers threads run handlers.  libevent is used without evthread:
+ * only the loop calls it.  Other threads reach the loop through the kick
+ * list (connections with replies to write or with a held frame to retry)
+ * and an eventfd.
+ *
+ * A connection (pfs_sconn) has three kinds of fields:
+ *   - loop only: events, input evbuffer, handshake state, the frame being
+ *     received (header, payload buffer grown as bytes arrive), a frame held
+ *     back by backpressure, timestamps;
+ *   - under c->lock: the output evbuffer, requests in flight, the closed
+ *     flag, the send side of the auth session, the reply size estimate;
+ *   - refs (under c->lock): the loop holds one until it closes the
+ *     connection, every dispatched request one until its handler returns,
+ *     handlers more (pfs_sconn_get).  A closed connection is an inert shell:
+ *     replies on it return -EPIPE without touching the server, so it may
+ *     outlive pfs_server_stop; the last pfs_sconn_put frees it.
+ *
+ * Receiving.  The loop reads into the input evbuffer (during the handshake
+ * only the bytes the next handshake message needs), cuts the header off,
+ * and moves payload bytes into a buffer that starts at 64 KiB (or what is
+ * already there) and doubles as bytes arrive, up to payload_len; once the
+ * input buffer is empty the payload is read straight into that buffer.
+ * A complete frame is checked (MAC), then dispatched if the connection's
+ * budget allows it (can_dispatch), else held and the read event removed
+ * until replies drain.
+ *
+ * Sending.  pfs_sconn_reply copies a large payload into a private evbuffer
+ * outside the lock, then under c->lock seals the header (so seal order is
+ * wire order), appends header and payload to the output evbuffer and kicks
+ * the loop, which writes with evbuffer_write (writev) and keeps a write
+ * event while bytes remain.  One user-space copy of a READ reply.
+ *
+ * Budget per connection: at most max_inflight requests in handlers, and
+ * queued reply bytes plus the replies expected from the requests in flight
+ * (their number times a running average of this connection's reply sizes,
+ * starting at the largest frame) at most max_queued_bytes; one request is
+ * always allowed while nothing is in flight and the queue is below the
+ * limit.  So a peer that pipelines large READs and does not read holds at
+ * most about max_queued_bytes plus one reply.
+ *
+ * Timeouts are checked by one periodic sweep over the connections (an
+ * eighth of the shortest timeout, 5 ms to 1 s). */
 #include "common/server.h"
 
 #include <arpa/inet.h>
@@ -6,143 +51,658 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <event2/buffer.h>
+#include <event2/event.h>
+
 #include "common/auth.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/net.h"
 
+#define BODY_MIN (64u << 10)   /* first payload buffer, when less has arrived */
+#define READ_CHUNK (64u << 10) /* bytes read at once into the input buffer */
+#define COPY_OUTSIDE (16u << 10) /* replies above this are copied before locking */
+#define ACCEPT_BATCH 64
+
+enum cstate { CS_HELLO, CS_PROOF, CS_HDR, CS_BODY };
+
 struct pfs_sconn {
-	pfs_server *srv;
+	pfs_server *srv;          /* not used once closed */
 	int fd;
-	int refs;               /* guarded by srv->lock */
-	pthread_mutex_t send_lock;
 	char peer[64];
-	pfs_sconn *next, *prev; /* live list; guarded by srv->lock */
+	pthread_mutex_t lock;
+	/* under lock */
+	int refs;
+	int closed;
+	int authed;
+	struct evbuffer *out;
+	unsigned inflight;
+	size_t est;               /* running average of reply frame sizes */
+	uint64_t tx_ms;           /* last write progress, or when out filled */
+	pfs_auth_sess sess;       /* send side under lock, receive side loop */
+	unsigned role;
+	/* under srv->klock */
+	int kicked;
+	pfs_sconn *knext;
+	/* loop only */
+	struct event *rev, *wev;
+	int rev_on, wev_on;
+	struct evbuffer *in;
+	enum cstate st;
+	pfs_auth_srv asrv;
+	pfs_hdr h;                /* frame being received */
+	uint8_t *body;
+	size_t got, cap;
+	int paused;               /* a complete frame is held (ph, pbody) */
+	pfs_hdr ph;
+	uint8_t *pbody;
+	int flush_close;          /* close once the output is written */
+	uint64_t open_ms, rx_ms, frame_ms0;
+	pfs_sconn *next, *prev;
 };
+
+typedef struct job {
+	struct job *next;
+	pfs_sconn *c;
+	pfs_hdr h;
+	uint8_t *payload;
+} job;
 
 struct pfs_server {
 	pfs_server_opts opts;
 	char name[32];
-	int lfd;
-	int wake[2];            /* pipe to interrupt the accept loop */
-	uint16_t port;
-	pthread_t acceptor;
-	pthread_mutex_t lock;
-	pthread_cond_t idle;
-	pfs_sconn *conns;       /* guarded by lock */
-	unsigned nconns;        /* connection threads running; guarded by lock */
-	int stopping;           /* guarded by lock */
 	pfs_server_handler fn;
 	void *ctx;
+	int lfd, efd;
+	uint16_t port;
+	struct event_base *base;
+	struct event *lev, *eev, *tick, *lretry;
+	pthread_t loop, loop_tid;
+	int loop_tid_set;         /* written by the loop before any connection */
+	atomic_int stopping;
+	pfs_sconn *conns;         /* loop only */
+	uint64_t refuse_log_ms;   /* loop only */
+	/* kick list */
+	pthread_mutex_t klock;
+	pfs_sconn *kick;
+	/* worker pool */
+	pthread_mutex_t plock;
+	pthread_cond_t pcond;
+	job *jh, *jt;
+	int pstop;
+	pthread_t *workers;
+	unsigned nworkers;
+	/* stats */
+	atomic_uint nconns;
+	atomic_uint_fast64_t accepted, refused_full, auth_failed, mac_failed, timed_out,
+		bad_frames, rx_alloc, queued, queued_peak, paused;
 };
 
-static void sconn_free(pfs_sconn *c)
-{
-	close(c->fd);
-	pthread_mutex_destroy(&c->send_lock);
-	free(c);
-}
+#define ST_ADD(s, f, n) atomic_fetch_add_explicit(&(s)->f, (n), memory_order_relaxed)
+#define ST_SUB(s, f, n) atomic_fetch_sub_explicit(&(s)->f, (n), memory_order_relaxed)
+
+static void conn_close(pfs_sconn *c, const char *why, int level);
+static int process(pfs_sconn *c);
+
+/* ---- references ---- */
 
 void pfs_sconn_get(pfs_sconn *c)
 {
-	pthread_mutex_lock(&c->srv->lock);
+	pthread_mutex_lock(&c->lock);
 	c->refs++;
-	pthread_mutex_unlock(&c->srv->lock);
+	pthread_mutex_unlock(&c->lock);
 }
 
 void pfs_sconn_put(pfs_sconn *c)
 {
-	pfs_server *s = c->srv;
 	int last;
 
-	pthread_mutex_lock(&s->lock);
+	pthread_mutex_lock(&c->lock);
 	last = --c->refs == 0;
+	pthread_mutex_unlock(&c->lock);
 	if (last) {
-		if (c->prev)
-			c->prev->next = c->next;
-		else
-			s->conns = c->next;
-		if (c->next)
-			c->next->prev = c->prev;
-		pthread_cond_broadcast(&s->idle);
+		explicit_bzero(&c->sess, sizeof(c->sess));
+		pthread_mutex_destroy(&c->lock);
+		free(c);
 	}
-	pthread_mutex_unlock(&s->lock);
-	if (last)
-		sconn_free(c);
 }
 
 const char *pfs_sconn_peer(const pfs_sconn *c) { return c->peer; }
 
+unsigned pfs_sconn_role(const pfs_sconn *c) { return c->role; }
+
+/* ---- sending ---- */
+
+static int on_loop(const pfs_server *s)
+{
+	return s->loop_tid_set && pthread_equal(pthread_self(), s->loop_tid);
+}
+
+/* Have the loop look at c (write its output, retry a held frame).  Called
+ * with c->lock held and c open; the kick list holds a reference. */
+static void kick(pfs_sconn *c)
+{
+	pfs_server *s = c->srv;
+	uint64_t one = 1;
+	int wake = 0;
+
+	if (on_loop(s)) {
+		event_active(c->wev, EV_WRITE, 0);
+		return;
+	}
+	pthread_mutex_lock(&s->klock);
+	if (!c->kicked) {
+		c->kicked = 1;
+		c->refs++;
+		c->knext = s->kick;
+		wake = !s->kick;
+		s->kick = c;
+	}
+	pthread_mutex_unlock(&s->klock);
+	if (wake && write(s->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		pfs_log(PFS_LOG_WARNING, "%s: eventfd: %s", s->name, strerror(errno));
+}
+
+/* Append raw bytes (handshake messages); loop only. */
+static void send_raw(pfs_sconn *c, const void *p, size_t n)
+{
+	pthread_mutex_lock(&c->lock);
+	if (!evbuffer_get_length(c->out))
+		c->tx_ms = pfs_clock_ms();
+	if (evbuffer_add(c->out, p, n) == 0)
+		ST_ADD(c->srv, queued, n);
+	kick(c);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* counted: a handler's reply, which ends one request in flight. */
+static int reply(pfs_sconn *c, const pfs_hdr *req, int status, uint32_t credit,
+		 const void *payload, size_t len, const void *bulk, size_t bulk_len, int counted)
+{
+	struct evbuffer *tmp = NULL;
+	uint8_t hb[PFS_HDR_LEN];
+	pfs_hdr h = *req;
+	size_t total, was, now;
+	pfs_server *s;
+	int rc = 0;
+
+	if (status)
+		len = bulk_len = 0;
+	total = len + bulk_len;
+	if (total > UINT32_MAX)
+		return -EMSGSIZE;
+	h.flags = PFS_F_REPLY;
+	h.status = status;
+	h.credit = credit;
+	h.payload_len = (uint32_t)total;
+	memset(h.mac, 0, sizeof(h.mac));
+	if (total > COPY_OUTSIDE) {
+		/* The one copy of a large reply, outside the connection lock. */
+		tmp = evbuffer_new();
+		if (!tmp || (len && evbuffer_add(tmp, payload, len)) ||
+		    (bulk_len && evbuffer_add(tmp, bulk, bulk_len))) {
+			if (tmp)
+				evbuffer_free(tmp);
+			return -ENOMEM;
+		}
+	}
+	pthread_mutex_lock(&c->lock);
+	if (c->closed) {
+		rc = -EPIPE;
+		goto out;
+	}
+	s = c->srv;
+	if (c->authed)
+		pfs_auth_seal(&c->sess, &h, payload, len, bulk, bulk_len);
+	pfs_hdr_encode(&h, hb);
+	was = evbuffer_get_length(c->out);
+	if (evbuffer_add(c->out, hb, sizeof(hb)) ||
+	    (tmp && evbuffer_add_buffer(c->out, tmp)) ||
+	    (!tmp && len && evbuffer_add(c->out, payload, len)) ||
+	    (!tmp && bulk_len && evbuffer_add(c->out, bulk, bulk_len))) {
+		/* A partial frame would desynchronise the peer: drop the
+		 * connection (the loop closes it on the next write). */
+		rc = -ENOMEM;
+		shutdown(c->fd, SHUT_RDWR);
+	}
+	now = evbuffer_get_length(c->out);
+	if (!was)
+		c->tx_ms = pfs_clock_ms();
+	ST_ADD(s, queued, now - was);
+	for (uint64_t peak = atomic_load(&s->queued_peak);
+	     now > peak && !atomic_compare_exchange_weak(&s->queued_peak, &peak, now);)
+		;
+	c->est = c->est - c->est / 8 + (sizeof(hb) + total) / 8;
+	if (counted && c->inflight)
+		c->inflight--;
+	kick(c);
+out:
+	pthread_mutex_unlock(&c->lock);
+	if (tmp)
+		evbuffer_free(tmp);
+	return rc;
+}
+
 int pfs_sconn_reply(pfs_sconn *c, const pfs_hdr *req, int status, const void *payload,
 		    size_t len, const void *bulk, size_t bulk_len)
 {
-	return pfs_sconn_reply_credit(c, req, status, 0, payload, len, bulk, bulk_len);
+	return reply(c, req, status, 0, payload, len, bulk, bulk_len, 1);
 }
 
 int pfs_sconn_reply_credit(pfs_sconn *c, const pfs_hdr *req, int status, uint32_t credit,
 			   const void *payload, size_t len, const void *bulk,
 			   size_t bulk_len)
 {
-	pfs_hdr h = *req;
-	int rc;
-
-	h.flags = PFS_F_REPLY;
-	h.status = status;
-	h.credit = credit;
-	if (status)
-		len = bulk_len = 0;
-	pthread_mutex_lock(&c->send_lock);
-	rc = pfs_net_send_frame(c->fd, &h, payload, len, bulk, bulk_len);
-	pthread_mutex_unlock(&c->send_lock);
-	if (rc)
-		shutdown(c->fd, SHUT_RDWR); /* let the reader thread notice */
-	return rc;
+	return reply(c, req, status, credit, payload, len, bulk, bulk_len, 1);
 }
 
-static void *conn_main(void *arg)
+/* Write what the socket takes; keep the write event while bytes remain.
+ * Loop only, c->lock held.  0 or -errno (the connection is broken). */
+static int flush_locked(pfs_sconn *c)
 {
-	pfs_sconn *c = arg;
-	pfs_server *s = c->srv;
+	size_t before = evbuffer_get_length(c->out), left;
+	int n;
+
+	if (before) {
+		n = evbuffer_write(c->out, c->fd);
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return -errno;
+		if (n > 0) {
+			c->tx_ms = pfs_clock_ms();
+			ST_SUB(c->srv, queued, (uint64_t)n);
+		}
+	}
+	left = evbuffer_get_length(c->out);
+	if (left && !c->wev_on) {
+		event_add(c->wev, NULL);
+		c->wev_on = 1;
+	} else if (!left && c->wev_on) {
+		event_del(c->wev);
+		c->wev_on = 0;
+	}
+	return 0;
+}
+
+/* ---- receiving ---- */
+
+/* May one more request of c go to a handler?  c->lock held. */
+static int can_dispatch(const pfs_sconn *c)
+{
+	const pfs_server_opts *o = &c->srv->opts;
+	size_t q = evbuffer_get_length(c->out);
+
+	if (c->inflight >= o->max_inflight || q >= o->max_queued_bytes)
+		return 0;
+	if (!c->inflight)
+		return 1;
+	return q + (size_t)(c->inflight + 1) * c->est <= o->max_queued_bytes;
+}
+
+static void rev_set(pfs_sconn *c, int on)
+{
+	if (on && !c->rev_on)
+		event_add(c->rev, NULL);
+	else if (!on && c->rev_on)
+		event_del(c->rev);
+	c->rev_on = on;
+}
+
+static void *worker_main(void *arg)
+{
+	pfs_server *s = arg;
 
 	for (;;) {
-		pfs_hdr h;
-		uint8_t *dyn, *data;
-		int rc = pfs_net_recv_frame(c->fd, &h, s->opts.max_payload, NULL, 0, &dyn, &data);
+		job *j;
 
-		if (rc) {
-			if (rc != -ECONNRESET && rc != -EPIPE)
-				pfs_log(PFS_LOG_NOTICE, "%s: closing %s: %s", s->name, c->peer,
-					pfs_strerror(rc));
-			if (rc == -EBADMSG || rc == -EPROTONOSUPPORT || rc == -EMSGSIZE) {
-				/* Best effort: tell the peer why before closing. */
-				pfs_hdr e;
-				pfs_hdr_init(&e, h.opcode, h.req_id, 0, NULL);
-				pfs_sconn_reply(c, &e, rc, NULL, 0, NULL, 0);
-			}
+		pthread_mutex_lock(&s->plock);
+		while (!s->jh && !s->pstop)
+			pthread_cond_wait(&s->pcond, &s->plock);
+		j = s->jh;
+		if (j) {
+			s->jh = j->next;
+			if (!s->jh)
+				s->jt = NULL;
+		}
+		pthread_mutex_unlock(&s->plock);
+		if (!j)
 			break;
-		}
-		if (h.flags & PFS_F_REPLY) {
-			free(dyn);
-			pfs_sconn_reply(c, &h, -EBADMSG, NULL, 0, NULL, 0);
-			continue;
-		}
-		s->fn(s->ctx, c, &h, dyn);
+		s->fn(s->ctx, j->c, &j->h, j->payload);
+		pfs_sconn_put(j->c);
+		free(j);
 	}
-	shutdown(c->fd, SHUT_RDWR);
-	pthread_mutex_lock(&s->lock);
-	s->nconns--;
-	pthread_cond_broadcast(&s->idle);
-	pthread_mutex_unlock(&s->lock);
-	pfs_sconn_put(c);
 	return NULL;
 }
+
+/* Hand a complete request to its handler (inflight already counted). */
+static void dispatch(pfs_sconn *c, const pfs_hdr *h, uint8_t *p)
+{
+	pfs_server *s = c->srv;
+	job *j;
+
+	if (!s->fn) {
+		free(p);
+		reply(c, h, -EOPNOTSUPP, 0, NULL, 0, NULL, 0, 1);
+		return;
+	}
+	if (s->opts.inline_handler) {
+		s->fn(s->ctx, c, h, p);
+		return;
+	}
+	j = malloc(sizeof(*j));
+	if (!j) {
+		free(p);
+		reply(c, h, -ENOMEM, 0, NULL, 0, NULL, 0, 1);
+		return;
+	}
+	j->next = NULL;
+	j->c = c;
+	j->h = *h;
+	j->payload = p;
+	pfs_sconn_get(c);
+	pthread_mutex_lock(&s->plock);
+	if (s->jt)
+		s->jt->next = j;
+	else
+		s->jh = j;
+	s->jt = j;
+	pthread_cond_signal(&s->pcond);
+	pthread_mutex_unlock(&s->plock);
+}
+
+/* Close once what is queued (an error reply, a refused CHALLENGE) is out. */
+static void close_after_flush(pfs_sconn *c)
+{
+	c->flush_close = 1;
+	rev_set(c, 0);
+	pthread_mutex_lock(&c->lock);
+	kick(c);
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void body_free(pfs_sconn *c)
+{
+	free(c->body);
+	ST_SUB(c->srv, rx_alloc, c->cap);
+	c->body = NULL;
+	c->got = c->cap = 0;
+}
+
+/* Make room for at least want payload bytes: double, never past the
+ * payload length, never below what is asked. */
+static int body_grow(pfs_sconn *c, size_t want)
+{
+	size_t plen = c->h.payload_len, ncap;
+	uint8_t *nb;
+
+	if (want <= c->cap)
+		return 0;
+	ncap = c->cap * 2;
+	if (ncap < BODY_MIN)
+		ncap = BODY_MIN;
+	if (ncap < want)
+		ncap = want;
+	if (ncap > plen)
+		ncap = plen;
+	nb = realloc(c->body, ncap);
+	if (!nb)
+		return -ENOMEM;
+	ST_ADD(c->srv, rx_alloc, ncap - c->cap);
+	c->body = nb;
+	c->cap = ncap;
+	return 0;
+}
+
+/* A whole frame is in c->h / c->body.  0, or -1 when c was closed. */
+static int frame_done(pfs_sconn *c)
+{
+	pfs_server *s = c->srv;
+	uint8_t *p = c->body;
+	int ok;
+
+	if (!p) /* payload_len 0: handlers get a buffer all the same */
+		p = malloc(1);
+	else
+		ST_SUB(s, rx_alloc, c->cap);
+	c->body = NULL;
+	c->got = c->cap = 0;
+	c->frame_ms0 = 0;
+	c->st = CS_HDR;
+	if (!p) {
+		conn_close(c, "out of memory", PFS_LOG_WARNING);
+		return -1;
+	}
+	if (c->authed && pfs_auth_open(&c->sess, &c->h, p, c->h.payload_len, NULL, 0)) {
+		free(p);
+		ST_ADD(s, mac_failed, 1);
+		conn_close(c, "bad frame MAC", PFS_LOG_NOTICE);
+		return -1;
+	}
+	if (c->h.flags & PFS_F_REPLY) {
+		free(p);
+		ST_ADD(s, bad_frames, 1);
+		reply(c, &c->h, -EBADMSG, 0, NULL, 0, NULL, 0, 0);
+		return 0;
+	}
+	pthread_mutex_lock(&c->lock);
+	ok = can_dispatch(c);
+	if (ok)
+		c->inflight++;
+	pthread_mutex_unlock(&c->lock);
+	if (ok) {
+		dispatch(c, &c->h, p);
+		return 0;
+	}
+	c->paused = 1;
+	c->ph = c->h;
+	c->pbody = p;
+	ST_ADD(s, paused, 1);
+	rev_set(c, 0);
+	return 0;
+}
+
+/* One handshake message complete in c->in?  0 to go on, 1 to wait. */
+static int handshake_step(pfs_sconn *c)
+{
+	pfs_server *s = c->srv;
+	uint8_t in[PFS_AUTH_HELLO_LEN], out[PFS_AUTH_CHAL_LEN];
+	pfs_auth_sess sess;
+	size_t need = c->st == CS_HELLO ? PFS_AUTH_HELLO_LEN : PFS_AUTH_PROOF_LEN;
+	int rc;
+
+	if (evbuffer_get_length(c->in) < need)
+		return 1;
+	evbuffer_remove(c->in, in, need);
+	if (c->st == CS_HELLO) {
+		rc = pfs_auth_srv_hello(&c->asrv, s->opts.auth, in, out);
+		send_raw(c, out, PFS_AUTH_CHAL_LEN);
+		if (rc || out[5]) {
+			ST_ADD(s, auth_failed, 1);
+			pfs_log(PFS_LOG_NOTICE, "%s: %s: handshake refused: %s", s->name, c->peer,
+				pfs_strerror(rc ? rc : -EACCES));
+			close_after_flush(c);
+			return 1;
+		}
+		c->st = CS_PROOF;
+		return 0;
+	}
+	rc = pfs_auth_srv_proof(&c->asrv, in, out, &sess);
+	send_raw(c, out, PFS_AUTH_RESULT_LEN);
+	if (rc) {
+		ST_ADD(s, auth_failed, 1);
+		pfs_log(PFS_LOG_NOTICE, "%s: %s: handshake failed: %s", s->name, c->peer,
+			pfs_strerror(rc));
+		close_after_flush(c);
+		return 1;
+	}
+	pthread_mutex_lock(&c->lock);
+	c->sess = sess;
+	c->authed = 1;
+	c->role = sess.peer_role;
+	pthread_mutex_unlock(&c->lock);
+	explicit_bzero(&sess, sizeof(sess));
+	c->st = CS_HDR;
+	return 0;
+}
+
+/* Cut frames out of c->in.  0, or -1 when c was closed. */
+static int process(pfs_sconn *c)
+{
+	pfs_server *s = c->srv;
+
+	while (!c->paused && !c->flush_close) {
+		size_t avail = evbuffer_get_length(c->in);
+
+		if (c->st == CS_HELLO || c->st == CS_PROOF) {
+			if (handshake_step(c))
+				return 0;
+			continue;
+		}
+		if (c->st == CS_HDR) {
+			uint8_t hb[PFS_HDR_LEN];
+			int rc;
+
+			if (avail && !c->frame_ms0)
+				c->frame_ms0 = pfs_clock_ms();
+			if (avail < PFS_HDR_LEN)
+				return 0;
+			evbuffer_remove(c->in, hb, sizeof(hb));
+			avail -= sizeof(hb);
+			memset(&c->h, 0, sizeof(c->h));
+			rc = pfs_hdr_decode(hb, sizeof(hb), s->opts.max_payload, &c->h);
+			if (rc) {
+				pfs_hdr e;
+
+				ST_ADD(s, bad_frames, 1);
+				pfs_log(PFS_LOG_NOTICE, "%s: closing %s: %s", s->name, c->peer,
+					pfs_strerror(rc));
+				/* Best effort: tell the peer why before closing. */
+				pfs_hdr_init(&e, c->h.opcode, c->h.req_id, 0, NULL);
+				reply(c, &e, rc, 0, NULL, 0, NULL, 0, 0);
+				close_after_flush(c);
+				return 0;
+			}
+			c->st = CS_BODY;
+			c->got = 0;
+		}
+		/* CS_BODY */
+		if (c->got < c->h.payload_len) {
+			size_t take = c->h.payload_len - c->got;
+
+			if (take > avail)
+				take = avail;
+			if (!take)
+				return 0;
+			if (body_grow(c, c->got + take)) {
+				conn_close(c, "out of memory", PFS_LOG_WARNING);
+				return -1;
+			}
+			evbuffer_remove(c->in, c->body + c->got, take);
+			c->got += take;
+			if (c->got < c->h.payload_len)
+				return 0;
+		}
+		if (frame_done(c))
+			return -1;
+	}
+	return 0;
+}
+
+static void on_read(evutil_socket_t fd, short what, void *arg)
+{
+	pfs_sconn *c = arg;
+	ssize_t n;
+
+	if (c->st == CS_BODY && !evbuffer_get_length(c->in)) {
+		/* Payload bytes straight into the frame's buffer. */
+		if (c->got == c->cap && body_grow(c, c->got + 1)) {
+			conn_close(c, "out of memory", PFS_LOG_WARNING);
+			return;
+		}
+		n = read(fd, c->body + c->got, c->cap - c->got);
+		if (n > 0)
+			c->got += (size_t)n;
+	} else {
+		size_t want = READ_CHUNK, have = evbuffer_get_length(c->in);
+
+		if (c->st == CS_HELLO)
+			want = PFS_AUTH_HELLO_LEN > have ? PFS_AUTH_HELLO_LEN - have : 0;
+		else if (c->st == CS_PROOF)
+			want = PFS_AUTH_PROOF_LEN > have ? PFS_AUTH_PROOF_LEN - have : 0;
+		if (!want) { /* cannot happen: process() took the message */
+			process(c);
+			return;
+		}
+		n = evbuffer_read(c->in, fd, (int)want);
+	}
+	if (n == 0) {
+		conn_close(c, NULL, 0);
+		return;
+	}
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return;
+		conn_close(c, errno == ECONNRESET ? NULL : strerror(errno), PFS_LOG_NOTICE);
+		return;
+	}
+	c->rx_ms = pfs_clock_ms();
+	process(c);
+}
+
+/* The loop's look at a kicked connection: write, then retry a held frame. */
+static void service(pfs_sconn *c)
+{
+	int err, empty, resume = 0;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->closed) {
+		pthread_mutex_unlock(&c->lock);
+		return;
+	}
+	err = flush_locked(c);
+	empty = !evbuffer_get_length(c->out);
+	if (!err && c->paused && !c->flush_close && can_dispatch(c)) {
+		c->inflight++;
+		resume = 1;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (err) {
+		conn_close(c, err == -EPIPE || err == -ECONNRESET ? NULL : strerror(-err),
+			   PFS_LOG_NOTICE);
+		return;
+	}
+	if (c->flush_close) {
+		if (empty)
+			conn_close(c, NULL, 0);
+		return;
+	}
+	if (!resume)
+		return;
+	c->paused = 0;
+	ST_SUB(c->srv, paused, 1);
+	if (c->frame_ms0) /* we, not the peer, held the rest back */
+		c->frame_ms0 = pfs_clock_ms();
+	dispatch(c, &c->ph, c->pbody);
+	c->pbody = NULL;
+	if (process(c) == 0 && !c->paused && !c->flush_close)
+		rev_set(c, 1);
+}
+
+static void on_write(evutil_socket_t fd, short what, void *arg)
+{
+	service(arg);
+}
+
+/* ---- connections ---- */
 
 static void peer_name(int fd, char *out, size_t n)
 {
@@ -165,73 +725,312 @@ static void peer_name(int fd, char *out, size_t n)
 	snprintf(out, n, "%s:%u", ip, port);
 }
 
-static void *accept_main(void *arg)
+static void conn_close(pfs_sconn *c, const char *why, int level)
+{
+	pfs_server *s = c->srv;
+	size_t q;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->closed) {
+		pthread_mutex_unlock(&c->lock);
+		return;
+	}
+	c->closed = 1;
+	q = evbuffer_get_length(c->out);
+	pthread_mutex_unlock(&c->lock);
+	if (why)
+		pfs_log(level, "%s: closing %s: %s", s->name, c->peer, why);
+	ST_SUB(s, queued, q);
+	event_free(c->rev);
+	event_free(c->wev);
+	close(c->fd);
+	evbuffer_free(c->in);
+	evbuffer_free(c->out);
+	c->out = NULL;
+	if (c->body)
+		body_free(c);
+	if (c->paused) {
+		free(c->pbody);
+		ST_SUB(s, paused, 1);
+	}
+	pfs_auth_srv_done(&c->asrv);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		s->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	atomic_fetch_sub(&s->nconns, 1);
+	pfs_sconn_put(c);
+}
+
+static void sock_opts(int fd)
+{
+	int one = 1, idle = 60, intvl = 10, cnt = 6;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+}
+
+static int conn_new(pfs_server *s, int fd)
+{
+	pfs_sconn *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->srv = s;
+	c->fd = fd;
+	c->refs = 1;
+	pthread_mutex_init(&c->lock, NULL);
+	c->in = evbuffer_new();
+	c->out = evbuffer_new();
+	c->rev = event_new(s->base, fd, EV_READ | EV_PERSIST, on_read, c);
+	c->wev = event_new(s->base, fd, EV_WRITE | EV_PERSIST, on_write, c);
+	if (!c->in || !c->out || !c->rev || !c->wev) {
+		if (c->in)
+			evbuffer_free(c->in);
+		if (c->out)
+			evbuffer_free(c->out);
+		if (c->rev)
+			event_free(c->rev);
+		if (c->wev)
+			event_free(c->wev);
+		pthread_mutex_destroy(&c->lock);
+		free(c);
+		return -ENOMEM;
+	}
+	sock_opts(fd);
+	peer_name(fd, c->peer, sizeof(c->peer));
+	c->est = (size_t)s->opts.max_payload + PFS_HDR_LEN;
+	c->st = s->opts.auth ? CS_HELLO : CS_HDR;
+	c->role = s->opts.auth ? PFS_ROLE_NONE : PFS_ROLE_ANY;
+	c->open_ms = c->rx_ms = pfs_clock_ms();
+	c->next = s->conns;
+	if (s->conns)
+		s->conns->prev = c;
+	s->conns = c;
+	atomic_fetch_add(&s->nconns, 1);
+	rev_set(c, 1);
+	return 0;
+}
+
+/* Over max_conns: a short -EBUSY frame (not before a handshake), close. */
+static void refuse(pfs_server *s, int fd)
+{
+	uint64_t now = pfs_clock_ms();
+
+	ST_ADD(s, refused_full, 1);
+	if (!s->opts.auth) {
+		uint8_t hb[PFS_HDR_LEN];
+		pfs_hdr e;
+
+		pfs_hdr_init(&e, PFS_OP_PING, 0, 0, NULL);
+		e.flags = PFS_F_REPLY;
+		e.status = -EBUSY;
+		pfs_hdr_encode(&e, hb);
+		if (send(fd, hb, sizeof(hb), MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+			pfs_log(PFS_LOG_DEBUG, "%s: refuse: %s", s->name, strerror(errno));
+	}
+	close(fd);
+	if (now - s->refuse_log_ms >= 1000) {
+		s->refuse_log_ms = now;
+		pfs_log(PFS_LOG_WARNING, "%s: %u connections (max_conns): refusing new ones",
+			s->name, atomic_load(&s->nconns));
+	}
+}
+
+static void on_accept(evutil_socket_t lfd, short what, void *arg)
 {
 	pfs_server *s = arg;
 
-	for (;;) {
-		struct pollfd pfd[2] = { { s->lfd, POLLIN, 0 }, { s->wake[0], POLLIN, 0 } };
-		int fd, one = 1;
-		pthread_attr_t attr;
-		pthread_t t;
-		pfs_sconn *c;
+	for (int i = 0; i < ACCEPT_BATCH; i++) {
+		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (pfd[1].revents)
-			break;
-		fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd < 0) {
-			if (errno == EMFILE || errno == ENFILE)
-				usleep(10000);
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM) {
+				/* Out of descriptors: pause accepting for 100 ms
+				 * rather than spin on a pending connection. */
+				struct timeval tv = { 0, 100000 };
+
+				pfs_log(PFS_LOG_WARNING, "%s: accept: %s", s->name,
+					strerror(errno));
+				event_del(s->lev);
+				evtimer_add(s->lretry, &tv);
+			}
+			return;
+		}
+		if (atomic_load(&s->nconns) >= s->opts.max_conns) {
+			refuse(s, fd);
 			continue;
 		}
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		pthread_mutex_lock(&s->lock);
-		if (s->stopping || s->nconns >= s->opts.max_conns) {
-			pthread_mutex_unlock(&s->lock);
+		if (conn_new(s, fd)) {
 			close(fd);
 			continue;
 		}
-		c = calloc(1, sizeof(*c));
-		if (!c) {
-			pthread_mutex_unlock(&s->lock);
-			close(fd);
-			continue;
-		}
-		c->srv = s;
-		c->fd = fd;
-		c->refs = 1;
-		pthread_mutex_init(&c->send_lock, NULL);
-		peer_name(fd, c->peer, sizeof(c->peer));
-		c->next = s->conns;
-		if (s->conns)
-			s->conns->prev = c;
-		s->conns = c;
-		s->nconns++;
-		pthread_mutex_unlock(&s->lock);
-		pthread_attr_init(&attr);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		pthread_attr_setstacksize(&attr, 256 << 10);
-		if (pthread_create(&t, &attr, conn_main, c)) {
-			pthread_mutex_lock(&s->lock);
-			s->nconns--;
-			pthread_mutex_unlock(&s->lock);
-			pfs_sconn_put(c);
-		}
-		pthread_attr_destroy(&attr);
+		ST_ADD(s, accepted, 1);
 	}
+}
+
+static void on_accept_retry(evutil_socket_t fd, short what, void *arg)
+{
+	pfs_server *s = arg;
+
+	event_add(s->lev, NULL);
+}
+
+/* Timeouts: handshake, frame (slowloris), send, idle. */
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+	pfs_server *s = arg;
+	const pfs_server_opts *o = &s->opts;
+	uint64_t now = pfs_clock_ms();
+	pfs_sconn *c, *n;
+
+	for (c = s->conns; c; c = n) {
+		const char *why = NULL;
+		size_t q;
+		unsigned inflight;
+		uint64_t tx;
+
+		n = c->next;
+		pthread_mutex_lock(&c->lock);
+		q = evbuffer_get_length(c->out);
+		inflight = c->inflight;
+		tx = c->tx_ms;
+		pthread_mutex_unlock(&c->lock);
+		if (q && o->send_timeout_ms > 0 && now - tx >= (uint64_t)o->send_timeout_ms)
+			why = "send timeout (peer does not read)";
+		else if ((c->st == CS_HELLO || c->st == CS_PROOF) && o->handshake_ms > 0 &&
+			 now - c->open_ms >= (uint64_t)o->handshake_ms)
+			why = "handshake timeout";
+		else if (c->frame_ms0 && !c->paused && !c->flush_close && o->frame_ms > 0 &&
+			 now - c->frame_ms0 >= (uint64_t)o->frame_ms)
+			why = "frame timeout (incomplete frame)";
+		if (why) {
+			ST_ADD(s, timed_out, 1);
+			conn_close(c, why, PFS_LOG_NOTICE);
+			continue;
+		}
+		if (o->idle_ms > 0 && !q && !inflight && !c->paused && !c->frame_ms0 &&
+		    c->st == CS_HDR && now - c->rx_ms >= (uint64_t)o->idle_ms) {
+			ST_ADD(s, timed_out, 1);
+			conn_close(c, "idle", PFS_LOG_INFO);
+		}
+	}
+}
+
+/* The eventfd: kicked connections, and the stop request. */
+static void on_kick(evutil_socket_t fd, short what, void *arg)
+{
+	pfs_server *s = arg;
+	uint64_t v;
+	pfs_sconn *list;
+
+	if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		pfs_log(PFS_LOG_WARNING, "%s: eventfd: %s", s->name, strerror(errno));
+	pthread_mutex_lock(&s->klock);
+	list = s->kick;
+	s->kick = NULL;
+	for (pfs_sconn *c = list; c; c = c->knext)
+		c->kicked = 0;
+	pthread_mutex_unlock(&s->klock);
+	while (list) {
+		pfs_sconn *c = list;
+
+		list = c->knext;
+		service(c);
+		pfs_sconn_put(c);
+	}
+	if (atomic_load(&s->stopping)) {
+		event_del(s->lev);
+		event_del(s->lretry);
+		event_del(s->tick);
+		while (s->conns)
+			conn_close(s->conns, NULL, 0);
+		event_base_loopbreak(s->base);
+	}
+}
+
+static void *loop_main(void *arg)
+{
+	pfs_server *s = arg;
+
+	s->loop_tid = pthread_self();
+	s->loop_tid_set = 1;
+	event_base_dispatch(s->base);
 	return NULL;
+}
+
+/* ---- lifetime ---- */
+
+static void server_free(pfs_server *s)
+{
+	if (s->lev)
+		event_free(s->lev);
+	if (s->eev)
+		event_free(s->eev);
+	if (s->tick)
+		event_free(s->tick);
+	if (s->lretry)
+		event_free(s->lretry);
+	if (s->base)
+		event_base_free(s->base);
+	if (s->lfd >= 0)
+		close(s->lfd);
+	if (s->efd >= 0)
+		close(s->efd);
+	free(s->workers);
+	pthread_mutex_destroy(&s->klock);
+	pthread_mutex_destroy(&s->plock);
+	pthread_cond_destroy(&s->pcond);
+	free(s);
+}
+
+static void stop_workers(pfs_server *s)
+{
+	job *j;
+
+	pthread_mutex_lock(&s->plock);
+	s->pstop = 1;
+	j = s->jh; /* requests not started: dropped */
+	s->jh = s->jt = NULL;
+	pthread_cond_broadcast(&s->pcond);
+	pthread_mutex_unlock(&s->plock);
+	while (j) {
+		job *n = j->next;
+
+		free(j->payload);
+		pfs_sconn_put(j->c);
+		free(j);
+		j = n;
+	}
+	for (unsigned i = 0; i < s->nworkers; i++)
+		pthread_join(s->workers[i], NULL);
+	s->nworkers = 0;
+}
+
+static int tick_ms(const pfs_server_opts *o)
+{
+	int t = 1000;
+	int v[] = { o->auth ? o->handshake_ms : 0, o->frame_ms, o->send_timeout_ms, o->idle_ms };
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (v[i] > 0 && v[i] / 8 < t)
+			t = v[i] / 8;
+	return t < 5 ? 5 : t;
 }
 
 int pfs_server_start(const pfs_server_opts *opts, pfs_server_handler fn, void *ctx,
 		     pfs_server **out)
 {
 	pfs_server *s = calloc(1, sizeof(*s));
-	int rc;
+	sigset_t all, old;
+	struct timeval tv;
+	int rc, t;
 
 	if (!s)
 		return -ENOMEM;
@@ -240,39 +1039,79 @@ int pfs_server_start(const pfs_server_opts *opts, pfs_server_handler fn, void *c
 		s->opts.max_conns = 1024;
 	if (!s->opts.max_payload)
 		s->opts.max_payload = PFS_MAX_PAYLOAD;
+	if (!s->opts.workers)
+		s->opts.workers = 8;
+	if (!s->opts.max_inflight)
+		s->opts.max_inflight = 64;
+	if (!s->opts.max_queued_bytes)
+		s->opts.max_queued_bytes = 8u << 20;
+	if (!s->opts.handshake_ms)
+		s->opts.handshake_ms = 5000;
+	if (!s->opts.frame_ms)
+		s->opts.frame_ms = 30000;
+	if (!s->opts.send_timeout_ms)
+		s->opts.send_timeout_ms = 30000;
+	if (!s->opts.idle_ms)
+		s->opts.idle_ms = 600000;
 	snprintf(s->name, sizeof(s->name), "%s", opts->name ? opts->name : "server");
 	s->fn = fn;
 	s->ctx = ctx;
-	s->lfd = -1;
-	s->wake[0] = s->wake[1] = -1;
-	pthread_mutex_init(&s->lock, NULL);
-	pthread_cond_init(&s->idle, NULL);
+	s->lfd = s->efd = -1;
+	pthread_mutex_init(&s->klock, NULL);
+	pthread_mutex_init(&s->plock, NULL);
+	pthread_cond_init(&s->pcond, NULL);
 	rc = pfs_net_listen(opts->host, opts->port, &s->lfd);
 	if (rc)
 		goto fail;
 	rc = pfs_net_local_port(s->lfd, &s->port);
 	if (rc)
 		goto fail;
-	if (pipe2(s->wake, O_CLOEXEC)) {
+	if (fcntl(s->lfd, F_SETFL, fcntl(s->lfd, F_GETFL) | O_NONBLOCK) < 0) {
 		rc = -errno;
 		goto fail;
 	}
-	if (pthread_create(&s->acceptor, NULL, accept_main, s)) {
+	s->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (s->efd < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	rc = -ENOMEM;
+	s->base = event_base_new();
+	if (!s->base)
+		goto fail;
+	s->lev = event_new(s->base, s->lfd, EV_READ | EV_PERSIST, on_accept, s);
+	s->eev = event_new(s->base, s->efd, EV_READ | EV_PERSIST, on_kick, s);
+	s->tick = event_new(s->base, -1, EV_PERSIST, on_tick, s);
+	s->lretry = evtimer_new(s->base, on_accept_retry, s);
+	s->workers = calloc(s->opts.workers, sizeof(*s->workers));
+	if (!s->lev || !s->eev || !s->tick || !s->lretry || !s->workers)
+		goto fail;
+	t = tick_ms(&s->opts);
+	tv.tv_sec = t / 1000;
+	tv.tv_usec = (t % 1000) * 1000;
+	event_add(s->lev, NULL);
+	event_add(s->eev, NULL);
+	event_add(s->tick, &tv);
+	/* Threads block every signal: the daemons handle them on main. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (; !s->opts.inline_handler && s->nworkers < s->opts.workers; s->nworkers++)
+		if (pthread_create(&s->workers[s->nworkers], NULL, worker_main, s))
+			break;
+	rc = 0;
+	if (!s->opts.inline_handler && s->nworkers < s->opts.workers)
 		rc = -EAGAIN;
+	else if (pthread_create(&s->loop, NULL, loop_main, s))
+		rc = -EAGAIN;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		stop_workers(s);
 		goto fail;
 	}
 	*out = s;
 	return 0;
 fail:
-	if (s->lfd >= 0)
-		close(s->lfd);
-	if (s->wake[0] >= 0) {
-		close(s->wake[0]);
-		close(s->wake[1]);
-	}
-	pthread_mutex_destroy(&s->lock);
-	pthread_cond_destroy(&s->idle);
-	free(s);
+	server_free(s);
 	return rc;
 }
 
@@ -280,39 +1119,44 @@ uint16_t pfs_server_port(const pfs_server *s) { return s->port; }
 
 void pfs_server_stop(pfs_server *s)
 {
+	uint64_t one = 1;
+	pfs_sconn *list;
+
 	if (!s)
 		return;
-	if (write(s->wake[1], "x", 1) < 0)
-		pfs_log(PFS_LOG_WARNING, "%s: wake pipe: %s", s->name, strerror(errno));
-	pthread_join(s->acceptor, NULL);
-	close(s->lfd);
-	pthread_mutex_lock(&s->lock);
-	s->stopping = 1;
-	for (pfs_sconn *c = s->conns; c; c = c->next)
-		shutdown(c->fd, SHUT_RDWR);
-	/* Wait for connection threads, then for handlers' references. */
-	while (s->nconns > 0 || s->conns)
-		pthread_cond_wait(&s->idle, &s->lock);
-	pthread_mutex_unlock(&s->lock);
-	close(s->wake[0]);
-	close(s->wake[1]);
-	pthread_mutex_destroy(&s->lock);
-	pthread_cond_destroy(&s->idle);
-	free(s);
-}
+	/* The loop closes every connection (handlers' replies from now on
+	 * return -EPIPE), then exits. */
+	atomic_store(&s->stopping, 1);
+	if (write(s->efd, &one, sizeof(one)) < 0)
+		pfs_log(PFS_LOG_WARNING, "%s: eventfd: %s", s->name, strerror(errno));
+	pthread_join(s->loop, NULL);
+	/* Requests not yet started are dropped; running handlers finish. */
+	stop_workers(s);
+	pthread_mutex_lock(&s->klock);
+	list = s->kick;
+	s->kick = NULL;
+	pthread_mutex_unlock(&s->klock);
+	while (list) {
+		pfs_sconn *c = list;
 
-/* Until the event-driven core with authentication lands, every peer is
- * unauthenticated and may do anything (see server.h). */
-unsigned pfs_sconn_role(const pfs_sconn *c)
-{
-	(void)c;
-	return PFS_ROLE_ANY;
+		list = c->knext;
+		pfs_sconn_put(c);
+	}
+	server_free(s);
 }
 
 void pfs_server_get_stats(pfs_server *s, pfs_server_stats *out)
 {
 	memset(out, 0, sizeof(*out));
-	pthread_mutex_lock(&s->lock);
-	out->conns = s->nconns;
-	pthread_mutex_unlock(&s->lock);
+	out->conns = atomic_load(&s->nconns);
+	out->accepted = atomic_load(&s->accepted);
+	out->refused_full = atomic_load(&s->refused_full);
+	out->auth_failed = atomic_load(&s->auth_failed);
+	out->mac_failed = atomic_load(&s->mac_failed);
+	out->timed_out = atomic_load(&s->timed_out);
+	out->bad_frames = atomic_load(&s->bad_frames);
+	out->rx_alloc_bytes = atomic_load(&s->rx_alloc);
+	out->queued_bytes = atomic_load(&s->queued);
+	out->queued_peak = atomic_load(&s->queued_peak);
+	out->paused = atomic_load(&s->paused);
 }

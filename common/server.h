@@ -22,13 +22,19 @@
  *     first byte (slowloris);
  *   - per connection at most max_inflight requests in handlers and
  *     max_queued_bytes of replies not yet written: above either the server
- *     stops reading that connection until it drains (backpressure);
+ *     stops reading that connection until it drains (backpressure).  A
+ *     request is in flight from its dispatch to its reply, so every request
+ *     must get exactly one reply.  The replies expected from requests in
+ *     flight count against max_queued_bytes too (estimated from the
+ *     connection's recent reply sizes), so a peer that pipelines large
+ *     READs and never reads holds about max_queued_bytes plus one reply;
  *   - a reply that cannot be written for send_timeout_ms, or a connection
  *     idle (no request in flight, nothing received) for idle_ms, is closed;
  *   - TCP keepalive on every connection.
  * Frames that fail to decode (bad magic, version, oversize) close the
  * connection after a best-effort error reply; the server goes on serving
- * others. */
+ * others.  Requests of one connection may run concurrently on several
+ * workers, so their replies may leave in another order (they carry req_id). */
 #ifndef PFS_SERVER_H
 #define PFS_SERVER_H
 
@@ -67,12 +73,15 @@ typedef struct pfs_server_opts {
 int pfs_server_start(const pfs_server_opts *opts, pfs_server_handler fn, void *ctx,
 		     pfs_server **out);
 uint16_t pfs_server_port(const pfs_server *s);
-/* Stop accepting, shut every connection down, wait for connection threads
- * and free the server.  Handlers holding references delay the final free of
- * their connections, not this call. */
+/* Stop accepting, close every connection, drop requests not yet given to a
+ * handler, wait for running handlers and free the server.  Handlers holding
+ * references delay the final free of their connections, not this call:
+ * their replies from then on return -EPIPE. */
 void pfs_server_stop(pfs_server *s);
 
-/* Send a reply to request h (opcode and req_id copied, PFS_F_REPLY set). */
+/* Send a reply to request h (opcode and req_id copied, PFS_F_REPLY set):
+ * queued (payload and bulk copied) for the loop to write; never waits for
+ * the peer.  0, -EPIPE once the connection is closed, -ENOMEM. */
 int pfs_sconn_reply(pfs_sconn *c, const pfs_hdr *h, int status, const void *payload,
 		    size_t len, const void *bulk, size_t bulk_len);
 /* The same with an RCC credit grant in the reply header (oss data port). */
@@ -91,6 +100,10 @@ unsigned pfs_sconn_role(const pfs_sconn *c);
 typedef struct pfs_server_stats {
 	unsigned conns;            /* open now */
 	uint64_t accepted, refused_full, auth_failed, mac_failed, timed_out, bad_frames;
+	uint64_t rx_alloc_bytes;   /* payload buffers of frames being received, now */
+	uint64_t queued_bytes;     /* reply bytes not yet written, all connections, now */
+	uint64_t queued_peak;      /* most reply bytes ever queued on one connection */
+	uint64_t paused;           /* connections not read now (backpressure) */
 } pfs_server_stats;
 void pfs_server_get_stats(pfs_server *s, pfs_server_stats *out);
 
