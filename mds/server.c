@@ -264,7 +264,7 @@ static int check_move(mds_server *s, const char *oss, const char *host, uint16_t
 	return rc;
 }
 
-static int do_register(mds_server *s, pfs_rbuf *b, const char *peer, pfs_wbuf *out)
+static int do_register(mds_server *s, pfs_rbuf *b, const mds_req *rq, pfs_wbuf *out)
 {
 	char oss[64], host[64];
 	uint16_t dport, cport;
@@ -299,15 +299,22 @@ static int do_register(mds_server *s, pfs_rbuf *b, const char *peer, pfs_wbuf *o
 	rc = pfs_rbuf_done(b);
 	if (rc)
 		goto out;
+	const char *peer = rq->peer;
+
 	/* An OSS bound to the wildcard address is reached where it came from. */
 	if (!host[0] || strcmp(host, "0.0.0.0") == 0 || strcmp(host, "::") == 0) {
 		uint16_t pp;
 		if (!peer || pfs_addr_parse(peer, host, sizeof(host), &pp))
 			snprintf(host, sizeof(host), "127.0.0.1");
 	}
-	rc = check_move(s, oss, host, dport, cport, r, n, peer);
-	if (rc)
-		goto out;
+	/* Only between authenticated nodes: without authentication anyone
+	 * may register anything anyway, and an OSS restarted on another port
+	 * (port 0 in tests) comes back at once, as before. */
+	if (rq->role != PFS_ROLE_ANY) {
+		rc = check_move(s, oss, host, dport, cport, r, n, peer);
+		if (rc)
+			goto out;
+	}
 	rc = mds_ns_oss_register(s->ns, oss, host, dport, cport, r, n, idx);
 	if (rc)
 		goto out;
@@ -450,6 +457,20 @@ static uint32_t rights_now(mds_server *s, const pfs_cred *c, uint64_t ino)
 	if (mds_ns_access(s->ns, c, ino, W_OK) == 0)
 		r |= PFS_CAPA_WRITE | PFS_CAPA_TRUNCATE;
 	return r;
+}
+
+/* SETSIZE (pushed at flush/fsync/close) needs write permission, or
+ * ownership: the creator of a 0444 file opened O_RDWR pushes its size. */
+static int setsize_allowed(mds_server *s, const pfs_cred *c, uint64_t ino)
+{
+	pfs_attr a;
+	int rc = mds_ns_access(s->ns, c, ino, W_OK);
+
+	if (rc != -EACCES)
+		return rc;
+	if (mds_ns_getattr(s->ns, c, ino, &a) == 0 && a.uid == c->uid)
+		return 0;
+	return -EACCES;
 }
 
 /* Namespace opcodes: all start with a cred. */
@@ -683,6 +704,8 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		int64_t mt = pfs_rbuf_i64(b);
 		rc = decode_end(b, 0);
 		if (!rc)
+			rc = setsize_allowed(s, &c, ino);
+		if (!rc)
 			rc = mds_ns_setsize(s->ns, &c, ino, size, mt, &a);
 		/* SETSIZE comes with fsync/close: make it durable now. */
 		if (!rc && s->opts.sync_on_setsize)
@@ -753,7 +776,7 @@ static int h_ost_list(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_re
 static int h_oss_register(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
 			  pfs_wbuf *out)
 {
-	return do_register(s, b, rq->peer, out);
+	return do_register(s, b, rq, out);
 }
 
 static int h_oss_heartbeat(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,

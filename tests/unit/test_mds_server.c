@@ -20,7 +20,9 @@
 
 #include <cmocka.h>
 
+#include "common/auth.h"
 #include "common/buf.h"
+#include "common/capa.h"
 #include "common/log.h"
 #include "common/msg.h"
 #include "common/net.h"
@@ -987,10 +989,242 @@ static void test_server_concurrent(void **state)
 	free(e);
 }
 
+/* ---- authorization (common/optab.h, root squash, capabilities) ---- */
+
+static const uint8_t KCAP[PFS_CAPA_KEY_LEN] = { 42, 1, 2, 3 };
+
+/* One request straight into the dispatcher as a peer of role. */
+static int as_role(mds_server *s, unsigned role, uint16_t op, pfs_wbuf *req, pfs_wbuf *out)
+{
+	pfs_hdr h;
+	int rc;
+
+	pfs_hdr_init(&h, op, 1, 0x5151, "");
+	h.payload_len = (uint32_t)req->len;
+	pfs_wbuf_reset(out);
+	rc = mds_server_dispatch_role(s, &h, role, req->data, req->len, "127.0.0.1:9", out);
+	pfs_wbuf_reset(req);
+	return rc;
+}
+
+static uint32_t ost_count(mds_server *s)
+{
+	pfs_wbuf q, o;
+	pfs_rbuf r;
+	uint32_t n;
+
+	pfs_wbuf_init(&q);
+	pfs_wbuf_init(&o);
+	assert_int_equal(as_role(s, PFS_ROLE_ADMIN, PFS_OP_MDS_OST_LIST, &q, &o), 0);
+	pfs_rbuf_init(&r, o.data, o.len);
+	n = pfs_rbuf_u32(&r);
+	pfs_wbuf_free(&q);
+	pfs_wbuf_free(&o);
+	return n;
+}
+
+static void put_register(pfs_wbuf *b, const char *uuid, const char *host, uint16_t port)
+{
+	pfs_wbuf_str(b, "evil");
+	pfs_wbuf_str(b, host);
+	pfs_wbuf_u16(b, port);
+	pfs_wbuf_u16(b, port);
+	pfs_wbuf_u32(b, 1);
+	pfs_wbuf_str(b, uuid);
+	pfs_wbuf_u64(b, 1ull << 40);
+	pfs_wbuf_u64(b, 1ull << 39);
+	pfs_wbuf_u64(b, 0);
+}
+
+static void test_server_authz(void **state)
+{
+	struct fx *f = *state;
+	mds_server_opts mo = { .host = "127.0.0.1", .port = 0, .root_squash = 1,
+			       .nosquash_roles = PFS_ROLE_ADMIN, .capa_key = KCAP,
+			       .capa_lifetime_s = 100, .jobs = f->jobs, .qos = f->qos };
+	pfs_cred user = { 4242, 4242, 0, { 0 } };
+	mds_server *s;
+	pfs_wbuf b, o;
+	pfs_rbuf r;
+	pfs_attr a;
+	pfs_layout l;
+	uint64_t secret, file;
+
+	assert_int_equal(mds_server_start(f->ns, &mo, &s), 0);
+	pfs_wbuf_init(&b);
+	pfs_wbuf_init(&o);
+	register_ost(f);
+	assert_int_equal(ost_count(s), 2);
+
+	/* OSS control opcodes only from oss keys; the OST list is unchanged */
+	put_register(&b, "ost-evil", "10.0.0.66", 999);
+	assert_int_equal(as_role(s, PFS_ROLE_CLIENT, PFS_OP_MDS_OSS_REGISTER, &b, &o), -EACCES);
+	put_register(&b, "ost-evil", "10.0.0.66", 999);
+	assert_int_equal(as_role(s, PFS_ROLE_ADMIN, PFS_OP_MDS_OSS_REGISTER, &b, &o), -EACCES);
+	pfs_wbuf_str(&b, "oss0");
+	pfs_wbuf_u32(&b, 0);
+	assert_int_equal(as_role(s, PFS_ROLE_CLIENT, PFS_OP_MDS_OSS_HEARTBEAT, &b, &o), -EACCES);
+	assert_int_equal(ost_count(s), 2);
+	/* an oss key may not move a live OST's uuid to another address */
+	put_register(&b, "ost-a", "10.0.0.66", 999);
+	assert_int_equal(as_role(s, PFS_ROLE_OSS, PFS_OP_MDS_OSS_REGISTER, &b, &o), -EADDRINUSE);
+	assert_int_equal(as_role(s, PFS_ROLE_ADMIN, PFS_OP_MDS_OST_LIST, &b, &o), 0);
+	pfs_rbuf_init(&r, o.data, o.len);
+	pfs_ost_info oi;
+	assert_int_equal(pfs_rbuf_u32(&r), 2);
+	assert_int_equal(pfs_ost_info_decode(&r, &oi), 0);
+	assert_string_equal(oi.uuid, "ost-a");
+	assert_string_equal(oi.host, "127.0.0.1");
+
+	/* admin commands only from admin keys */
+	pfs_wbuf_str(&b, "job1");
+	assert_int_equal(as_role(s, PFS_ROLE_CLIENT, PFS_OP_MDS_JOB_END, &b, &o), -EACCES);
+	pfs_wbuf_str(&b, "");
+	pfs_wbuf_u32(&b, 0);
+	assert_int_equal(as_role(s, PFS_ROLE_CLIENT, PFS_OP_MDS_QOS_POLICY_SET, &b, &o), -EACCES);
+	/* namespace not from servers */
+	pfs_cred_encode(&b, &root);
+	pfs_wbuf_u64(&b, 1);
+	pfs_wbuf_str(&b, "x");
+	pfs_wbuf_u32(&b, 0755);
+	assert_int_equal(as_role(s, PFS_ROLE_OSS, PFS_OP_MDS_MKDIR, &b, &o), -EACCES);
+
+	/* root's 0700 directory (admin keys are not squashed) */
+	pfs_cred_encode(&b, &root);
+	pfs_wbuf_u64(&b, 1);
+	pfs_wbuf_str(&b, "secret");
+	pfs_wbuf_u32(&b, 0700);
+	assert_int_equal(as_role(s, PFS_ROLE_ADMIN, PFS_OP_MDS_MKDIR, &b, &o), 0);
+	pfs_rbuf_init(&r, o.data, o.len);
+	assert_int_equal(pfs_attr_decode(&r, &a), 0);
+	assert_int_equal(a.uid, 0);
+	secret = a.ino;
+	/* uid 0 over a client key is squashed: refused */
+	pfs_cred_encode(&b, &root);
+	pfs_wbuf_u64(&b, secret);
+	pfs_wbuf_str(&b, "in");
+	pfs_wbuf_u32(&b, 0755);
+	assert_int_equal(as_role(s, PFS_ROLE_CLIENT, PFS_OP_MDS_MKDIR, &b, &o), -EACCES);
+	/* the same frame without authentication (role ANY): today's trust */
+	pfs_cred_encode(&b, &root);
+	pfs_wbuf_u64(&b, secret);
+	pfs_wbuf_str(&b, "in");
+	pfs_wbuf_u32(&b, 0755);
+	assert_int_equal(as_role(s, PFS_ROLE_ANY, PFS_OP_MDS_MKDIR, &b, &o), 0);
+
+	/* root's 0600 file in / created over an admin key: layout, no caps */
+	pfs_cred_encode(&b, &root);
+	pfs_wbuf_u64(&b, 1);
+	pfs_wbuf_str(&b, "rootfile");
+	pfs_wbuf_u32(&b, 0600);
+	pfs_wbuf_u32(&b, PFS_CREATE_EXCL);
+	pfs_wbuf_u32(&b, 0);
+	pfs_wbuf_u32(&b, 0);
+	assert_int_equal(as_role(s, PFS_ROLE_ADMIN, PFS_OP_MDS_CREATE, &b, &o), 0);
+	pfs_rbuf_init(&r, o.data, o.len);
+	assert_int_equal(pfs_attr_decode(&r, &a), 0);
+	assert_int_equal(pfs_layout_decode(&r, &l), 0);
+	assert_int_equal(pfs_rbuf_done(&r), 0);
+	file = a.ino;
+	/* SETSIZE as uid 4242: refused, the size stays */
+	pfs_cred_encode(&b, &user);
+	pfs_wbuf_u64(&b, file);
+	pfs_wbuf_u64(&b, 1u << 30);
+	pfs_wbuf_i64(&b, 0);
+	assert_int_equal(as_role(s, PFS_ROLE_CLIENT, PFS_OP_MDS_SETSIZE, &b, &o), -EACCES);
+	pfs_cred_encode(&b, &root);
+	pfs_wbuf_u64(&b, file);
+	assert_int_equal(as_role(s, PFS_ROLE_ADMIN, PFS_OP_MDS_GETATTR, &b, &o), 0);
+	pfs_rbuf_init(&r, o.data, o.len);
+	assert_int_equal(pfs_attr_decode(&r, &a), 0);
+	assert_int_equal(a.size, 0);
+
+	/* a client's OPEN O_RDONLY of its own file: one read capability per
+	 * stripe object, bound to the frame's client id */
+	pfs_cred_encode(&b, &user);
+	pfs_wbuf_u64(&b, 1);
+	pfs_wbuf_str(&b, "userfile");
+	pfs_wbuf_u32(&b, 0644);
+	pfs_wbuf_u32(&b, PFS_CREATE_EXCL);
+	pfs_wbuf_u32(&b, 0);
+	pfs_wbuf_u32(&b, 0);
+	/* / is root's 0755: the user cannot create there */
+	assert_int_equal(as_role(s, PFS_ROLE_CLIENT, PFS_OP_MDS_CREATE, &b, &o), -EACCES);
+	pfs_cred_encode(&b, &root);
+	pfs_wbuf_u64(&b, file);
+	pfs_wbuf_u32(&b, O_RDWR);
+	assert_int_equal(as_role(s, PFS_ROLE_ADMIN, PFS_OP_MDS_OPEN, &b, &o), 0);
+	pfs_rbuf_init(&r, o.data, o.len);
+	assert_int_equal(pfs_attr_decode(&r, &a), 0);
+	assert_int_equal(pfs_layout_decode(&r, &l), 0);
+	assert_int_equal(pfs_rbuf_done(&r), 0); /* admin: no capabilities */
+	/* the file readable by the client (chmod by root over admin) */
+	pfs_cred_encode(&b, &root);
+	pfs_wbuf_u64(&b, file);
+	pfs_wbuf_u32(&b, PFS_SETATTR_MODE);
+	pfs_wbuf_u32(&b, 0644);
+	pfs_wbuf_u32(&b, 0);
+	pfs_wbuf_u32(&b, 0);
+	pfs_wbuf_u64(&b, 0);
+	pfs_wbuf_i64(&b, 0);
+	pfs_wbuf_i64(&b, 0);
+	assert_int_equal(as_role(s, PFS_ROLE_ADMIN, PFS_OP_MDS_SETATTR, &b, &o), 0);
+	pfs_cred_encode(&b, &user);
+	pfs_wbuf_u64(&b, file);
+	pfs_wbuf_u32(&b, O_RDWR);
+	assert_int_equal(as_role(s, PFS_ROLE_CLIENT, PFS_OP_MDS_OPEN, &b, &o), -EACCES);
+	pfs_cred_encode(&b, &user);
+	pfs_wbuf_u64(&b, file);
+	pfs_wbuf_u32(&b, O_RDONLY);
+	assert_int_equal(as_role(s, PFS_ROLE_CLIENT, PFS_OP_MDS_OPEN, &b, &o), 0);
+	pfs_rbuf_init(&r, o.data, o.len);
+	assert_int_equal(pfs_attr_decode(&r, &a), 0);
+	assert_int_equal(pfs_layout_decode(&r, &l), 0);
+	assert_int_equal(pfs_rbuf_u32(&r), l.stripe_count);
+	assert_true(l.stripe_count > 0);
+	for (uint32_t i = 0; i < l.stripe_count; i++) {
+		pfs_capa c;
+
+		assert_int_equal(pfs_capa_decode(&r, &c), 0);
+		assert_int_equal(c.rights, PFS_CAPA_READ);
+		assert_int_equal(c.client_id, 0x5151);
+		assert_int_equal(pfs_capa_check(&c, KCAP, l.stripe[i].ost, l.stripe[i].object,
+						0x5151, PFS_CAPA_READ, (uint64_t)time(NULL)), 0);
+		assert_int_equal(pfs_capa_check(&c, KCAP, l.stripe[i].ost, l.stripe[i].object,
+						0x5151, PFS_CAPA_WRITE, (uint64_t)time(NULL)),
+				 -EACCES);
+		assert_true(c.expiry <= (uint64_t)time(NULL) + 100);
+	}
+	assert_int_equal(pfs_rbuf_done(&r), 0);
+	/* renewal (GETLAYOUT) gives what access allows now: read only */
+	pfs_cred_encode(&b, &user);
+	pfs_wbuf_u64(&b, file);
+	assert_int_equal(as_role(s, PFS_ROLE_CLIENT, PFS_OP_MDS_GETLAYOUT, &b, &o), 0);
+	pfs_rbuf_init(&r, o.data, o.len);
+	assert_int_equal(pfs_layout_decode(&r, &l), 0);
+	assert_int_equal(pfs_rbuf_u32(&r), l.stripe_count);
+	pfs_capa c0;
+	assert_int_equal(pfs_capa_decode(&r, &c0), 0);
+	assert_int_equal(c0.rights, PFS_CAPA_READ);
+	/* once unlinked there is nothing to renew */
+	pfs_cred_encode(&b, &root);
+	pfs_wbuf_u64(&b, 1);
+	pfs_wbuf_str(&b, "rootfile");
+	assert_int_equal(as_role(s, PFS_ROLE_ADMIN, PFS_OP_MDS_UNLINK, &b, &o), 0);
+	pfs_cred_encode(&b, &user);
+	pfs_wbuf_u64(&b, file);
+	assert_int_not_equal(as_role(s, PFS_ROLE_CLIENT, PFS_OP_MDS_GETLAYOUT, &b, &o), 0);
+
+	pfs_wbuf_free(&b);
+	pfs_wbuf_free(&o);
+	mds_server_stop(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_server_ops, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_authz, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_destroy_retry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_concurrent, setup, teardown),
