@@ -17,6 +17,8 @@
 #include <cmocka.h>
 
 #include "common/buf.h"
+#include "common/capa.h"
+#include <time.h>
 #include "common/log.h"
 #include "common/msg.h"
 #include "common/net.h"
@@ -36,6 +38,10 @@ typedef struct fixture {
 
 static void quiet(int level, const char *msg, void *arg) {}
 
+/* K_cap of the server setup_capa starts (NULL: setup, no capabilities). */
+static const uint8_t *setup_key;
+static const uint8_t KCAP[PFS_CAPA_KEY_LEN] = { 7, 7, 7 };
+
 static int setup(void **state)
 {
 	fixture *f = calloc(1, sizeof(*f));
@@ -54,6 +60,7 @@ static int setup(void **state)
 	so.io_threads = 3;
 	so.osts = &f->st;
 	so.n_osts = 1;
+	so.capa_key = setup_key;
 	if (oss_server_start(&so, &f->srv, err, sizeof(err))) {
 		fprintf(stderr, "start: %s\n", err);
 		return -1;
@@ -792,10 +799,108 @@ static void test_server_parallel_clients(void **state)
 	}
 }
 
+static int setup_capa(void **state)
+{
+	int rc;
+
+	setup_key = KCAP;
+	rc = setup(state);
+	setup_key = NULL;
+	return rc;
+}
+
+static pfs_capa capa(uint64_t obj, uint32_t rights, uint64_t expiry, uint64_t client,
+		     const uint8_t *key)
+{
+	pfs_capa c = { .ost = OST_INDEX, .object = obj, .rights = rights, .expiry = expiry,
+		       .client_id = client };
+
+	pfs_capa_mint(&c, key);
+	return c;
+}
+
+/* WRITE/READ/TRUNCATE of object obj with capability c (NULL: none). */
+static int capa_op(fixture *f, uint16_t op, uint64_t obj, const pfs_capa *c)
+{
+	static const char data[] = "0123456789";
+	uint8_t out[64];
+	pfs_wbuf w;
+	size_t n;
+	int rc;
+
+	pfs_wbuf_init(&w);
+	pfs_wbuf_u32(&w, OST_INDEX);
+	pfs_wbuf_u64(&w, obj);
+	if (op == PFS_OP_OSS_WRITE || op == PFS_OP_OSS_READ) {
+		pfs_wbuf_u64(&w, 0);
+		pfs_wbuf_u32(&w, 10);
+	} else if (op == PFS_OP_OSS_TRUNCATE) {
+		pfs_wbuf_u64(&w, 5);
+	}
+	if (c)
+		pfs_capa_encode(&w, c);
+	rc = call(f->data, op, "job-c", &w, op == PFS_OP_OSS_WRITE ? data : NULL,
+		  op == PFS_OP_OSS_WRITE ? 10 : 0, out, sizeof(out), &n);
+	pfs_wbuf_free(&w);
+	return rc;
+}
+
+/* Every object request needs a capability for its object and client. */
+static void test_capabilities(void **state)
+{
+	fixture *f = *state;
+	uint64_t now = (uint64_t)time(NULL);
+	uint8_t other[PFS_CAPA_KEY_LEN] = { 1 };
+	pfs_capa good = capa(9, PFS_CAPA_ALL, now + 600, 77, KCAP);
+	pfs_capa ro = capa(9, PFS_CAPA_READ, now + 600, 77, KCAP);
+	pfs_capa c;
+
+	/* without, forged, altered, expired, for another client or object */
+	assert_int_equal(capa_op(f, PFS_OP_OSS_WRITE, 9, NULL), -EACCES);
+	assert_int_equal(capa_op(f, PFS_OP_OSS_READ, 9, NULL), -EACCES);
+	assert_int_equal(capa_op(f, PFS_OP_OSS_TRUNCATE, 9, NULL), -EACCES);
+	assert_int_equal(capa_op(f, PFS_OP_OSS_SYNC, 9, NULL), -EACCES);
+	c = capa(9, PFS_CAPA_ALL, now + 600, 77, other);
+	assert_int_equal(capa_op(f, PFS_OP_OSS_WRITE, 9, &c), -EACCES);
+	c = ro;
+	c.rights = PFS_CAPA_ALL;
+	assert_int_equal(capa_op(f, PFS_OP_OSS_WRITE, 9, &c), -EACCES);
+	c = capa(9, PFS_CAPA_ALL, now - 1, 77, KCAP);
+	assert_int_equal(capa_op(f, PFS_OP_OSS_WRITE, 9, &c), -EKEYEXPIRED);
+	assert_int_equal(capa_op(f, PFS_OP_OSS_READ, 9, &c), -EKEYEXPIRED);
+	c = capa(9, PFS_CAPA_ALL, now + 600, 78, KCAP);
+	assert_int_equal(capa_op(f, PFS_OP_OSS_WRITE, 9, &c), -EACCES);
+	assert_int_equal(capa_op(f, PFS_OP_OSS_WRITE, 10, &good), -EACCES);
+	/* nothing was written: the object is still empty */
+	pfs_wbuf w;
+	uint8_t so[16];
+	size_t sn = 0;
+	pfs_wbuf_init(&w);
+	pfs_wbuf_u32(&w, OST_INDEX);
+	pfs_wbuf_u64(&w, 9);
+	pfs_capa_encode(&w, &ro);
+	assert_int_equal(call(f->data, PFS_OP_OSS_STAT, "job-c", &w, NULL, 0, so, sizeof(so), &sn),
+			 0);
+	assert_int_equal(sn, 16);
+	assert_int_equal(so[0] | so[1] | so[2] | so[3], 0);
+	/* read-only: read yes, write and truncate no */
+	assert_int_equal(capa_op(f, PFS_OP_OSS_WRITE, 9, &ro), -EACCES);
+	assert_int_equal(capa_op(f, PFS_OP_OSS_WRITE, 9, &good), 0);
+	assert_int_equal(capa_op(f, PFS_OP_OSS_READ, 9, &ro), 0);
+	assert_int_equal(capa_op(f, PFS_OP_OSS_TRUNCATE, 9, &ro), -EACCES);
+	assert_int_equal(capa_op(f, PFS_OP_OSS_TRUNCATE, 9, &good), 0);
+	assert_int_equal(capa_op(f, PFS_OP_OSS_SYNC, 9, &ro), 0);
+	/* statfs is not about an object */
+	pfs_wbuf_u32(&w, OST_INDEX);
+	assert_int_equal(call(f->data, PFS_OP_OSS_STATFS, NULL, &w, NULL, 0, NULL, 0, NULL), 0);
+	pfs_wbuf_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_server_write_read_stat, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_capabilities, setup_capa, teardown),
 		cmocka_unit_test_setup_teardown(test_server_truncate_punch_sync, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_destroy_list_statfs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_jobstats, setup, teardown),
