@@ -1013,6 +1013,43 @@ static void stop_workers(pfs_server *s)
 	s->nworkers = 0;
 }
 
+static pthread_mutex_t defaults_lock = PTHREAD_MUTEX_INITIALIZER;
+static pfs_server_opts defaults; /* the daemon's configuration, see server.h */
+
+void pfs_server_set_defaults(const pfs_server_opts *d)
+{
+	pthread_mutex_lock(&defaults_lock);
+	defaults = *d;
+	defaults.host = defaults.name = NULL;
+	defaults.auth = NULL;
+	pthread_mutex_unlock(&defaults_lock);
+}
+
+/* Fill the limits left 0: configured defaults, then built-in ones. */
+static void apply_defaults(pfs_server_opts *o)
+{
+	pfs_server_opts d;
+
+	pthread_mutex_lock(&defaults_lock);
+	d = defaults;
+	pthread_mutex_unlock(&defaults_lock);
+#define DEF(f, v) \
+	do { \
+		if (!o->f) \
+			o->f = d.f ? d.f : (v); \
+	} while (0)
+	DEF(max_conns, 1024);
+	DEF(max_payload, PFS_MAX_PAYLOAD);
+	DEF(workers, 8);
+	DEF(max_inflight, 64);
+	DEF(max_queued_bytes, 8u << 20);
+	DEF(handshake_ms, 5000);
+	DEF(frame_ms, 30000);
+	DEF(send_timeout_ms, 30000);
+	DEF(idle_ms, 600000);
+#undef DEF
+}
+
 static int tick_ms(const pfs_server_opts *o)
 {
 	int t = 1000;
@@ -1035,24 +1072,7 @@ int pfs_server_start(const pfs_server_opts *opts, pfs_server_handler fn, void *c
 	if (!s)
 		return -ENOMEM;
 	s->opts = *opts;
-	if (!s->opts.max_conns)
-		s->opts.max_conns = 1024;
-	if (!s->opts.max_payload)
-		s->opts.max_payload = PFS_MAX_PAYLOAD;
-	if (!s->opts.workers)
-		s->opts.workers = 8;
-	if (!s->opts.max_inflight)
-		s->opts.max_inflight = 64;
-	if (!s->opts.max_queued_bytes)
-		s->opts.max_queued_bytes = 8u << 20;
-	if (!s->opts.handshake_ms)
-		s->opts.handshake_ms = 5000;
-	if (!s->opts.frame_ms)
-		s->opts.frame_ms = 30000;
-	if (!s->opts.send_timeout_ms)
-		s->opts.send_timeout_ms = 30000;
-	if (!s->opts.idle_ms)
-		s->opts.idle_ms = 600000;
+	apply_defaults(&s->opts);
 	snprintf(s->name, sizeof(s->name), "%s", opts->name ? opts->name : "server");
 	s->fn = fn;
 	s->ctx = ctx;

@@ -64,14 +64,22 @@ typedef struct pfs_server_opts {
 	int inline_handler;      /* 1: the handler never blocks, call it on the loop */
 	unsigned max_inflight;   /* per connection; default 64 */
 	size_t max_queued_bytes; /* unsent reply bytes per connection; default 8 MiB */
+	/* Timeouts: 0 = the default, negative = none. */
 	int handshake_ms;        /* default 5000 */
 	int frame_ms;            /* default 30000 */
 	int send_timeout_ms;     /* default 30000 */
-	int idle_ms;             /* default 600000 (0 = never) */
+	int idle_ms;             /* default 600000 */
 } pfs_server_opts;
 
 int pfs_server_start(const pfs_server_opts *opts, pfs_server_handler fn, void *ctx,
 		     pfs_server **out);
+/* Process-wide defaults of the limits (max_conns, workers, max_inflight,
+ * max_queued_bytes, handshake_ms, frame_ms, send_timeout_ms, idle_ms): a
+ * field a caller leaves 0 takes the value set here when that is non-zero,
+ * else the built-in default above.  How the daemons' configuration reaches
+ * every server they start (mds_main.c, oss_main.c); call it before them.
+ * Other fields of d are ignored. */
+void pfs_server_set_defaults(const pfs_server_opts *d);
 uint16_t pfs_server_port(const pfs_server *s);
 /* Stop accepting, close every connection, drop requests not yet given to a
  * handler, wait for running handlers and free the server.  Handlers holding

@@ -299,6 +299,28 @@ static void test_server_max_conns(void **state)
 	pfs_server_stop(s);
 }
 
+static void test_server_defaults(void **state)
+{
+	pfs_server_opts d = { .max_conns = 2 }, zero = { 0 }, o = { 0 };
+	pfs_server *s;
+	int fd[3];
+	pfs_server_stats st;
+
+	pfs_server_set_defaults(&d);
+	s = start(&o);
+	pfs_server_set_defaults(&zero);
+	for (int i = 0; i < 3; i++)
+		fd[i] = dial(s);
+	assert_int_equal(call(fd[0], PFS_OP_PING, 1, "a", 1, "a", 1), 0);
+	assert_int_equal(call(fd[1], PFS_OP_PING, 1, "a", 1, "a", 1), 0);
+	assert_true(closed_within(fd[2], 2000));
+	pfs_server_get_stats(s, &st);
+	assert_int_equal(st.refused_full, 1);
+	for (int i = 0; i < 3; i++)
+		close(fd[i]);
+	pfs_server_stop(s);
+}
+
 static void test_server_slowloris(void **state)
 {
 	pfs_server_opts o = { .frame_ms = 500 };
@@ -622,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_server_late_reply),
 		cmocka_unit_test(test_server_inline),
 		cmocka_unit_test(test_server_max_conns),
+		cmocka_unit_test(test_server_defaults),
 		cmocka_unit_test(test_server_slowloris),
 		cmocka_unit_test(test_server_pipeline_no_read),
 		cmocka_unit_test(test_server_payload_as_it_arrives),
