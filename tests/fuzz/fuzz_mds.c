@@ -1,5 +1,7 @@
 /* fuzz_mds.c — libFuzzer target for the MDS dispatcher: each input is one
- * request (fuzz_input.h) executed by mds_server_dispatch on a real LMDB
+ * request (fuzz_input.h) executed by mds_server_dispatch_role, as a peer
+ * whose role (client, admin, oss, mds or any = unauthenticated) comes from
+ * the header's credit field, with root squash and capabilities on, on a real LMDB
  * namespace, job registry and QoS controller in a temporary directory made
  * once per process (the namespace keeps what earlier inputs created, so
  * sequences of requests are explored too).  Any reply is fine; a crash,
@@ -13,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/auth.h"
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/proto.h"
@@ -75,7 +78,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	char db[64], err[256];
 	mds_ns_opts no = { .path = db, .mapsize = 256ull << 20 };
 	mds_qosctl_opts qo = { .policy = "none", .ops = { no_collect, no_push, NULL } };
-	mds_server_opts mo = { .host = "127.0.0.1", .port = 0 };
+	static const uint8_t capa_key[32] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	mds_server_opts mo = { .host = "127.0.0.1", .port = 0, .root_squash = 1,
+			       .nosquash_roles = PFS_ROLE_ADMIN, .capa_key = capa_key };
 
 	pfs_log_init("fuzz_mds", PFS_LOG_ERR);
 	if (!mkdtemp(dir))
@@ -96,6 +101,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const unsigned roles[] = { PFS_ROLE_CLIENT, PFS_ROLE_ADMIN, PFS_ROLE_OSS,
+					  PFS_ROLE_MDS, PFS_ROLE_ANY };
 	const uint8_t *payload;
 	size_t len;
 	pfs_hdr h;
@@ -107,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_request(data, size, mds_ops, sizeof(mds_ops) / sizeof(mds_ops[0]), &h, &payload,
 		     &len);
 	pfs_wbuf_init(&out);
-	rc = mds_server_dispatch(srv, &h, payload, len, "fuzz", &out);
+	rc = mds_server_dispatch_role(srv, &h, roles[h.credit % 5], payload, len, "fuzz", &out);
 	if (rc > 0 || rc < -4095 || (rc && out.len))
 		__builtin_trap(); /* a status is 0 or -errno; errors carry nothing */
 	pfs_wbuf_free(&out);

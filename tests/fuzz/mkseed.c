@@ -40,6 +40,10 @@ static void req(const char *target, int idx, uint16_t op, const pfs_wbuf *w)
 	uint8_t raw[PFS_HDR_LEN];
 
 	pfs_hdr_init(&h, op, (uint64_t)idx + 1, 42, "jobA");
+	/* fuzz_mds.c takes the peer's role from credit % 5: client (0) for
+	 * namespace requests, admin (1) for job/QoS ones, oss (2) for the
+	 * control channel, so each seed reaches its handler */
+	h.credit = op >= PFS_OP_MDS_OSS_REGISTER ? 2 : op >= PFS_OP_MDS_OST_LIST ? 1 : 0;
 	h.payload_len = (uint32_t)w->len;
 	pfs_hdr_encode(&h, raw);
 	put(target, idx, raw, sizeof(raw), w->data, w->len);
