@@ -36,6 +36,7 @@
 #include "common/log.h"
 #include "common/metrics.h"
 #include "common/net.h"
+#include "common/server.h"
 #include "common/version.h"
 #include "oss/blkio.h"
 #include "oss/mds_link.h"
@@ -71,6 +72,9 @@ typedef struct oss_cfg {
 	int job_idle_s;
 	char metrics_host[256];
 	int metrics_port;
+	int max_conns, conn_max_inflight, conn_idle_ms, conn_send_timeout_ms, conn_frame_ms;
+	int handshake_ms;
+	uint64_t conn_max_queued_bytes;
 } oss_cfg;
 
 /* Rows keyed by their field's name: S(field, default, help) for strings,
@@ -127,6 +131,21 @@ static const pfs_cfg_opt cfg_tab[] = {
 	S(metrics_host, "", "Prometheus metrics address (default: listen_host)"),
 	N(PFS_CFG_INT, metrics_port, "0",
 	  "Prometheus metrics port, GET /metrics (0 = off)", 0, 65535),
+	N(PFS_CFG_INT, max_conns, "1024",
+	  "connections per port; one more is refused (-EBUSY)", 1, 1000000),
+	N(PFS_CFG_INT, conn_max_inflight, "64",
+	  "requests of one connection in handlers; above, it is not read", 1, 65536),
+	N(PFS_CFG_SIZE, conn_max_queued_bytes, "8M",
+	  "unsent reply bytes of one connection; above, it is not read", 64 << 10, 1ull << 40),
+	N(PFS_CFG_INT, conn_idle_ms, "600000",
+	  "close a connection idle this long (0 = never)", 0, 86400000),
+	N(PFS_CFG_INT, conn_send_timeout_ms, "30000",
+	  "close a connection whose replies make no progress this long", 100, 3600000),
+	N(PFS_CFG_INT, conn_frame_ms, "30000",
+	  "close a connection whose frame does not complete this long after its first byte",
+	  100, 3600000),
+	N(PFS_CFG_INT, handshake_ms, "5000",
+	  "authentication handshake time limit of a new connection", 100, 600000),
 	PFS_CFG_END,
 };
 
@@ -505,6 +524,11 @@ int main(int argc, char **argv)
 	so.blkio = blkio;
 	so.adaptbf_period = cfg.adaptbf_period_ms / 1000.0;
 	so.job_idle_s = cfg.job_idle_s;
+	pfs_server_set_defaults(&(pfs_server_opts){
+		.max_conns = (unsigned)cfg.max_conns, .max_inflight = (unsigned)cfg.conn_max_inflight,
+		.max_queued_bytes = cfg.conn_max_queued_bytes, .handshake_ms = cfg.handshake_ms,
+		.frame_ms = cfg.conn_frame_ms, .send_timeout_ms = cfg.conn_send_timeout_ms,
+		.idle_ms = cfg.conn_idle_ms ? cfg.conn_idle_ms : -1 });
 	rc = oss_server_start(&so, &srv, err, sizeof(err));
 	if (rc) {
 		pfs_log(PFS_LOG_ERR, "%s", err);
