@@ -16,6 +16,7 @@
 
 #include "bench/sim/sim_decide.h"
 #include "bench/sim/sim_policy.h"
+#include "bench/sim/sim_report.h"
 #include "bench/sim/sim_req.h"
 #include "bench/sim/sim_run.h"
 #include "bench/sim/sim_scen.h"
@@ -29,6 +30,7 @@ static void usage(FILE *f)
 		"       pfs-sim run SCENARIO.json --policy P [--param k=v ...] [--seed N]\n"
 		"                   [--json] [--csv FILE] [--plot FILE.png] [--reference P]\n"
 		"       pfs-sim req SCENARIO.json [--control C ...] [--seed N] [--json] [--csv PREFIX]\n"
+		"       pfs-sim report SCENARIO.json [--policies P,...] [--sweep K=a,b] [--contention c,...]\n"
 		"       pfs-sim list\n"
 		"decide reads instances (JSON) from FILE or stdin and prints one JSON line\n"
 		"per instance; run simulates SCENARIO and prints GIFT's metrics.\n"
@@ -492,6 +494,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc, argv);
 	if (!strcmp(argv[1], "req"))
 		return sim_req_cmd(argc, argv);
+	if (!strcmp(argv[1], "report"))
+		return sim_report_cmd(argc, argv);
 	if (!strcmp(argv[1], "list")) {
 		list_policies(stdout);
 		return 0;
