@@ -95,6 +95,13 @@ oss_jobmap_node *oss_jobmap_next(const oss_jobmap *m, oss_jobmap_iter *it)
 	return n;
 }
 
+oss_jobmap_node *oss_jobmap_bucket(const oss_jobmap *m, size_t i)
+{
+	return m->b[i & m->mask];
+}
+
+size_t oss_jobmap_buckets(const oss_jobmap *m) { return m->mask + 1; }
+
 void oss_jobmap_set_id(oss_jobmap_node *n, const char *id)
 {
 	size_t l = strnlen(id, PFS_JOBID_MAX);

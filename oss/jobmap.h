@@ -50,6 +50,10 @@ void oss_jobmap_insert(oss_jobmap *m, oss_jobmap_node *n);
 void oss_jobmap_remove(oss_jobmap *m, oss_jobmap_node *n);
 /* Next node, or NULL at the end. */
 oss_jobmap_node *oss_jobmap_next(const oss_jobmap *m, oss_jobmap_iter *it);
+/* The chain of bucket i modulo the bucket count (follow ->next), for
+ * sampling a few entries without walking the map; NULL when empty. */
+oss_jobmap_node *oss_jobmap_bucket(const oss_jobmap *m, size_t i);
+size_t oss_jobmap_buckets(const oss_jobmap *m);
 /* Copy id into n->id (truncated to PFS_JOBID_MAX bytes). */
 void oss_jobmap_set_id(oss_jobmap_node *n, const char *id);
 

@@ -74,6 +74,33 @@ static void test_jobmap_basic(void **state)
 }
 
 /* RCC clients leave the table once they left C with nothing pending. */
+/* Every node is in exactly one bucket chain; indices wrap around. */
+static void test_jobmap_buckets(void **state)
+{
+	oss_jobmap m;
+	char id[32];
+	size_t total = 0, nb;
+
+	assert_int_equal(oss_jobmap_init(&m, 16), 0);
+	nb = oss_jobmap_buckets(&m);
+	assert_int_equal(nb, 16);
+	for (int i = 0; i < 100; i++) {
+		ent *e = calloc(1, sizeof(*e));
+		snprintf(id, sizeof(id), "b%d", i);
+		oss_jobmap_set_id(&e->node, id);
+		oss_jobmap_insert(&m, &e->node);
+	}
+	for (size_t i = 0; i < nb; i++) {
+		assert_ptr_equal(oss_jobmap_bucket(&m, i), oss_jobmap_bucket(&m, i + nb));
+		for (oss_jobmap_node *n = oss_jobmap_bucket(&m, i); n; n = n->next) {
+			assert_ptr_equal(oss_jobmap_find(&m, n->id), n);
+			total++;
+		}
+	}
+	assert_int_equal(total, 100);
+	oss_jobmap_fini(&m, free_ent);
+}
+
 static void test_rcc_srv_sweep(void **state)
 {
 	qos_rcc_params p = { .Lmax = 0.1, .STL = 1 };
@@ -114,6 +141,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_jobmap_basic),
+		cmocka_unit_test(test_jobmap_buckets),
 		cmocka_unit_test(test_rcc_srv_sweep),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
