@@ -20,7 +20,12 @@ struct oss_jobstat {
 struct oss_jobstats {
 	oss_jobmap map;
 	size_t max;
+	size_t cursor;           /* bucket where the next eviction search starts */
+	uint64_t evicted;
 };
+
+/* Entries an eviction search looks at (at least; whole buckets). */
+#define EVICT_SAMPLE 32
 
 int oss_opc(uint16_t opcode)
 {
@@ -63,11 +68,43 @@ void oss_jobstats_destroy(oss_jobstats *t)
 
 size_t oss_jobstats_count(const oss_jobstats *t) { return t->map.n; }
 
+/* The table is full: drop the least recently active job with nothing
+ * queued among the entries of a few buckets (EVICT_SAMPLE or more, or all),
+ * searching on from where the last search stopped.  An approximate LRU in
+ * O(EVICT_SAMPLE), so a flood of new job ids recycles its own entries and
+ * never locks a real new job out until the idle prune.  0 or -EBUSY (all
+ * sampled jobs have requests queued). */
+static int evict_one(oss_jobstats *t)
+{
+	size_t nb = oss_jobmap_buckets(&t->map), seen = 0, i;
+	oss_jobstat *old = NULL;
+
+	for (i = 0; i < nb && seen < EVICT_SAMPLE; i++) {
+		oss_jobmap_node *n = oss_jobmap_bucket(&t->map, t->cursor + i);
+
+		for (; n; n = n->next, seen++) {
+			oss_jobstat *j = (oss_jobstat *)n;
+
+			if (!j->queued && (!old || j->last_active_us < old->last_active_us))
+				old = j;
+		}
+	}
+	t->cursor = (t->cursor + i) % nb;
+	if (!old)
+		return -EBUSY;
+	oss_jobmap_remove(&t->map, &old->node);
+	free(old);
+	t->evicted++;
+	return 0;
+}
+
+uint64_t oss_jobstats_evicted(const oss_jobstats *t) { return t->evicted; }
+
 oss_jobstat *oss_jobstats_get(oss_jobstats *t, const char *id)
 {
 	oss_jobstat *j = (oss_jobstat *)oss_jobmap_find(&t->map, id);
 
-	if (j || t->map.n >= t->max)
+	if (j || (t->map.n >= t->max && evict_one(t)))
 		return j;
 	j = calloc(1, sizeof(*j));
 	if (!j)

@@ -17,7 +17,12 @@
  *
  * Bounded: at most `max` jobs; a job with nothing queued and no activity
  * for a given time is dropped by oss_jobstats_prune (its totals go with
- * it).  Costs: get O(1) (hash); snapshot and prune O(jobs).
+ * it).  When the table is full, a new job takes the place of the least
+ * recently active job with nothing queued among a sample of about 32
+ * entries (an approximate LRU, so a flood of random job ids recycles its
+ * own entries); only when every sampled job has requests queued is the new
+ * one refused.  Costs: get O(1) (hash; O(32) when full); snapshot and
+ * prune O(jobs).
  *
  * Not thread-safe: the scheduler's lock guards the table and its entries. */
 #ifndef OSS_JOBSTAT_H
@@ -66,10 +71,12 @@ int oss_jobstats_create(size_t max, oss_jobstats **out);
 void oss_jobstats_destroy(oss_jobstats *t);
 size_t oss_jobstats_count(const oss_jobstats *t);
 
-/* The entry of job id, created if missing.  NULL when the table is full
- * (or out of memory).  Entries live until pruned, which never happens
- * while they have requests queued. */
+/* The entry of job id, created if missing (evicting an idle job when the
+ * table is full, see above).  NULL when no room can be made (or out of
+ * memory).  Entries with requests queued are never dropped. */
 oss_jobstat *oss_jobstats_get(oss_jobstats *t, const char *id);
+/* Jobs dropped to make room so far. */
+uint64_t oss_jobstats_evicted(const oss_jobstats *t);
 
 /* Accounting; now is monotonic microseconds. */
 void oss_jobstat_arrive(oss_jobstat *j, uint64_t bytes, uint64_t now);
