@@ -8,7 +8,11 @@
 #include <sodium.h>
 #include <string.h>
 
+#include "common/proto.h"
+
 #define FIELDS_LEN (PFS_CAPA_LEN - PFS_CAPA_MAC_LEN)
+
+_Static_assert(PFS_CAPA_LEN == PFS_OSS_CAPA_LEN, "proto.h documents the capability size");
 
 static const char domain[] = "pfs-capa1";
 

@@ -41,6 +41,14 @@
 #define PFS_MAX_IO (1u << 20)
 #define PFS_MAX_PAYLOAD (PFS_MAX_IO + 4096u)
 
+/* OSS_WRITE request bytes before the data: u32 ost, u64 object, u64
+ * offset, u32 len; with a capability (every write on an authenticated
+ * cluster) PFS_OSS_WRITE_FIELDS_CAPA.  common/auth.h's header-only
+ * integrity covers the fields before the data. */
+#define PFS_OSS_WRITE_FIELDS 24
+#define PFS_OSS_CAPA_LEN 48 /* == PFS_CAPA_LEN of common/capa.h */
+#define PFS_OSS_WRITE_FIELDS_CAPA (PFS_OSS_WRITE_FIELDS + PFS_OSS_CAPA_LEN)
+
 /* Header flags. */
 #define PFS_F_REPLY 0x1u
 #define PFS_F_MASK 0x1u
@@ -83,7 +91,10 @@ enum pfs_opcode {
 	                               client truncates the objects itself. */
 	PFS_OP_MDS_CREATE,          /* cred, u64 parent, str name, u32 mode, u32 flags
 	                               (PFS_CREATE_EXCL), u32 stripe_size, u32 stripe_count
-	                               (0 = inherit) -> attr, layout */
+	                               (0 = inherit) -> attr, layout, [caps]
+	                               caps = u32 n, n x capability (common/capa.h), one
+	                               per stripe object: only to client keys of an MDS
+	                               with authentication (mds/README.md) */
 	PFS_OP_MDS_MKNOD,           /* cred, u64 parent, str name, u32 mode, u32 rdev -> attr */
 	PFS_OP_MDS_MKDIR,           /* cred, u64 parent, str name, u32 mode -> attr */
 	PFS_OP_MDS_UNLINK,          /* cred, u64 parent, str name -> (empty) */
@@ -102,12 +113,13 @@ enum pfs_opcode {
 	PFS_OP_MDS_GETXATTR,        /* cred, u64 ino, str name -> str value */
 	PFS_OP_MDS_LISTXATTR,       /* cred, u64 ino -> str names (NUL-separated list) */
 	PFS_OP_MDS_REMOVEXATTR,     /* cred, u64 ino, str name -> (empty) */
-	PFS_OP_MDS_OPEN,            /* cred, u64 ino, u32 open flags -> attr, layout */
+	PFS_OP_MDS_OPEN,            /* cred, u64 ino, u32 open flags -> attr, layout, [caps] */
 	PFS_OP_MDS_ACCESS,          /* cred, u64 ino, u32 mask (R_OK|W_OK|X_OK) -> (empty) */
 	PFS_OP_MDS_SETSIZE,         /* cred, u64 ino, u64 size, i64 mtime_ns (0 = keep)
 	                               -> attr.  Grows only: size = max(size, current).
 	                               Pushed by clients on fsync/flush/close. */
-	PFS_OP_MDS_GETLAYOUT,       /* cred, u64 ino -> layout (empty layout for dirs) */
+	PFS_OP_MDS_GETLAYOUT,       /* cred, u64 ino -> layout (empty layout for dirs),
+	                               [caps] (files; also the capability renewal) */
 	PFS_OP_MDS_SETSTRIPE,       /* cred, u64 ino, u32 stripe_size, u32 stripe_count
 	                               -> (empty).  On a directory: the default layout of
 	                               new files below; on a file: only if it has no data. */
@@ -143,15 +155,21 @@ enum pfs_opcode {
 	                                  u64 total_bytes, u64 free_bytes, u64 objects }
 	                                  -> (empty) */
 
-	/* ---- OSS: data port (client -> OSS) ---- */
-	PFS_OP_OSS_READ = 300,      /* u32 ost, u64 object, u64 offset, u32 len
+	/* ---- OSS: data port (client -> OSS) ----
+	 * [capa] = the object's capability (common/capa.h, PFS_OSS_CAPA_LEN
+	 * bytes) after the fixed fields and before any bulk: present iff the
+	 * MDS gave one (authentication on); an OSS with a capability key
+	 * refuses a request without a valid one (-EACCES; expired:
+	 * -EKEYEXPIRED). */
+	PFS_OP_OSS_READ = 300,      /* u32 ost, u64 object, u64 offset, u32 len, [capa]
 	                               -> bytes (short at object end; holes are zeros) */
-	PFS_OP_OSS_WRITE,           /* u32 ost, u64 object, u64 offset, u32 len, len bytes
-	                               -> u32 written */
-	PFS_OP_OSS_TRUNCATE,        /* u32 ost, u64 object, u64 size -> (empty) */
-	PFS_OP_OSS_PUNCH,           /* u32 ost, u64 object, u64 offset, u64 len -> (empty) */
-	PFS_OP_OSS_STAT,            /* u32 ost, u64 object -> u64 size, u64 blocks */
-	PFS_OP_OSS_SYNC,            /* u32 ost, u64 object -> (empty) */
+	PFS_OP_OSS_WRITE,           /* u32 ost, u64 object, u64 offset, u32 len, [capa],
+	                               len bytes -> u32 written */
+	PFS_OP_OSS_TRUNCATE,        /* u32 ost, u64 object, u64 size, [capa] -> (empty) */
+	PFS_OP_OSS_PUNCH,           /* u32 ost, u64 object, u64 offset, u64 len, [capa]
+	                               -> (empty) */
+	PFS_OP_OSS_STAT,            /* u32 ost, u64 object, [capa] -> u64 size, u64 blocks */
+	PFS_OP_OSS_SYNC,            /* u32 ost, u64 object, [capa] -> (empty) */
 	PFS_OP_OSS_STATFS,          /* u32 ost -> u64 total_bytes, u64 free_bytes, u64 objects */
 
 	/* ---- OSS: control port (MDS/pfsadmin -> OSS) ---- */
