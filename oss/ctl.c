@@ -1,4 +1,7 @@
-/* ctl.c — the OSS control port's requests (see ctl.h). */
+/* ctl.c — the OSS control port's requests (see ctl.h).  Who may send
+ * each opcode (the MDS; admin keys for the read-only statistics and NRS
+ * rules) is checked by server.c's ctl_handler against common/optab.c
+ * before oss_ctl_execute runs. */
 #include "oss/ctl.h"
 
 #include <errno.h>
