@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,6 +105,41 @@ static void test_scen_generator_deterministic_and_in_range(void **state)
 
 /* 3 ranks, stripe 2, 4 OSTs: rank r writes to set[(2r) % 4] and
  * set[(2r + 1) % 4]: OSTs 0,1 get ranks 0 and 2, OSTs 2,3 get rank 1. */
+/* io_size_gb and io_fraction (GIFT Table 1 row 3, sec. 1's 15-40%): every
+ * application's bytes per run fall in one of the classes, and I/O takes a
+ * fraction of its stand-alone run time inside io_fraction.  Breaks if the
+ * size is taken per phase instead of per run, or the compute interval is
+ * still drawn from Table 1's interval classes. */
+static void test_scen_generator_size_and_io_fraction(void **state)
+{
+	static const struct {
+		double lo, hi;  /* io_fraction */
+	} cases[] = {{0.15, 0.40}, {0.30, 0.30}};
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char txt[600], err[256];
+		sim_scenario sc;
+		snprintf(txt, sizeof(txt),
+			 "{\"nodes\": 128, \"duration_s\": 86400, "
+			 "\"osts\": {\"count\": 16, \"capacity\": 100}, "
+			 "\"generator\": {\"apps\": 200, \"nodes\": [1, 16], "
+			 "\"osts_per_app\": [2, 8], \"io_size_gb\": [[10, 100], [100, 1000], "
+			 "[1000, 5000]], \"io_fraction\": [%g, %g]}}",
+			 cases[c].lo, cases[c].hi);
+		assert_int_equal(sim_scen_parse(txt, strlen(txt), -1, &sc, err, sizeof(err)), 0);
+		assert_int_equal(sc.n_apps, 200);
+		for (size_t a = 0; a < sc.n_apps; a++) {
+			const sim_app *p = &sc.apps[a];
+			double run_gb = p->io_per_rank * p->ranks * p->phases / 1000.0;
+			double io_s = p->io_per_rank * p->ranks / (100.0 * p->n_osts);
+			double f = io_s / (io_s + p->compute_s);
+			assert_true(run_gb >= 10 * (1 - 1e-9) && run_gb <= 5000 * (1 + 1e-9));
+			assert_true(f >= cases[c].lo - 1e-9 && f <= cases[c].hi + 1e-9);
+		}
+		sim_scen_free(&sc);
+	}
+}
+
 static void test_scen_phase_bytes(void **state)
 {
 	const char *s = "{\"duration_s\": 10, \"nodes\": 4, \"osts\": [1, 1, 1, 1],"
@@ -179,6 +215,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scen_gamma_arrival_statistics),
 		cmocka_unit_test(test_scen_generator_deterministic_and_in_range),
+		cmocka_unit_test(test_scen_generator_size_and_io_fraction),
 		cmocka_unit_test(test_scen_phase_bytes),
 		cmocka_unit_test(test_scen_malformed),
 		cmocka_unit_test(test_scen_load_missing_file),
