@@ -1,0 +1,298 @@
+/* conn_abuse.c — hostile peers for the resource-exhaustion test
+ * (t_exhaust.sh): each mode misbehaves against one daemon port for a while
+ * and prints one line saying what it did and what the server did to it.
+ *
+ *   conn_abuse idle      HOST:PORT N SECONDS       N connections that send nothing
+ *   conn_abuse slowloris HOST:PORT SECONDS         a header at 1 byte per 100 ms,
+ *                                                  reconnecting when closed
+ *   conn_abuse slowread  HOST:PORT OST OBJ SECONDS pipelined 1 MiB READs, replies
+ *                                                  read at 40 KB/s
+ *   conn_abuse pipeline  HOST:PORT OST OBJ SECONDS pipelined 1 MiB READs, replies
+ *                                                  never read
+ *   conn_abuse jobids    HOST:PORT OST OBJ N       N STATs, each with a new random
+ *                                                  job id (64 in flight)
+ *   conn_abuse statlat   DIR N                     stat DIR/f0..f(N-1) one by one;
+ *                                                  prints p50/p99/max in ms
+ * Exit status 0 when the mode ran (whatever the server did), 1 on a local
+ * error (bad arguments, cannot connect at all). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/clock.h"
+#include "common/net.h"
+#include "common/proto.h"
+
+static char host[256];
+static uint16_t port;
+
+static int dial(void)
+{
+	int fd;
+
+	if (pfs_net_connect(host, port, 5000, &fd))
+		return -1;
+	return fd;
+}
+
+static int send_read(int fd, uint32_t ost, uint64_t obj, uint64_t id)
+{
+	pfs_wbuf b;
+	pfs_hdr h;
+	int rc;
+
+	pfs_wbuf_init(&b);
+	pfs_wbuf_u32(&b, ost);
+	pfs_wbuf_u64(&b, obj);
+	pfs_wbuf_u64(&b, 0);
+	pfs_wbuf_u32(&b, PFS_MAX_IO);
+	pfs_hdr_init(&h, PFS_OP_OSS_READ, id, 0xabu, "abuse");
+	rc = pfs_net_send_frame(fd, &h, b.data, b.len, NULL, 0);
+	pfs_wbuf_free(&b);
+	return rc;
+}
+
+static int mode_idle(int n, int secs)
+{
+	int *fd = calloc((size_t)n, sizeof(*fd)), open_n = 0, lost = 0;
+	char c;
+
+	if (!fd)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		fd[i] = dial();
+		if (fd[i] >= 0)
+			open_n++;
+	}
+	printf("idle: %d of %d connections open\n", open_n, n);
+	fflush(stdout);
+	sleep((unsigned)secs);
+	for (int i = 0; i < n; i++) {
+		if (fd[i] < 0)
+			continue;
+		if (recv(fd[i], &c, 1, MSG_DONTWAIT) == 0 ||
+		    (errno != EAGAIN && errno != EWOULDBLOCK))
+			lost++;
+		close(fd[i]);
+	}
+	printf("idle: %d of %d closed by the server after %d s\n", lost, open_n, secs);
+	free(fd);
+	return open_n ? 0 : 1;
+}
+
+static int mode_slowloris(int secs)
+{
+	uint64_t end = pfs_clock_ms() + (uint64_t)secs * 1000;
+	uint8_t hb[PFS_HDR_LEN];
+	pfs_hdr h;
+	int closed = 0, conns = 0;
+
+	pfs_hdr_init(&h, PFS_OP_PING, 1, 0xabu, "abuse");
+	h.payload_len = 16;
+	pfs_hdr_encode(&h, hb);
+	while (pfs_clock_ms() < end) {
+		int fd = dial(), gone = 0;
+		char c;
+
+		if (fd < 0)
+			return 1;
+		conns++;
+		for (size_t i = 0; pfs_clock_ms() < end && !gone; i = (i + 1) % sizeof(hb)) {
+			if (send(fd, hb + i, 1, MSG_NOSIGNAL) != 1)
+				gone = 1;
+			else if (recv(fd, &c, 1, MSG_DONTWAIT) == 0)
+				gone = 1;
+			else if (errno != EAGAIN && errno != EWOULDBLOCK)
+				gone = 1;
+			usleep(100000);
+		}
+		closed += gone;
+		close(fd);
+	}
+	printf("slowloris: %d connections, %d closed by the server\n", conns, closed);
+	return 0;
+}
+
+struct sender { int fd; uint32_t ost; uint64_t obj; uint64_t end; int sent; };
+
+static void *sender_main(void *arg)
+{
+	struct sender *s = arg;
+
+	while (pfs_clock_ms() < s->end) {
+		int rc = send_read(s->fd, s->ost, s->obj, (uint64_t)s->sent + 1);
+		if (rc == -ETIMEDOUT || rc == -EAGAIN)
+			continue; /* the server does not read us: keep pushing */
+		if (rc)
+			break;
+		s->sent++;
+	}
+	return NULL;
+}
+
+static int mode_reader(int slow, uint32_t ost, uint64_t obj, int secs)
+{
+	struct sender s = { .ost = ost, .obj = obj };
+	uint64_t got = 0;
+	int rcv = 4096, closed = 0;
+	pthread_t t;
+	char buf[4096];
+
+	s.end = pfs_clock_ms() + (uint64_t)secs * 1000;
+	s.fd = dial();
+	if (s.fd < 0)
+		return 1;
+	setsockopt(s.fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	pfs_net_set_timeout(s.fd, 1000);
+	if (pthread_create(&t, NULL, sender_main, &s))
+		return 1;
+	while (pfs_clock_ms() < s.end) {
+		usleep(100000);
+		if (!slow)
+			continue;
+		ssize_t r = recv(s.fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+			closed = 1;
+			break;
+		}
+		if (r > 0)
+			got += (uint64_t)r;
+	}
+	s.end = 0;
+	shutdown(s.fd, SHUT_RDWR);
+	pthread_join(t, NULL);
+	close(s.fd);
+	printf("%s: %d READs sent, %llu reply bytes read, closed by the server: %s\n",
+	       slow ? "slowread" : "pipeline", s.sent, (unsigned long long)got,
+	       closed ? "yes" : "no (or not seen)");
+	return 0;
+}
+
+static int mode_jobids(uint32_t ost, uint64_t obj, long n)
+{
+	uint64_t t0 = pfs_clock_ms(), seed = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull ^ t0;
+	long ok = 0, busy = 0, other = 0, sent = 0;
+	int fd = dial(), rc = 0;
+
+	if (fd < 0)
+		return 1;
+	pfs_net_set_timeout(fd, 30000);
+	while (sent < n) {
+		int batch = n - sent < 64 ? (int)(n - sent) : 64;
+
+		for (int i = 0; i < batch; i++) {
+			pfs_wbuf b;
+			pfs_hdr h;
+			char job[PFS_JOBID_MAX + 1];
+
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			snprintf(job, sizeof(job), "rnd-%016llx", (unsigned long long)seed);
+			pfs_wbuf_init(&b);
+			pfs_wbuf_u32(&b, ost);
+			pfs_wbuf_u64(&b, obj);
+			pfs_hdr_init(&h, PFS_OP_OSS_STAT, (uint64_t)(sent + i), 0xabu, job);
+			rc = pfs_net_send_frame(fd, &h, b.data, b.len, NULL, 0);
+			pfs_wbuf_free(&b);
+			if (rc)
+				goto out;
+		}
+		for (int i = 0; i < batch; i++) {
+			pfs_hdr r;
+			uint8_t *dyn, *data;
+
+			rc = pfs_net_recv_frame(fd, &r, PFS_MAX_PAYLOAD, NULL, 0, &dyn, &data);
+			if (rc)
+				goto out;
+			free(dyn);
+			if (!r.status)
+				ok++;
+			else if (r.status == -EBUSY)
+				busy++;
+			else
+				other++;
+		}
+		sent += batch;
+	}
+out:
+	close(fd);
+	printf("jobids: %ld random job ids sent in %.1f s: %ld ok, %ld busy, %ld other%s%s\n",
+	       sent, (double)(pfs_clock_ms() - t0) / 1000.0, ok, busy, other,
+	       rc ? "; stopped: " : "", rc ? pfs_strerror(rc) : "");
+	return sent == n ? 0 : 1;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int mode_statlat(const char *dir, int n)
+{
+	uint64_t *us = calloc((size_t)n, sizeof(*us));
+	char p[4096];
+	struct stat st;
+	int bad = 0;
+
+	if (!us)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		uint64_t t0 = pfs_clock_us();
+
+		snprintf(p, sizeof(p), "%s/f%d", dir, i);
+		if (stat(p, &st))
+			bad++;
+		us[i] = pfs_clock_us() - t0;
+	}
+	qsort(us, (size_t)n, sizeof(*us), cmp_u64);
+	printf("statlat: n=%d failed=%d p50_ms=%.3f p99_ms=%.3f max_ms=%.3f\n", n, bad,
+	       us[n / 2] / 1000.0, us[(n * 99) / 100 < n ? (n * 99) / 100 : n - 1] / 1000.0,
+	       us[n - 1] / 1000.0);
+	free(us);
+	return bad ? 1 : 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: conn_abuse idle|slowloris|slowread|pipeline|jobids HOST:PORT ...\n"
+			"       conn_abuse statlat DIR N\n");
+	exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	struct rlimit rl;
+
+	if (argc < 3)
+		usage();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(argv[1], "statlat"))
+		return mode_statlat(argv[2], argc > 3 ? atoi(argv[3]) : 100);
+	if (pfs_addr_parse(argv[2], host, sizeof(host), &port))
+		usage();
+	/* Many sockets: as many descriptors as we may have. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (!strcmp(argv[1], "idle") && argc == 5)
+		return mode_idle(atoi(argv[3]), atoi(argv[4]));
+	if (!strcmp(argv[1], "slowloris") && argc == 4)
+		return mode_slowloris(atoi(argv[3]));
+	if ((!strcmp(argv[1], "slowread") || !strcmp(argv[1], "pipeline")) && argc == 6)
+		return mode_reader(argv[1][0] == 's', (uint32_t)strtoul(argv[3], NULL, 0),
+				   strtoull(argv[4], NULL, 0), atoi(argv[5]));
+	if (!strcmp(argv[1], "jobids") && argc == 6)
+		return mode_jobids((uint32_t)strtoul(argv[3], NULL, 0), strtoull(argv[4], NULL, 0),
+				   atol(argv[5]));
+	usage();
+	return 1;
+}
