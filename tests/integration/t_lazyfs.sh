@@ -42,6 +42,12 @@ lz_umount() {
 	kill -0 "$LZ_PID" 2>/dev/null && kill -KILL "$LZ_PID" 2>/dev/null
 	wait "$LZ_PID" 2>/dev/null
 	LZ_PID=
+	# A sanitizer report of the layer (SAN=1 builds) fails the test.
+	if grep -q "ERROR: AddressSanitizer\|runtime error:\|ERROR: LeakSanitizer" "$T/lazyfs.log" 2>/dev/null; then
+		echo "FAIL: sanitizer report from pfs_lazyfs:" >&2
+		head -n 40 "$T/lazyfs.log" >&2
+		_failed=1
+	fi
 }
 trap '_rc=$?; lz_umount; (exit $_rc); cleanup' EXIT
 
@@ -152,3 +158,4 @@ lz_umount
 [ "$(cat "$B/d2/clean" 2>/dev/null)" = kept ] && [ ! -e "$B/d1/big" ] &&
 	[ "$(cat "$B/d4/e/z" 2>/dev/null)" = z ] || fail "a clean unmount did not sync everything"
 ok "a clean unmount syncs everything"
+[ $_failed = 0 ] || fail "pfs_lazyfs reported errors"
