@@ -64,12 +64,21 @@ struct dent_val {
 
 struct ost_mem; /* one OST in memory: ostreg.c */
 
+/* An id counter handed out from memory in batches reserved on disk
+ * (nsdb.c): ids below limit were reserved by a synced transaction; pending
+ * is the limit written by write transaction pending_txn, not yet known
+ * synced.  Guarded by mds_ns.lock. */
+struct mds_id_range {
+	uint64_t next, limit, pending;
+	size_t pending_txn; /* 0 = none */
+};
+
 struct mds_ns {
 	MDB_env *env;
 	MDB_dbi inodes, dirents, cookies, xattrs, osts, ostuuid, destroy, meta;
 	MDB_dbi kv[MDS_KV_NTABLES];
 	mds_ns_opts opts;
-	pthread_mutex_t lock;  /* guards ost, nost, rr, notify */
+	pthread_mutex_t lock;  /* guards ost, nost, rr, notify, ino_ids, the sync state */
 	struct ost_mem *ost;
 	uint32_t nost;
 	uint32_t rr;           /* round-robin cursor */
@@ -81,6 +90,13 @@ struct mds_ns {
 	int stop;              /* guarded by lock */
 	pthread_cond_t cv;
 	int lock_fd;           /* flock'ed mds.lock: one MDS per database */
+	/* durability (dbsync.c, nsdb.c); guarded by lock */
+	struct mds_id_range ino_ids;
+	size_t resv_txn;       /* the write transaction that reserved ids last */
+	uint64_t synced_gen;   /* LMDB transactions up to this id are on disk */
+	uint64_t destroy_gen;  /* the last transaction that logged destroys */
+	unsigned long syncs, sync_errors;
+	int sync_last_err, sync_failing;
 };
 
 /* Working set of one operation: inodes are ~5 KiB, kept off small stacks. */
@@ -100,6 +116,13 @@ int mds_nsi_wend(mds_ns *ns, MDB_txn *t, int rc, int notify);
 int mds_nsi_ino_get(mds_ns *ns, MDB_txn *t, uint64_t ino, struct inode *in);
 int mds_nsi_ino_put(mds_ns *ns, MDB_txn *t, const struct inode *in);
 int mds_nsi_meta_next(mds_ns *ns, MDB_txn *t, const char *key, uint64_t first, uint64_t *out);
+/* Take an id of r (caller holds ns->lock) in write transaction t: 0 when it
+ * comes from a range already reserved, 1 when t must write *limit as the
+ * counter's new high-water mark (mds_nsi_wend then syncs before returning). */
+int mds_nsi_id_take(mds_ns *ns, MDB_txn *t, struct mds_id_range *r, uint64_t *id,
+		    uint64_t *limit);
+/* Transaction tid is on disk (promote) or was aborted (forget) for r. */
+void mds_nsi_id_settle(struct mds_id_range *r, size_t tid, int durable);
 int mds_nsi_del_prefix(MDB_txn *t, MDB_dbi dbi, uint64_t ino);
 
 /* dir.c */
@@ -119,10 +142,19 @@ int mds_nsi_destroy_append(mds_ns *ns, MDB_txn *t, const pfs_stripe *st, uint32_
 /* ostreg.c */
 int mds_nsi_layout_alloc(mds_ns *ns, MDB_txn *t, uint32_t ss, uint32_t sc, struct inode *in);
 int mds_nsi_ost_load(mds_ns *ns, MDB_txn *t);
+/* mds_nsi_id_settle on every OST's object ids; caller holds ns->lock. */
+void mds_nsi_ost_ids_settle(mds_ns *ns, size_t tid, int durable);
 
 /* dbsync.c: start the periodic sync thread (MDS_SYNC_PERIODIC), stop it. */
 int mds_nsi_syncer_start(mds_ns *ns);
 void mds_nsi_syncer_stop(mds_ns *ns);
+/* mdb_env_sync; on success every transaction committed before the call is
+ * durable (synced_gen) and the destroyer is woken if that made destroy
+ * records durable; an error is logged with the file and counted.  why
+ * names the caller in the log. */
+int mds_nsi_sync(mds_ns *ns, const char *why);
+/* The id of the last transaction known to be on disk. */
+uint64_t mds_nsi_durable_gen(mds_ns *ns);
 
 /* ------------------------------------------------------------------ helpers */
 
