@@ -90,7 +90,9 @@ enum pfs_opcode {
 	                               -> attr.  Size change only updates the MDS; the
 	                               client truncates the objects itself. */
 	PFS_OP_MDS_CREATE,          /* cred, u64 parent, str name, u32 mode, u32 flags
-	                               (PFS_CREATE_EXCL), u32 stripe_size, u32 stripe_count
+	                               (PFS_CREATE_EXCL|READ|WRITE: without EXCL an
+	                               existing file is checked as an open with that
+	                               access), u32 stripe_size, u32 stripe_count
 	                               (0 = inherit) -> attr, layout, [caps]
 	                               caps = u32 n, n x capability (common/capa.h), one
 	                               per stripe object: only to client keys of an MDS
@@ -210,8 +212,18 @@ enum pfs_opcode {
 #define PFS_SETATTR_ATIME_NOW 0x40u
 #define PFS_SETATTR_MTIME_NOW 0x80u
 #define PFS_SETATTR_CTIME 0x100u
+/* The size change comes through a descriptor opened for writing
+ * (ftruncate): no write permission or search check, as for the opener. */
+#define PFS_SETATTR_FD 0x200u
+/* Clear S_ISUID, and S_ISGID when group-exec is set, as a write by a
+ * caller without CAP_FSETID does; needs write permission (or _FD). */
+#define PFS_SETATTR_KILLPRIV 0x400u
 
 #define PFS_CREATE_EXCL 0x1u
+/* The access mode of open(O_CREAT): an existing file is opened only if the
+ * caller may read (READ) and/or write (WRITE) it; neither = both. */
+#define PFS_CREATE_READ 0x2u
+#define PFS_CREATE_WRITE 0x4u
 #define PFS_RENAME_NOREPLACE 0x1u /* == RENAME_NOREPLACE */
 #define PFS_RENAME_EXCHANGE 0x2u  /* == RENAME_EXCHANGE */
 
