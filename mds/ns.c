@@ -11,6 +11,20 @@
  * in the same transaction; mds/destroy.c removes the objects and then the
  * record, so a crash at any point leaks no object and loses no file.
  *
+ * Search permission along the path: the kernel walks cached names without
+ * asking us, so every operation on an inode (setattr, open, access, link,
+ * readlink) and every operation in a directory (lookup, create, remove,
+ * rename) also checks x on each directory from the inode's parent up to
+ * the root (search_ok).  Every inode records a primary parent (ino_disk
+ * parent): a directory its only one; a file the directory it was created,
+ * linked (when it had none) or renamed into.  Limits: a file with several
+ * hard links is checked along its primary parent only, whatever path the
+ * caller used; when the primary name goes and other links remain the
+ * parent becomes 0 (unknown) and only LOOKUP checks the walk; files of a
+ * database older than this check have parent 0 too.  GETATTR (fstat),
+ * GETLAYOUT (capability renewal of an open file) and SETSIZE are not
+ * path-checked: they serve open descriptors.
+ *
  * Limits: no open-file tracking, so an unlinked file's objects are
  * destroyed even if a client still has it open (as NFS without silly
  * rename). */
@@ -83,18 +97,52 @@ static int sticky_ok(const pfs_cred *c, const struct inode *dir, const struct in
 	return -EPERM;
 }
 
+/* Search (x) permission on directory dir and each of its ancestors up to
+ * the root.  A missing or non-directory ancestor (a stale primary parent
+ * of a file) ends the walk: unknown, allowed.  tmp is scratch. */
+static int search_ok(mds_ns *ns, MDB_txn *t, const pfs_cred *c, uint64_t dir,
+		     struct inode *tmp)
+{
+	if (c->uid == 0)
+		return 0;
+	for (int depth = 0; dir != 0 && depth < 100000; depth++) {
+		int rc = mds_nsi_ino_get(ns, t, dir, tmp);
+
+		if (rc == -ENOENT || (rc == 0 && !S_ISDIR(tmp->d.mode)))
+			return 0;
+		if (!rc)
+			rc = may(c, tmp, X_OK);
+		if (rc || dir == ROOT_INO)
+			return rc;
+		dir = tmp->d.parent;
+	}
+	return -ELOOP;
+}
+
+/* Search permission on the path to inode in: its primary parent's. */
+static int path_ok(mds_ns *ns, MDB_txn *t, const pfs_cred *c, const struct inode *in,
+		   struct inode *tmp)
+{
+	if (in->ino == ROOT_INO || in->d.parent == 0)
+		return 0;
+	return search_ok(ns, t, c, in->d.parent, tmp);
+}
+
 /* ------------------------------------------------------------------ dropping a link */
 
-/* Remove one link to victim (already unlinked from its directory).  The last
+/* Remove one link to victim (already unlinked from directory dir).  The last
  * link of a file frees the inode and logs its objects for destruction;
  * *logged is set then.  Directories are freed at once. */
-static int drop_link(mds_ns *ns, MDB_txn *t, struct inode *victim, int64_t now, int *logged)
+static int drop_link(mds_ns *ns, MDB_txn *t, struct inode *victim, uint64_t dir, int64_t now,
+		     int *logged)
 {
 	int rc;
 
 	if (!S_ISDIR(victim->d.mode) && victim->d.nlink > 1) {
 		victim->d.nlink--;
 		victim->d.ctime = now;
+		if (victim->d.parent == dir)
+			victim->d.parent = 0; /* the other links' directories are unknown */
 		return mds_nsi_ino_put(ns, t, victim);
 	}
 	if (S_ISREG(victim->d.mode) && victim->d.sc > 0) {
@@ -130,6 +178,8 @@ int mds_ns_lookup(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *na
 	rc = dir_get(ns, t, parent, &w->a);
 	if (!rc)
 		rc = may(c, &w->a, X_OK);
+	if (!rc)
+		rc = path_ok(ns, t, c, &w->a, &w->c);
 	if (rc)
 		goto out;
 	if (strcmp(name, ".") == 0) {
@@ -190,20 +240,26 @@ int mds_ns_setattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t valid,
 	if (rc)
 		goto out;
 	rc = mds_nsi_ino_get(ns, t, ino, in);
+	if (!rc && !(valid & PFS_SETATTR_FD))
+		rc = path_ok(ns, t, c, in, &w->b);
 	if (rc)
 		goto out;
 	owner = c->uid == 0 || c->uid == in->d.uid;
 
+	/* As Linux without CAP_CHOWN: only the owner may "change" the uid, and
+	 * only to itself; only the owner may change the group, to its current
+	 * group or one of the caller's. */
 	if (valid & (PFS_SETATTR_UID | PFS_SETATTR_GID)) {
-		if ((valid & PFS_SETATTR_UID) && uid != (uint32_t)-1 && uid != in->d.uid) {
-			if (c->uid != 0) {
+		if ((valid & PFS_SETATTR_UID) && uid != (uint32_t)-1) {
+			if (c->uid != 0 && !(c->uid == in->d.uid && uid == in->d.uid)) {
 				rc = -EPERM;
 				goto out;
 			}
 			in->d.uid = uid;
 		}
-		if ((valid & PFS_SETATTR_GID) && gid != (uint32_t)-1 && gid != in->d.gid) {
-			if (c->uid != 0 && !(c->uid == in->d.uid && pfs_cred_in_group(c, gid))) {
+		if ((valid & PFS_SETATTR_GID) && gid != (uint32_t)-1) {
+			if (c->uid != 0 && !(c->uid == in->d.uid &&
+					     (gid == in->d.gid || pfs_cred_in_group(c, gid)))) {
 				rc = -EPERM;
 				goto out;
 			}
@@ -232,12 +288,31 @@ int mds_ns_setattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t valid,
 			rc = -EINVAL;
 			goto out;
 		}
-		rc = may(c, in, W_OK);
-		if (rc)
-			goto out;
+		/* Through a descriptor opened for writing the open decided. */
+		if (!(valid & PFS_SETATTR_FD)) {
+			rc = may(c, in, W_OK);
+			if (rc)
+				goto out;
+		}
 		if (size != in->d.size || !(valid & PFS_SETATTR_MTIME))
 			in->d.mtime = now;
 		in->d.size = size;
+		/* Truncation drops set-id bits like a write (handle_killpriv). */
+		if (c->uid != 0)
+			valid |= PFS_SETATTR_KILLPRIV;
+	}
+	if ((valid & PFS_SETATTR_KILLPRIV) && S_ISREG(in->d.mode) && c->uid != 0) {
+		/* A write (or truncate) by a caller without CAP_FSETID: S_ISUID
+		 * goes, S_ISGID with group-exec (without it, it marks
+		 * mandatory locking and stays). */
+		if (!owner && !(valid & PFS_SETATTR_FD)) {
+			rc = may(c, in, W_OK);
+			if (rc)
+				goto out;
+		}
+		in->d.mode &= ~(uint32_t)S_ISUID;
+		if (in->d.mode & S_IXGRP)
+			in->d.mode &= ~(uint32_t)S_ISGID;
 	}
 	if (valid & (PFS_SETATTR_ATIME | PFS_SETATTR_MTIME | PFS_SETATTR_ATIME_NOW |
 		     PFS_SETATTR_MTIME_NOW)) {
@@ -301,8 +376,8 @@ static int inode_new(mds_ns *ns, MDB_txn *t, const pfs_cred *c, const struct ino
 	in->d.rdev = rdev;
 	in->d.nlink = S_ISDIR(mode) ? 2 : 1;
 	in->d.atime = in->d.mtime = in->d.ctime = now;
+	in->d.parent = dir->ino; /* the primary parent (search_ok) */
 	if (S_ISDIR(mode)) {
-		in->d.parent = dir->ino;
 		in->d.next_cookie = FIRST_COOKIE;
 		in->d.def_ss = dir->d.def_ss;
 		in->d.def_sc = dir->d.def_sc;
@@ -314,7 +389,8 @@ static int inode_new(mds_ns *ns, MDB_txn *t, const pfs_cred *c, const struct ino
  * permission and that name is free.  Returns -EEXIST with *dv filled when
  * the name exists. */
 static int create_prep(mds_ns *ns, MDB_txn *t, const pfs_cred *c, uint64_t parent,
-		       const char *name, struct inode *dir, struct dent_val *dv)
+		       const char *name, struct inode *dir, struct dent_val *dv,
+		       struct inode *tmp)
 {
 	int rc = check_name(name);
 
@@ -323,6 +399,8 @@ static int create_prep(mds_ns *ns, MDB_txn *t, const pfs_cred *c, uint64_t paren
 	rc = dir_get(ns, t, parent, dir);
 	if (!rc)
 		rc = may(c, dir, W_OK | X_OK);
+	if (!rc)
+		rc = path_ok(ns, t, c, dir, tmp);
 	if (rc)
 		return rc;
 	if (is_dot(name))
@@ -367,13 +445,21 @@ static int do_create(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char 
 	rc = wbegin(ns, &t);
 	if (rc)
 		goto out;
-	rc = create_prep(ns, t, c, parent, name, &w->a, &dv);
+	rc = create_prep(ns, t, c, parent, name, &w->a, &dv, &w->c);
 	if (rc == -EEXIST && S_ISREG(mode) && lay && !(flags & PFS_CREATE_EXCL) &&
 	    !is_dot(name)) {
-		/* open(O_CREAT) of an existing file opens it. */
+		/* open(O_CREAT) of an existing file opens it: checked as an
+		 * open with the caller's access mode (the kernel sends CREATE
+		 * when its lookup found no name, which another client may have
+		 * created meanwhile). */
+		uint32_t mask = ((flags & PFS_CREATE_READ) ? R_OK : 0) |
+				((flags & PFS_CREATE_WRITE) ? W_OK : 0);
+
 		rc = mds_nsi_ino_get(ns, t, dv.child, &w->b);
 		if (!rc && S_ISDIR(w->b.d.mode))
 			rc = -EISDIR;
+		if (!rc)
+			rc = may(c, &w->b, mask ? mask : R_OK | W_OK);
 		if (!rc) {
 			to_attr(&w->b, out);
 			to_layout(&w->b, lay);
@@ -468,6 +554,8 @@ int mds_ns_readlink(mds_ns *ns, const pfs_cred *c, uint64_t ino, char *target)
 	if (!rc && !S_ISLNK(w->a.d.mode))
 		rc = -EINVAL;
 	if (!rc)
+		rc = path_ok(ns, t, c, &w->a, &w->b);
+	if (!rc)
 		memcpy(target, w->a.target, w->a.d.tlen + 1);
 	if (t)
 		mdb_txn_abort(t);
@@ -500,9 +588,13 @@ int mds_ns_link(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t newparent,
 		rc = -EMLINK;
 		goto out;
 	}
-	rc = create_prep(ns, t, c, newparent, newname, &w->a, &dv);
+	rc = path_ok(ns, t, c, &w->b, &w->c);
+	if (!rc)
+		rc = create_prep(ns, t, c, newparent, newname, &w->a, &dv, &w->c);
 	if (rc)
 		goto out;
+	if (w->b.d.parent == 0)
+		w->b.d.parent = newparent;
 	w->b.d.nlink++;
 	w->b.d.ctime = now;
 	rc = create_finish(ns, t, &w->a, newname, &w->b, now);
@@ -532,6 +624,8 @@ static int do_remove(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char 
 	rc = dir_get(ns, t, parent, &w->a);
 	if (!rc)
 		rc = may(c, &w->a, W_OK | X_OK);
+	if (!rc)
+		rc = path_ok(ns, t, c, &w->a, &w->c);
 	if (rc)
 		goto out;
 	if (is_dot(name)) {
@@ -565,7 +659,7 @@ static int do_remove(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char 
 	}
 	rc = mds_nsi_dent_del(ns, t, parent, name, dv.cookie);
 	if (!rc)
-		rc = drop_link(ns, t, &w->b, now, &logged);
+		rc = drop_link(ns, t, &w->b, parent, now, &logged);
 	if (rc)
 		goto out;
 	w->a.d.mtime = w->a.d.ctime = now;
@@ -645,6 +739,10 @@ int mds_ns_rename(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *na
 	if (!rc && p2 != p1)
 		rc = may(c, p2, W_OK | X_OK);
 	if (!rc)
+		rc = path_ok(ns, t, c, p1, src); /* src is scratch until loaded */
+	if (!rc && p2 != p1)
+		rc = path_ok(ns, t, c, p2, src);
+	if (!rc)
 		rc = mds_nsi_dent_get(ns, t, parent, name, &sdv);
 	if (!rc)
 		rc = mds_nsi_ino_get(ns, t, sdv.child, src);
@@ -720,6 +818,10 @@ int mds_ns_rename(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *na
 				p1->d.nlink++;
 				dst->d.parent = p1->ino;
 			}
+			if (!S_ISDIR(src->d.mode) && src->d.parent == parent)
+				src->d.parent = newparent;
+			if (!S_ISDIR(dst->d.mode) && dst->d.parent == newparent)
+				dst->d.parent = parent;
 		}
 		dst->d.ctime = now;
 		rc = mds_nsi_ino_put(ns, t, dst);
@@ -745,7 +847,7 @@ int mds_ns_rename(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *na
 			}
 			rc = mds_nsi_dent_del(ns, t, newparent, newname, ddv.cookie);
 			if (!rc)
-				rc = drop_link(ns, t, dst, now, &logged);
+				rc = drop_link(ns, t, dst, newparent, now, &logged);
 			if (rc)
 				goto out;
 		}
@@ -758,6 +860,8 @@ int mds_ns_rename(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *na
 			p1->d.nlink--;
 			p2->d.nlink++;
 			src->d.parent = p2->ino;
+		} else if (!S_ISDIR(src->d.mode) && src->d.parent == parent) {
+			src->d.parent = newparent;
 		}
 	}
 	src->d.ctime = now;
@@ -802,6 +906,8 @@ int mds_ns_open_file(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t flags
 		rc = -ELOOP;
 	if (!rc)
 		rc = may(c, &w->a, mask);
+	if (!rc)
+		rc = path_ok(ns, t, c, &w->a, &w->b);
 	if (!rc) {
 		to_attr(&w->a, out);
 		to_layout(&w->a, lay);
@@ -825,6 +931,8 @@ int mds_ns_access(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t mask)
 		rc = mds_nsi_ino_get(ns, t, ino, &w->a);
 	if (!rc && (mask & 7))
 		rc = may(c, &w->a, mask & 7);
+	if (!rc && !(mask & MDS_ACCESS_NOPATH))
+		rc = path_ok(ns, t, c, &w->a, &w->b);
 	if (t)
 		mdb_txn_abort(t);
 	free(w);

@@ -38,13 +38,20 @@ typedef struct mds_ns mds_ns;
 int mds_ns_lookup(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
 		  pfs_attr *out);
 int mds_ns_getattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, pfs_attr *out);
-/* valid = PFS_SETATTR_* bits; out gets the new attributes. */
+/* valid = PFS_SETATTR_* bits; out gets the new attributes.  Checks as
+ * Linux: chown/chgrp rules without CAP_CHOWN; a size change needs write
+ * permission unless PFS_SETATTR_FD (through a descriptor opened for
+ * writing); a size change or PFS_SETATTR_KILLPRIV by a non-root caller
+ * clears S_ISUID (and S_ISGID with group-exec); search permission along the
+ * path unless PFS_SETATTR_FD. */
 int mds_ns_setattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t valid,
 		   uint32_t mode, uint32_t uid, uint32_t gid, uint64_t size,
 		   int64_t atime_ns, int64_t mtime_ns, pfs_attr *out);
 /* Regular file with a layout; stripe_size/count 0 = inherit (directory
- * default, then file system default).  flags: PFS_CREATE_EXCL.  Without
- * EXCL an existing regular file is returned as is (open(O_CREAT)).
+ * default, then file system default).  flags: PFS_CREATE_EXCL,
+ * PFS_CREATE_READ/WRITE.  Without EXCL an existing regular file is returned
+ * as is (open(O_CREAT)) if the caller may open it for READ/WRITE (neither
+ * bit: both), else -EACCES.
  * -ENOSPC when no OST is up. */
 int mds_ns_create(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
 		  uint32_t mode, uint32_t flags, uint32_t stripe_size, uint32_t stripe_count,
@@ -69,7 +76,10 @@ int mds_ns_link(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t newparent,
  * -EISDIR for writing a directory.  Returns attributes and layout. */
 int mds_ns_open_file(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t flags,
 		     pfs_attr *out, pfs_layout *lay);
-/* mask = R_OK|W_OK|X_OK or F_OK. */
+/* mask = R_OK|W_OK|X_OK or F_OK, checked on the inode and, unless mask has
+ * MDS_ACCESS_NOPATH (the MDS's own checks for an open file: capability
+ * rights, SETSIZE), search permission along its primary parent's path. */
+#define MDS_ACCESS_NOPATH 0x100u
 int mds_ns_access(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t mask);
 /* size = max(size, current); mtime_ns != 0 sets mtime.  No permission check:
  * the client wrote through a descriptor it was allowed to open. */

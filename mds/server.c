@@ -452,9 +452,9 @@ static uint32_t rights_now(mds_server *s, const pfs_cred *c, uint64_t ino)
 {
 	uint32_t r = 0;
 
-	if (mds_ns_access(s->ns, c, ino, R_OK) == 0)
+	if (mds_ns_access(s->ns, c, ino, R_OK | MDS_ACCESS_NOPATH) == 0)
 		r |= PFS_CAPA_READ;
-	if (mds_ns_access(s->ns, c, ino, W_OK) == 0)
+	if (mds_ns_access(s->ns, c, ino, W_OK | MDS_ACCESS_NOPATH) == 0)
 		r |= PFS_CAPA_WRITE | PFS_CAPA_TRUNCATE;
 	return r;
 }
@@ -464,7 +464,7 @@ static uint32_t rights_now(mds_server *s, const pfs_cred *c, uint64_t ino)
 static int setsize_allowed(mds_server *s, const pfs_cred *c, uint64_t ino)
 {
 	pfs_attr a;
-	int rc = mds_ns_access(s->ns, c, ino, W_OK);
+	int rc = mds_ns_access(s->ns, c, ino, W_OK | MDS_ACCESS_NOPATH);
 
 	if (rc != -EACCES)
 		return rc;
