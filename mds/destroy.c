@@ -130,7 +130,7 @@ static void pass(mds_destroyer *d)
 	uint64_t after = 0, seq;
 	uint32_t n;
 
-	while (!stopping(d) && mds_ns_destroy_next(d->ns, after, &seq, st, &n) == 0) {
+	while (!stopping(d) && mds_ns_destroy_next_durable(d->ns, after, &seq, st, &n) == 0) {
 		int failed = 0;
 
 		after = seq;

@@ -6,10 +6,18 @@
  * the destroyer thread of mds/destroy.c walks the log with
  * mds_ns_destroy_next and deletes a record with mds_ns_destroy_done once
  * its objects are gone.  So a crash at any point leaks no object and loses
- * no file.  Key be64 sequence number (the last one + 1), value n x { u32
- * OST, u64 object } packed, 12 bytes each, n <= MDS_DESTROY_MAX.
- * Known gap (issue 8): in db_sync=periodic the destroyer is woken right
- * after the commit, before the record (and the unlink) is on disk. */
+ * no file.  Key be64 sequence number (the last one + 1), value u64 LMDB
+ * transaction id that logged it (host order), then n x { u32 OST, u64
+ * object } packed, 12 bytes each, n <= MDS_DESTROY_MAX (records of older
+ * versions have no transaction id: length a multiple of 12; they were there
+ * at open, which syncs, so they are durable).
+ *
+ * Durability: the destroyer takes records through
+ * mds_ns_destroy_next_durable, which holds back a record until its
+ * transaction is known synced (dbsync.c's synced_gen), so objects never go
+ * while a machine crash could still bring their file back.  Records are
+ * appended in transaction order, so the durable ones are a prefix of the
+ * log. */
 #include "mds/destroy_log.h"
 
 #include "mds/ns_i.h"
@@ -18,8 +26,8 @@ int mds_nsi_destroy_append(mds_ns *ns, MDB_txn *t, const pfs_stripe *st, uint32_
 {
 	MDB_cursor *cur;
 	MDB_val k, v;
-	uint8_t kb[8], val[12 * MDS_DESTROY_MAX];
-	uint64_t seq = 1;
+	uint8_t kb[8], val[8 + 12 * MDS_DESTROY_MAX];
+	uint64_t seq = 1, gen = mdb_txn_id(t);
 	int rc = mdb_cursor_open(t, ns->destroy, &cur);
 
 	if (rc)
@@ -30,14 +38,17 @@ int mds_nsi_destroy_append(mds_ns *ns, MDB_txn *t, const pfs_stripe *st, uint32_
 	mdb_cursor_close(cur);
 	if (rc && rc != MDB_NOTFOUND)
 		return lmdb_err(rc);
+	if (n == 0 || n > MDS_DESTROY_MAX)
+		return -EINVAL;
+	memcpy(val, &gen, 8);
 	for (uint32_t i = 0; i < n; i++) {
-		memcpy(val + 12 * i, &st[i].ost, 4);
-		memcpy(val + 12 * i + 4, &st[i].object, 8);
+		memcpy(val + 8 + 12 * i, &st[i].ost, 4);
+		memcpy(val + 8 + 12 * i + 4, &st[i].object, 8);
 	}
 	be64_put(kb, seq);
 	k.mv_size = 8;
 	k.mv_data = kb;
-	v.mv_size = 12 * (size_t)n;
+	v.mv_size = 8 + 12 * (size_t)n;
 	v.mv_data = val;
 	return lmdb_err(mdb_put(t, ns->destroy, &k, &v, 0));
 }
@@ -50,13 +61,16 @@ void mds_ns_set_destroy_notify(mds_ns *ns, void (*fn)(void *arg), void *arg)
 	pthread_mutex_unlock(&ns->lock);
 }
 
-int mds_ns_destroy_next(mds_ns *ns, uint64_t after, uint64_t *seq, pfs_stripe *st,
-			uint32_t *n)
+/* The first record after `after`, and the transaction that logged it. */
+static int destroy_read(mds_ns *ns, uint64_t after, uint64_t *seq, pfs_stripe *st,
+			uint32_t *n, uint64_t *gen)
 {
 	MDB_txn *t = NULL;
 	MDB_cursor *cur = NULL;
 	uint8_t kb[8];
 	MDB_val k = { 8, kb }, v;
+	const uint8_t *p;
+	size_t len;
 	int rc;
 
 	if (after == UINT64_MAX)
@@ -70,15 +84,23 @@ int mds_ns_destroy_next(mds_ns *ns, uint64_t after, uint64_t *seq, pfs_stripe *s
 	rc = lmdb_err(mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE));
 	if (rc)
 		goto out;
-	if (k.mv_size != 8 || v.mv_size % 12 || v.mv_size / 12 > MDS_DESTROY_MAX) {
+	p = v.mv_data;
+	len = v.mv_size;
+	*gen = 0;
+	if (len % 12 == 8) {
+		memcpy(gen, p, 8);
+		p += 8;
+		len -= 8;
+	}
+	if (k.mv_size != 8 || len % 12 || len / 12 > MDS_DESTROY_MAX) {
 		rc = -EIO;
 		goto out;
 	}
 	*seq = be64_get(k.mv_data);
-	*n = (uint32_t)(v.mv_size / 12);
+	*n = (uint32_t)(len / 12);
 	for (uint32_t i = 0; i < *n; i++) {
-		memcpy(&st[i].ost, (uint8_t *)v.mv_data + 12 * i, 4);
-		memcpy(&st[i].object, (uint8_t *)v.mv_data + 12 * i + 4, 8);
+		memcpy(&st[i].ost, p + 12 * i, 4);
+		memcpy(&st[i].object, p + 12 * i + 4, 8);
 	}
 out:
 	if (cur)
@@ -86,6 +108,30 @@ out:
 	if (t)
 		mdb_txn_abort(t);
 	return rc;
+}
+
+int mds_ns_destroy_next(mds_ns *ns, uint64_t after, uint64_t *seq, pfs_stripe *st,
+			uint32_t *n)
+{
+	uint64_t gen;
+
+	return destroy_read(ns, after, seq, st, n, &gen);
+}
+
+int mds_ns_destroy_next_durable(mds_ns *ns, uint64_t after, uint64_t *seq, pfs_stripe *st,
+				uint32_t *n)
+{
+	uint64_t gen;
+	int rc = destroy_read(ns, after, seq, st, n, &gen);
+
+	if (rc || gen <= mds_nsi_durable_gen(ns))
+		return rc;
+	if (ns->opts.sync_mode != MDS_SYNC_NONE)
+		return -EAGAIN;
+	rc = mds_nsi_sync(ns, "destroy batch");
+	if (rc)
+		return rc;
+	return gen <= mds_nsi_durable_gen(ns) ? 0 : -EAGAIN;
 }
 
 int mds_ns_destroy_done(mds_ns *ns, uint64_t seq)

@@ -1,8 +1,8 @@
 /* nsdb.c — the namespace database (the MDS's OSD layer): opening and
  * closing the LMDB environment and its tables, the inode records, the id
- * counters of `meta`, and the end of every write transaction.  The other
- * files of the namespace (ns_i.h lists them) work on the tables through
- * the handle this file opens.
+ * counters, and the end of every write transaction.  The other files of
+ * the namespace (ns_i.h lists them) work on the tables through the handle
+ * this file opens.
  *
  * Databases (DBIs) in one environment; integers in keys are big-endian so
  * LMDB's byte order is numeric order:
@@ -10,24 +10,32 @@
  *   dirents  be64 parent + name -> dent_val { child ino, mode, cookie }   (dir.c)
  *   cookies  be64 parent + be64 cookie -> { child ino, mode } + name      (dir.c)
  *   xattrs   be64 ino + name -> value                                      (xattr.c)
- *   osts     be32 index -> ost_disk { uuid, oss, host, ports, next object id } (ostreg.c)
+ *   osts     be32 index -> ost_disk { uuid, oss, host, ports, object id
+ *            high-water mark, last capacity }                             (ostreg.c)
  *   ostuuid  uuid -> u32 index                                             (ostreg.c)
- *   destroy  be64 seq -> n x { u32 ost, u64 object } (packed, 12 bytes each) (destroy_log.c)
- *   meta     "next_ino" -> u64
+ *   destroy  be64 seq -> u64 txn id, n x { u32 ost, u64 object }          (destroy_log.c)
+ *   meta     "next_ino" -> u64 inode number high-water mark
  *   jobs, qos  key-value tables of mds/jobs.c and mds/qos_store.c (opaque
  *            here; see kv.c)
  *
  * Durability: every operation is one write transaction.  MDS_SYNC_FULL
  * fsyncs every commit.  MDS_SYNC_PERIODIC (the default) opens the env with
  * MDB_NOSYNC and a thread calls mdb_env_sync every sync_interval_ms (and the
- * server calls mds_ns_sync when a client pushes SETSIZE for fsync); see
- * dbsync.c.  LMDB writes committed pages with write(2), so they are in the
- * page cache when the commit returns: a process crash (kill -9) loses
- * nothing in either mode; only a machine crash can lose the last interval
- * in periodic mode, and the database stays consistent (LMDB's meta pages
- * are copy-on-write).  Known gaps (issue 8): in periodic mode next_ino can
- * roll back after a power loss (as next_obj, ostreg.c), and mds_ns_close
- * ignores mdb_env_sync's error. */
+ * server calls mds_ns_sync when a client pushes SETSIZE for fsync);
+ * MDS_SYNC_NONE syncs only when asked; see dbsync.c.  LMDB writes committed
+ * pages with write(2), so they are in the page cache when the commit
+ * returns: a process crash (kill -9) loses nothing in any mode; a machine
+ * crash can lose unsynced transactions, and the database stays consistent
+ * (LMDB's meta pages are copy-on-write).
+ *
+ * Id counters (inode numbers here, each OST's object ids in ostreg.c) never
+ * go back, even when a machine crash loses transactions: ids come from
+ * memory (mds_id_range) below a high-water mark that a synced transaction
+ * wrote.  When a range runs out, the transaction that needs an id writes a
+ * new mark id_batch further (mds_nsi_id_take) and mds_nsi_wend syncs after
+ * its commit, before the id reaches anyone; after a crash the counters
+ * restart at the mark, past every id handed out.  Ids of a range that was
+ * never synced, or of an aborted transaction, are skipped. */
 #include "mds/nsdb.h"
 
 #include <fcntl.h>
@@ -36,26 +44,92 @@
 
 #include "mds/ns_i.h"
 
-/* Commit on success, abort on error; then wake the destroyer if asked. */
+static void ids_settle(mds_ns *ns, size_t tid, int durable)
+{
+	pthread_mutex_lock(&ns->lock);
+	mds_nsi_id_settle(&ns->ino_ids, tid, durable);
+	mds_nsi_ost_ids_settle(ns, tid, durable);
+	pthread_mutex_unlock(&ns->lock);
+}
+
+/* Commit on success, abort on error.  A transaction that reserved ids is
+ * synced after its commit (whatever db_sync is) and its ranges promoted; a
+ * failed sync is the operation's error.  Then the destroyer is woken if
+ * asked: at once in db_sync=full and none, after the sync that makes the
+ * records durable in periodic mode (dbsync.c). */
 int mds_nsi_wend(mds_ns *ns, MDB_txn *t, int rc, int notify)
 {
-	void (*fn)(void *);
-	void *arg;
+	void (*fn)(void *) = NULL;
+	void *arg = NULL;
+	size_t tid = mdb_txn_id(t);
+	int reserved;
 
+	pthread_mutex_lock(&ns->lock);
+	reserved = ns->resv_txn == tid;
+	if (reserved)
+		ns->resv_txn = 0;
+	pthread_mutex_unlock(&ns->lock);
 	if (rc) {
 		mdb_txn_abort(t);
+		if (reserved)
+			ids_settle(ns, tid, 0);
 		return rc;
 	}
 	rc = lmdb_err(mdb_txn_commit(t));
-	if (rc == 0 && notify) {
+	if (rc) {
+		if (reserved)
+			ids_settle(ns, tid, 0);
+		return rc;
+	}
+	if (reserved) {
+		if (ns->opts.sync_mode != MDS_SYNC_FULL)
+			rc = mds_nsi_sync(ns, "id reservation");
+		ids_settle(ns, tid, rc == 0);
+	}
+	if (notify) {
 		pthread_mutex_lock(&ns->lock);
-		fn = ns->notify;
-		arg = ns->notify_arg;
+		if (tid > ns->destroy_gen)
+			ns->destroy_gen = tid;
+		if (ns->opts.sync_mode != MDS_SYNC_PERIODIC || tid <= ns->synced_gen) {
+			fn = ns->notify;
+			arg = ns->notify_arg;
+		}
 		pthread_mutex_unlock(&ns->lock);
 		if (fn)
 			fn(arg);
 	}
 	return rc;
+}
+
+int mds_nsi_id_take(mds_ns *ns, MDB_txn *t, struct mds_id_range *r, uint64_t *id,
+		    uint64_t *limit)
+{
+	size_t tid = mdb_txn_id(t);
+	uint64_t base;
+
+	if (r->next < r->limit || (r->pending_txn == tid && r->next < r->pending)) {
+		*id = r->next++;
+		return 0;
+	}
+	/* Past every mark written so far, synced or not: a pending mark of an
+	 * earlier transaction is below next + batch since it handed out next. */
+	base = r->next > r->limit ? r->next : r->limit;
+	r->pending = base + ns->opts.id_batch;
+	r->pending_txn = tid;
+	ns->resv_txn = tid;
+	r->next = base + 1;
+	*id = base;
+	*limit = r->pending;
+	return 1;
+}
+
+void mds_nsi_id_settle(struct mds_id_range *r, size_t tid, int durable)
+{
+	if (!tid || r->pending_txn != tid)
+		return;
+	if (durable && r->pending > r->limit)
+		r->limit = r->pending;
+	r->pending_txn = 0;
 }
 
 int mds_nsi_ino_get(mds_ns *ns, MDB_txn *t, uint64_t ino, struct inode *in)
@@ -101,21 +175,27 @@ int mds_nsi_ino_put(mds_ns *ns, MDB_txn *t, const struct inode *in)
 	return 0;
 }
 
+static int meta_put(mds_ns *ns, MDB_txn *t, const char *key, uint64_t val)
+{
+	MDB_val k = { strlen(key), (void *)key }, v = { 8, &val };
+
+	return lmdb_err(mdb_put(t, ns->meta, &k, &v, 0));
+}
+
+/* The one counter of `meta` is "next_ino"; first is where it started
+ * (mds_ns_open writes it). */
 int mds_nsi_meta_next(mds_ns *ns, MDB_txn *t, const char *key, uint64_t first, uint64_t *out)
 {
-	MDB_val k = { strlen(key), (void *)key }, v;
-	uint64_t next = first;
-	int rc = mdb_get(t, ns->meta, &k, &v);
+	uint64_t limit = 0;
+	int w;
 
-	if (rc == 0 && v.mv_size == 8)
-		memcpy(&next, v.mv_data, 8);
-	else if (rc && rc != MDB_NOTFOUND)
-		return lmdb_err(rc);
-	*out = next;
-	next++;
-	v.mv_size = 8;
-	v.mv_data = &next;
-	return lmdb_err(mdb_put(t, ns->meta, &k, &v, 0));
+	(void)first;
+	if (strcmp(key, "next_ino") != 0)
+		return -EINVAL;
+	pthread_mutex_lock(&ns->lock);
+	w = mds_nsi_id_take(ns, t, &ns->ino_ids, out, &limit);
+	pthread_mutex_unlock(&ns->lock);
+	return w ? meta_put(ns, t, key, limit) : 0;
 }
 
 /* Delete every record whose key starts with be64 ino.  Re-seeks after each
@@ -163,6 +243,13 @@ int mds_ns_open(const mds_ns_opts *opts, mds_ns **out)
 		ns->opts.heartbeat_timeout_ms = 10000;
 	if (!ns->opts.mapsize)
 		ns->opts.mapsize = 64ull << 30;
+	if (!ns->opts.id_batch)
+		ns->opts.id_batch = MDS_ID_BATCH_DEFAULT;
+	if (ns->opts.sync_mode != MDS_SYNC_PERIODIC && ns->opts.sync_mode != MDS_SYNC_FULL &&
+	    ns->opts.sync_mode != MDS_SYNC_NONE) {
+		free(ns);
+		return -EINVAL;
+	}
 	rc = pfs_layout_check(ns->opts.default_stripe_size, ns->opts.default_stripe_count);
 	if (rc)
 		goto out_free;
@@ -236,7 +323,6 @@ int mds_ns_open(const mds_ns_opts *opts, mds_ns **out)
 	rc = mds_nsi_ino_get(ns, t, ROOT_INO, root);
 	if (rc == -ENOENT) {
 		int64_t now = now_ns();
-		uint64_t first;
 
 		memset(root, 0, sizeof(*root));
 		root->ino = ROOT_INO;
@@ -247,7 +333,18 @@ int mds_ns_open(const mds_ns_opts *opts, mds_ns **out)
 		root->d.atime = root->d.mtime = root->d.ctime = now;
 		rc = mds_nsi_ino_put(ns, t, root);
 		if (!rc)
-			rc = mds_nsi_meta_next(ns, t, "next_ino", ROOT_INO + 1, &first);
+			rc = meta_put(ns, t, "next_ino", ROOT_INO + 1);
+	}
+	if (!rc) {
+		/* The stored mark: no inode number at or above it was used. */
+		MDB_val k = { 8, (void *)"next_ino" }, v;
+
+		rc = lmdb_err(mdb_get(t, ns->meta, &k, &v));
+		if (!rc && v.mv_size != 8)
+			rc = -EIO;
+		if (!rc)
+			memcpy(&ns->ino_ids.next, v.mv_data, 8);
+		ns->ino_ids.limit = ns->ino_ids.next;
 	}
 	if (!rc)
 		rc = mds_nsi_ost_load(ns, t);
@@ -255,9 +352,13 @@ int mds_ns_open(const mds_ns_opts *opts, mds_ns **out)
 		goto out_txn;
 	rc = lmdb_err(mdb_txn_commit(t));
 	t = NULL;
+	/* What a crashed MDS left in the page cache becomes durable now, so
+	 * every record found here (destroy log, marks) counts as durable. */
+	if (!rc)
+		rc = mds_nsi_sync(ns, "open");
 	if (rc)
 		goto out_env;
-	if (opts->sync_mode != MDS_SYNC_FULL) {
+	if (opts->sync_mode == MDS_SYNC_PERIODIC) {
 		rc = mds_nsi_syncer_start(ns);
 		if (rc)
 			goto out_env;
@@ -281,16 +382,19 @@ out_free:
 	return rc;
 }
 
-void mds_ns_close(mds_ns *ns)
+int mds_ns_close(mds_ns *ns)
 {
+	int rc;
+
 	if (!ns)
-		return;
+		return 0;
 	mds_nsi_syncer_stop(ns);
-	mdb_env_sync(ns->env, 1);
+	rc = mds_nsi_sync(ns, "close");
 	mdb_env_close(ns->env);
 	close(ns->lock_fd);
 	free(ns->ost);
 	pthread_cond_destroy(&ns->cv);
 	pthread_mutex_destroy(&ns->lock);
 	free(ns);
+	return rc;
 }

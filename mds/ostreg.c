@@ -4,27 +4,38 @@
  * gets.
  *
  * Persistent (tables `osts`, be32 index -> ost_disk, and `ostuuid`, uuid ->
- * u32 index): indices, uuids, OSS names, hosts, ports and each OST's next
- * object id.  In memory only (ns->ost[], guarded by ns->lock): liveness and
- * capacity from REGISTER/HEARTBEAT; after an MDS restart every OST is down
- * until its OSS is heard again (nsdb.c loads the table at open through
- * mds_nsi_ost_load).  ns.c calls mds_nsi_layout_alloc inside its create
- * and setstripe transactions; STATFS sums the capacity of the OSTs heard.
- * Known gap (issue 8): next_obj is committed with the file's transaction
- * and, in db_sync=periodic, can roll back after a power loss, so object ids
- * can be handed out twice. */
+ * u32 index): indices, uuids, OSS names, hosts, ports, each OST's object id
+ * high-water mark and its capacity when last written.  In memory
+ * (ns->ost[], guarded by ns->lock): liveness and capacity from
+ * REGISTER/HEARTBEAT, and the object ids handed out.
+ *
+ * After an MDS restart (nsdb.c loads the table at open through
+ * mds_nsi_ost_load) every registered OST is presumed up, with its stored
+ * capacity, until heartbeat_timeout_ms pass without hearing from it: then
+ * it is down as any silent OST.  So creates right after a restart do not
+ * fail with ENOSPC while the OSSes have not sent their first heartbeat.
+ *
+ * Object ids come from memory below the high-water mark (nsdb.c's
+ * mds_nsi_id_take): only the create that crosses it writes a new mark,
+ * id_batch further, and that transaction is synced before its reply, so a
+ * machine crash never hands out an id twice.  ns.c calls
+ * mds_nsi_layout_alloc inside its create and setstripe transactions; STATFS
+ * sums the capacity of the OSTs heard or presumed up. */
 #include "mds/ostreg.h"
 
 #include "mds/ns_i.h"
 
 #define QOS_THRESHOLD_PCT 17 /* free-space imbalance that switches RR to weighted (Lustre's qos_threshold_rr) */
 
+/* The record; older versions wrote only the first 208 bytes (no capacity). */
 struct ost_disk {
 	char uuid[64], oss[64], host[64];
 	uint16_t data_port, ctl_port;
 	uint32_t pad;
-	uint64_t next_obj;
+	uint64_t next_obj;      /* object id high-water mark: ids below may be in use */
+	uint64_t total, free_;  /* capacity when the record was last written */
 };
+#define OST_DISK_V1 208
 
 /* In-memory view of one OST; guarded by mds_ns.lock. */
 struct ost_mem {
@@ -32,10 +43,22 @@ struct ost_mem {
 	char uuid[64], oss[64], host[64];
 	uint16_t data_port, ctl_port;
 	int heard;          /* a register/heartbeat arrived since start */
-	uint64_t last_ms;   /* monotonic time of the last one */
+	int presumed;       /* registered before this start: up until the timeout */
+	uint64_t last_ms;   /* monotonic time of the last one (of the start if presumed) */
 	uint64_t total, free_, objects;
 	int64_t wrr_cur;    /* smooth weighted round robin state */
+	struct mds_id_range ids; /* object ids */
 };
+
+/* Decode a stored record of either size; 0 or -EIO. */
+static int od_get(const MDB_val *v, struct ost_disk *od)
+{
+	memset(od, 0, sizeof(*od));
+	if (v->mv_size != sizeof(*od) && v->mv_size != OST_DISK_V1)
+		return -EIO;
+	memcpy(od, v->mv_data, v->mv_size);
+	return 0;
+}
 
 static void be32_put(uint8_t *p, uint32_t v)
 {
@@ -62,7 +85,8 @@ static uint64_t mono_ms(mds_ns *ns)
 
 static int ost_up(mds_ns *ns, const struct ost_mem *o, uint64_t now)
 {
-	return o->known && o->heard && now - o->last_ms <= ns->opts.heartbeat_timeout_ms;
+	return o->known && (o->heard || o->presumed) &&
+	       now - o->last_ms <= ns->opts.heartbeat_timeout_ms;
 }
 
 /* Pick up to want distinct up OSTs into idx[]; returns how many (0 if none
@@ -74,12 +98,16 @@ static uint32_t ost_choose(mds_ns *ns, uint32_t want, uint32_t *idx)
 {
 	uint32_t up[1024], k = 0, got = 0;
 	uint64_t now = mono_ms(ns), maxf = 0, minf = UINT64_MAX;
+	int unknown = 0;
 
 	pthread_mutex_lock(&ns->lock);
 	for (uint32_t i = 0; i < ns->nost && k < 1024; i++) {
 		if (!ost_up(ns, &ns->ost[i], now))
 			continue;
 		up[k++] = i;
+		/* presumed up with no stored capacity: free space says nothing */
+		if (!ns->ost[i].heard && !ns->ost[i].total)
+			unknown = 1;
 		if (ns->ost[i].free_ > maxf)
 			maxf = ns->ost[i].free_;
 		if (ns->ost[i].free_ < minf)
@@ -89,7 +117,7 @@ static uint32_t ost_choose(mds_ns *ns, uint32_t want, uint32_t *idx)
 		goto out;
 	if (want > k)
 		want = k;
-	if (maxf == 0 || (maxf - minf) <= maxf / 100 * QOS_THRESHOLD_PCT) {
+	if (unknown || maxf == 0 || (maxf - minf) <= maxf / 100 * QOS_THRESHOLD_PCT) {
 		uint32_t start = ns->rr++ % k;
 		for (uint32_t i = 0; i < want; i++)
 			idx[got++] = up[(start + i) % k];
@@ -142,14 +170,35 @@ int mds_nsi_layout_alloc(mds_ns *ns, MDB_txn *t, uint32_t ss, uint32_t sc, struc
 		uint8_t kb[4];
 		MDB_val k = { 4, kb }, v;
 		struct ost_disk od;
+		uint64_t obj = 0, limit = 0, total = 0, free_ = 0;
+		int w = -EIO;
 
-		be32_put(kb, idx[i]);
-		rc = mdb_get(t, ns->osts, &k, &v);
-		if (rc || v.mv_size != sizeof(od))
-			return rc ? lmdb_err(rc) : -EIO;
-		memcpy(&od, v.mv_data, sizeof(od));
+		pthread_mutex_lock(&ns->lock);
+		if (idx[i] < ns->nost) {
+			struct ost_mem *o = &ns->ost[idx[i]];
+			w = mds_nsi_id_take(ns, t, &o->ids, &obj, &limit);
+			total = o->total;
+			free_ = o->free_;
+		}
+		pthread_mutex_unlock(&ns->lock);
+		if (w < 0)
+			return w;
 		in->st[i].ost = idx[i];
-		in->st[i].object = od.next_obj++;
+		in->st[i].object = obj;
+		if (!w)
+			continue;
+		/* A new high-water mark (mds_nsi_wend syncs it before the reply). */
+		be32_put(kb, idx[i]);
+		rc = lmdb_err(mdb_get(t, ns->osts, &k, &v));
+		if (!rc)
+			rc = od_get(&v, &od);
+		if (rc)
+			return rc;
+		od.next_obj = limit;
+		if (total) {
+			od.total = total;
+			od.free_ = free_;
+		}
 		v.mv_size = sizeof(od);
 		v.mv_data = &od;
 		rc = mdb_put(t, ns->osts, &k, &v, 0);
@@ -161,10 +210,17 @@ int mds_nsi_layout_alloc(mds_ns *ns, MDB_txn *t, uint32_t ss, uint32_t sc, struc
 	return 0;
 }
 
+void mds_nsi_ost_ids_settle(mds_ns *ns, size_t tid, int durable)
+{
+	for (uint32_t i = 0; i < ns->nost; i++)
+		mds_nsi_id_settle(&ns->ost[i].ids, tid, durable);
+}
+
 int mds_nsi_ost_load(mds_ns *ns, MDB_txn *t)
 {
 	MDB_cursor *cur;
 	MDB_val k, v;
+	uint64_t now = mono_ms(ns);
 	int rc = mdb_cursor_open(t, ns->osts, &cur);
 
 	if (rc)
@@ -174,7 +230,7 @@ int mds_nsi_ost_load(mds_ns *ns, MDB_txn *t)
 		struct ost_disk od;
 		uint32_t idx;
 
-		if (k.mv_size != 4 || v.mv_size != sizeof(od))
+		if (k.mv_size != 4 || od_get(&v, &od))
 			continue;
 		idx = be32_get(k.mv_data);
 		if (idx >= 65536)
@@ -189,7 +245,6 @@ int mds_nsi_ost_load(mds_ns *ns, MDB_txn *t)
 			ns->ost = no;
 			ns->nost = idx + 1;
 		}
-		memcpy(&od, v.mv_data, sizeof(od));
 		struct ost_mem *o = &ns->ost[idx];
 		o->known = 1;
 		memcpy(o->uuid, od.uuid, 64);
@@ -197,6 +252,11 @@ int mds_nsi_ost_load(mds_ns *ns, MDB_txn *t)
 		memcpy(o->host, od.host, 64);
 		o->data_port = od.data_port;
 		o->ctl_port = od.ctl_port;
+		o->presumed = 1;
+		o->last_ms = now;
+		o->total = od.total;
+		o->free_ = od.free_;
+		o->ids.next = o->ids.limit = od.next_obj ? od.next_obj : 1;
 	}
 	mdb_cursor_close(cur);
 	return rc == MDB_NOTFOUND ? 0 : lmdb_err(rc);
@@ -227,6 +287,7 @@ int mds_ns_oss_register(mds_ns *ns, const char *oss, const char *host,
 {
 	MDB_txn *t = NULL;
 	MDB_stat st;
+	uint64_t *mark;
 	int rc;
 
 	if (!*oss || strlen(oss) > 63 || strlen(host) > 63 || n > 1024)
@@ -234,9 +295,14 @@ int mds_ns_oss_register(mds_ns *ns, const char *oss, const char *host,
 	for (uint32_t i = 0; i < n; i++)
 		if (!r[i].uuid[0] || strnlen(r[i].uuid, 64) > 63)
 			return -EINVAL;
+	mark = calloc(n ? n : 1, sizeof(*mark));
+	if (!mark)
+		return -ENOMEM;
 	rc = wbegin(ns, &t);
-	if (rc)
+	if (rc) {
+		free(mark);
 		return rc;
+	}
 	for (uint32_t i = 0; i < n && !rc; i++) {
 		MDB_val uk = { strlen(r[i].uuid), (void *)r[i].uuid }, uv, k, v;
 		uint8_t kb[4];
@@ -264,12 +330,17 @@ int mds_ns_oss_register(mds_ns *ns, const char *oss, const char *host,
 		memset(&od, 0, sizeof(od));
 		od.next_obj = 1;
 		rc = mdb_get(t, ns->osts, &k, &v);
-		if (rc == 0 && v.mv_size == sizeof(od))
-			memcpy(&od, v.mv_data, sizeof(od));
+		if (rc == 0 && od_get(&v, &od))
+			od.next_obj = 1; /* a damaged record: keep nothing of it */
 		else if (rc && rc != MDB_NOTFOUND) {
 			rc = lmdb_err(rc);
 			break;
 		}
+		if (!od.next_obj)
+			od.next_obj = 1;
+		mark[i] = od.next_obj;
+		od.total = r[i].total_bytes;
+		od.free_ = r[i].free_bytes;
 		copy_field(od.uuid, r[i].uuid);
 		copy_field(od.oss, oss);
 		copy_field(od.host, host);
@@ -280,8 +351,10 @@ int mds_ns_oss_register(mds_ns *ns, const char *oss, const char *host,
 		rc = lmdb_err(mdb_put(t, ns->osts, &k, &v, 0));
 	}
 	rc = mds_nsi_wend(ns, t, rc, 0);
-	if (rc)
+	if (rc) {
+		free(mark);
 		return rc;
+	}
 	uint64_t now = mono_ms(ns);
 	pthread_mutex_lock(&ns->lock);
 	for (uint32_t i = 0; i < n && !rc; i++) {
@@ -289,6 +362,8 @@ int mds_ns_oss_register(mds_ns *ns, const char *oss, const char *host,
 		if (rc)
 			break;
 		struct ost_mem *o = &ns->ost[idx[i]];
+		if (!o->known) /* new: its ids start at the stored mark */
+			o->ids.next = o->ids.limit = mark[i];
 		o->known = 1;
 		copy_field(o->uuid, r[i].uuid);
 		copy_field(o->oss, oss);
@@ -302,6 +377,7 @@ int mds_ns_oss_register(mds_ns *ns, const char *oss, const char *host,
 		o->objects = r[i].objects;
 	}
 	pthread_mutex_unlock(&ns->lock);
+	free(mark);
 	if (!rc)
 		pfs_log(PFS_LOG_INFO, "registered %u OST(s) of %s at %s", n, oss, host);
 	return rc;
@@ -386,11 +462,12 @@ int mds_ns_statfs(mds_ns *ns, const pfs_cred *c, pfs_statfs *out)
 	uint64_t total = 0, free_ = 0;
 	MDB_txn *t = NULL;
 	MDB_stat st;
+	uint64_t now = mono_ms(ns);
 	int rc;
 
 	pthread_mutex_lock(&ns->lock);
 	for (uint32_t i = 0; i < ns->nost; i++) {
-		if (!ns->ost[i].known || !ns->ost[i].heard)
+		if (!ns->ost[i].known || !(ns->ost[i].heard || ost_up(ns, &ns->ost[i], now)))
 			continue;
 		total += ns->ost[i].total;
 		free_ += ns->ost[i].free_;

@@ -23,15 +23,17 @@ typedef struct mds_ost_report {
 int mds_ns_oss_register(mds_ns *ns, const char *oss, const char *host,
 			uint16_t data_port, uint16_t ctl_port, const mds_ost_report *r,
 			uint32_t n, uint32_t *idx);
-/* Update capacity and liveness; -ENOENT for an unknown index, -EPERM if it
+/* OSTs registered before this start count as up (with their stored
+ * capacity) until heartbeat_timeout_ms pass without a word from them.
+ * Update capacity and liveness; -ENOENT for an unknown index, -EPERM if it
  * belongs to another OSS. */
 int mds_ns_oss_heartbeat(mds_ns *ns, const char *oss, const mds_ost_report *r, uint32_t n);
 /* All OSTs, by index, in a malloc'd *out (caller frees); *n the count. */
 int mds_ns_ost_list(mds_ns *ns, pfs_ost_info **out, uint32_t *n);
 /* Control address of OST idx (host holds 64 bytes); *up its liveness. */
 int mds_ns_ost_addr(mds_ns *ns, uint32_t idx, char *host, uint16_t *ctl_port, int *up);
-/* STATFS: the capacity of the OSTs heard since start (block size 4096) and
- * the number of inodes. */
+/* STATFS: the capacity of the OSTs heard since start or presumed up after
+ * a restart (block size 4096) and the number of inodes. */
 int mds_ns_statfs(mds_ns *ns, const pfs_cred *c, pfs_statfs *out);
 
 #endif
