@@ -21,10 +21,18 @@
  * initial policy.  Once an admin has set a policy with
  * PFS_OP_MDS_QOS_POLICY_SET (pfsadmin), that stored choice wins over this
  * configuration at every start; the configuration is still checked.
+ * Authentication (common/auth.h): with auth = on (the default) the MDS
+ * loads auth_key (a server key, default /etc/pfs/mds.key, 0600), passes it
+ * to its frame server (every peer must prove a role), to its RPC pools to
+ * the OSS control ports (destroyer, QoS transport) and derives the object
+ * capability key from it; integrity = header|full is the frame MAC
+ * coverage it imposes.  A key file that is missing, readable by others or
+ * malformed stops the start with a message naming the file.
  * Bad configuration: a message on stderr and exit status 2. */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <sodium.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,6 +40,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/auth.h"
 #include "common/config.h"
 #include "common/file.h"
 #include "common/layout.h"
@@ -72,6 +81,9 @@ struct mds_cfg {
 	int root_squash_uid, root_squash_gid;
 	char nosquash_roles[64];
 	int capa_lifetime_s;
+	char auth_key[PATH_MAX];
+	int auth;
+	char integrity[16];
 };
 
 #define OPT(k, t, f, d, h, lo, hi) PFS_CFG_OPT(struct mds_cfg, k, t, f, d, h, lo, hi)
@@ -116,6 +128,13 @@ static const pfs_cfg_opt mds_opts[] = {
 	STR("nosquash_roles", nosquash_roles, "admin", "key roles never squashed (admin,client|none)"),
 	OPT("capa_lifetime_s", PFS_CFG_INT, capa_lifetime_s, "600",
 	    "lifetime of object capabilities in seconds (5..86400)", 5, 86400),
+	STR("auth_key", auth_key, "/etc/pfs/mds.key",
+	    "key file (role mds, 0600; pfsadmin key gen --role mds FILE)"),
+	OPT("auth", PFS_CFG_BOOL, auth, "on",
+	    "authenticate every connection and MAC every frame (off: for measurements only)",
+	    0, 1),
+	STR("integrity", integrity, "header",
+	    "frame MAC coverage the cluster uses: header (bulk data uncovered) | full"),
 	PFS_CFG_ALIAS("heartbeat_timeout", "heartbeat_timeout_ms", 1000, NULL, "in seconds"),
 	PFS_CFG_ALIAS("qos_interval", "qos_interval_s", 0, NULL, "in seconds"),
 	PFS_CFG_ALIAS("job_idle", "job_idle_s", 0, NULL, "in seconds"),
@@ -140,6 +159,8 @@ static const char *validate(const struct mds_cfg *c, int *sync_mode, int *level,
 		return "bad log_level";
 	if (pfs_log_dest_check(c->log, err, errlen))
 		return err;
+	if (pfs_integrity_parse(c->integrity) < 0)
+		return "integrity must be header or full";
 	if (c->default_stripe_size > UINT32_MAX ||
 	    pfs_layout_check((uint32_t)c->default_stripe_size, 1))
 		return "default_stripe_size must be a multiple of 64K between 64K and 1G";
@@ -149,7 +170,7 @@ static const char *validate(const struct mds_cfg *c, int *sync_mode, int *level,
 int main(int argc, char **argv)
 {
 	struct mds_cfg cfg;
-	char err[512], host[256];
+	char err[PATH_MAX + 512], host[256];
 	char *pos[4];
 	int npos = 0, help = 0, sync_mode = 0, level = 0, sig, rc, status = 1;
 	uint16_t port;
@@ -162,6 +183,9 @@ int main(int argc, char **argv)
 	mds_qosnet *qnet = NULL;
 	mds_qosctl *qos = NULL;
 	mds_exporter *exp = NULL;
+	pfs_auth_key key;
+	const pfs_auth_key *authp = NULL;
+	uint8_t capa_key[PFS_AUTH_KEY_LEN];
 
 	memset(&cfg, 0, sizeof(cfg));
 	/* Before parsing: deprecated keys are warned about as they are read. */
@@ -230,7 +254,29 @@ int main(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
-	mds_qosnet_opts qno = { .timeout_ms = cfg.qos_timeout_ms };
+	if (cfg.auth) {
+		rc = pfs_auth_init();
+		if (rc == 0)
+			rc = pfs_auth_key_load_msg(cfg.auth_key, &key, err, sizeof(err));
+		if (rc == 0 && key.role != PFS_ROLE_MDS && key.role != PFS_ROLE_OSS) {
+			snprintf(err, sizeof(err), "key file %s: role %s, not a server key (mds)",
+				 cfg.auth_key, pfs_role_name(key.role));
+			rc = -EPERM;
+		}
+		if (rc == 0)
+			rc = pfs_auth_cap_key(&key, capa_key);
+		if (rc) {
+			fprintf(stderr, "pfs-mds: %s\n", rc == -EIO ? "libsodium init failed" : err);
+			status = 2;
+			goto out;
+		}
+		key.integrity = pfs_integrity_parse(cfg.integrity);
+		authp = &key;
+	} else {
+		pfs_log(PFS_LOG_WARNING, "auth = off: no authentication, no frame integrity "
+			"(for measurements only)");
+	}
+	mds_qosnet_opts qno = { .timeout_ms = cfg.qos_timeout_ms, .auth = authp };
 	rc = mds_qosnet_create(&qno, &qnet);
 	if (rc)
 		goto out;
@@ -244,7 +290,7 @@ int main(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
-	rc = mds_destroyer_start(ns, 1000, &d);
+	rc = mds_destroyer_start_auth(ns, 1000, authp, &d);
 	if (rc) {
 		pfs_log(PFS_LOG_ERR, "destroyer: %s", pfs_strerror(rc));
 		goto out;
@@ -254,7 +300,8 @@ int main(int argc, char **argv)
 			       .jobs = jobs, .qos = qos, .root_squash = cfg.root_squash,
 			       .root_squash_uid = (uint32_t)cfg.root_squash_uid,
 			       .root_squash_gid = (uint32_t)cfg.root_squash_gid,
-			       .capa_lifetime_s = (unsigned)cfg.capa_lifetime_s };
+			       .capa_lifetime_s = (unsigned)cfg.capa_lifetime_s,
+			       .auth = authp, .capa_key = authp ? capa_key : NULL };
 	if (pfs_optab_roles_parse(cfg.nosquash_roles, &so.nosquash_roles)) {
 		fprintf(stderr, "pfs-mds: nosquash_roles: unknown role in \"%s\"\n",
 			cfg.nosquash_roles);
@@ -324,6 +371,8 @@ out:
 	mds_destroyer_stop(d);
 	mds_jobs_close(jobs);
 	mds_ns_close(ns);
+	sodium_memzero(&key, sizeof(key));
+	sodium_memzero(capa_key, sizeof(capa_key));
 	if (cfg.pid_file[0] && status == 0)
 		unlink(cfg.pid_file);
 	pfs_log_close();
