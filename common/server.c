@@ -28,11 +28,14 @@
  * budget allows it (can_dispatch), else held and the read event removed
  * until replies drain.
  *
- * Sending.  pfs_sconn_reply copies a large payload into a private evbuffer
- * outside the lock, then under c->lock seals the header (so seal order is
- * wire order), appends header and payload to the output evbuffer and kicks
- * the loop, which writes with evbuffer_write (writev) and keeps a write
- * event while bytes remain.  One user-space copy of a READ reply.
+ * Sending.  pfs_sconn_reply seals the header under c->lock (so seal order
+ * is wire order).  When nothing is queued ahead it offers the frame to the
+ * socket at once with one non-blocking sendmsg (never waiting: a full
+ * socket takes what it can); the rest is copied into the output evbuffer
+ * and the loop is kicked, which writes with evbuffer_write (writev) and
+ * keeps a write event while bytes remain.  So a reply costs no thread
+ * hop and no user-space copy when the peer keeps up, and at most one copy
+ * of what it has not taken yet when it does not.
  *
  * Budget per connection: at most max_inflight requests in handlers, and
  * queued reply bytes plus the replies expected from the requests in flight
@@ -59,6 +62,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -71,7 +75,6 @@
 
 #define BODY_MIN (64u << 10)   /* first payload buffer, when less has arrived */
 #define READ_CHUNK (64u << 10) /* bytes read at once into the input buffer */
-#define COPY_OUTSIDE (16u << 10) /* replies above this are copied before locking */
 #define ACCEPT_BATCH 64
 
 enum cstate { CS_HELLO, CS_PROOF, CS_HDR, CS_BODY };
@@ -85,6 +88,7 @@ struct pfs_sconn {
 	int refs;
 	int closed;
 	int authed;
+	int held;                 /* the loop holds a frame back (paused) */
 	struct evbuffer *out;
 	unsigned inflight;
 	size_t est;               /* running average of reply frame sizes */
@@ -229,12 +233,12 @@ static void send_raw(pfs_sconn *c, const void *p, size_t n)
 static int reply(pfs_sconn *c, const pfs_hdr *req, int status, uint32_t credit,
 		 const void *payload, size_t len, const void *bulk, size_t bulk_len, int counted)
 {
-	struct evbuffer *tmp = NULL;
 	uint8_t hb[PFS_HDR_LEN];
 	pfs_hdr h = *req;
-	size_t total, was, now;
+	struct iovec iov[3];
+	size_t total, was, now, skip = 0;
+	int n = 0, rc = 0;
 	pfs_server *s;
-	int rc = 0;
 
 	if (status)
 		len = bulk_len = 0;
@@ -246,37 +250,46 @@ static int reply(pfs_sconn *c, const pfs_hdr *req, int status, uint32_t credit,
 	h.credit = credit;
 	h.payload_len = (uint32_t)total;
 	memset(h.mac, 0, sizeof(h.mac));
-	if (total > COPY_OUTSIDE) {
-		/* The one copy of a large reply, outside the connection lock. */
-		tmp = evbuffer_new();
-		if (!tmp || (len && evbuffer_add(tmp, payload, len)) ||
-		    (bulk_len && evbuffer_add(tmp, bulk, bulk_len))) {
-			if (tmp)
-				evbuffer_free(tmp);
-			return -ENOMEM;
-		}
-	}
 	pthread_mutex_lock(&c->lock);
 	if (c->closed) {
-		rc = -EPIPE;
-		goto out;
+		pthread_mutex_unlock(&c->lock);
+		return -EPIPE;
 	}
 	s = c->srv;
 	if (c->authed)
 		pfs_auth_seal(&c->sess, &h, payload, len, bulk, bulk_len);
 	pfs_hdr_encode(&h, hb);
+	iov[n++] = (struct iovec){ hb, sizeof(hb) };
+	if (len)
+		iov[n++] = (struct iovec){ (void *)payload, len };
+	if (bulk_len)
+		iov[n++] = (struct iovec){ (void *)bulk, bulk_len };
 	was = evbuffer_get_length(c->out);
-	if (evbuffer_add(c->out, hb, sizeof(hb)) ||
-	    (tmp && evbuffer_add_buffer(c->out, tmp)) ||
-	    (!tmp && len && evbuffer_add(c->out, payload, len)) ||
-	    (!tmp && bulk_len && evbuffer_add(c->out, bulk, bulk_len))) {
-		/* A partial frame would desynchronise the peer: drop the
-		 * connection (the loop closes it on the next write). */
-		rc = -ENOMEM;
-		shutdown(c->fd, SHUT_RDWR);
+	if (!was) {
+		/* Nothing queued ahead: offer the frame to the socket at once,
+		 * without waiting (the loop would do the same a wake-up later);
+		 * only what the socket does not take is copied and queued. */
+		struct msghdr m = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+		ssize_t w = sendmsg(c->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (w > 0)
+			skip = (size_t)w; /* errors: the loop's write sees them */
 	}
+	for (int i = 0; i < n && !rc; i++) {
+		size_t l = iov[i].iov_len;
+
+		if (skip >= l) {
+			skip -= l;
+			continue;
+		}
+		if (evbuffer_add(c->out, (uint8_t *)iov[i].iov_base + skip, l - skip))
+			rc = -ENOMEM;
+		skip = 0;
+	}
+	if (rc) /* a partial frame would desynchronise the peer: drop it */
+		shutdown(c->fd, SHUT_RDWR);
 	now = evbuffer_get_length(c->out);
-	if (!was)
+	if (!was && now)
 		c->tx_ms = pfs_clock_ms();
 	ST_ADD(s, queued, now - was);
 	for (uint64_t peak = atomic_load(&s->queued_peak);
@@ -285,11 +298,9 @@ static int reply(pfs_sconn *c, const pfs_hdr *req, int status, uint32_t credit,
 	c->est = c->est - c->est / 8 + (sizeof(hb) + total) / 8;
 	if (counted && c->inflight)
 		c->inflight--;
-	kick(c);
-out:
+	if (now != was || c->held || rc)
+		kick(c);
 	pthread_mutex_unlock(&c->lock);
-	if (tmp)
-		evbuffer_free(tmp);
 	return rc;
 }
 
@@ -497,6 +508,8 @@ static int frame_done(pfs_sconn *c)
 	ok = can_dispatch(c);
 	if (ok)
 		c->inflight++;
+	else
+		c->held = 1;
 	pthread_mutex_unlock(&c->lock);
 	if (ok) {
 		dispatch(c, &c->h, p);
@@ -672,6 +685,7 @@ static void service(pfs_sconn *c)
 	empty = !evbuffer_get_length(c->out);
 	if (!err && c->paused && !c->flush_close && can_dispatch(c)) {
 		c->inflight++;
+		c->held = 0;
 		resume = 1;
 	}
 	pthread_mutex_unlock(&c->lock);

@@ -7,8 +7,10 @@
  * handler owns the payload (it must free() it, now or later) and replies
  * with pfs_sconn_reply, at once or later from any thread: to reply later it
  * takes a reference with pfs_sconn_get and drops it with pfs_sconn_put after
- * replying.  A reply is queued on the connection and written by the loop;
- * pfs_sconn_reply never waits for the peer.
+ * replying.  A reply is offered to the socket without waiting when nothing
+ * is queued ahead of it; what the socket does not take is queued on the
+ * connection and written by the loop.  pfs_sconn_reply never waits for the
+ * peer.
  *
  * Limits, so that a hostile or broken peer cannot stall the server:
  *   - at most max_conns connections; one more is answered with a short
