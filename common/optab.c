@@ -58,6 +58,10 @@ static const pfs_optab_row rows[] = {
 	ROW(MDS_QOS_COUPONS, ADM, 0, ADMIN),
 	ROW(MDS_QOS_REGRET, ADM, 0, ADMIN),
 	ROW(MDS_JOBSTATS, ADM, 0, ADMIN),
+	/* PADLL: the mounts' rate pull (usage report); pfsadmin qos md */
+	ROW(MDS_MDQOS_PULL, CLI, 0, CONTROL),
+	ROW(MDS_MDQOS_SHOW, ADM, 0, ADMIN),
+	ROW(MDS_MDQOS_SET, ADM, 0, ADMIN),
 	/* OSS -> MDS control channel */
 	ROW(MDS_OSS_REGISTER, OSS, 0, CONTROL),
 	ROW(MDS_OSS_HEARTBEAT, OSS, 0, CONTROL),

@@ -148,6 +148,22 @@ enum pfs_opcode {
 	                                  n x { str job, u32 k, k x { u16 opcode,
 	                                  u64 count } } (requests per opcode) */
 
+	/* ---- MDS: PADLL metadata QoS (common/mdqos.h, mds/README.md "PADLL") ---- */
+	PFS_OP_MDS_MDQOS_PULL = 220,   /* (mount.pfs, every control period) u32 n,
+	                                  n x { str job, u8 class, u64 count } (usage
+	                                  since the last pull) -> u64 generation,
+	                                  f64 period_s, u32 nmap, nmap x { u16 op,
+	                                  u8 class }, u32 nc, nc x { u8 class,
+	                                  f64 default_rate }, u32 n, n x { str job,
+	                                  u8 class, f64 rate } (requests/s) */
+	PFS_OP_MDS_MDQOS_SHOW,         /* (empty) -> mdqos status (common/mdqos.h:
+	                                  pfs_mdq_status) */
+	PFS_OP_MDS_MDQOS_SET,          /* str job ("" = global keys), u32 n, n x { str key,
+	                                  str value } -> (empty).  Keys: algo, interval_ms,
+	                                  epsilon, jobs, weight_sum, max_r.CLASS ("off"
+	                                  removes), demand.CLASS (with a job; "off").
+	                                  Root only; -EINVAL changes nothing */
+
 	/* ---- MDS: control channel (OSS -> MDS) ---- */
 	PFS_OP_MDS_OSS_REGISTER = 250, /* str oss_name, str host, u16 data_port,
 	                                  u16 ctl_port, u32 n, n x { str ost_uuid,
