@@ -203,6 +203,7 @@ int oss_mds_link_start(const oss_mds_link_opts *opts, oss_server *srv, oss_mds_l
 	ro.retry_ms = 1;
 	ro.timeout_ms = hb * 3 > 3000 ? (int)(hb * 3) : 3000;
 	ro.client_id = 0;
+	ro.auth = opts->auth;
 	rc = pfs_rpc_pool_create(opts->mds_host, opts->mds_port, &ro, &l->pool);
 	if (rc)
 		goto fail;

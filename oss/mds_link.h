@@ -22,6 +22,7 @@
 
 #define OSS_HEARTBEAT_MS_DEFAULT 1000
 
+struct pfs_auth_key;
 typedef struct oss_mds_link oss_mds_link;
 
 typedef struct oss_mds_link_opts {
@@ -30,6 +31,9 @@ typedef struct oss_mds_link_opts {
 	const char *name;           /* OSS name, copied */
 	const char *advertise_host; /* host clients use to reach us, copied */
 	unsigned heartbeat_ms;      /* 0 = OSS_HEARTBEAT_MS_DEFAULT */
+	/* The OSS key (role oss; common/auth.h) for the connection to the
+	 * MDS; NULL = no authentication.  Borrowed: must outlive the link. */
+	const struct pfs_auth_key *auth;
 } oss_mds_link_opts;
 
 /* Start the link thread for srv (borrowed; must outlive the link).  Returns

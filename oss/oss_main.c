@@ -23,6 +23,7 @@
 #include <limits.h>
 #include <netdb.h>
 #include <signal.h>
+#include <sodium.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/auth.h"
 #include "common/config.h"
 #include "common/file.h"
 #include "common/log.h"
@@ -75,6 +77,9 @@ typedef struct oss_cfg {
 	int max_conns, conn_max_inflight, conn_idle_ms, conn_send_timeout_ms, conn_frame_ms;
 	int handshake_ms;
 	uint64_t conn_max_queued_bytes;
+	char auth_key[PATH_MAX];
+	int auth;
+	char integrity[16];
 } oss_cfg;
 
 /* Rows keyed by their field's name: S(field, default, help) for strings,
@@ -146,6 +151,11 @@ static const pfs_cfg_opt cfg_tab[] = {
 	  100, 3600000),
 	N(PFS_CFG_INT, handshake_ms, "5000",
 	  "authentication handshake time limit of a new connection", 100, 600000),
+	S(auth_key, "/etc/pfs/oss.key",
+	  "key file (role oss, 0600): for both ports and as a client of the MDS"),
+	N(PFS_CFG_BOOL, auth, "on",
+	  "authenticate every connection and MAC every frame (off: for measurements only)", 0, 1),
+	S(integrity, "header", "frame MAC coverage: header (bulk data uncovered) | full"),
 	PFS_CFG_END,
 };
 
@@ -165,6 +175,10 @@ static int cfg_check(oss_cfg *c, char *mds_host, size_t hostsz, uint16_t *mds_po
 {
 	if (!c->mds[0]) {
 		snprintf(err, errlen, "mds=host:port is required");
+		return -EINVAL;
+	}
+	if (pfs_integrity_parse(c->integrity) < 0) {
+		snprintf(err, errlen, "integrity must be header or full");
 		return -EINVAL;
 	}
 	if (pfs_addr_parse(c->mds, mds_host, hostsz, mds_port) || !*mds_port) {
@@ -433,7 +447,8 @@ routed:
 int main(int argc, char **argv)
 {
 	static oss_cfg cfg; /* large: keep it off the stack */
-	char err[512] = "", mds_host[256], text[64];
+	char err[PATH_MAX + 512] = "", mds_host[256], text[64];
+	static pfs_auth_key key; /* borrowed by the servers and the MDS link */
 	char *dirs[MAX_OSTS];
 	oss_store *stores[MAX_OSTS] = { 0 };
 	double bps[MAX_OSTS], iops[MAX_OSTS];
@@ -490,6 +505,28 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	if (cfg.auth) {
+		rc = pfs_auth_init();
+		if (rc == 0)
+			rc = pfs_auth_key_load_msg(cfg.auth_key, &key, err, sizeof(err));
+		if (rc == 0 && key.role != PFS_ROLE_OSS && key.role != PFS_ROLE_MDS) {
+			snprintf(err, sizeof(err), "key file %s: role %s, not a server key (oss)",
+				 cfg.auth_key, pfs_role_name(key.role));
+			rc = -EPERM;
+		}
+		if (rc) {
+			fprintf(stderr, "pfs-oss: %s\n", rc == -EIO ? "libsodium init failed" : err);
+			return 2;
+		}
+		/* As a client of the MDS the OSS proves role oss. */
+		key.role = PFS_ROLE_OSS;
+		key.integrity = pfs_integrity_parse(cfg.integrity);
+		so.auth = &key;
+		lo.auth = &key;
+	} else {
+		pfs_log(PFS_LOG_WARNING, "auth = off: no authentication, no frame integrity "
+			"(for measurements only)");
+	}
 	raise_fd_limit((uint64_t)cfg.fd_cache * n * 2 + 1024);
 	/* The stores create the OST directories blkio needs to find the
 	 * disks; blkio only throttles O_DIRECT I/O, so with blkio in force
@@ -607,6 +644,7 @@ out:
 	close_stores(stores, n);
 	if (pid_written)
 		unlink(cfg.pid_file);
+	sodium_memzero(&key, sizeof(key));
 	pfs_log_close();
 	return status;
 }
