@@ -1,0 +1,543 @@
+/* lock.c — the MDS lock table (see lock.h): per-inode lists of granted
+ * locks and of waiters, in a fixed hash of inodes; entries of inodes with
+ * neither are freed at once.
+ *
+ * Setting a lock of (client, owner, kind) is done in two passes over the
+ * owner's own locks of that kind: the first widens the request over every
+ * lock of the same type it overlaps or touches (merge); the second removes
+ * every own lock inside the widened range and keeps the parts of the others
+ * that stick out (split).  Own locks never overlap, so a lock of the other
+ * type can only overlap the original request, and at most one lock is cut
+ * in two: two nodes allocated up front make every set all-or-nothing. */
+#include "mds/lock.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NBUCKETS 1024
+#define DEADLOCK_DEPTH 64
+
+typedef struct lk {
+	mds_lock l;
+	struct lk *next;
+} lk;
+
+typedef struct waiter {
+	mds_lock l;
+	void *cookie;
+	uint64_t deadline;    /* ms; 0 = none */
+	struct waiter *next;  /* arrival order */
+} waiter;
+
+typedef struct ent {
+	uint64_t ino;
+	lk *locks;
+	waiter *wait;
+	struct ent *next;
+} ent;
+
+struct mds_lock_tab {
+	mds_lock_grant_fn grant;
+	void *arg;
+	ent *b[NBUCKETS];
+	unsigned nlocks, nwait;
+};
+
+static unsigned bucket(uint64_t ino)
+{
+	return (unsigned)((ino * 0x9e3779b97f4a7c15ull) >> 54) % NBUCKETS;
+}
+
+static ent *ent_find(mds_lock_tab *t, uint64_t ino, int create)
+{
+	unsigned b = bucket(ino);
+	ent *e;
+
+	for (e = t->b[b]; e; e = e->next)
+		if (e->ino == ino)
+			return e;
+	if (!create)
+		return NULL;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->ino = ino;
+	e->next = t->b[b];
+	t->b[b] = e;
+	return e;
+}
+
+static void ent_maybe_free(mds_lock_tab *t, ent *e)
+{
+	ent **pp;
+
+	if (e->locks || e->wait)
+		return;
+	for (pp = &t->b[bucket(e->ino)]; *pp; pp = &(*pp)->next)
+		if (*pp == e) {
+			*pp = e->next;
+			free(e);
+			return;
+		}
+}
+
+static int same_owner(const mds_lock *a, const mds_lock *b)
+{
+	return a->client == b->client && a->owner == b->owner && a->kind == b->kind;
+}
+
+static int overlap(const mds_lock *a, const mds_lock *b)
+{
+	return a->start <= b->end && b->start <= a->end;
+}
+
+/* a and b overlap or touch (b right after a or a right after b) */
+static int touch(const mds_lock *a, const mds_lock *b)
+{
+	return overlap(a, b) || (a->end != MDS_LK_EOF && a->end + 1 == b->start) ||
+	       (b->end != MDS_LK_EOF && b->end + 1 == a->start);
+}
+
+static int conflicts(const mds_lock *held, const mds_lock *req)
+{
+	return held->kind == req->kind && !same_owner(held, req) && overlap(held, req) &&
+	       (held->type == MDS_LK_WRITE || req->type == MDS_LK_WRITE);
+}
+
+static const lk *first_conflict(const ent *e, const mds_lock *req)
+{
+	if (!e || req->type == MDS_LK_UNLOCK)
+		return NULL;
+	for (const lk *p = e->locks; p; p = p->next)
+		if (conflicts(&p->l, req))
+			return p;
+	return NULL;
+}
+
+int mds_lock_check(const mds_lock *l)
+{
+	if (l->type < MDS_LK_READ || l->type > MDS_LK_UNLOCK || l->kind >= MDS_LK_NKINDS ||
+	    l->start > l->end)
+		return -EINVAL;
+	return 0;
+}
+
+mds_lock_tab *mds_lock_tab_new(mds_lock_grant_fn grant, void *arg)
+{
+	mds_lock_tab *t = calloc(1, sizeof(*t));
+
+	if (t) {
+		t->grant = grant;
+		t->arg = arg;
+	}
+	return t;
+}
+
+/* Apply req (already checked for conflicts) to e's locks with the two
+ * spare nodes; consumed spares are set to NULL. */
+static void apply(mds_lock_tab *t, ent *e, const mds_lock *req, lk **spare)
+{
+	mds_lock w = *req;
+	lk **pp;
+
+	/* pass 1: merge with own locks of the same type that overlap or touch */
+	if (w.type != MDS_LK_UNLOCK)
+		for (lk *p = e->locks; p; p = p->next)
+			if (same_owner(&p->l, &w) && p->l.type == w.type && touch(&p->l, &w)) {
+				if (p->l.start < w.start)
+					w.start = p->l.start;
+				if (p->l.end > w.end)
+					w.end = p->l.end;
+			}
+	/* pass 2: drop own locks inside [w.start, w.end], keep what sticks out */
+	for (pp = &e->locks; *pp;) {
+		lk *p = *pp;
+
+		if (!same_owner(&p->l, &w) || !overlap(&p->l, &w)) {
+			pp = &p->next;
+			continue;
+		}
+		int left = p->l.start < w.start, right = p->l.end > w.end;
+
+		if (left && right) {
+			lk *r = spare[1];
+
+			spare[1] = NULL;
+			r->l = p->l;
+			r->l.start = w.end + 1;
+			r->next = p->next;
+			p->l.end = w.start - 1;
+			p->next = r;
+			t->nlocks++;
+			pp = &r->next;
+		} else if (left) {
+			p->l.end = w.start - 1;
+			pp = &p->next;
+		} else if (right) {
+			p->l.start = w.end + 1;
+			pp = &p->next;
+		} else {
+			*pp = p->next;
+			free(p);
+			t->nlocks--;
+		}
+	}
+	if (w.type != MDS_LK_UNLOCK) {
+		lk *n = spare[0];
+
+		spare[0] = NULL;
+		n->l = w;
+		n->next = e->locks;
+		e->locks = n;
+		t->nlocks++;
+	}
+}
+
+static int spares_get(lk **spare)
+{
+	spare[0] = malloc(sizeof(lk));
+	spare[1] = malloc(sizeof(lk));
+	if (spare[0] && spare[1])
+		return 0;
+	free(spare[0]);
+	free(spare[1]);
+	spare[0] = spare[1] = NULL;
+	return -ENOMEM;
+}
+
+static void spares_put(lk **spare)
+{
+	free(spare[0]);
+	free(spare[1]);
+}
+
+static void waiter_unlink(mds_lock_tab *t, ent *e, waiter *w)
+{
+	for (waiter **pp = &e->wait; *pp; pp = &(*pp)->next)
+		if (*pp == w) {
+			*pp = w->next;
+			t->nwait--;
+			return;
+		}
+}
+
+/* Grant every waiter of e that no longer conflicts, in arrival order,
+ * again while a grant changed something (a grant may be a downgrade). */
+static void retry_waiters(mds_lock_tab *t, ent *e)
+{
+	int progress = 1;
+
+	while (progress) {
+		progress = 0;
+		for (waiter *w = e->wait, *next; w; w = next) {
+			lk *spare[2];
+
+			next = w->next;
+			if (first_conflict(e, &w->l))
+				continue;
+			waiter_unlink(t, e, w);
+			if (spares_get(spare)) {
+				t->grant(t->arg, w->cookie, -ENOMEM);
+			} else {
+				if (t->grant(t->arg, w->cookie, 0) == 0)
+					apply(t, e, &w->l, spare);
+				spares_put(spare);
+			}
+			free(w);
+			progress = 1; /* the list changed: start over */
+			break;
+		}
+	}
+}
+
+int mds_lock_test(mds_lock_tab *t, uint64_t ino, const mds_lock *req, mds_lock *conflict)
+{
+	const lk *c;
+
+	if (mds_lock_check(req))
+		return -EINVAL;
+	c = first_conflict(ent_find(t, ino, 0), req);
+	if (!c)
+		return 0;
+	*conflict = c->l;
+	return 1;
+}
+
+static int set_locked(mds_lock_tab *t, ent *e, const mds_lock *req)
+{
+	lk *spare[2];
+
+	if (first_conflict(e, req))
+		return -EAGAIN;
+	if (spares_get(spare))
+		return -ENOMEM;
+	apply(t, e, req, spare);
+	spares_put(spare);
+	retry_waiters(t, e);
+	return 0;
+}
+
+int mds_lock_set(mds_lock_tab *t, uint64_t ino, const mds_lock *req)
+{
+	ent *e;
+	int rc;
+
+	if (mds_lock_check(req))
+		return -EINVAL;
+	e = ent_find(t, ino, req->type != MDS_LK_UNLOCK);
+	if (!e)
+		return req->type == MDS_LK_UNLOCK ? 0 : -ENOMEM;
+	rc = set_locked(t, e, req);
+	ent_maybe_free(t, e);
+	return rc;
+}
+
+/* The waiter of (client, owner) of a POSIX lock, on any inode; NULL if it
+ * waits for nothing. */
+static const waiter *waiting_of(mds_lock_tab *t, uint64_t client, uint64_t owner,
+				const ent **where)
+{
+	for (unsigned b = 0; b < NBUCKETS; b++)
+		for (const ent *e = t->b[b]; e; e = e->next)
+			for (const waiter *w = e->wait; w; w = w->next)
+				if (w->l.kind == MDS_LK_POSIX && w->l.client == client &&
+				    w->l.owner == owner) {
+					*where = e;
+					return w;
+				}
+	return NULL;
+}
+
+/* Would req, blocked by holder, close a cycle of waiting owners? */
+static int deadlock(mds_lock_tab *t, const mds_lock *req, const mds_lock *holder)
+{
+	mds_lock cur = *holder;
+
+	for (int depth = 0; depth < DEADLOCK_DEPTH; depth++) {
+		const ent *e = NULL;
+		const waiter *w = waiting_of(t, cur.client, cur.owner, &e);
+		const lk *c;
+
+		if (!w)
+			return 0;
+		c = first_conflict(e, &w->l);
+		if (!c)
+			return 0;
+		if (c->l.client == req->client && c->l.owner == req->owner)
+			return 1;
+		cur = c->l;
+	}
+	return 0;
+}
+
+int mds_lock_wait(mds_lock_tab *t, uint64_t ino, const mds_lock *req, void *cookie,
+		  uint64_t deadline_ms)
+{
+	const lk *c;
+	waiter *w, **pp;
+	ent *e;
+	int rc;
+
+	if (mds_lock_check(req))
+		return -EINVAL;
+	e = ent_find(t, ino, req->type != MDS_LK_UNLOCK);
+	if (!e)
+		return req->type == MDS_LK_UNLOCK ? 0 : -ENOMEM;
+	c = first_conflict(e, req);
+	if (!c) {
+		rc = set_locked(t, e, req);
+		ent_maybe_free(t, e);
+		return rc;
+	}
+	if (req->kind == MDS_LK_POSIX && deadlock(t, req, &c->l)) {
+		ent_maybe_free(t, e);
+		return -EDEADLK;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		ent_maybe_free(t, e);
+		return -ENOMEM;
+	}
+	w->l = *req;
+	w->cookie = cookie;
+	w->deadline = deadline_ms;
+	for (pp = &e->wait; *pp; pp = &(*pp)->next)
+		;
+	*pp = w;
+	t->nwait++;
+	return 1;
+}
+
+/* Remove the waiters of e matching fn, answering status; how many. */
+static int drop_waiters(mds_lock_tab *t, ent *e, int (*match)(const waiter *, const void *),
+			const void *arg, int status)
+{
+	int n = 0;
+
+	for (waiter **pp = &e->wait; *pp;) {
+		waiter *w = *pp;
+
+		if (!match(w, arg)) {
+			pp = &w->next;
+			continue;
+		}
+		*pp = w->next;
+		t->nwait--;
+		t->grant(t->arg, w->cookie, status);
+		free(w);
+		n++;
+	}
+	return n;
+}
+
+struct who {
+	uint64_t client, owner;
+	int any_owner;
+};
+
+static int match_who(const waiter *w, const void *arg)
+{
+	const struct who *k = arg;
+
+	return w->l.client == k->client && (k->any_owner || w->l.owner == k->owner);
+}
+
+static int match_deadline(const waiter *w, const void *arg)
+{
+	return w->deadline && w->deadline <= *(const uint64_t *)arg;
+}
+
+int mds_lock_cancel(mds_lock_tab *t, uint64_t ino, uint64_t client, uint64_t owner)
+{
+	struct who k = { client, owner, 0 };
+	ent *e = ent_find(t, ino, 0);
+	int n;
+
+	if (!e)
+		return 0;
+	n = drop_waiters(t, e, match_who, &k, -EINTR);
+	ent_maybe_free(t, e);
+	return n;
+}
+
+int mds_lock_expire(mds_lock_tab *t, uint64_t now_ms)
+{
+	int n = 0;
+
+	for (unsigned b = 0; b < NBUCKETS; b++)
+		for (ent *e = t->b[b], *next; e; e = next) {
+			next = e->next;
+			n += drop_waiters(t, e, match_deadline, &now_ms, -EINPROGRESS);
+			ent_maybe_free(t, e);
+		}
+	return n;
+}
+
+/* Drop the locks of (client[, owner]) with a kind in kinds from e; how many. */
+static int drop_locks(mds_lock_tab *t, ent *e, uint64_t client, uint64_t owner, int any_owner,
+		      unsigned kinds)
+{
+	int n = 0;
+
+	for (lk **pp = &e->locks; *pp;) {
+		lk *p = *pp;
+
+		if (p->l.client != client || (!any_owner && p->l.owner != owner) ||
+		    !(kinds & (1u << p->l.kind))) {
+			pp = &p->next;
+			continue;
+		}
+		*pp = p->next;
+		free(p);
+		t->nlocks--;
+		n++;
+	}
+	return n;
+}
+
+int mds_lock_release_owner(mds_lock_tab *t, uint64_t ino, uint64_t client, uint64_t owner,
+			   unsigned kinds)
+{
+	ent *e = ent_find(t, ino, 0);
+	int n;
+
+	if (!e)
+		return 0;
+	n = drop_locks(t, e, client, owner, 0, kinds);
+	if (n)
+		retry_waiters(t, e);
+	ent_maybe_free(t, e);
+	return n;
+}
+
+int mds_lock_release_client(mds_lock_tab *t, uint64_t client)
+{
+	struct who k = { client, 0, 1 };
+	int n = 0;
+
+	for (unsigned b = 0; b < NBUCKETS; b++)
+		for (ent *e = t->b[b], *next; e; e = next) {
+			int m;
+
+			next = e->next;
+			drop_waiters(t, e, match_who, &k, -ENOLCK);
+			m = drop_locks(t, e, client, 0, 1, ~0u);
+			if (m)
+				retry_waiters(t, e);
+			n += m;
+			ent_maybe_free(t, e);
+		}
+	return n;
+}
+
+int mds_lock_client_busy(mds_lock_tab *t, uint64_t client)
+{
+	for (unsigned b = 0; b < NBUCKETS; b++)
+		for (const ent *e = t->b[b]; e; e = e->next) {
+			for (const lk *p = e->locks; p; p = p->next)
+				if (p->l.client == client)
+					return 1;
+			for (const waiter *w = e->wait; w; w = w->next)
+				if (w->l.client == client)
+					return 1;
+		}
+	return 0;
+}
+
+unsigned mds_lock_count(mds_lock_tab *t)
+{
+	return t->nlocks;
+}
+
+unsigned mds_lock_waiters(mds_lock_tab *t)
+{
+	return t->nwait;
+}
+
+void mds_lock_tab_free(mds_lock_tab *t)
+{
+	if (!t)
+		return;
+	for (unsigned b = 0; b < NBUCKETS; b++)
+		while (t->b[b]) {
+			ent *e = t->b[b];
+
+			t->b[b] = e->next;
+			while (e->wait) {
+				waiter *w = e->wait;
+
+				e->wait = w->next;
+				t->grant(t->arg, w->cookie, -ENOLCK);
+				free(w);
+			}
+			while (e->locks) {
+				lk *p = e->locks;
+
+				e->locks = p->next;
+				free(p);
+			}
+			free(e);
+		}
+	free(t);
+}
