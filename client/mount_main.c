@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sodium.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -42,6 +43,7 @@
 #include "client/jobid.h"
 #include "client/mdc.h"
 #include "client/osc.h"
+#include "common/auth.h"
 #include "common/config.h"
 #include "common/log.h"
 #include "common/net.h"
@@ -75,6 +77,8 @@ typedef struct mount_cfg {
 	double rcc_lmax_ms;
 	double rcc_lambda;
 	double rcc_lnet_ms;
+	char key[1024];
+	int auth;
 } mount_cfg;
 
 /* Rows keyed by their field's name: S(field, default, help) for strings,
@@ -129,6 +133,10 @@ static const pfs_cfg_opt mount_opts[] = {
 	  "amplification factor lambda (>= 1) of the OSS RPC timeout", 1, 1000),
 	N(PFS_CFG_DOUBLE, rcc_lnet_ms, "5000", "network latency allowance Lnet of the OSS RPC timeout",
 	  0, 86400000),
+	S(key, "/etc/pfs/client.key",
+	  "key file (role client, 0600, owned by the user mounting: root)"),
+	N(PFS_CFG_BOOL, auth, "1",
+	  "authenticate to the servers and MAC every frame (0: for measurements only)", 0, 0),
 	PFS_CFG_ALIAS("log_file", "log", 0, "file:", "log_file=PATH is log=file:PATH"),
 	PFS_CFG_ALIAS("attr_timeout", "attr_timeout_s", 0, NULL, "in seconds"),
 	PFS_CFG_END
@@ -318,8 +326,9 @@ int main(int argc, char **argv)
 {
 	mount_cfg cfg;
 	const char *spec = NULL, *mnt = NULL;
-	char err[512] = "", host[256], fopts[1024];
+	char err[1536] = "", host[256], fopts[1024];
 	char *fargv[] = { argv[0], "-o", fopts, NULL };
+	static pfs_auth_key key; /* borrowed by every pool */
 	struct fuse_args args = FUSE_ARGS_INIT(3, fargv);
 	struct fuse_loop_config *lc = NULL;
 	struct fuse_session *se = NULL;
@@ -364,6 +373,17 @@ int main(int argc, char **argv)
 	if (cfg.log[0] && pfs_log_open(cfg.log, err, sizeof(err))) {
 		fprintf(stderr, "mount.pfs: %s\n", err);
 		return MNT_EX_USAGE;
+	}
+	if (cfg.auth) {
+		rc = pfs_auth_init();
+		if (rc == 0)
+			rc = pfs_auth_key_load_msg(cfg.key, &key, err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "mount.pfs: %s\n", rc == -EIO ? "libsodium init failed" : err);
+			return rc == -EPERM || rc == -EINVAL || rc == -ENOENT ? MNT_EX_USAGE :
+				MNT_EX_SYSERR;
+		}
+		ro.auth = &key;
 	}
 	ro.max_conns = (unsigned)cfg.max_conns;
 	ro.timeout_ms = cfg.timeout_ms;
@@ -509,6 +529,7 @@ out:
 	cli_osc_destroy(osc);
 	cli_mdc_destroy(mdc);
 	cli_jobid_destroy(jobid);
+	sodium_memzero(&key, sizeof(key));
 	pfs_log_close();
 	return status;
 }
