@@ -46,6 +46,12 @@ static const pfs_optab_row rows[] = {
 	ROW(MDS_SETSIZE, CLI | ADM, PEER, MD_WRITE),
 	ROW(MDS_GETLAYOUT, CLI | ADM, PEER, MD_READ),
 	ROW(MDS_SETSTRIPE, CLI | ADM, PEER, MD_WRITE),
+	/* the lock service: mount.pfs (fcntl, flock, O_APPEND); no credential */
+	ROW(MDS_LOCK_GET, CLI | ADM, 0, MD_READ),
+	ROW(MDS_LOCK_SET, CLI | ADM, 0, MD_WRITE),
+	ROW(MDS_LOCK_WAIT, CLI | ADM, 0, MD_WRITE),
+	ROW(MDS_LOCK_CANCEL, CLI | ADM, 0, MD_WRITE),
+	ROW(MDS_LOCK_RELEASE, CLI | ADM, 0, MD_WRITE),
 	/* the OST map: clients (osc) and pfsadmin df */
 	ROW(MDS_OST_LIST, CLI | ADM, 0, MD_READ),
 	/* jobs and QoS: pfsadmin (also from the Slurm prolog/epilog) */

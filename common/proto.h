@@ -126,6 +126,29 @@ enum pfs_opcode {
 	                               -> (empty).  On a directory: the default layout of
 	                               new files below; on a file: only if it has no data. */
 
+	/* ---- MDS: the lock service (mds/locksvc.h; fcntl, flock, O_APPEND) ----
+	 * lock = u8 kind (PFS_LK_POSIX|FLOCK|APPEND), u8 type (PFS_LK_READ|
+	 * WRITE|UNLOCK), u64 start, u64 end (inclusive; UINT64_MAX = to EOF),
+	 * u64 owner (FUSE's lock_owner), u32 pid.  The lock's client is the
+	 * frame's client_id.  Locks of a client not heard from (any request)
+	 * for the MDS's lock_lease_s are released; lease_ms in the replies says
+	 * how often the client must speak (it pings when idle). */
+	PFS_OP_MDS_LOCK_GET = 130,  /* u64 ino, lock -> u8 conflict, lock (the first
+	                               conflicting lock with its owner and pid; type
+	                               PFS_LK_UNLOCK and the request's range if none) */
+	PFS_OP_MDS_LOCK_SET,        /* u64 ino, lock -> u32 lease_ms; -EAGAIN on a
+	                               conflict; PFS_LK_UNLOCK unlocks the range */
+	PFS_OP_MDS_LOCK_WAIT,       /* u64 ino, lock, u32 wait_ms -> u32 lease_ms, sent when
+	                               granted (later: no thread waits on the MDS);
+	                               -EINPROGRESS not granted within wait_ms (the
+	                               MDS caps it at PFS_LK_WAIT_MAX_MS): send again;
+	                               -EINTR cancelled; -EDEADLK; -ENOLCK evicted */
+	PFS_OP_MDS_LOCK_CANCEL,     /* u64 ino, u64 owner -> u32 n: the waiting LOCK_WAITs
+	                               of (client, owner) on ino are answered -EINTR */
+	PFS_OP_MDS_LOCK_RELEASE,    /* u64 ino, u64 owner, u32 kinds (1 << PFS_LK_*)
+	                               -> (empty): every lock of (client, owner) on ino of
+	                               those kinds (close/flush: POSIX; release: FLOCK) */
+
 	/* ---- MDS: administration (pfsadmin) ---- */
 	PFS_OP_MDS_OST_LIST = 200,  /* (empty) -> u32 n, n x ost_info (msg.h) */
 
@@ -217,6 +240,15 @@ enum pfs_opcode {
 #define PFS_NRS_CHANGE 2
 #define PFS_NRS_STOP 3
 #define PFS_NRS_LIST 4
+
+/* The lock service's lock kinds and types (== mds/lock.h's MDS_LK_*). */
+#define PFS_LK_POSIX 0
+#define PFS_LK_FLOCK 1
+#define PFS_LK_APPEND 2
+#define PFS_LK_READ 1
+#define PFS_LK_WRITE 2
+#define PFS_LK_UNLOCK 3
+#define PFS_LK_WAIT_MAX_MS 30000
 
 /* PFS_OP_MDS_SETATTR valid bits. */
 #define PFS_SETATTR_MODE 0x01u
