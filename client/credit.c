@@ -1,8 +1,11 @@
-/* credit.c — per-OSS RPC credits of the client (see credit.h). */
+/* credit.c — per-OSS RPC credits of the client: RCC grants, weighted
+ * per-job slots with lending, and the ASCAR window and rate gap (see
+ * credit.h). */
 #include "client/credit.h"
 
 #include <assert.h>
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +29,7 @@ typedef struct credit_job {
 	char job[PFS_JOBID_MAX + 1];
 	unsigned inflight, waiting;
 	uint64_t last_ms;           /* when its last RPC ended */
+	double weight;              /* > 0, looked up when the slot was taken */
 } credit_job;
 
 static int job_active(const credit_job *j, uint64_t now)
@@ -41,8 +45,10 @@ struct cli_credit {
 	unsigned inflight;       /* urc; guarded by lock */
 	unsigned waiting;        /* guarded by lock */
 	unsigned peak;           /* guarded by lock */
-	uint64_t waits, changes; /* guarded by lock */
+	uint64_t waits, changes, share_waits; /* guarded by lock */
 	credit_job jobs[CREDIT_JOBS]; /* guarded by lock */
+	cli_credit_policy pol;   /* set before use */
+	cli_ascar_stream *ascar; /* guarded by lock; NULL without ASCAR */
 	char name[72];
 };
 
@@ -59,6 +65,7 @@ int cli_credit_create(unsigned initial, unsigned max, const char *name, cli_cred
 	pthread_cond_init(&c->cond, NULL);
 	c->max = max;
 	c->credit = initial ? initial : max;
+	c->pol.job_slots = 1;
 	snprintf(c->name, sizeof(c->name), "%s", name ? name : "?");
 	*out = c;
 	return 0;
@@ -69,15 +76,41 @@ void cli_credit_destroy(cli_credit *c)
 	if (!c)
 		return;
 	assert(c->inflight == 0 && c->waiting == 0);
+	cli_ascar_stream_destroy(c->ascar);
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->cond);
 	free(c);
 }
 
-/* The RPCs that may be in flight now; called with c->lock held. */
+int cli_credit_set_policy(cli_credit *c, const cli_credit_policy *p)
+{
+	cli_ascar_stream *s = NULL;
+	int rc;
+
+	if (p && p->ascar) {
+		rc = cli_ascar_stream_create(p->ascar, c->name, &s);
+		if (rc)
+			return rc;
+	}
+	pthread_mutex_lock(&c->lock);
+	if (p)
+		c->pol = *p;
+	else
+		c->pol = (cli_credit_policy){ .job_slots = 1 };
+	cli_ascar_stream_destroy(c->ascar);
+	c->ascar = s;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+/* The RPCs that may be in flight now: the credit, at most max, at most
+ * the ASCAR window; called with c->lock held. */
 static unsigned usable(const cli_credit *c)
 {
-	return c->credit < c->max ? c->credit : c->max;
+	unsigned u = c->credit < c->max ? c->credit : c->max;
+	unsigned w = c->ascar ? cli_ascar_window(c->ascar) : 0;
+
+	return w && w < u ? w : u;
 }
 
 /* The slot of job (created if free), or NULL when the table is full;
@@ -99,70 +132,122 @@ static credit_job *job_slot(cli_credit *c, const char *job, uint64_t now)
 		}
 	}
 	if (free_slot) {
+		double w = c->pol.weight ? c->pol.weight(c->pol.weight_arg, job) : 1;
+
 		snprintf(free_slot->job, sizeof(free_slot->job), "%s", job);
 		free_slot->last_ms = 0;
+		free_slot->weight = w > 0 && w < 1e12 ? w : 1;
 	}
 	return free_slot;
 }
 
-/* May a piece of job j start now?  urc below the credit, and when several
- * jobs want this OSS, j below its fair share ⌈usable / jobs⌉ (so a
- * throttled job whose RPCs wait long in the OSS's queue cannot hold every
- * credit of the client while another job's request waits behind it).
- * The shares add up to at least the credit, and a job with nothing in
- * flight is always under its share, so a free credit is never left idle
- * while someone waits for it. */
+/* A job's share of lim: max(1, ⌈lim · w / W⌉). */
+static unsigned share_of(const credit_job *j, unsigned lim, double wsum)
+{
+	double sh = ceil((double)lim * j->weight / wsum - 1e-9);
+
+	return sh < 1 ? 1 : sh > lim ? lim : (unsigned)sh;
+}
+
+/* May a piece of job j start now?  urc below the usable credit, and when
+ * several jobs want this OSS (credit.h "Per-job slots"):
+ *  - j below its weighted share, and no other waiting job further below
+ *    its own (in-flight / share lower than j's), or
+ *  - j at or above its share but no other job waiting (a lent credit).
+ * A job with nothing in flight is always below its share (every share is
+ * at least 1), so a free credit is never left idle while someone waits
+ * for it and no job starves. */
 static int may_start(const cli_credit *c, const credit_job *j, int *by_share)
 {
-	unsigned active = 0, lim = usable(c);
+	unsigned active = 0, lim = usable(c), sh;
+	double wsum = 0, mine;
+	int others_wait = 0, before_me = 0;
 	uint64_t now;
 
 	*by_share = 0;
 	if (c->inflight >= lim)
 		return 0;
-	if (!j || j->inflight == 0) /* every share is at least 1 */
+	if (!j || !c->pol.job_slots)
 		return 1;
 	now = pfs_clock_ms();
 	for (unsigned i = 0; i < CREDIT_JOBS; i++)
-		active += job_active(&c->jobs[i], now);
-	if (active <= 1 || j->inflight < (lim + active - 1) / active)
+		if (job_active(&c->jobs[i], now)) {
+			active++;
+			wsum += c->jobs[i].weight;
+		}
+	if (active <= 1)
 		return 1;
+	sh = share_of(j, lim, wsum);
+	mine = (double)j->inflight / sh;
+	for (unsigned i = 0; i < CREDIT_JOBS; i++) {
+		const credit_job *k = &c->jobs[i];
+
+		if (k == j || !k->waiting || !job_active(k, now))
+			continue;
+		others_wait = 1;
+		if ((double)k->inflight / share_of(k, lim, wsum) < mine)
+			before_me = 1;
+	}
+	if (j->inflight < sh && !before_me)
+		return 1;
+	if (j->inflight >= sh && !others_wait)
+		return 1; /* lent: nobody else wants it now */
 	*by_share = 1;
 	return 0;
+}
+
+/* Wait on c->cond at most us microseconds (c->lock held). */
+static void wait_us(cli_credit *c, uint64_t us)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)(us / 1000000);
+	ts.tv_nsec += (long)(us % 1000000) * 1000;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&c->cond, &c->lock, &ts);
 }
 
 uint32_t cli_credit_acquire(cli_credit *c, const char *job)
 {
 	credit_job *j;
 	unsigned want;
-	int by_share;
+	int by_share, counted = 0;
 
 	pthread_mutex_lock(&c->lock);
 	j = job_slot(c, job, pfs_clock_ms());
 	if (j)
 		j->waiting++; /* counts this job as active for the shares */
-	if (!may_start(c, j, &by_share)) {
-		c->waits++;
-		c->waiting++;
-		while (!may_start(c, j, &by_share)) {
-			/* A share grows without a release when another job goes
-			 * quiet (CREDIT_ACTIVE_MS): look again now and then. */
-			if (by_share) {
-				struct timespec ts;
+	if (c->ascar)
+		cli_ascar_refresh(c->ascar);
+	for (;;) {
+		int ok = may_start(c, j, &by_share);
+		uint64_t gap = ok && c->ascar ? cli_ascar_wait_us(c->ascar, pfs_clock_us()) : 0;
 
-				clock_gettime(CLOCK_REALTIME, &ts);
-				ts.tv_nsec += 50 * 1000000L;
-				if (ts.tv_nsec >= 1000000000L) {
-					ts.tv_sec++;
-					ts.tv_nsec -= 1000000000L;
-				}
-				pthread_cond_timedwait(&c->cond, &c->lock, &ts);
-			} else {
-				pthread_cond_wait(&c->cond, &c->lock);
-			}
+		if (ok && !gap)
+			break;
+		if (!counted) {
+			counted = 1;
+			c->waits++;
+			c->waiting++;
+			if (by_share)
+				c->share_waits++;
 		}
-		c->waiting--;
+		if (gap)
+			wait_us(c, gap); /* ASCAR's rate gap */
+		else if (by_share || c->ascar)
+			/* A share grows without a release when another job
+			 * goes quiet (CREDIT_ACTIVE_MS), a window with new
+			 * rules: look again now and then. */
+			wait_us(c, 50 * 1000);
+		else
+			pthread_cond_wait(&c->cond, &c->lock);
 	}
+	if (counted)
+		c->waiting--;
 	if (j) {
 		j->waiting--;
 		j->inflight++;
@@ -170,6 +255,8 @@ uint32_t cli_credit_acquire(cli_credit *c, const char *job)
 	c->inflight++;
 	if (c->inflight > c->peak)
 		c->peak = c->inflight;
+	if (c->ascar)
+		cli_ascar_sent(c->ascar, pfs_clock_us());
 	/* cnr: the demand (this RPC, the others in flight, the waiters), at
 	 * least the current credit, at most what could be used (credit.h). */
 	want = c->inflight + c->waiting;
@@ -183,9 +270,16 @@ uint32_t cli_credit_acquire(cli_credit *c, const char *job)
 
 void cli_credit_release(cli_credit *c, const char *job, uint32_t grant)
 {
+	cli_credit_done(c, job, grant, 0);
+}
+
+void cli_credit_done(cli_credit *c, const char *job, uint32_t grant, uint64_t sent_us)
+{
 	unsigned old;
 
 	pthread_mutex_lock(&c->lock);
+	if (c->ascar && sent_us)
+		cli_ascar_reply(c->ascar, sent_us, pfs_clock_us());
 	assert(c->inflight > 0);
 	c->inflight--;
 	if (!job)
@@ -222,5 +316,19 @@ void cli_credit_stats_get(cli_credit *c, cli_credit_stats *st)
 	st->peak = c->peak;
 	st->waits = c->waits;
 	st->changes = c->changes;
+	st->share_waits = c->share_waits;
 	pthread_mutex_unlock(&c->lock);
+}
+
+int cli_credit_ascar_stats(cli_credit *c, cli_ascar_stats *st)
+{
+	int rc = -ENOENT;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->ascar) {
+		cli_ascar_stream_stats(c->ascar, st);
+		rc = 0;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return rc;
 }

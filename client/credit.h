@@ -32,6 +32,23 @@
  * every credit of the mount and another job's request waited behind them
  * (a login node, several jobs on one node).
  *
+ * Per-job slots (cli_credit_policy, issue 12): the share is weighted,
+ * share_j = max(1, ⌈usable · w_j / Σ w⌉) over the active jobs, with w_j
+ * the job's weight from the registry (its priority times its node count,
+ * client/jobweight.h; 1 when unknown).  When a credit frees, a waiting
+ * job furthest below its share (lowest in-flight / share) goes first, so
+ * even with a credit of 1 or 2 jobs alternate instead of racing 16
+ * writers against 1.  Work-conserving: a job at or above its share may
+ * still take a free credit when no other job is waiting for one (the
+ * credit is lent; it comes back when that RPC ends).  job_slots = 0 turns
+ * all of this off (first come, first served, for comparisons: mount option
+ * job_slots=0).
+ *
+ * ASCAR (client/ascar_ctl.h): with policy.ascar set, the OSS's stream of
+ * this credit also limits the RPCs in flight to its congestion window (the
+ * window is taken within the credit: min(window, credit, max)) and spaces
+ * sends by its rate gap; cli_credit_done feeds it reply times.
+ *
  * Thread-safe (one mutex per cli_credit).  The deadlock argument for
  * waiting on a credit while holding others is in client/osc.h. */
 #ifndef CLI_CREDIT_H
@@ -39,7 +56,20 @@
 
 #include <stdint.h>
 
+#include "client/ascar_ctl.h"
+
 typedef struct cli_credit cli_credit;
+
+/* A job's weight (> 0; called with the credit's mutex held, so it must not
+ * block: a cache lookup). */
+typedef double (*cli_credit_weight_fn)(void *arg, const char *job);
+
+typedef struct cli_credit_policy {
+	int job_slots;             /* per-job shares on (the default) */
+	cli_credit_weight_fn weight; /* NULL: equal weights */
+	void *weight_arg;
+	cli_ascar *ascar;          /* NULL: no ASCAR control */
+} cli_credit_policy;
 
 typedef struct cli_credit_stats {
 	uint32_t credit;   /* current grant (rcc) */
@@ -48,6 +78,7 @@ typedef struct cli_credit_stats {
 	uint32_t peak;     /* highest urc seen */
 	uint64_t waits;    /* acquisitions that had to wait */
 	uint64_t changes;  /* grants that changed the credit */
+	uint64_t share_waits; /* waits a job's share (not the credit) caused */
 } cli_credit_stats;
 
 /* initial: the credit before any grant (>= 1; 0 = max).  max: the most
@@ -66,6 +97,16 @@ uint32_t cli_credit_acquire(cli_credit *c, const char *job);
  * A changed credit is logged at debug level. */
 void cli_credit_release(cli_credit *c, const char *job, uint32_t grant);
 
+/* As cli_credit_release, for an RPC sent at sent_us (pfs_clock_us) whose
+ * reply came now (sent_us 0: no reply): feeds ASCAR's indicators. */
+void cli_credit_done(cli_credit *c, const char *job, uint32_t grant, uint64_t sent_us);
+
+/* Set the policy (copied; NULL = job slots on, equal weights, no ASCAR)
+ * before the first acquire.  0, -ENOMEM. */
+int cli_credit_set_policy(cli_credit *c, const cli_credit_policy *p);
+
 void cli_credit_stats_get(cli_credit *c, cli_credit_stats *st);
+/* The ASCAR stream's state; -ENOENT without ASCAR. */
+int cli_credit_ascar_stats(cli_credit *c, cli_ascar_stats *st);
 
 #endif

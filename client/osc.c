@@ -79,6 +79,7 @@ typedef struct piece {
 	int tee_failed;       /* pipe data could not be duplicated */
 	unsigned busy_n;      /* busy answers in this attempt */
 	uint64_t attempt_start; /* ms; 0 = the next send starts an attempt */
+	uint64_t sent_us;     /* when this attempt went out (ASCAR, credit.h) */
 	uint64_t not_before;  /* ms; busy backoff or resend delay */
 } piece;
 
@@ -277,8 +278,12 @@ static int ep_find_or_add(cli_osc *o, const char *host, uint16_t port)
 	e->port = port;
 	snprintf(name, sizeof(name), "%s:%u", host, port);
 	rc = cli_credit_create(o->opts.credits, o->opts.rpc.max_conns, name, &e->credit);
-	if (rc)
+	if (!rc)
+		rc = cli_credit_set_policy(e->credit, o->opts.policy);
+	if (rc) {
+		cli_credit_destroy(e->credit);
 		return rc;
+	}
 	rc = pfs_rpc_pool_create(host, port, &o->opts.rpc, &e->pool);
 	if (rc) {
 		cli_credit_destroy(e->credit);
@@ -505,6 +510,7 @@ static int piece_start(cli_osc *o, const pfs_rpc_tag *tag, piece *p, pfs_rpc_inf
 	 * osc.h); the credit is ours until piece_finish, or now on failure. */
 	p->job = tag->job;
 	t.credit = cli_credit_acquire(p->credit, p->job);
+	p->sent_us = pfs_clock_us();
 	if (!p->attempt_start)
 		p->attempt_start = pfs_clock_ms();
 	if (p->pipe_fd >= 0)
@@ -531,8 +537,8 @@ static int piece_finish(piece *p, pfs_rpc_inflight *call)
 	}
 	pfs_rpc_reply_init(&rep);
 	rc = pfs_rpc_finish(call, &rep);
-	/* The header is zeroed on a transport error: no grant then. */
-	cli_credit_release(p->credit, p->job, rep.hdr.credit);
+	/* The header is zeroed on a transport error: no grant, no reply time. */
+	cli_credit_done(p->credit, p->job, rep.hdr.credit, rep.hdr.opcode ? p->sent_us : 0);
 	if (rc)
 		goto out;
 	switch (p->op) {

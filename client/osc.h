@@ -75,6 +75,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "client/credit.h"
 #include "client/mdc.h"
 #include "common/layout.h"
 #include "common/rpc.h"
@@ -85,6 +86,8 @@ typedef struct cli_osc_opts {
 	pfs_rpc_opts rpc;  /* every OSS pool; rpc.timeout_ms is T (see mount.pfs:
 	                      Eq. (6) of lustre-rcc-congestion) */
 	unsigned credits;  /* credit per OSS before its first grant (0 = rpc.max_conns) */
+	const cli_credit_policy *policy; /* per-job slots, ASCAR (credit.h); NULL =
+	                                    defaults; must outlive the osc */
 } cli_osc_opts;
 
 /* mdc is borrowed (for OST_LIST) and must outlive the osc; opts is copied.
