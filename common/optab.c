@@ -68,6 +68,9 @@ static const pfs_optab_row rows[] = {
 	ROW(MDS_MDQOS_PULL, CLI, 0, CONTROL),
 	ROW(MDS_MDQOS_SHOW, ADM, 0, ADMIN),
 	ROW(MDS_MDQOS_SET, ADM, 0, ADMIN),
+	/* ASCAR rule sets: pfsadmin qos ascar; mount.pfs fetches them */
+	ROW(MDS_ASCAR_SET, ADM, 0, ADMIN),
+	ROW(MDS_ASCAR_GET, CLI | ADM, 0, CONTROL),
 	/* OSS -> MDS control channel */
 	ROW(MDS_OSS_REGISTER, OSS, 0, CONTROL),
 	ROW(MDS_OSS_HEARTBEAT, OSS, 0, CONTROL),

@@ -187,6 +187,13 @@ enum pfs_opcode {
 	                                  removes), demand.CLASS (with a job; "off").
 	                                  Root only; -EINVAL changes nothing */
 
+	/* ---- MDS: ASCAR rule sets (client/ascar_ctl.h, mds/ascar_store.h) ---- */
+	PFS_OP_MDS_ASCAR_SET = 230,    /* str rules (qos/ascar.h text; "" = off)
+	                                  -> u64 version.  Root only; -EINVAL for a
+	                                  malformed rule set (nothing changes) */
+	PFS_OP_MDS_ASCAR_GET,          /* (empty) -> u64 version (0 = never set),
+	                                  str rules ("" = off) */
+
 	/* ---- MDS: control channel (OSS -> MDS) ---- */
 	PFS_OP_MDS_OSS_REGISTER = 250, /* str oss_name, str host, u16 data_port,
 	                                  u16 ctl_port, u32 n, n x { str ost_uuid,
