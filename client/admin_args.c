@@ -24,13 +24,15 @@
 #include "common/layout.h"
 
 /* Long-option codes of the global options: above every char. */
-enum { G_JSON = 256, G_MDS, G_TIMEOUT, G_FSNAME, G_HELP, G_VERSION };
+enum { G_JSON = 256, G_MDS, G_TIMEOUT, G_FSNAME, G_KEY, G_NO_AUTH, G_HELP, G_VERSION };
 
 static const struct option global_opts[] = {
 	{ "json", no_argument, NULL, G_JSON },
 	{ "mds", required_argument, NULL, G_MDS },
 	{ "timeout", required_argument, NULL, G_TIMEOUT },
 	{ "fsname", required_argument, NULL, G_FSNAME },
+	{ "key", required_argument, NULL, G_KEY },
+	{ "no-auth", no_argument, NULL, G_NO_AUTH },
 	{ "help", no_argument, NULL, G_HELP },
 	{ "version", no_argument, NULL, G_VERSION },
 };
@@ -194,6 +196,12 @@ static int global_opt(int opt, const char *val, cli_admin_args *a, char *err, si
 	case G_FSNAME:
 		a->fsname = val;
 		return cli_admin_check_fsname(val, err, errlen);
+	case G_KEY:
+		a->key = val;
+		return 0;
+	case G_NO_AUTH:
+		a->no_auth = 1;
+		return 0;
 	case G_VERSION:
 		a->cmd = CLI_ADMIN_VERSION;
 		return 1;

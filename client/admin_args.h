@@ -1,6 +1,7 @@
 /* admin_args.h — pfsadmin command-line parsing.
  *
- *   pfsadmin [--mds HOST:PORT] [--json] [--timeout SECS] [--fsname NAME] COMMAND [ARGS]
+ *   pfsadmin [--mds HOST:PORT] [--json] [--timeout SECS] [--fsname NAME]
+ *            [--key FILE | --no-auth] COMMAND [ARGS]
  *   pfsadmin -h | --help | help [COMMAND] | --version
  *     ost list [PATH]
  *     df [-h|--human-readable] [-i|--inodes] [PATH]
@@ -117,6 +118,8 @@ typedef struct cli_admin_args {
 	int json;
 	double timeout_s;    /* --timeout; 0 = not given (CLI_TIMEOUT_DEFAULT_S) */
 	const char *fsname;  /* --fsname or NULL */
+	const char *key;     /* --key FILE or NULL ($PFS_KEY, then the defaults) */
+	int no_auth;         /* --no-auth */
 
 	const char *path;    /* first PATH argument or NULL (= paths[0]) */
 	const char *const *paths; /* every PATH (getstripe takes several) */

@@ -77,6 +77,7 @@
  * the others are shown (an admin wants the cluster's view, not a hang). */
 #define CLI_ADMIN_OSS_TIMEOUT_MS 5000
 
+struct pfs_auth_key;
 typedef struct cli_admin {
 	pfs_rpc_pool *pool; /* borrowed; the MDS; outlives the calls */
 	cli_mdc *mdc;       /* typed MDS calls over pool (owned: cli_admin_fini) */
@@ -86,6 +87,7 @@ typedef struct cli_admin {
 	int json_lines;     /* with json: compact, one document per line (--watch) */
 	int timeout_ms;     /* the pool's per-request timeout, for messages (0 =
 			     * not known) */
+	const struct pfs_auth_key *auth; /* key for every pool (NULL = none) */
 	int oss_timeout_ms; /* per OSS request (jobstats, nrs); default
 			     * CLI_ADMIN_OSS_TIMEOUT_MS */
 	const char *fsname; /* borrowed; target names in df ("pfs") */

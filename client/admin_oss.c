@@ -43,7 +43,7 @@ void cli_oss_set_free(cli_oss_set *s)
 
 int cli_oss_set_build(cli_admin *a, const pfs_ost_info *o, uint32_t n, cli_oss_set *s)
 {
-	pfs_rpc_opts opts = { .max_conns = 1, .timeout_ms = a->oss_timeout_ms,
+	pfs_rpc_opts opts = { .max_conns = 1, .auth = a->auth, .timeout_ms = a->oss_timeout_ms,
 			      .retry_ms = CLI_OSS_RETRY_MS };
 	uint32_t *grown;
 	int rc = 0;

@@ -13,22 +13,35 @@
  * the same whether the address came from --mds or from $PFS_MDS (one read
  * from a mount is not the user's typing: 1).  Every request is bounded by
  * --timeout (default CLI_TIMEOUT_DEFAULT_S): the connect, the send and the
- * wait for the reply each, and the retries of a refused connect within it. */
+ * wait for the reply each, and the retries of a refused connect within it.
+ *
+ * Key (common/auth.h): --key FILE, else $PFS_KEY, else /etc/pfs/admin.key,
+ * else /etc/pfs/client.key when admin.key does not exist (an unprivileged
+ * key then: admin commands are refused by the servers); --no-auth sends no
+ * handshake (servers with auth = off).  `pfsadmin key gen ...` writes key
+ * files and needs no MDS (admin_key.c). */
 #include <errno.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
+
+#include <sodium.h>
 
 #include "client/admin_args.h"
 #include "client/admin_cmd.h"
+#include "client/admin_key.h"
 #include "client/admin_mnt.h"
+#include "common/auth.h"
 #include "common/log.h"
 #include "common/net.h"
 #include "common/rpc.h"
 
 #define MOUNTINFO "/proc/self/mountinfo"
+#define ADMIN_KEY_DEFAULT "/etc/pfs/admin.key"
+#define CLIENT_KEY_DEFAULT "/etc/pfs/client.key"
 
 /* A CLI should fail fast when the MDS is down rather than retry for the
  * pool's default 30 s; 2 s (or less with a shorter --timeout) still rides
@@ -150,13 +163,16 @@ int main(int argc, char **argv)
 	pfs_rpc_opts opts = { .max_conns = 1 };
 	pfs_rpc_pool *pool = NULL;
 	early_err e = { .why = NULL };
-	char err[512], addr[300], host[256], mnt[PFS_PATH_MAX], msg[1024];
+	char err[1536], addr[300], host[256], mnt[PFS_PATH_MAX], msg[1024];
+	static pfs_auth_key key;
 	const char *fsname;
 	double timeout_s;
 	uint16_t port;
 	int rc, src;
 
 	pfs_log_init("pfsadmin", PFS_LOG_ERR);
+	if (argc >= 2 && strcmp(argv[1], "key") == 0)
+		return cli_admin_key_main(argc - 1, argv + 1);
 	if (cli_admin_parse_args(argc, argv, &args, err, sizeof(err))) {
 		const char *name = args.help_family ? args.help_family :
 			cli_admin_cmd_name(args.cmd);
@@ -213,6 +229,23 @@ int main(int argc, char **argv)
 	if (rc)
 		return fail(rc, &e);
 
+	if (!args.no_auth) {
+		const char *kp = args.key ? args.key : getenv("PFS_KEY");
+
+		if (!kp || !*kp)
+			kp = access(ADMIN_KEY_DEFAULT, F_OK) == 0 ? ADMIN_KEY_DEFAULT :
+				CLIENT_KEY_DEFAULT;
+		rc = pfs_auth_init();
+		if (rc == 0)
+			rc = pfs_auth_key_load_msg(kp, &key, err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "pfsadmin: %s%s\n", rc == -EIO ? "libsodium init failed" : err,
+				rc == -ENOENT ? " (--key FILE or PFS_KEY; --no-auth for a cluster "
+				"without authentication)" : "");
+			return 1;
+		}
+		opts.auth = &key;
+	}
 	opts.timeout_ms = (int)(timeout_s * 1000 + 0.5);
 	if (opts.timeout_ms < 1)
 		opts.timeout_ms = 1;
@@ -224,6 +257,7 @@ int main(int argc, char **argv)
 	}
 	rc = cli_admin_init(&a, pool, stdout, args.json);
 	a.timeout_ms = opts.timeout_ms;
+	a.auth = opts.auth;
 	/* OSSes get the default's shorter wait unless --timeout was given. */
 	a.oss_timeout_ms = args.timeout_s > 0 || opts.timeout_ms < CLI_ADMIN_OSS_TIMEOUT_MS ?
 		opts.timeout_ms : CLI_ADMIN_OSS_TIMEOUT_MS;
@@ -242,5 +276,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pfsadmin: %s\n", cli_admin_errmsg(&a, rc, msg, sizeof(msg)));
 	cli_admin_fini(&a);
 	pfs_rpc_pool_destroy(pool);
+	sodium_memzero(&key, sizeof(key));
 	return rc ? 1 : 0;
 }
