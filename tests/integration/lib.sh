@@ -53,6 +53,12 @@ start_cluster() {
 	MNT=$("$REPO/deploy/pfs-cluster" start "$CLUSTER" "$@") || fail "cluster did not start"
 	# shellcheck disable=SC1091
 	. "$CLUSTER/cluster.env"
+	# The cluster's admin key (pfs-cluster made it): every pfsadmin and
+	# probe tool of the test finds it in $PFS_KEY.
+	[ -n "${PFS_KEY:-}" ] && export PFS_KEY
 }
 
-admin() { "$PFS_BIN/pfsadmin" --mds "$MDS" "$@"; }
+admin() {
+	if [ "${PFS_AUTH:-on}" = off ]; then "$PFS_BIN/pfsadmin" --no-auth --mds "$MDS" "$@"
+	else "$PFS_BIN/pfsadmin" --mds "$MDS" "$@"; fi
+}
