@@ -56,6 +56,7 @@
 #include "common/optab.h"
 #include "common/qosmsg.h"
 #include "common/server.h"
+#include "mds/ascar_store.h"
 
 #define NBUCKETS 256
 #define MAX_JOBS 4096
@@ -85,7 +86,7 @@ struct op_row {
 
 /* The opcode table, defined after the handlers: NOPS rows; counter slot
  * NOPS counts unknown opcodes. */
-#define NOPS 36
+#define NOPS 38
 #define NSLOTS (NOPS + 1)
 static const struct op_row ops[NOPS];
 
@@ -1043,6 +1044,54 @@ static int h_jobstats(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_re
 	return 0;
 }
 
+/* PFS_OP_MDS_ASCAR_SET (root): str rules -> u64 version. */
+static int h_ascar_set(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
+		       pfs_wbuf *out)
+{
+	const char *p;
+	char *text;
+	size_t n;
+	uint64_t v = 0;
+	int rc, line = 0;
+
+	p = pfs_rbuf_str(b, MDS_ASCAR_TEXT_MAX, &n);
+	rc = pfs_rbuf_done(b);
+	if (rc)
+		return rc;
+	text = strndup(p ? p : "", p ? n : 0);
+	if (!text)
+		return -ENOMEM;
+	rc = mds_ascar_store_set(s->ns, text, &v, &line);
+	free(text);
+	if (rc) {
+		pfs_log(PFS_LOG_NOTICE, "ascar: rule set from %s refused: %s (line %d)",
+			rq->peer ? rq->peer : "-", pfs_strerror(rc), line);
+		return rc;
+	}
+	pfs_log(PFS_LOG_NOTICE, "ascar: rule set v%llu %s by %s", (unsigned long long)v,
+		n ? "loaded" : "off", rq->peer ? rq->peer : "-");
+	pfs_wbuf_u64(out, v);
+	return 0;
+}
+
+/* PFS_OP_MDS_ASCAR_GET: -> u64 version, str rules. */
+static int h_ascar_get(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
+		       pfs_wbuf *out)
+{
+	char *text = NULL;
+	uint64_t v;
+	int rc = pfs_rbuf_done(b);
+
+	if (!rc)
+		rc = mds_ascar_store_get(s->ns, &v, &text);
+	if (!rc) {
+		pfs_wbuf_u64(out, v);
+		pfs_wbuf_str(out, text);
+	}
+	free(text);
+	return rc;
+}
+
 /* One row per opcode the MDS serves; the row index is the counter slot. */
 static const struct op_row ops[NOPS] = {
 	{ PFS_OP_PING, h_ping, 0 },
@@ -1079,6 +1128,8 @@ static const struct op_row ops[NOPS] = {
 	{ PFS_OP_MDS_QOS_COUPONS, h_qos_coupons, 0 },
 	{ PFS_OP_MDS_QOS_REGRET, h_qos_regret, 0 },
 	{ PFS_OP_MDS_JOBSTATS, h_jobstats, 0 },
+	{ PFS_OP_MDS_ASCAR_SET, h_ascar_set, 1 },
+	{ PFS_OP_MDS_ASCAR_GET, h_ascar_get, 0 },
 	{ PFS_OP_MDS_OSS_REGISTER, h_oss_register, 0 },
 	{ PFS_OP_MDS_OSS_HEARTBEAT, h_oss_heartbeat, 0 },
 };
