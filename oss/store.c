@@ -1,5 +1,10 @@
 /* store.c — one OST as a directory of object files, with an LRU cache of
- * open descriptors (see store.h for layout, semantics and limits). */
+ * open descriptors (see store.h for layout, semantics, durability and
+ * limits).  Directory fsyncs run outside the store's mutex: an entry whose
+ * creation is not yet known durable carries dir_dirty, and whoever gets it
+ * from the cache syncs the directory first (concurrent fsyncs of one
+ * directory are harmless), so no reply about an object goes out before its
+ * directory entry is on disk. */
 #include "oss/store.h"
 
 #include <dirent.h>
@@ -30,6 +35,7 @@ typedef struct fdent {
 	int dfd;       /* O_RDWR|O_DIRECT; -1 = not opened yet, -2 = unsupported */
 	unsigned refs; /* I/Os in flight holding this entry */
 	int hashed;    /* still reachable by lookup (0 after destroy/evict) */
+	int dir_dirty; /* created; its directory entry not yet known synced */
 	struct fdent *hnext;
 	struct fdent *lprev, *lnext; /* LRU list, most recent at head */
 } fdent;
@@ -40,6 +46,9 @@ struct oss_store {
 	int rootfd; /* DIR */
 	int objfd;  /* DIR/O */
 	_Atomic int o_direct; /* cleared when the file system refuses O_DIRECT */
+	int sync_dirs;
+	int (*dir_fsync)(int dirfd, void *arg);
+	void *dir_fsync_arg;
 	pthread_mutex_t lock;
 	unsigned cap;         /* fd cache bound */
 	unsigned ncached;     /* hashed entries; guarded by lock */
@@ -139,7 +148,7 @@ static void cache_trim(oss_store *s, unsigned keep)
 
 	while (s->ncached > keep && e) {
 		fdent *prev = e->lprev;
-		if (e->refs == 0)
+		if (e->refs == 0 && !e->dir_dirty)
 			cache_remove(s, e);
 		e = prev;
 	}
@@ -163,13 +172,42 @@ static int open_obj(oss_store *s, const char *path, int flags, mode_t mode)
 	return fd;
 }
 
+static void cache_put(oss_store *s, fdent *e);
+
+/* fsync the directory of obj (DIR/O/<xx>); 0 or -errno, logged by no one
+ * here: the caller returns it. */
+static int dir_sync(oss_store *s, uint64_t obj)
+{
+	char sub[4];
+	int fd, rc;
+
+	if (!s->sync_dirs)
+		return 0;
+	snprintf(sub, sizeof(sub), "%02x", (unsigned)(obj & 0xff));
+	fd = openat(s->objfd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+		pthread_mutex_lock(&s->lock);
+		cache_trim(s, 0); /* give back idle descriptors, as open_obj */
+		pthread_mutex_unlock(&s->lock);
+		fd = openat(s->objfd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -errno;
+	if (s->dir_fsync)
+		rc = s->dir_fsync(fd, s->dir_fsync_arg);
+	else
+		rc = fsync(fd) ? -errno : 0;
+	close(fd);
+	return rc;
+}
+
 /* Get a referenced entry for obj.  create: make the object if missing.
  * Returns 0, -ENOENT (missing and !create) or another -errno. */
 static int cache_get(oss_store *s, uint64_t obj, int create, fdent **out)
 {
 	char path[48];
 	fdent *e;
-	int fd, rc = 0;
+	int fd, rc = 0, created = 0, dirty;
 
 	pthread_mutex_lock(&s->lock);
 	e = cache_find(s, obj);
@@ -187,6 +225,7 @@ static int cache_get(oss_store *s, uint64_t obj, int create, fdent **out)
 		fd = open_obj(s, path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd >= 0) {
 			s->objects++;
+			created = 1;
 			break;
 		}
 		if (errno != EEXIST) /* created by someone outside pfs: retry plain open */
@@ -207,13 +246,26 @@ static int cache_get(oss_store *s, uint64_t obj, int create, fdent **out)
 	e->dfd = -1;
 	e->refs = 1;
 	e->hashed = 1;
+	e->dir_dirty = created && s->sync_dirs;
 	e->hnext = s->buckets[bucket_of(s, obj)];
 	s->buckets[bucket_of(s, obj)] = e;
 	lru_push(s, e);
 	s->ncached++;
 	cache_evict(s);
 out:
+	dirty = !rc && e->dir_dirty;
 	pthread_mutex_unlock(&s->lock);
+	if (dirty) {
+		/* The object's existence is durable before anyone hears of it. */
+		rc = dir_sync(s, obj);
+		if (rc) {
+			cache_put(s, e);
+			return rc;
+		}
+		pthread_mutex_lock(&s->lock);
+		e->dir_dirty = 0;
+		pthread_mutex_unlock(&s->lock);
+	}
 	if (!rc)
 		*out = e;
 	return rc;
@@ -390,6 +442,7 @@ int oss_store_open(const char *dir, const oss_store_opts *opts, oss_store **out,
 	s->dir = strdup(dir);
 	s->cap = cap;
 	s->o_direct = opts ? opts->o_direct : 0;
+	s->sync_dirs = 1;
 	for (s->nbuckets = 16; s->nbuckets < 2 * (size_t)cap; s->nbuckets *= 2)
 		;
 	s->buckets = calloc(s->nbuckets, sizeof(*s->buckets));
@@ -428,6 +481,12 @@ int oss_store_open(const char *dir, const oss_store_opts *opts, oss_store **out,
 			goto out;
 		}
 	}
+	/* The tree itself is durable before any object goes in it. */
+	if (fsync(s->objfd) || fsync(s->rootfd)) {
+		rc = -errno;
+		seterr(err, errlen, "fsync %s: %s", dir, strerror(-rc));
+		goto out;
+	}
 	rc = uuid_load(s, err, errlen);
 	if (rc)
 		goto out;
@@ -461,6 +520,17 @@ void oss_store_close(oss_store *s)
 
 const char *oss_store_uuid(const oss_store *s) { return s->uuid; }
 const char *oss_store_dir(const oss_store *s) { return s->dir; }
+
+void oss_store_set_sync_dirs(oss_store *s, int on)
+{
+	s->sync_dirs = !!on;
+}
+
+void oss_store_set_dir_fsync(oss_store *s, int (*fn)(int dirfd, void *arg), void *arg)
+{
+	s->dir_fsync = fn;
+	s->dir_fsync_arg = arg;
+}
 
 /* ---- object operations ---- */
 
@@ -662,6 +732,9 @@ int oss_store_destroy(oss_store *s, uint64_t obj)
 		rc = -errno;
 	}
 	pthread_mutex_unlock(&s->lock);
+	/* Also when it was missing: an earlier unlink's fsync may have failed. */
+	if (!rc)
+		rc = dir_sync(s, obj);
 	return rc;
 }
 

@@ -13,6 +13,15 @@
  * past the end are short and the client zero-fills.  Writes create the
  * object.  Destroying a missing object is success.
  *
+ * Durability: creating an object (the first write, or truncate to a
+ * non-zero size) fsyncs its directory DIR/O/<xx> before the call returns,
+ * and so does destroy, so an object a reply said exists (or is gone) stays
+ * so after a power loss; oss_store_sync then makes its data durable.  A
+ * failed directory fsync is returned, and every later call on the object
+ * tries again before touching it (the entry is not evicted meanwhile).
+ * Opening fsyncs DIR and DIR/O.  oss_store_set_sync_dirs(s, 0)
+ * (sync_dirs=off) skips the directory fsyncs of create and destroy.
+ *
  * Open file descriptors are kept in a bounded LRU cache (fd_cache entries)
  * so that small I/Os do not pay an open()/close() each.  Entries are
  * refcounted: an I/O holds its entry for the duration of the syscall, and a
@@ -62,6 +71,13 @@ void oss_store_close(oss_store *s);
 const char *oss_store_uuid(const oss_store *s);
 /* The directory the store was opened on; lives as long as s. */
 const char *oss_store_dir(const oss_store *s);
+/* Directory fsyncs on object create/destroy: on (1, the default) or off.
+ * Call before any I/O. */
+void oss_store_set_sync_dirs(oss_store *s, int on);
+/* Replace the directory fsync of create/destroy (NULL = fsync(2)); for
+ * tests: count the calls, make them fail (return 0 or -errno).  Call
+ * before any I/O. */
+void oss_store_set_dir_fsync(oss_store *s, int (*fn)(int dirfd, void *arg), void *arg);
 
 /* Read up to len bytes at off into buf; *got receives the count (less than
  * len at the object's end, 0 for a missing object).  0 or -errno. */
@@ -76,7 +92,7 @@ int oss_store_truncate(oss_store *s, uint64_t obj, uint64_t size);
 /* Deallocate [off, off+len) keeping the size; the range then reads as zeros.
  * Missing object or len 0: success. */
 int oss_store_punch(oss_store *s, uint64_t obj, uint64_t off, uint64_t len);
-/* Remove the object; missing is success. */
+/* Remove the object and fsync its directory; missing is success. */
 int oss_store_destroy(oss_store *s, uint64_t obj);
 /* Size in bytes and allocated 512-byte blocks; a missing object is 0, 0. */
 int oss_store_stat(oss_store *s, uint64_t obj, uint64_t *size, uint64_t *blocks);

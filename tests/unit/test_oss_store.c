@@ -1,6 +1,8 @@
 /* test_oss_store.c — the OST object store: data round trips, holes, short
- * reads, truncate, punch, destroy, listing, uuid persistence, and the fd
- * cache under concurrent I/O with destroys. */
+ * reads, truncate, punch, destroy, listing, uuid persistence, the fd cache
+ * under concurrent I/O with destroys, and the directory fsyncs that make
+ * object create and destroy durable (counted and failed through the
+ * injectable hook). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -446,6 +448,107 @@ static void test_store_fd_limit(void **state)
 	rm_rf(d);
 }
 
+/* The directory-fsync hook: counts calls per object subdirectory, fails
+ * while fail is set. */
+struct dsync {
+	int calls;
+	int fail;
+	char last[64]; /* the directory's name */
+};
+
+static int count_dir_fsync(int dirfd, void *arg)
+{
+	struct dsync *d = arg;
+	char link[64], path[256];
+	ssize_t n;
+
+	d->calls++;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n > 0) {
+		path[n] = '\0';
+		const char *base = strrchr(path, '/');
+		base = base ? base + 1 : path;
+		memset(d->last, 0, sizeof(d->last));
+		memcpy(d->last, base, strnlen(base, sizeof(d->last) - 1));
+	}
+	return d->fail ? -EIO : 0;
+}
+
+static void test_store_dir_sync_on_create_destroy(void **state)
+{
+	fixture *f = *state;
+	struct dsync d = { 0 };
+	uint64_t size, blocks;
+	uint8_t b[4];
+	size_t got;
+
+	oss_store_set_dir_fsync(f->st, count_dir_fsync, &d);
+	/* Creating write: one fsync of the object's directory. */
+	assert_int_equal(oss_store_write(f->st, 0x105, 0, "abcd", 4), 0);
+	assert_int_equal(d.calls, 1);
+	assert_string_equal(d.last, "05");
+	/* Writes, reads, stat, sync, punch of an existing object: none. */
+	assert_int_equal(oss_store_write(f->st, 0x105, 4, "efgh", 4), 0);
+	assert_int_equal(oss_store_read(f->st, 0x105, 0, b, 4, &got), 0);
+	assert_int_equal(oss_store_stat(f->st, 0x105, &size, &blocks), 0);
+	assert_int_equal(oss_store_sync(f->st, 0x105), 0);
+	assert_int_equal(oss_store_punch(f->st, 0x105, 0, 2), 0);
+	assert_int_equal(d.calls, 1);
+	/* Truncate creating an object: one; of a missing object to 0: none. */
+	assert_int_equal(oss_store_truncate(f->st, 0x2a, 100), 0);
+	assert_int_equal(d.calls, 2);
+	assert_string_equal(d.last, "2a");
+	assert_int_equal(oss_store_truncate(f->st, 0x2b, 0), 0);
+	assert_int_equal(d.calls, 2);
+	/* Destroy: one, after the unlink (missing too: success, synced). */
+	assert_int_equal(oss_store_destroy(f->st, 0x105), 0);
+	assert_int_equal(d.calls, 3);
+	assert_string_equal(d.last, "05");
+	assert_int_equal(oss_store_destroy(f->st, 0x105), 0);
+	assert_int_equal(d.calls, 4);
+	/* Off: no directory fsync at all. */
+	oss_store_set_sync_dirs(f->st, 0);
+	assert_int_equal(oss_store_write(f->st, 0x300, 0, "x", 1), 0);
+	assert_int_equal(oss_store_destroy(f->st, 0x300), 0);
+	assert_int_equal(d.calls, 4);
+}
+
+/* A failed directory fsync is the caller's error, and whoever uses the
+ * object next syncs again before succeeding, even after many other
+ * objects went through the small cache. */
+static void test_store_dir_sync_errors(void **state)
+{
+	fixture *f = *state;
+	struct dsync d = { 0 };
+	uint8_t b[4];
+	size_t got;
+
+	oss_store_set_dir_fsync(f->st, count_dir_fsync, &d);
+	d.fail = 1;
+	assert_int_equal(oss_store_write(f->st, 10, 0, "abcd", 4), -EIO);
+	assert_int_equal(oss_store_write(f->st, 10, 0, "abcd", 4), -EIO);
+	assert_int_equal(oss_store_sync(f->st, 10), -EIO);
+	assert_int_equal(d.calls, 3);
+	d.fail = 0;
+	for (uint64_t id = 100; id < 120; id++) /* cache of 4: evicts idle entries */
+		assert_int_equal(oss_store_write(f->st, id, 0, &id, 1), 0);
+	d.calls = 0;
+	assert_int_equal(oss_store_read(f->st, 10, 0, b, 4, &got), 0);
+	assert_int_equal(got, 0); /* created, but the failed writes wrote nothing */
+	assert_int_equal(d.calls, 1); /* the retried fsync of object 10's directory */
+	assert_string_equal(d.last, "0a");
+	assert_int_equal(oss_store_write(f->st, 10, 0, "abcd", 4), 0);
+	assert_int_equal(oss_store_read(f->st, 10, 0, b, 4, &got), 0);
+	assert_int_equal(got, 4);
+	assert_int_equal(d.calls, 1);
+	/* Destroy reports its fsync's failure. */
+	d.fail = 1;
+	assert_int_equal(oss_store_destroy(f->st, 10), -EIO);
+	d.fail = 0;
+	assert_int_equal(oss_store_destroy(f->st, 10), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -461,6 +564,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_concurrent_fd_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_o_direct_option, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_fd_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_dir_sync_on_create_destroy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_dir_sync_errors, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
