@@ -81,6 +81,7 @@ struct mds_cfg {
 	int root_squash_uid, root_squash_gid;
 	char nosquash_roles[64];
 	int capa_lifetime_s;
+	int lock_lease_s;
 	char auth_key[PATH_MAX];
 	int auth;
 	char integrity[16];
@@ -128,6 +129,9 @@ static const pfs_cfg_opt mds_opts[] = {
 	STR("nosquash_roles", nosquash_roles, "admin", "key roles never squashed (admin,client|none)"),
 	OPT("capa_lifetime_s", PFS_CFG_INT, capa_lifetime_s, "600",
 	    "lifetime of object capabilities in seconds (5..86400)", 5, 86400),
+	OPT("lock_lease_s", PFS_CFG_INT, lock_lease_s, "30",
+	    "seconds without a request after which a client's fcntl/flock locks are released",
+	    1, 3600),
 	STR("auth_key", auth_key, "/etc/pfs/mds.key",
 	    "key file (role mds, 0600; pfsadmin key gen --role mds FILE)"),
 	OPT("auth", PFS_CFG_BOOL, auth, "on",
@@ -301,6 +305,7 @@ int main(int argc, char **argv)
 			       .root_squash_uid = (uint32_t)cfg.root_squash_uid,
 			       .root_squash_gid = (uint32_t)cfg.root_squash_gid,
 			       .capa_lifetime_s = (unsigned)cfg.capa_lifetime_s,
+			       .lock_lease_s = (unsigned)cfg.lock_lease_s,
 			       .auth = authp, .capa_key = authp ? capa_key : NULL };
 	if (pfs_optab_roles_parse(cfg.nosquash_roles, &so.nosquash_roles)) {
 		fprintf(stderr, "pfs-mds: nosquash_roles: unknown role in \"%s\"\n",

@@ -57,6 +57,7 @@
 #include "common/qosmsg.h"
 #include "common/server.h"
 #include "mds/ascar_store.h"
+#include "mds/locksvc.h"
 
 #define NBUCKETS 256
 #define MAX_JOBS 4096
@@ -73,6 +74,7 @@ struct mds_server;
 typedef struct mds_req {
 	const char *peer;
 	unsigned role;       /* PFS_ROLE_*; PFS_ROLE_ANY without authentication */
+	pfs_sconn *conn;     /* NULL without a socket (tests): no deferred replies */
 } mds_req;
 
 typedef int (*op_fn)(struct mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
@@ -86,7 +88,7 @@ struct op_row {
 
 /* The opcode table, defined after the handlers: NOPS rows; counter slot
  * NOPS counts unknown opcodes. */
-#define NOPS 38
+#define NOPS 43
 #define NSLOTS (NOPS + 1)
 static const struct op_row ops[NOPS];
 
@@ -106,6 +108,7 @@ struct mds_server {
 	unsigned njobs;
 	struct job_ctr overflow;
 	pfs_optab_log refusals;    /* role refusals, logged once per peer */
+	mds_locksvc *locks;        /* the lock service (mds/locksvc.h) */
 	int have_capa;             /* capa_key holds K_cap */
 	uint8_t capa_key[PFS_CAPA_KEY_LEN];
 };
@@ -1044,6 +1047,14 @@ static int h_jobstats(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_re
 	return 0;
 }
 
+/* LOCK_*: the lock service; a LOCK_WAIT that waits is answered later by it
+ * (MDS_LOCKSVC_LATER: the handler sends nothing). */
+static int h_lock(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
+		  pfs_wbuf *out)
+{
+	return mds_locksvc_handle(s->locks, rq->conn, h, b, out);
+}
+
 /* PFS_OP_MDS_ASCAR_SET (root): str rules -> u64 version. */
 static int h_ascar_set(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
 		       pfs_wbuf *out)
@@ -1118,6 +1129,11 @@ static const struct op_row ops[NOPS] = {
 	{ PFS_OP_MDS_SETSIZE, h_ns, 0 },
 	{ PFS_OP_MDS_GETLAYOUT, h_ns, 0 },
 	{ PFS_OP_MDS_SETSTRIPE, h_ns, 0 },
+	{ PFS_OP_MDS_LOCK_GET, h_lock, 0 },
+	{ PFS_OP_MDS_LOCK_SET, h_lock, 0 },
+	{ PFS_OP_MDS_LOCK_WAIT, h_lock, 0 },
+	{ PFS_OP_MDS_LOCK_CANCEL, h_lock, 0 },
+	{ PFS_OP_MDS_LOCK_RELEASE, h_lock, 0 },
 	{ PFS_OP_MDS_OST_LIST, h_ost_list, 0 },
 	{ PFS_OP_MDS_JOB_REGISTER, h_job_register, 0 },
 	{ PFS_OP_MDS_JOB_END, h_job_end, 0 },
@@ -1134,13 +1150,12 @@ static const struct op_row ops[NOPS] = {
 	{ PFS_OP_MDS_OSS_HEARTBEAT, h_oss_heartbeat, 0 },
 };
 
-int mds_server_dispatch_role(mds_server *s, const pfs_hdr *h, unsigned role,
-			     const uint8_t *payload, size_t len, const char *peer,
-			     pfs_wbuf *out)
+static int dispatch(mds_server *s, const pfs_hdr *h, unsigned role, const uint8_t *payload,
+		    size_t len, const char *peer, pfs_sconn *conn, pfs_wbuf *out)
 {
 	char job[PFS_JOBID_MAX + 1];
 	unsigned slot = op_slot(s, h->opcode);
-	mds_req rq = { peer, role };
+	mds_req rq = { peer, role, conn };
 	pfs_rbuf b;
 	int rc;
 
@@ -1151,6 +1166,8 @@ int mds_server_dispatch_role(mds_server *s, const pfs_hdr *h, unsigned role,
 		pfs_wbuf_reset(out);
 		return -EACCES;
 	}
+	/* any request renews the sender's lock lease */
+	mds_locksvc_seen(s->locks, h->client_id);
 	pfs_rbuf_init(&b, payload, len);
 	pfs_hdr_jobid(h, job);
 	rc = mds_server_admit(s, job, h);
@@ -1162,6 +1179,8 @@ int mds_server_dispatch_role(mds_server *s, const pfs_hdr *h, unsigned role,
 		rc = -EPERM;
 	else
 		rc = ops[slot].fn(s, h, &b, &rq, out);
+	if (rc == MDS_LOCKSVC_LATER)
+		return rc;
 	if (!rc)
 		rc = pfs_wbuf_error(out);
 out:
@@ -1171,6 +1190,13 @@ out:
 		pfs_log(PFS_LOG_DEBUG, "%s from %s: %s", pfs_op_name(h->opcode),
 			peer ? peer : "-", pfs_strerror(rc));
 	return rc;
+}
+
+int mds_server_dispatch_role(mds_server *s, const pfs_hdr *h, unsigned role,
+			     const uint8_t *payload, size_t len, const char *peer,
+			     pfs_wbuf *out)
+{
+	return dispatch(s, h, role, payload, len, peer, NULL, out);
 }
 
 int mds_server_dispatch(mds_server *s, const pfs_hdr *h, const uint8_t *payload,
@@ -1186,9 +1212,10 @@ static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 	int rc;
 
 	pfs_wbuf_init(&out);
-	rc = mds_server_dispatch_role(s, h, pfs_sconn_role(c), payload,
-				      payload ? h->payload_len : 0, pfs_sconn_peer(c), &out);
-	pfs_sconn_reply(c, h, rc, out.data, rc ? 0 : out.len, NULL, 0);
+	rc = dispatch(s, h, pfs_sconn_role(c), payload, payload ? h->payload_len : 0,
+		      pfs_sconn_peer(c), c, &out);
+	if (rc != MDS_LOCKSVC_LATER)
+		pfs_sconn_reply(c, h, rc, out.data, rc ? 0 : out.len, NULL, 0);
 	pfs_wbuf_free(&out);
 	free(payload);
 }
@@ -1216,6 +1243,11 @@ int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 	} else if (opts->auth && pfs_auth_cap_key(opts->auth, s->capa_key) == 0) {
 		s->have_capa = 1;
 	}
+	rc = mds_locksvc_start(opts->lock_lease_s, &s->locks);
+	if (rc) {
+		free(s);
+		return rc;
+	}
 	pthread_mutex_init(&s->jobs_lock, NULL);
 	pfs_optab_log_init(&s->refusals);
 	so.host = opts->host;
@@ -1226,6 +1258,7 @@ int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 	if (rc) {
 		pfs_optab_log_destroy(&s->refusals);
 		pthread_mutex_destroy(&s->jobs_lock);
+		mds_locksvc_stop(s->locks);
 		free(s);
 		return rc;
 	}
@@ -1243,6 +1276,8 @@ void mds_server_stop(mds_server *s)
 	if (!s)
 		return;
 	pfs_server_stop(s->srv);
+	/* after the server: held LOCK_WAITs are answered into closed connections */
+	mds_locksvc_stop(s->locks);
 	for (unsigned i = 0; i < NBUCKETS; i++) {
 		struct job_ctr *j = s->jobs[i];
 		while (j) {

@@ -49,6 +49,7 @@ typedef struct mds_server_opts {
 	 * NULL = none minted (no authentication). */
 	const uint8_t *capa_key;
 	unsigned capa_lifetime_s; /* 0 = PFS_CAPA_LIFETIME_DEFAULT */
+	unsigned lock_lease_s;    /* lock leases (mds/locksvc.h); 0 = default 30 */
 } mds_server_opts;
 
 /* Create the dispatcher on ns (borrowed, as are opts->jobs and opts->qos;
