@@ -60,6 +60,7 @@ typedef struct oss_cfg {
 	int io_threads;
 	int heartbeat_ms;
 	int o_direct;
+	int sync_dirs;
 	char log_level[16];
 	char log[PATH_MAX + 8];
 	int fd_cache;
@@ -103,6 +104,9 @@ static const pfs_cfg_opt cfg_tab[] = {
 	N(PFS_CFG_INT, heartbeat_ms, "1000",
 	  "MDS heartbeat interval (10..3600000)", 10, 3600000),
 	N(PFS_CFG_BOOL, o_direct, "0", "O_DIRECT for aligned I/O", 0, 0),
+	N(PFS_CFG_BOOL, sync_dirs, "1",
+	  "fsync an object's directory on create and destroy (off: a power loss may lose them)",
+	  0, 0),
 	S(log_level, "notice", "err, warning, notice, info, debug"),
 	S(log, "stderr", "stderr | file:PATH (reopened on SIGHUP) | syslog"),
 	N(PFS_CFG_INT, fd_cache, "1024", "open object files kept per OST",
@@ -330,6 +334,7 @@ static int open_stores(const oss_cfg *cfg, char **dirs, size_t n, int o_direct,
 			pfs_log(PFS_LOG_ERR, "OST %s: %s", dirs[i], err);
 			return rc;
 		}
+		oss_store_set_sync_dirs(stores[i], cfg->sync_dirs);
 		pfs_log(PFS_LOG_INFO, "OST %s uuid %s", dirs[i], oss_store_uuid(stores[i]));
 	}
 	return 0;
