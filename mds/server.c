@@ -56,6 +56,7 @@
 #include "common/optab.h"
 #include "common/qosmsg.h"
 #include "common/server.h"
+#include "mds/mdqos.h"
 #include "mds/ascar_store.h"
 #include "mds/locksvc.h"
 
@@ -88,7 +89,7 @@ struct op_row {
 
 /* The opcode table, defined after the handlers: NOPS rows; counter slot
  * NOPS counts unknown opcodes. */
-#define NOPS 43
+#define NOPS 46
 #define NSLOTS (NOPS + 1)
 static const struct op_row ops[NOPS];
 
@@ -1103,6 +1104,78 @@ static int h_ascar_get(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_r
 	return rc;
 }
 
+/* MDS_MDQOS_PULL (mounts): their usage in, their rates out (mds/mdqos.h). */
+static int h_mdqos_pull(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
+			pfs_wbuf *out)
+{
+	if (!s->opts.mdqos)
+		return -EOPNOTSUPP;
+	return mds_mdqos_pull(s->opts.mdqos, h->client_id, b, out);
+}
+
+/* MDS_MDQOS_SHOW: settings and per-(job, class) rows; others than root
+ * see their own jobs' rows only. */
+static int h_mdqos_show(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
+			pfs_wbuf *out)
+{
+	pfs_mdq_status st;
+	uint32_t k = 0;
+	int rc;
+
+	if (!s->opts.mdqos)
+		return -EOPNOTSUPP;
+	rc = pfs_rbuf_done(b);
+	if (!rc)
+		rc = mds_mdqos_show(s->opts.mdqos, &st);
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < st.n; i++)
+		if (stats_visible(s, st.rows[i].job, h->uid) &&
+		    k < (PFS_MAX_PAYLOAD - 4096) / (4 + PFS_JOBID_MAX + 1 + 32))
+			st.rows[k++] = st.rows[i];
+	st.n = k;
+	rc = pfs_mdq_status_encode(out, &st);
+	pfs_mdq_status_free(&st);
+	return rc;
+}
+
+/* MDS_MDQOS_SET (root): str job, u32 n, n x { str key, str value }. */
+static int h_mdqos_set(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
+		       pfs_wbuf *out)
+{
+	char job[PFS_JOBID_MAX + 1], keys[MAX_POLICY_KEYS][64], vals[MAX_POLICY_KEYS][64];
+	const char *kp[MAX_POLICY_KEYS], *vp[MAX_POLICY_KEYS];
+	char err[256] = "";
+	uint32_t n;
+	int rc;
+
+	if (!s->opts.mdqos)
+		return -EOPNOTSUPP;
+	pfs_rbuf_cstr(b, job, sizeof(job));
+	n = pfs_rbuf_u32(b);
+	if ((rc = pfs_rbuf_error(b)))
+		return rc;
+	if (n > MAX_POLICY_KEYS || n > pfs_rbuf_left(b) / 8)
+		return -EBADMSG;
+	for (uint32_t i = 0; i < n; i++) {
+		pfs_rbuf_cstr(b, keys[i], sizeof(keys[i]));
+		pfs_rbuf_cstr(b, vals[i], sizeof(vals[i]));
+		kp[i] = keys[i];
+		vp[i] = vals[i];
+	}
+	rc = pfs_rbuf_done(b);
+	if (rc)
+		return rc;
+	rc = mds_mdqos_set(s->opts.mdqos, job, kp, vp, n, err, sizeof(err));
+	if (rc)
+		pfs_log(PFS_LOG_NOTICE, "mdqos: change from %s (uid %u) refused: %s",
+			rq->peer ? rq->peer : "-", h->uid, err[0] ? err : pfs_strerror(rc));
+	else
+		pfs_log(PFS_LOG_NOTICE, "mdqos: %u setting(s)%s%s changed by %s", n,
+			job[0] ? " of job " : "", job, rq->peer ? rq->peer : "-");
+	return rc;
+}
+
 /* One row per opcode the MDS serves; the row index is the counter slot. */
 static const struct op_row ops[NOPS] = {
 	{ PFS_OP_PING, h_ping, 0 },
@@ -1144,6 +1217,9 @@ static const struct op_row ops[NOPS] = {
 	{ PFS_OP_MDS_QOS_COUPONS, h_qos_coupons, 0 },
 	{ PFS_OP_MDS_QOS_REGRET, h_qos_regret, 0 },
 	{ PFS_OP_MDS_JOBSTATS, h_jobstats, 0 },
+	{ PFS_OP_MDS_MDQOS_PULL, h_mdqos_pull, 0 },
+	{ PFS_OP_MDS_MDQOS_SHOW, h_mdqos_show, 0 },
+	{ PFS_OP_MDS_MDQOS_SET, h_mdqos_set, 1 },
 	{ PFS_OP_MDS_ASCAR_SET, h_ascar_set, 1 },
 	{ PFS_OP_MDS_ASCAR_GET, h_ascar_get, 0 },
 	{ PFS_OP_MDS_OSS_REGISTER, h_oss_register, 0 },
@@ -1205,7 +1281,7 @@ int mds_server_dispatch(mds_server *s, const pfs_hdr *h, const uint8_t *payload,
 	return mds_server_dispatch_role(s, h, PFS_ROLE_ANY, payload, len, peer, out);
 }
 
-static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
+static void handler_now(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 {
 	mds_server *s = ctx;
 	pfs_wbuf out;
@@ -1218,6 +1294,58 @@ static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 		pfs_sconn_reply(c, h, rc, out.data, rc ? 0 : out.len, NULL, 0);
 	pfs_wbuf_free(&out);
 	free(payload);
+}
+
+/* PADLL on the MDS (mds/mdqos.h): a request over its (job, class) rate is
+ * queued there with a reference on its connection and run later on one of
+ * mdqos's release threads, so no worker waits. */
+struct mdq_held {
+	mds_server *s;
+	pfs_sconn *c;
+	pfs_hdr h;
+	uint8_t *payload;
+};
+
+static void mdq_release(void *arg, int status)
+{
+	struct mdq_held *d = arg;
+
+	if (status) {
+		pfs_sconn_reply(d->c, &d->h, status, NULL, 0, NULL, 0);
+		free(d->payload);
+	} else {
+		handler_now(d->s, d->c, &d->h, d->payload);
+	}
+	pfs_sconn_put(d->c);
+	free(d);
+}
+
+static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
+{
+	mds_server *s = ctx;
+	char job[PFS_JOBID_MAX + 1];
+	struct mdq_held *d;
+	int rc;
+
+	pfs_hdr_jobid(h, job);
+	if (!s->opts.mdqos || mds_mdqos_admit(s->opts.mdqos, job, h->opcode) == 0 ||
+	    !(d = malloc(sizeof(*d)))) {
+		handler_now(s, c, h, payload);
+		return;
+	}
+	d->s = s;
+	d->c = c;
+	d->h = *h;
+	d->payload = payload;
+	pfs_sconn_get(c);
+	rc = mds_mdqos_defer(s->opts.mdqos, job, h->opcode, mdq_release, d);
+	if (rc) {
+		/* over MDS_MDQOS_QUEUED_MAX held, or stopping: refuse it */
+		pfs_sconn_reply(c, h, rc, NULL, 0, NULL, 0);
+		pfs_sconn_put(c);
+		free(payload);
+		free(d);
+	}
 }
 
 int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)

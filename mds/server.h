@@ -37,6 +37,8 @@ typedef struct mds_server_opts {
 	int sync_on_setsize;  /* mds_ns_sync after each SETSIZE (periodic sync mode) */
 	mds_jobs *jobs;       /* job registry (borrowed); NULL: JOB_* opcodes -EOPNOTSUPP */
 	mds_qosctl *qos;      /* QoS controller (borrowed); NULL: QOS_* -EOPNOTSUPP */
+	struct mds_mdqos *mdqos; /* PADLL (mds/mdqos.h, borrowed); NULL: MDQOS_*
+	                          -EOPNOTSUPP, nothing limited */
 	/* Authorization (mds/README.md "Authorization").  The role of each
 	 * peer comes from common/server.h (pfs_sconn_role); the opcode table
 	 * common/optab.h says what each role may send. */
