@@ -573,7 +573,7 @@ int mds_mdqos_admit(mds_mdqos *q, const char *job, uint16_t op)
 	if (cls == PFS_MDQ_NONE || !job[0])
 		return 0;
 	pthread_mutex_lock(&q->lock);
-	j = job_find(q, job, 1);
+	j = q->stop ? NULL : job_find(q, job, 1);
 	if (j) {
 		struct cell *c = &j->c[cls];
 		c->arrived++;
@@ -1030,13 +1030,17 @@ int mds_mdqos_start(mds_mdqos *q)
 	return 0;
 }
 
-void mds_mdqos_destroy(mds_mdqos *q)
+void mds_mdqos_stop(mds_mdqos *q)
 {
 	struct item *left = NULL;
 
 	if (!q)
 		return;
 	pthread_mutex_lock(&q->lock);
+	if (q->stop == 2) {
+		pthread_mutex_unlock(&q->lock);
+		return;
+	}
 	q->stop = 1;
 	pthread_cond_broadcast(&q->ctl_cv);
 	pthread_cond_broadcast(&q->pace_cv);
@@ -1061,7 +1065,19 @@ void mds_mdqos_destroy(mds_mdqos *q)
 			j = n;
 		}
 	}
+	q->rel_head = q->rel_tail = NULL;
+	q->queued = 0;
+	memset(q->jobs, 0, sizeof(q->jobs));
+	q->njobs = 0;
+	q->stop = 2;
 	free_items(left, -ESHUTDOWN);
+}
+
+void mds_mdqos_destroy(mds_mdqos *q)
+{
+	if (!q)
+		return;
+	mds_mdqos_stop(q);
 	pthread_cond_destroy(&q->pace_cv);
 	pthread_cond_destroy(&q->ctl_cv);
 	pthread_cond_destroy(&q->rel_cv);

@@ -50,8 +50,11 @@ int mds_mdqos_create(mds_ns *ns, mds_jobs *jobs, const mds_mdqos_opts *o, mds_md
 		     char *err, size_t errlen);
 /* Start the control, pacer and release threads.  0 or -errno. */
 int mds_mdqos_start(mds_mdqos *q);
-/* Stop the threads; every request still queued gets fn(arg, -ESHUTDOWN).
- * NULL is a no-op. */
+/* Stop the threads; every request still queued gets fn(arg, -ESHUTDOWN)
+ * and later ones are admitted at once.  Call before stopping the server
+ * whose handlers the callbacks run.  Idempotent; NULL is a no-op. */
+void mds_mdqos_stop(mds_mdqos *q);
+/* Stop (if not yet) and free.  NULL is a no-op. */
 void mds_mdqos_destroy(mds_mdqos *q);
 
 unsigned mds_mdqos_class(mds_mdqos *q, uint16_t op);
