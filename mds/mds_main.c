@@ -48,6 +48,7 @@
 #include "common/net.h"
 #include "common/optab.h"
 #include "common/proto.h"
+#include "common/server.h"
 #include "common/version.h"
 #include "mds/destroy.h"
 #include "mds/exporter.h"
@@ -81,6 +82,9 @@ struct mds_cfg {
 	int root_squash_uid, root_squash_gid;
 	char nosquash_roles[64];
 	int capa_lifetime_s;
+	int max_conns, conn_max_inflight, conn_idle_ms, conn_send_timeout_ms, conn_frame_ms;
+	int handshake_ms;
+	uint64_t conn_max_queued_bytes;
 	int lock_lease_s;
 	char auth_key[PATH_MAX];
 	int auth;
@@ -129,6 +133,21 @@ static const pfs_cfg_opt mds_opts[] = {
 	STR("nosquash_roles", nosquash_roles, "admin", "key roles never squashed (admin,client|none)"),
 	OPT("capa_lifetime_s", PFS_CFG_INT, capa_lifetime_s, "600",
 	    "lifetime of object capabilities in seconds (5..86400)", 5, 86400),
+	OPT("max_conns", PFS_CFG_INT, max_conns, "1024",
+	    "connections; one more is refused (-EBUSY)", 1, 1000000),
+	OPT("conn_max_inflight", PFS_CFG_INT, conn_max_inflight, "64",
+	    "requests of one connection in handlers; above, it is not read", 1, 65536),
+	OPT("conn_max_queued_bytes", PFS_CFG_SIZE, conn_max_queued_bytes, "8M",
+	    "unsent reply bytes of one connection; above, it is not read", 64 << 10, 1ull << 40),
+	OPT("conn_idle_ms", PFS_CFG_INT, conn_idle_ms, "600000",
+	    "close a connection idle this long (0 = never)", 0, 86400000),
+	OPT("conn_send_timeout_ms", PFS_CFG_INT, conn_send_timeout_ms, "30000",
+	    "close a connection whose replies make no progress this long", 100, 3600000),
+	OPT("conn_frame_ms", PFS_CFG_INT, conn_frame_ms, "30000",
+	    "close a connection whose frame does not complete this long after its first byte",
+	    100, 3600000),
+	OPT("handshake_ms", PFS_CFG_INT, handshake_ms, "5000",
+	    "authentication handshake time limit of a new connection", 100, 600000),
 	OPT("lock_lease_s", PFS_CFG_INT, lock_lease_s, "30",
 	    "seconds without a request after which a client's fcntl/flock locks are released",
 	    1, 3600),
@@ -313,6 +332,11 @@ int main(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
+	pfs_server_set_defaults(&(pfs_server_opts){
+		.max_conns = (unsigned)cfg.max_conns, .max_inflight = (unsigned)cfg.conn_max_inflight,
+		.max_queued_bytes = cfg.conn_max_queued_bytes, .handshake_ms = cfg.handshake_ms,
+		.frame_ms = cfg.conn_frame_ms, .send_timeout_ms = cfg.conn_send_timeout_ms,
+		.idle_ms = cfg.conn_idle_ms ? cfg.conn_idle_ms : -1 });
 	rc = mds_server_start(ns, &so, &srv);
 	if (rc) {
 		fprintf(stderr, "pfs-mds: cannot listen on %s: %s\n", cfg.listen, pfs_strerror(rc));
