@@ -43,6 +43,7 @@
 #include "client/jobid.h"
 #include "client/mdc.h"
 #include "client/osc.h"
+#include "client/qos_fetch.h"
 #include "common/auth.h"
 #include "common/config.h"
 #include "common/log.h"
@@ -79,6 +80,9 @@ typedef struct mount_cfg {
 	double rcc_lnet_ms;
 	char key[1024];
 	int auth;
+	int job_slots;
+	int ascar;
+	int qos_poll_ms;
 } mount_cfg;
 
 /* Rows keyed by their field's name: S(field, default, help) for strings,
@@ -125,6 +129,13 @@ static const pfs_cfg_opt mount_opts[] = {
 	 * a 1 MiB RPC in milliseconds, 100 ms is that scale).  lambda 1.5 and
 	 * Lnet 5 s are the paper's settings (sec. IV); with Lmax = 100 ms, T is
 	 * 5.15 s, dominated by the network allowance. */
+	/* Client-side QoS (issue 12, client/credit.h, client/qos_fetch.h). */
+	N(PFS_CFG_INT, job_slots, "1",
+	  "divide each OSS's RPCs in flight among the jobs using it, weighted by the registry (0 = first come, first served)",
+	  0, 1),
+	N(PFS_CFG_INT, ascar, "1", "apply the ASCAR rule set the MDS distributes (0 = never)", 0, 1),
+	N(PFS_CFG_INT, qos_poll_ms, "3000",
+	  "how often the ASCAR rule set and the job weights are fetched from the MDS", 100, 3600000),
 	N(PFS_CFG_INT, rcc_credits, "0",
 	  "RPCs in flight per OSS before the OSS's first credit grant (0 = max_conns)", 0, 65535),
 	N(PFS_CFG_DOUBLE, rcc_lmax_ms, "100",
@@ -338,6 +349,9 @@ int main(int argc, char **argv)
 	cli_fs *fs = NULL;
 	pfs_rpc_opts ro = { 0 };
 	cli_osc_opts oo = { 0 };
+	cli_credit_policy pol = { .job_slots = 1 };
+	cli_ascar *ascar = NULL;
+	cli_qos_fetch *qfetch = NULL;
 	double T = 0;
 	pfs_statfs st;
 	cli_ctx probe;
@@ -415,6 +429,13 @@ int main(int argc, char **argv)
 	oo.rpc = ro;
 	oo.rpc.timeout_ms = (int)(T * 1000 + 0.5);
 	oo.credits = (unsigned)cfg.rcc_credits;
+	pol.job_slots = cfg.job_slots;
+	pol.weight = cli_qos_fetch_weight; /* arg set when the fetcher runs */
+	if (rc == 0 && cfg.ascar) {
+		rc = cli_ascar_create(&ascar);
+		pol.ascar = ascar;
+	}
+	oo.policy = &pol;
 	if (rc == 0)
 		rc = cli_osc_create(mdc, &oo, &osc);
 	if (rc) {
@@ -477,6 +498,16 @@ int main(int argc, char **argv)
 		hup_started = 1;
 	else
 		pfs_log(PFS_LOG_WARNING, "no SIGHUP thread: the log file will not be reopened");
+	/* After daemonizing (the thread must be the daemon's).  The credits
+	 * read pol.weight_arg when a job first shows up on an OSS; no FUSE
+	 * request has run yet. */
+	{
+		cli_qos_fetch_opts qf = { .poll_ms = (unsigned)cfg.qos_poll_ms,
+					  .ascar = cfg.ascar, .weights = cfg.job_slots };
+
+		if ((qf.ascar || qf.weights) && cli_qos_fetch_start(mdc, ascar, &qf, &qfetch) == 0)
+			pol.weight_arg = qfetch;
+	}
 	if (cfg.splice) {
 		/* libfuse falls back to read(2) silently when its pipe cannot
 		 * hold a whole 1 MiB WRITE; say why the fast path is off. */
@@ -527,6 +558,8 @@ out:
 	fuse_opt_free_args(&args);
 	cli_fs_destroy(fs);
 	cli_osc_destroy(osc);
+	cli_qos_fetch_stop(qfetch);
+	cli_ascar_destroy(ascar);
 	cli_mdc_destroy(mdc);
 	cli_jobid_destroy(jobid);
 	sodium_memzero(&key, sizeof(key));
