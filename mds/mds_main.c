@@ -56,6 +56,7 @@
 #include "mds/ns.h"
 #include "mds/qosctl.h"
 #include "mds/qosnet.h"
+#include "mds/mdqos.h"
 #include "mds/server.h"
 
 struct mds_cfg {
@@ -76,6 +77,11 @@ struct mds_cfg {
 	char qos_param[512];
 	int qos_timeout_ms;
 	int job_idle_s;
+	char mdqos_algo[32];
+	int mdqos_interval_ms;
+	char mdqos_max_r[512];
+	char mdqos_param[256];
+	char mdqos_map[1024];
 	char metrics_host[256];
 	int metrics_port;
 	int root_squash;
@@ -121,6 +127,13 @@ static const pfs_cfg_opt mds_opts[] = {
 	    "timeout of the QoS statistics and allocation RPCs to OSSes (1..60000)", 1, 60000),
 	OPT("job_idle_s", PFS_CFG_INT, job_idle_s, "86400",
 	    "seconds before an unregistered job id not seen is forgotten (>= 60)", 60, INT_MAX),
+	STR("mdqos_algo", mdqos_algo, "none",
+	    "PADLL metadata QoS: none|uniform|priority|proportional|psfa (pfsadmin qos md wins)"),
+	OPT("mdqos_interval_ms", PFS_CFG_INT, mdqos_interval_ms, "1000",
+	    "PADLL control period (100..60000)", 100, 60000),
+	STR("mdqos_max_r", mdqos_max_r, "", "PADLL Max_R per class, requests/s: create=400,getattr=800"),
+	STR("mdqos_param", mdqos_param, "", "PADLL parameters: epsilon=0.5,jobs=4,weight_sum=10"),
+	STR("mdqos_map", mdqos_map, "", "opcode -> PADLL class overrides: MDS_ACCESS=getattr,..."),
 	STR("metrics_host", metrics_host, "0.0.0.0", "Prometheus endpoint address"),
 	OPT("metrics_port", PFS_CFG_INT, metrics_port, "0", "Prometheus endpoint port (0 = off)",
 	    0, 65535),
@@ -205,6 +218,7 @@ int main(int argc, char **argv)
 	mds_jobs *jobs = NULL;
 	mds_qosnet *qnet = NULL;
 	mds_qosctl *qos = NULL;
+	mds_mdqos *mdq = NULL;
 	mds_exporter *exp = NULL;
 	pfs_auth_key key;
 	const pfs_auth_key *authp = NULL;
@@ -313,6 +327,16 @@ int main(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
+	mds_mdqos_opts mqo = { .algo = cfg.mdqos_algo,
+			       .interval_ms = (unsigned)cfg.mdqos_interval_ms,
+			       .max_r = cfg.mdqos_max_r, .params = cfg.mdqos_param,
+			       .map = cfg.mdqos_map };
+	rc = mds_mdqos_create(ns, jobs, &mqo, &mdq, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "pfs-mds: %s\n", err);
+		status = 2;
+		goto out;
+	}
 	rc = mds_destroyer_start_auth(ns, 1000, authp, &d);
 	if (rc) {
 		pfs_log(PFS_LOG_ERR, "destroyer: %s", pfs_strerror(rc));
@@ -320,7 +344,7 @@ int main(int argc, char **argv)
 	}
 	mds_server_opts so = { .host = host, .port = port,
 			       .sync_on_setsize = sync_mode == MDS_SYNC_PERIODIC,
-			       .jobs = jobs, .qos = qos, .root_squash = cfg.root_squash,
+			       .jobs = jobs, .qos = qos, .mdqos = mdq, .root_squash = cfg.root_squash,
 			       .root_squash_uid = (uint32_t)cfg.root_squash_uid,
 			       .root_squash_gid = (uint32_t)cfg.root_squash_gid,
 			       .capa_lifetime_s = (unsigned)cfg.capa_lifetime_s,
@@ -341,6 +365,11 @@ int main(int argc, char **argv)
 	if (rc) {
 		fprintf(stderr, "pfs-mds: cannot listen on %s: %s\n", cfg.listen, pfs_strerror(rc));
 		status = 2;
+		goto out;
+	}
+	rc = mds_mdqos_start(mdq);
+	if (rc) {
+		pfs_log(PFS_LOG_ERR, "mdqos: %s", pfs_strerror(rc));
 		goto out;
 	}
 	rc = mds_qosctl_start(qos);
@@ -394,7 +423,9 @@ int main(int argc, char **argv)
 	status = 0;
 out:
 	mds_exporter_stop(exp);
+	mds_mdqos_stop(mdq);       /* its held requests run server handlers */
 	mds_server_stop(srv);
+	mds_mdqos_destroy(mdq);
 	mds_qosctl_destroy(qos);
 	mds_qosnet_destroy(qnet);
 	mds_destroyer_stop(d);
