@@ -42,6 +42,8 @@ int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opt
 void cli_fs_destroy(cli_fs *fs);
 /* The low-level operations; pass the cli_fs as userdata to fuse_session_new. */
 const struct fuse_lowlevel_ops *cli_fs_ops(void);
+/* The mount's lock service client (client/fuse_locks.h). */
+struct cli_locks *cli_fs_locks(cli_fs *fs);
 /* Number of inodes the table holds (looked up or open), for tests. */
 size_t cli_fs_inode_count(cli_fs *fs);
 

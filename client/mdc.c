@@ -755,3 +755,123 @@ int cli_mdc_ping(cli_mdc *m, const char *job, const void *msg, size_t len)
 	pfs_rpc_reply_free(&rep);
 	return rc;
 }
+
+/* ---- the lock service ---- */
+
+static void put_lock(pfs_wbuf *w, uint64_t ino, const cli_lock *l)
+{
+	pfs_wbuf_u64(w, ino);
+	pfs_wbuf_u8(w, l->kind);
+	pfs_wbuf_u8(w, l->type);
+	pfs_wbuf_u64(w, l->start);
+	pfs_wbuf_u64(w, l->end);
+	pfs_wbuf_u64(w, l->owner);
+	pfs_wbuf_u32(w, l->pid);
+}
+
+/* LOCK_SET and LOCK_WAIT: reply u32 lease_ms. */
+static int lock_call(cli_mdc *m, const char *job, uint16_t op, pfs_wbuf *w, uint32_t *lease_ms)
+{
+	pfs_rpc_reply rep = { 0 };
+	pfs_rbuf r;
+	uint32_t lease;
+	int rc = call(m, job, op, PFS_RPC_IDEMPOTENT, w, &rep);
+
+	if (rc == 0) {
+		pfs_rbuf_init(&r, rep.data, rep.len);
+		lease = pfs_rbuf_u32(&r);
+		rc = pfs_rbuf_done(&r);
+		if (rc == 0 && lease_ms)
+			*lease_ms = lease;
+	}
+	pfs_rpc_reply_free(&rep);
+	return rc;
+}
+
+int cli_mdc_lock_get(cli_mdc *m, const char *job, uint64_t ino, const cli_lock *req,
+		     int *conflict, cli_lock *out)
+{
+	pfs_rpc_reply rep = { 0 };
+	pfs_wbuf w;
+	pfs_rbuf r;
+	int rc;
+
+	pfs_wbuf_init(&w);
+	put_lock(&w, ino, req);
+	rc = call(m, job, PFS_OP_MDS_LOCK_GET, PFS_RPC_IDEMPOTENT, &w, &rep);
+	if (rc == 0) {
+		pfs_rbuf_init(&r, rep.data, rep.len);
+		*conflict = pfs_rbuf_u8(&r) != 0;
+		out->kind = pfs_rbuf_u8(&r);
+		out->type = pfs_rbuf_u8(&r);
+		out->start = pfs_rbuf_u64(&r);
+		out->end = pfs_rbuf_u64(&r);
+		out->owner = pfs_rbuf_u64(&r);
+		out->pid = pfs_rbuf_u32(&r);
+		rc = pfs_rbuf_done(&r);
+	}
+	pfs_rpc_reply_free(&rep);
+	return rc;
+}
+
+int cli_mdc_lock_set(cli_mdc *m, const char *job, uint64_t ino, const cli_lock *req,
+		     uint32_t *lease_ms)
+{
+	pfs_wbuf w;
+
+	pfs_wbuf_init(&w);
+	put_lock(&w, ino, req);
+	return lock_call(m, job, PFS_OP_MDS_LOCK_SET, &w, lease_ms);
+}
+
+int cli_mdc_lock_wait(cli_mdc *m, const char *job, uint64_t ino, const cli_lock *req,
+		      uint32_t wait_ms, uint32_t *lease_ms)
+{
+	pfs_wbuf w;
+
+	pfs_wbuf_init(&w);
+	put_lock(&w, ino, req);
+	pfs_wbuf_u32(&w, wait_ms);
+	return lock_call(m, job, PFS_OP_MDS_LOCK_WAIT, &w, lease_ms);
+}
+
+int cli_mdc_lock_cancel(cli_mdc *m, const char *job, uint64_t ino, uint64_t owner)
+{
+	pfs_rpc_reply rep = { 0 };
+	pfs_wbuf w;
+	pfs_rbuf r;
+	int rc;
+
+	pfs_wbuf_init(&w);
+	pfs_wbuf_u64(&w, ino);
+	pfs_wbuf_u64(&w, owner);
+	rc = call(m, job, PFS_OP_MDS_LOCK_CANCEL, PFS_RPC_IDEMPOTENT, &w, &rep);
+	if (rc == 0) {
+		pfs_rbuf_init(&r, rep.data, rep.len);
+		(void)pfs_rbuf_u32(&r);
+		rc = pfs_rbuf_done(&r);
+	}
+	pfs_rpc_reply_free(&rep);
+	return rc;
+}
+
+int cli_mdc_lock_release(cli_mdc *m, const char *job, uint64_t ino, uint64_t owner,
+			 uint32_t kinds)
+{
+	pfs_rpc_reply rep = { 0 };
+	pfs_wbuf w;
+	pfs_rbuf r;
+	int rc;
+
+	pfs_wbuf_init(&w);
+	pfs_wbuf_u64(&w, ino);
+	pfs_wbuf_u64(&w, owner);
+	pfs_wbuf_u32(&w, kinds);
+	rc = call(m, job, PFS_OP_MDS_LOCK_RELEASE, PFS_RPC_IDEMPOTENT, &w, &rep);
+	if (rc == 0) {
+		pfs_rbuf_init(&r, rep.data, rep.len);
+		rc = pfs_rbuf_done(&r);
+	}
+	pfs_rpc_reply_free(&rep);
+	return rc;
+}

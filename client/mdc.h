@@ -172,4 +172,33 @@ int cli_mdc_ost_list(cli_mdc *m, const char *job, pfs_ost_info **osts, uint32_t 
  * same bytes come back. */
 int cli_mdc_ping(cli_mdc *m, const char *job, const void *msg, size_t len);
 
+/* ---- the MDS lock service (PFS_OP_MDS_LOCK_*, client/fuse_locks.h) ---- */
+
+/* A lock as the wire carries it: kind PFS_LK_POSIX|FLOCK|APPEND, type
+ * PFS_LK_READ|WRITE|UNLOCK, [start, end] inclusive (UINT64_MAX = to EOF),
+ * the FUSE lock owner and the pid F_GETLK reports.  The client is the
+ * pool's client id. */
+typedef struct cli_lock {
+	uint8_t kind, type;
+	uint64_t start, end;
+	uint64_t owner;
+	uint32_t pid;
+} cli_lock;
+
+/* F_GETLK: *conflict = 1 and *out = the first lock in the way, or 0. */
+int cli_mdc_lock_get(cli_mdc *m, const char *job, uint64_t ino, const cli_lock *req,
+		     int *conflict, cli_lock *out);
+/* F_SETLK: 0 or -EAGAIN; *lease_ms (may be NULL) = the MDS's lock lease. */
+int cli_mdc_lock_set(cli_mdc *m, const char *job, uint64_t ino, const cli_lock *req,
+		     uint32_t *lease_ms);
+/* F_SETLKW, one round: 0 granted; -EINPROGRESS not within wait_ms (send
+ * again); -EINTR cancelled (cli_mdc_lock_cancel); -EDEADLK. */
+int cli_mdc_lock_wait(cli_mdc *m, const char *job, uint64_t ino, const cli_lock *req,
+		      uint32_t wait_ms, uint32_t *lease_ms);
+/* Answer this client's waiting LOCK_WAITs of owner on ino with -EINTR. */
+int cli_mdc_lock_cancel(cli_mdc *m, const char *job, uint64_t ino, uint64_t owner);
+/* Drop every lock of owner on ino of the kinds in mask (1 << PFS_LK_*). */
+int cli_mdc_lock_release(cli_mdc *m, const char *job, uint64_t ino, uint64_t owner,
+			 uint32_t kinds);
+
 #endif
