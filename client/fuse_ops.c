@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "client/fuse_locks.h"
 #include "common/clock.h"
 #include "common/log.h"
 
@@ -47,6 +48,7 @@ struct cli_fs {
 	cli_mdc *mdc;
 	cli_osc *osc;
 	cli_jobid *jobid;
+	cli_locks *locks;            /* fcntl/flock/append locks (fuse_locks.h) */
 	cli_fs_opts opts;
 	int null_fd;                 /* /dev/null, to drain WRITE pipes; -1 if none */
 	pthread_mutex_t lock;
@@ -80,6 +82,10 @@ int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opt
 
 	if (!fs)
 		return -ENOMEM;
+	if (cli_locks_create(mdc, &fs->locks)) {
+		free(fs);
+		return -ENOMEM;
+	}
 	fs->mdc = mdc;
 	fs->osc = osc;
 	fs->jobid = jobid;
@@ -108,8 +114,14 @@ void cli_fs_destroy(cli_fs *fs)
 	}
 	if (fs->null_fd >= 0)
 		close(fs->null_fd);
+	cli_locks_destroy(fs->locks);
 	pthread_mutex_destroy(&fs->lock);
 	free(fs);
+}
+
+cli_locks *cli_fs_locks(cli_fs *fs)
+{
+	return fs->locks;
 }
 
 size_t cli_fs_inode_count(cli_fs *fs)
@@ -746,7 +758,9 @@ static fh *open_handle(cli_fs *fs, const cli_ctx *c, const pfs_attr *a, const pf
 	h->caps = caps;
 	pthread_mutex_init(&h->caps_lock, NULL);
 	fi->fh = (uint64_t)(uintptr_t)h;
-	fi->direct_io = (fi->flags & O_DIRECT) != 0;
+	/* O_APPEND writes land where the MDS append lock says, not where the
+	 * kernel's page cache thinks the end is: no cache for them */
+	fi->direct_io = (fi->flags & (O_DIRECT | O_APPEND)) != 0;
 	return h;
 }
 
@@ -988,7 +1002,7 @@ static int fh_write(cli_fs *fs, fh *h, const pfs_rpc_tag *tag, uint64_t off, siz
 	return rc;
 }
 
-static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv, off_t off,
+static void write_buf_at(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv, off_t off,
 			 struct fuse_file_info *fi)
 {
 	cli_fs *fs = fs_of(req);
@@ -1036,12 +1050,53 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 	write_done(req, h, off, size, rc);
 }
 
+/* O_APPEND across mounts: under the MDS append lock (fuse_locks.h), write
+ * at max(MDS size, this mount's unpushed end) and push the new size before
+ * the next appender may look. */
+static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv, off_t off,
+			 struct fuse_file_info *fi)
+{
+	cli_fs *fs = fs_of(req);
+	fh *h = (fh *)(uintptr_t)fi->fh;
+	uint64_t token, end;
+	pfs_attr a;
+	cli_ctx c;
+	int rc;
+
+	if (!(fi->flags & O_APPEND)) {
+		write_buf_at(req, ino, bufv, off, fi);
+		return;
+	}
+	ctx_fh(req, h, &c);
+	c.cred = h->cred;
+	rc = cli_locks_append_lock(fs->locks, ino, &token);
+	if (rc == 0) {
+		rc = cli_mdc_getattr(fs->mdc, &c, ino, &a);
+		if (rc)
+			cli_locks_append_unlock(fs->locks, ino, token);
+	}
+	if (rc) {
+		reply_err(req, rc);
+		return;
+	}
+	pthread_mutex_lock(&fs->lock);
+	end = h->n->dirty && h->n->hw > a.size ? h->n->hw : a.size;
+	pthread_mutex_unlock(&fs->lock);
+	write_buf_at(req, ino, bufv, (off_t)end, fi);
+	rc = push_size(fs, &c, h->n);
+	if (rc)
+		pfs_log(PFS_LOG_WARNING, "append to ino %llu: size update failed: %s",
+			(unsigned long long)ino, pfs_strerror(rc));
+	cli_locks_append_unlock(fs->locks, ino, token);
+}
+
 static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	fh *h = (fh *)(uintptr_t)fi->fh;
 	cli_ctx c;
 	int rc;
 
+	cli_locks_flush(fs_of(req)->locks, ino, fi);
 	ctx_fh(req, h, &c);
 	rc = push_size(fs_of(req), &c, h->n);
 	if (rc)
@@ -1057,6 +1112,7 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	cli_ctx c;
 	int rc;
 
+	cli_locks_release(fs->locks, ino, fi);
 	ctx_fh(req, h, &c);
 	rc = push_size(fs, &c, h->n);
 	if (rc)
@@ -1342,6 +1398,9 @@ static const struct fuse_lowlevel_ops ops = {
 	.removexattr = op_removexattr,
 	.access = op_access,
 	.create = op_create,
+	.getlk = cli_locks_getlk,
+	.setlk = cli_locks_setlk,
+	.flock = cli_locks_flock,
 };
 
 const struct fuse_lowlevel_ops *cli_fs_ops(void)
