@@ -56,6 +56,9 @@ const cli__cmdword cli__cmdwords[] = {
 	{ CLI_ADMIN_QOS_POLICY_SHOW, 0, { "qos", "policy", "show" } },
 	{ CLI_ADMIN_QOS_COUPONS, 0, { "qos", "coupons" } },
 	{ CLI_ADMIN_QOS_REGRET, 0, { "qos", "regret" } },
+	{ CLI_ADMIN_ASCAR_LOAD, 0, { "qos", "ascar", "load" } },
+	{ CLI_ADMIN_ASCAR_SHOW, 0, { "qos", "ascar", "show" } },
+	{ CLI_ADMIN_ASCAR_OFF, 0, { "qos", "ascar", "off" } },
 	{ CLI_ADMIN_NRS_RULE, PFS_NRS_START, { "nrs", "tbf", "rule", "start" } },
 	{ CLI_ADMIN_NRS_RULE, PFS_NRS_CHANGE, { "nrs", "tbf", "rule", "change" } },
 	{ CLI_ADMIN_NRS_RULE, PFS_NRS_STOP, { "nrs", "tbf", "rule", "stop" } },
@@ -85,6 +88,8 @@ const char *cli_admin_cmd_name(cli_admin_cmd cmd)
 		[CLI_ADMIN_QOS_SHOW] = "qos show", [CLI_ADMIN_QOS_POLICY_SET] = "qos policy set",
 		[CLI_ADMIN_QOS_POLICY_SHOW] = "qos policy show",
 		[CLI_ADMIN_QOS_COUPONS] = "qos coupons", [CLI_ADMIN_QOS_REGRET] = "qos regret",
+		[CLI_ADMIN_ASCAR_LOAD] = "qos ascar load", [CLI_ADMIN_ASCAR_SHOW] = "qos ascar show",
+		[CLI_ADMIN_ASCAR_OFF] = "qos ascar off",
 		[CLI_ADMIN_NRS_RULE] = "nrs tbf rule", [CLI_ADMIN_VERSION] = "--version",
 	};
 

@@ -60,6 +60,9 @@ typedef enum cli_admin_cmd {
 	CLI_ADMIN_QOS_POLICY_SHOW,
 	CLI_ADMIN_QOS_COUPONS,
 	CLI_ADMIN_QOS_REGRET,
+	CLI_ADMIN_ASCAR_LOAD,  /* qos ascar load FILE (file in a->path) */
+	CLI_ADMIN_ASCAR_SHOW,
+	CLI_ADMIN_ASCAR_OFF,
 	CLI_ADMIN_NRS_RULE,    /* verb in nrs_verb */
 	CLI_ADMIN_VERSION,
 	CLI_ADMIN_CMD_COUNT,

@@ -70,6 +70,9 @@ static const struct {
 	[CLI_ADMIN_QOS_POLICY_SHOW] = { NULL, 0, 0 },
 	[CLI_ADMIN_QOS_COUPONS] = { job_opts, 0, 0 },
 	[CLI_ADMIN_QOS_REGRET] = { NULL, 0, 0 },
+	[CLI_ADMIN_ASCAR_LOAD] = { NULL, 1, 1 },
+	[CLI_ADMIN_ASCAR_SHOW] = { NULL, 0, 0 },
+	[CLI_ADMIN_ASCAR_OFF] = { NULL, 0, 0 },
 	/* the count depends on the verb: positionals() checks it */
 	[CLI_ADMIN_NRS_RULE] = { nrs_opts, 0, -1 },
 };
@@ -257,6 +260,9 @@ static int positionals(cli_admin_args *a, const char **pos, int npos, char *err,
 	case CLI_ADMIN_JOB_SHOW:
 		a->job = pos[0];
 		return check_job(pos[0], err, errlen);
+	case CLI_ADMIN_ASCAR_LOAD:
+		a->path = pos[0]; /* the rule file */
+		return 0;
 	case CLI_ADMIN_QOS_POLICY_SET:
 		/* A first word without '=' names the policy; else keep it. */
 		a->policy = "";

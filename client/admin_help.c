@@ -73,6 +73,9 @@ static const struct {
 	{ CLI_ADMIN_QOS_COUPONS, "qos coupons [--job ID]", "GIFT coupons per job",
 	  "  --job ID  one job only\n" },
 	{ CLI_ADMIN_QOS_REGRET, "qos regret", "GIFT regret ledger", "" },
+	{ CLI_ADMIN_ASCAR_LOAD, "qos ascar load FILE", "distribute an ASCAR rule set (qos/ascar.h text) to the clients", "" },
+	{ CLI_ADMIN_ASCAR_SHOW, "qos ascar show", "the ASCAR rule set and its version", "" },
+	{ CLI_ADMIN_ASCAR_OFF, "qos ascar off", "turn ASCAR control off on every client", "" },
 	{ CLI_ADMIN_NRS_RULE, "nrs tbf rule start|change|stop|list [NAME [EXPR]] [--ost N]",
 	  "TBF rules on every OSS",
 	  "  start NAME EXPR, change NAME EXPR, stop NAME, list\n"
