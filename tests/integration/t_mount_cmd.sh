@@ -12,7 +12,7 @@ fi
 trap '[ $made_link = 1 ] && rm -f /sbin/mount.pfs; cleanup' EXIT
 m2=$T/m2
 mkdir -p "$m2"
-check mount -t pfs "$MDS" "$m2" -o "log=file:$T/m2.log"
+check mount -t pfs "$MDS" "$m2" -o "key=$CLUSTER/keys/client.key,log=file:$T/m2.log"
 mountpoint -q "$m2" || fail "mount -t pfs did not mount"
 grep -q " $m2 fuse.pfs " /proc/mounts || fail "not listed as fuse.pfs in /proc/mounts"
 echo via-mount > "$m2/x"

@@ -247,7 +247,7 @@ ok "df: MDT line, FSNAME-OSTxxxx_UUID, $victim inactive and out of the summary"
 since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }
 below() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 mkdir -p "$T/silent"
-"$PFS_BIN/pfs-mds" --listen=127.0.0.1:0 --db="$T/silent/db" --port_file="$T/silent/port" \
+"$PFS_BIN/pfs-mds" --listen=127.0.0.1:0 --db="$T/silent/db" --port_file="$T/silent/port" --auth_key="$CLUSTER/keys/mds.key" \
 	</dev/null >"$T/silent/log" 2>&1 &
 silent_pid=$!
 # whatever happens, the stopped MDS goes (cleanup keeps the exit status)

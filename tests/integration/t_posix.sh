@@ -85,5 +85,14 @@ ok "permissions for a non-root user"
 if [ -x "$TOOLS/posix_check" ]; then
 	"$TOOLS/posix_check" "$MNT" || fail "posix_check"
 	ok "posix_check"
+	# The same checks with the MDS alone (no default_permissions: the
+	# kernel walks cached names without checking): a second mount,
+	# $CLUSTER/mnt2 so that pfs-cluster stop unmounts it too.
+	MNT2=$CLUSTER/mnt2
+	mkdir -p "$MNT2"
+	check "$PFS_BIN/mount.pfs" "$MDS" "$MNT2" -o "key=$CLUSTER/keys/client.key,log=file:$CLUSTER/client2.log,default_permissions=0"
+	"$TOOLS/posix_check" "$MNT2" mds-only || fail "posix_check mds-only"
+	umount "$MNT2"
+	ok "posix_check without default_permissions"
 fi
 cd /
