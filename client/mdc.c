@@ -4,6 +4,7 @@
  * one pfs_rpc_call, decode with a pfs_rbuf, require pfs_rbuf_done.  The
  * helpers below keep that shape in one place so each opcode is a few lines. */
 #include "client/mdc.h"
+#include "client/mdqos.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 struct cli_mdc {
 	pfs_rpc_pool *pool;
 	int wrapped; /* the pool is the caller's (cli_mdc_wrap) */
+	cli_mdqos *mdq; /* PADLL stage (client/mdqos.h), borrowed; NULL = none */
 };
 
 int cli_client_id_new(uint64_t *out)
@@ -75,6 +77,11 @@ pfs_rpc_pool *cli_mdc_pool(const cli_mdc *m)
 	return m->pool;
 }
 
+void cli_mdc_set_mdqos(cli_mdc *m, cli_mdqos *q)
+{
+	m->mdq = q;
+}
+
 static int name_ok(const char *name)
 {
 	size_t n = strlen(name);
@@ -99,6 +106,8 @@ static int call(cli_mdc *m, const char *job, uint16_t op, unsigned flags, pfs_wb
 	int rc = pfs_wbuf_error(w);
 
 	pfs_rpc_reply_init(rep);
+	if (rc == 0 && m->mdq)
+		cli_mdqos_wait(m->mdq, job, op); /* PADLL: the job's rate for op's class */
 	if (rc == 0)
 		rc = pfs_rpc_call(m->pool, op, job, flags, w->data, w->len, NULL, 0, rep);
 	pfs_wbuf_free(w);

@@ -76,6 +76,11 @@ typedef struct cli_setattr {
 	int64_t atime_ns, mtime_ns;
 } cli_setattr;
 
+/* Put every metadata call of m through the PADLL stage q (client/mdqos.h;
+ * borrowed, must outlive m's calls; NULL = none). */
+struct cli_mdqos;
+void cli_mdc_set_mdqos(cli_mdc *m, struct cli_mdqos *q);
+
 /* A fresh random 64-bit client id (getrandom); 0 or -errno. */
 int cli_client_id_new(uint64_t *out);
 
