@@ -42,6 +42,7 @@
 #include "client/fuse_ops.h"
 #include "client/jobid.h"
 #include "client/mdc.h"
+#include "client/mdqos.h"
 #include "client/osc.h"
 #include "client/qos_fetch.h"
 #include "common/auth.h"
@@ -75,6 +76,7 @@ typedef struct mount_cfg {
 	int max_threads;
 	int splice;
 	int rcc_credits;
+	int mdqos;
 	double rcc_lmax_ms;
 	double rcc_lambda;
 	double rcc_lnet_ms;
@@ -136,6 +138,9 @@ static const pfs_cfg_opt mount_opts[] = {
 	N(PFS_CFG_INT, ascar, "1", "apply the ASCAR rule set the MDS distributes (0 = never)", 0, 1),
 	N(PFS_CFG_INT, qos_poll_ms, "3000",
 	  "how often the ASCAR rule set and the job weights are fetched from the MDS", 100, 3600000),
+	N(PFS_CFG_BOOL, mdqos, "1",
+	  "PADLL metadata QoS: hold each job's metadata requests to the rates the MDS gives "
+	  "(off: the MDS still holds them, on its side)", 0, 0),
 	N(PFS_CFG_INT, rcc_credits, "0",
 	  "RPCs in flight per OSS before the OSS's first credit grant (0 = max_conns)", 0, 65535),
 	N(PFS_CFG_DOUBLE, rcc_lmax_ms, "100",
@@ -345,6 +350,7 @@ int main(int argc, char **argv)
 	struct fuse_session *se = NULL;
 	cli_jobid *jobid = NULL;
 	cli_mdc *mdc = NULL;
+	cli_mdqos *mdq = NULL;
 	cli_osc *osc = NULL;
 	cli_fs *fs = NULL;
 	pfs_rpc_opts ro = { 0 };
@@ -426,6 +432,13 @@ int main(int argc, char **argv)
 		cli_jobid_set_source(jobid, src);
 	}
 	rc = cli_mdc_create(host, port, &ro, &mdc);
+	if (rc == 0 && cfg.mdqos) {
+		rc = cli_mdqos_create(cli_mdc_pool(mdc), &mdq);
+		if (rc == 0) {
+			cli_mdc_set_mdqos(mdc, mdq);
+			rc = cli_mdqos_start(mdq);
+		}
+	}
 	oo.rpc = ro;
 	oo.rpc.timeout_ms = (int)(T * 1000 + 0.5);
 	oo.credits = (unsigned)cfg.rcc_credits;
@@ -560,6 +573,7 @@ out:
 	cli_osc_destroy(osc);
 	cli_qos_fetch_stop(qfetch);
 	cli_ascar_destroy(ascar);
+	cli_mdqos_destroy(mdq);
 	cli_mdc_destroy(mdc);
 	cli_jobid_destroy(jobid);
 	sodium_memzero(&key, sizeof(key));
