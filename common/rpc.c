@@ -102,7 +102,11 @@ static int rconn_open(pfs_rpc_pool *p, rconn **out)
 		return rc;
 	}
 	if (p->opts.auth) {
-		rc = pfs_auth_client(c->fd, p->opts.auth, p->opts.handshake_timeout_ms, &c->sess);
+		/* Bounded by the call timeout too (a stopped server). */
+		int hto = p->opts.handshake_timeout_ms < p->opts.timeout_ms ?
+			p->opts.handshake_timeout_ms : p->opts.timeout_ms;
+
+		rc = pfs_auth_client(c->fd, p->opts.auth, hto, &c->sess);
 		if (rc == -EACCES || rc == -EPROTO)
 			pfs_log(PFS_LOG_WARNING, "rpc %s:%u: authentication %s (%s key): %s",
 				p->host, p->port, rc == -EACCES ? "refused" : "failed",

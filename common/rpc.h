@@ -40,7 +40,7 @@ typedef struct pfs_rpc_opts {
 	/* Key for the handshake; NULL = no authentication.  Not copied: must
 	 * outlive the pool. */
 	const struct pfs_auth_key *auth;
-	int handshake_timeout_ms; /* default 5000 */
+	int handshake_timeout_ms; /* default 5000; at most timeout_ms */
 } pfs_rpc_opts;
 
 /* A reply: payload is data[0..len).  If the caller set buf/cap before the
