@@ -60,7 +60,7 @@ SIM_OBJ := $(patsubst %.c,$(O)/obj/%.o,$(SIM_SRC))
 BINS    := $(O)/bin/pfs-mds $(O)/bin/pfs-oss $(O)/bin/mount.pfs $(O)/bin/pfsadmin
 BINS    += $(if $(wildcard bench/sim/sim_main.c),$(O)/bin/pfs-sim)
 BINS    += $(if $(wildcard bench/pfs_bench_main.c),$(O)/bin/pfs-bench)
-BINS    += $(O)/bin/pfs-passthrough $(O)/bin/pfs-qosbench
+BINS    += $(O)/bin/pfs-passthrough $(O)/bin/pfs-qosbench $(O)/bin/pfs-authbench
 
 ITOOL_SRC := $(wildcard tests/integration/tools/*.c)
 ITOOL_BIN := $(patsubst tests/integration/tools/%.c,$(O)/tests/tools/%,$(ITOOL_SRC))
@@ -100,6 +100,7 @@ $(eval $(call mkbin,pfs-sim,$(O)/obj/bench/sim/sim_main.o,$(LIBS_SIM)))
 $(eval $(call mkbin,pfs-bench,$(O)/obj/bench/pfs_bench_main.o,$(LIBS_COMMON)))
 $(eval $(call mkbin,pfs-qosbench,$(O)/obj/bench/qos_bench_main.o,$(LIBS_QOS)))
 $(eval $(call mkbin,pfs-passthrough,$(O)/obj/bench/passthrough_main.o,$(LIBS_COMMON)))
+$(eval $(call mkbin,pfs-authbench,$(O)/obj/bench/auth_bench.o,$(LIBS_COMMON)))
 
 # Unit tests: tests/unit/test_<family>_<module>.c links that family's
 # libraries (mds, oss, cli, qos, sim); any other test_<module>.c links common.
