@@ -59,6 +59,9 @@ const cli__cmdword cli__cmdwords[] = {
 	{ CLI_ADMIN_ASCAR_LOAD, 0, { "qos", "ascar", "load" } },
 	{ CLI_ADMIN_ASCAR_SHOW, 0, { "qos", "ascar", "show" } },
 	{ CLI_ADMIN_ASCAR_OFF, 0, { "qos", "ascar", "off" } },
+	{ CLI_ADMIN_MDQOS_SHOW, 0, { "qos", "md", "show" } },
+	{ CLI_ADMIN_MDQOS_SET, 0, { "qos", "md", "set" } },
+	{ CLI_ADMIN_MDQOS_SET, 1, { "qos", "md", "algo" } },
 	{ CLI_ADMIN_NRS_RULE, PFS_NRS_START, { "nrs", "tbf", "rule", "start" } },
 	{ CLI_ADMIN_NRS_RULE, PFS_NRS_CHANGE, { "nrs", "tbf", "rule", "change" } },
 	{ CLI_ADMIN_NRS_RULE, PFS_NRS_STOP, { "nrs", "tbf", "rule", "stop" } },
@@ -90,6 +93,7 @@ const char *cli_admin_cmd_name(cli_admin_cmd cmd)
 		[CLI_ADMIN_QOS_COUPONS] = "qos coupons", [CLI_ADMIN_QOS_REGRET] = "qos regret",
 		[CLI_ADMIN_ASCAR_LOAD] = "qos ascar load", [CLI_ADMIN_ASCAR_SHOW] = "qos ascar show",
 		[CLI_ADMIN_ASCAR_OFF] = "qos ascar off",
+		[CLI_ADMIN_MDQOS_SHOW] = "qos md show", [CLI_ADMIN_MDQOS_SET] = "qos md set",
 		[CLI_ADMIN_NRS_RULE] = "nrs tbf rule", [CLI_ADMIN_VERSION] = "--version",
 	};
 

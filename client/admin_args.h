@@ -64,6 +64,8 @@ typedef enum cli_admin_cmd {
 	CLI_ADMIN_ASCAR_SHOW,
 	CLI_ADMIN_ASCAR_OFF,
 	CLI_ADMIN_NRS_RULE,    /* verb in nrs_verb */
+	CLI_ADMIN_MDQOS_SHOW,  /* qos md show */
+	CLI_ADMIN_MDQOS_SET,   /* qos md set KEY=VALUE..., qos md algo NAME [KEY=VALUE...] (verb 1) */
 	CLI_ADMIN_VERSION,
 	CLI_ADMIN_CMD_COUNT,
 } cli_admin_cmd;
@@ -147,6 +149,9 @@ typedef struct cli_admin_args {
 	double watch_s;      /* jobstats --watch (0 = one report) */
 	unsigned watch_count; /* --count (0 = until interrupted) */
 	const char *policy;  /* qos policy set NAME ("" = keep the policy) */
+	/* qos md set/algo: KEY=VALUE words as typed (checked), and their count */
+	const char *const *mdq_kv;
+	int mdq_nkv;
 	unsigned nparams;
 	cli_admin_param params[PFS_QOS_PARAMS_MAX];
 	int nrs_verb;        /* PFS_NRS_START/CHANGE/STOP/LIST */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "client/admin_i.h"
+#include "client/admin_mdqos.h"
 
 #define RATE_MAX 1e15 /* bytes/s: far above any OST, so only typos are refused */
 
@@ -73,6 +74,8 @@ static const struct {
 	[CLI_ADMIN_ASCAR_LOAD] = { NULL, 1, 1 },
 	[CLI_ADMIN_ASCAR_SHOW] = { NULL, 0, 0 },
 	[CLI_ADMIN_ASCAR_OFF] = { NULL, 0, 0 },
+	[CLI_ADMIN_MDQOS_SHOW] = { NULL, 0, 0 },
+	[CLI_ADMIN_MDQOS_SET] = { job_opts, 1, -1 },
 	/* the count depends on the verb: positionals() checks it */
 	[CLI_ADMIN_NRS_RULE] = { nrs_opts, 0, -1 },
 };
@@ -263,6 +266,10 @@ static int positionals(cli_admin_args *a, const char **pos, int npos, char *err,
 	case CLI_ADMIN_ASCAR_LOAD:
 		a->path = pos[0]; /* the rule file */
 		return 0;
+	case CLI_ADMIN_MDQOS_SET:
+		a->mdq_kv = pos;
+		a->mdq_nkv = npos;
+		return cli_admin_mdqos_check(a->nrs_verb == 1, a->job, pos, npos, err, errlen);
 	case CLI_ADMIN_QOS_POLICY_SET:
 		/* A first word without '=' names the policy; else keep it. */
 		a->policy = "";

@@ -23,6 +23,7 @@
 #include "client/admin_job.h"
 #include "client/admin_nrs.h"
 #include "client/admin_qos.h"
+#include "client/admin_mdqos.h"
 #include "client/admin_ascar.h"
 #include "client/admin_stats.h"
 #include "client/admin_stripe.h"
@@ -397,6 +398,8 @@ static int (*const run_table[CLI_ADMIN_CMD_COUNT])(cli_admin *, const cli_admin_
 	[CLI_ADMIN_ASCAR_LOAD] = cli_admin_ascar_load,
 	[CLI_ADMIN_ASCAR_SHOW] = cli_admin_ascar_show,
 	[CLI_ADMIN_ASCAR_OFF] = cli_admin_ascar_off,
+	[CLI_ADMIN_MDQOS_SHOW] = cli_admin_mdqos_show,
+	[CLI_ADMIN_MDQOS_SET] = cli_admin_mdqos_set,
 	[CLI_ADMIN_NRS_RULE] = cli_admin_nrs_rule,
 };
 

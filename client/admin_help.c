@@ -76,6 +76,8 @@ static const struct {
 	{ CLI_ADMIN_ASCAR_LOAD, "qos ascar load FILE", "distribute an ASCAR rule set (qos/ascar.h text) to the clients", "" },
 	{ CLI_ADMIN_ASCAR_SHOW, "qos ascar show", "the ASCAR rule set and its version", "" },
 	{ CLI_ADMIN_ASCAR_OFF, "qos ascar off", "turn ASCAR control off on every client", "" },
+	{ CLI_ADMIN_MDQOS_SHOW, "qos md show", "PADLL metadata QoS: algorithm, Max_R per class, per-job rates", "" },
+	{ CLI_ADMIN_MDQOS_SET, "qos md set KEY=VALUE... | qos md algo NAME [KEY=VALUE...]", "PADLL: algo, interval_ms, epsilon, jobs, weight_sum, max_r.CLASS, demand.CLASS (--job)", "" },
 	{ CLI_ADMIN_NRS_RULE, "nrs tbf rule start|change|stop|list [NAME [EXPR]] [--ost N]",
 	  "TBF rules on every OSS",
 	  "  start NAME EXPR, change NAME EXPR, stop NAME, list\n"
