@@ -5,14 +5,20 @@
  *   conn_abuse idle      HOST:PORT N SECONDS       N connections that send nothing
  *   conn_abuse slowloris HOST:PORT SECONDS         a header at 1 byte per 100 ms,
  *                                                  reconnecting when closed
- *   conn_abuse slowread  HOST:PORT OST OBJ SECONDS pipelined 1 MiB READs, replies
- *                                                  read at 40 KB/s
- *   conn_abuse pipeline  HOST:PORT OST OBJ SECONDS pipelined 1 MiB READs, replies
- *                                                  never read
- *   conn_abuse jobids    HOST:PORT OST OBJ N       N STATs, each with a new random
- *                                                  job id (64 in flight)
+ *   conn_abuse slowread  HOST:PORT SECONDS         pipelined 1 MiB requests with
+ *                                                  1 MiB replies (PING echo, needs
+ *                                                  no capability), replies read at
+ *                                                  40 KB/s
+ *   conn_abuse pipeline  HOST:PORT SECONDS         the same, replies never read
+ *   conn_abuse jobids    HOST:PORT OST N           N STATFS of OST (through the
+ *                                                  OST's scheduler and job table),
+ *                                                  each with a new random job id,
+ *                                                  64 in flight
  *   conn_abuse statlat   DIR N                     stat DIR/f0..f(N-1) one by one;
  *                                                  prints p50/p99/max in ms
+ * With --key FILE first (a client key file, common/auth.h), every
+ * connection completes the handshake first and its frames are sealed, so
+ * the abuse reaches the server past authentication.
  * Exit status 0 when the mode ran (whatever the server did), 1 on a local
  * error (bad arguments, cannot connect at all). */
 #include <errno.h>
@@ -26,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/auth.h"
 #include "common/buf.h"
 #include "common/clock.h"
 #include "common/net.h"
@@ -33,31 +40,35 @@
 
 static char host[256];
 static uint16_t port;
+static pfs_auth_key key;
+static int use_key;
 
-static int dial(void)
+/* Connect (and authenticate with --key); sess may be NULL. */
+static int dial_sess(pfs_auth_sess *sess)
 {
+	pfs_auth_sess tmp;
 	int fd;
 
 	if (pfs_net_connect(host, port, 5000, &fd))
 		return -1;
+	if (use_key && pfs_auth_client(fd, &key, 5000, sess ? sess : &tmp)) {
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 
-static int send_read(int fd, uint32_t ost, uint64_t obj, uint64_t id)
-{
-	pfs_wbuf b;
-	pfs_hdr h;
-	int rc;
+static int dial(void) { return dial_sess(NULL); }
 
-	pfs_wbuf_init(&b);
-	pfs_wbuf_u32(&b, ost);
-	pfs_wbuf_u64(&b, obj);
-	pfs_wbuf_u64(&b, 0);
-	pfs_wbuf_u32(&b, PFS_MAX_IO);
-	pfs_hdr_init(&h, PFS_OP_OSS_READ, id, 0xabu, "abuse");
-	rc = pfs_net_send_frame(fd, &h, b.data, b.len, NULL, 0);
-	pfs_wbuf_free(&b);
-	return rc;
+static uint8_t mib[PFS_MAX_IO];
+
+/* One request whose reply is 1 MiB: a PING echoes its payload. */
+static int send_big(int fd, pfs_auth_sess *ss, uint64_t id)
+{
+	pfs_hdr h;
+
+	pfs_hdr_init(&h, PFS_OP_PING, id, 0xabu, "abuse");
+	return pfs_net_send_frame_sec(fd, ss, &h, mib, sizeof(mib), NULL, 0);
 }
 
 static int mode_idle(int n, int secs)
@@ -99,7 +110,7 @@ static int mode_slowloris(int secs)
 	h.payload_len = 16;
 	pfs_hdr_encode(&h, hb);
 	while (pfs_clock_ms() < end) {
-		int fd = dial(), gone = 0;
+		int fd = dial(), gone = 0; /* the header is never complete: no MAC needed */
 		char c;
 
 		if (fd < 0)
@@ -121,37 +132,36 @@ static int mode_slowloris(int secs)
 	return 0;
 }
 
-struct sender { int fd; uint32_t ost; uint64_t obj; uint64_t end; int sent; };
+struct sender { int fd; pfs_auth_sess ss; uint64_t end; int sent; };
 
 static void *sender_main(void *arg)
 {
 	struct sender *s = arg;
 
 	while (pfs_clock_ms() < s->end) {
-		int rc = send_read(s->fd, s->ost, s->obj, (uint64_t)s->sent + 1);
-		if (rc == -ETIMEDOUT || rc == -EAGAIN)
-			continue; /* the server does not read us: keep pushing */
-		if (rc)
+		/* Stops when the server stops reading us (send timeout) or
+		 * closes the connection. */
+		if (send_big(s->fd, use_key ? &s->ss : NULL, (uint64_t)s->sent + 1))
 			break;
 		s->sent++;
 	}
 	return NULL;
 }
 
-static int mode_reader(int slow, uint32_t ost, uint64_t obj, int secs)
+static int mode_reader(int slow, int secs)
 {
-	struct sender s = { .ost = ost, .obj = obj };
+	struct sender s = { 0 };
 	uint64_t got = 0;
 	int rcv = 4096, closed = 0;
 	pthread_t t;
 	char buf[4096];
 
 	s.end = pfs_clock_ms() + (uint64_t)secs * 1000;
-	s.fd = dial();
+	s.fd = dial_sess(&s.ss);
 	if (s.fd < 0)
 		return 1;
 	setsockopt(s.fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
-	pfs_net_set_timeout(s.fd, 1000);
+	pfs_net_set_timeout(s.fd, 3000);
 	if (pthread_create(&t, NULL, sender_main, &s))
 		return 1;
 	while (pfs_clock_ms() < s.end) {
@@ -170,17 +180,19 @@ static int mode_reader(int slow, uint32_t ost, uint64_t obj, int secs)
 	shutdown(s.fd, SHUT_RDWR);
 	pthread_join(t, NULL);
 	close(s.fd);
-	printf("%s: %d READs sent, %llu reply bytes read, closed by the server: %s\n",
+	printf("%s: %d 1 MiB requests sent, %llu reply bytes read, closed by the server: %s\n",
 	       slow ? "slowread" : "pipeline", s.sent, (unsigned long long)got,
 	       closed ? "yes" : "no (or not seen)");
 	return 0;
 }
 
-static int mode_jobids(uint32_t ost, uint64_t obj, long n)
+static int mode_jobids(uint32_t ost, long n)
 {
 	uint64_t t0 = pfs_clock_ms(), seed = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull ^ t0;
 	long ok = 0, busy = 0, other = 0, sent = 0;
-	int fd = dial(), rc = 0;
+	pfs_auth_sess ss;
+	pfs_auth_sess *ssp = use_key ? &ss : NULL;
+	int fd = dial_sess(&ss), rc = 0;
 
 	if (fd < 0)
 		return 1;
@@ -197,9 +209,8 @@ static int mode_jobids(uint32_t ost, uint64_t obj, long n)
 			snprintf(job, sizeof(job), "rnd-%016llx", (unsigned long long)seed);
 			pfs_wbuf_init(&b);
 			pfs_wbuf_u32(&b, ost);
-			pfs_wbuf_u64(&b, obj);
-			pfs_hdr_init(&h, PFS_OP_OSS_STAT, (uint64_t)(sent + i), 0xabu, job);
-			rc = pfs_net_send_frame(fd, &h, b.data, b.len, NULL, 0);
+			pfs_hdr_init(&h, PFS_OP_OSS_STATFS, (uint64_t)(sent + i), 0xabu, job);
+			rc = pfs_net_send_frame_sec(fd, ssp, &h, b.data, b.len, NULL, 0);
 			pfs_wbuf_free(&b);
 			if (rc)
 				goto out;
@@ -208,7 +219,8 @@ static int mode_jobids(uint32_t ost, uint64_t obj, long n)
 			pfs_hdr r;
 			uint8_t *dyn, *data;
 
-			rc = pfs_net_recv_frame(fd, &r, PFS_MAX_PAYLOAD, NULL, 0, &dyn, &data);
+			rc = pfs_net_recv_frame_sec(fd, ssp, &r, PFS_MAX_PAYLOAD, NULL, 0, &dyn,
+						    &data);
 			if (rc)
 				goto out;
 			free(dyn);
@@ -262,7 +274,8 @@ static int mode_statlat(const char *dir, int n)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: conn_abuse idle|slowloris|slowread|pipeline|jobids HOST:PORT ...\n"
+	fprintf(stderr, "usage: conn_abuse [--key FILE] idle|slowloris|slowread|pipeline|jobids "
+			"HOST:PORT ...\n"
 			"       conn_abuse statlat DIR N\n");
 	exit(1);
 }
@@ -271,6 +284,17 @@ int main(int argc, char **argv)
 {
 	struct rlimit rl;
 
+	if (argc > 2 && !strcmp(argv[1], "--key")) {
+		const char *why = NULL;
+
+		if (pfs_auth_init() || pfs_auth_key_load(argv[2], &key, &why)) {
+			fprintf(stderr, "conn_abuse: %s: %s\n", argv[2], why ? why : "cannot load");
+			return 1;
+		}
+		use_key = 1;
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc < 3)
 		usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -287,12 +311,10 @@ int main(int argc, char **argv)
 		return mode_idle(atoi(argv[3]), atoi(argv[4]));
 	if (!strcmp(argv[1], "slowloris") && argc == 4)
 		return mode_slowloris(atoi(argv[3]));
-	if ((!strcmp(argv[1], "slowread") || !strcmp(argv[1], "pipeline")) && argc == 6)
-		return mode_reader(argv[1][0] == 's', (uint32_t)strtoul(argv[3], NULL, 0),
-				   strtoull(argv[4], NULL, 0), atoi(argv[5]));
-	if (!strcmp(argv[1], "jobids") && argc == 6)
-		return mode_jobids((uint32_t)strtoul(argv[3], NULL, 0), strtoull(argv[4], NULL, 0),
-				   atol(argv[5]));
+	if ((!strcmp(argv[1], "slowread") || !strcmp(argv[1], "pipeline")) && argc == 4)
+		return mode_reader(argv[1][0] == 's', atoi(argv[3]));
+	if (!strcmp(argv[1], "jobids") && argc == 5)
+		return mode_jobids((uint32_t)strtoul(argv[3], NULL, 0), atol(argv[4]));
 	usage();
 	return 1;
 }
