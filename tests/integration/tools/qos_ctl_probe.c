@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/auth.h"
 #include "common/buf.h"
 #include "common/net.h"
 #include "common/proto.h"
@@ -71,6 +72,18 @@ int main(int argc, char **argv)
 	if (argc != 2 || pfs_addr_parse(argv[1], host, sizeof(host), &port)) {
 		fprintf(stderr, "usage: qos_ctl_probe HOST:PORT\n");
 		return 2;
+	}
+	/* The key, as every probe takes it: $PFS_KEY (none = no handshake). */
+	static pfs_auth_key key;
+	const char *kp = getenv("PFS_KEY");
+	char err[1200];
+
+	if (kp && *kp) {
+		if (pfs_auth_init() || pfs_auth_key_load_msg(kp, &key, err, sizeof(err))) {
+			fprintf(stderr, "qos_ctl_probe: %s\n", err);
+			return 2;
+		}
+		o.auth = &key;
 	}
 	if (pfs_rpc_pool_create(host, port, &o, &pool)) {
 		fprintf(stderr, "qos_ctl_probe: cannot reach %s\n", argv[1]);
