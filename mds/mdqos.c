@@ -13,8 +13,10 @@
  * that reported it in the last three periods; under the dynamic algorithms
  * a job not active on a class gets a trickle of 1 % of Max_R (at least 1
  * request/s) so its first requests are seen and counted, under the static
- * ones the share of one more job; the buckets hold 50 ms of their rate
- * (at least 1 token). */
+ * ones the share of one more job (a job is present for the static ones
+ * when it had requests in the last PRESENT_PERIODS periods); the MDS's
+ * buckets hold 100 ms of their rate (at least 2 tokens), twice the
+ * clients', so cooperating clients are seldom held twice. */
 #include "mds/mdqos.h"
 
 #include <errno.h>
@@ -35,9 +37,10 @@
 #define MAX_CLIENTS 16
 #define MAX_DEMANDS 1024
 #define FORGET_PERIODS 60
+#define PRESENT_PERIODS 5
 #define CLIENT_PERIODS 3
 #define TRICKLE 0.01
-#define DEPTH_S 0.05
+#define DEPTH_S 0.1
 #define REC_VERSION 1u
 
 enum algo { A_NONE, A_UNIFORM, A_PRIORITY, A_PROPORTIONAL, A_PSFA };
@@ -147,8 +150,8 @@ static void cell_set_rate(struct cell *c, double rate, double now)
 {
 	double depth = rate * DEPTH_S;
 
-	if (depth < 1)
-		depth = 1;
+	if (depth < 2)
+		depth = 2;
 	if (c->b.depth <= 0)
 		qos_bucket_init(&c->b, rate, depth, now);
 	else {
@@ -445,7 +448,7 @@ static void compute_class(mds_mdqos *q, unsigned cls, double now)
 		for (struct mjob *j = q->jobs[b]; j; j = j->next) {
 			struct cell *c = &j->c[cls];
 			int active = c->arr_rate > 0 || c->queued;
-			int present = q->generation - j->active_gen <= FORGET_PERIODS;
+			int present = q->generation - j->active_gen <= PRESENT_PERIODS;
 
 			c->has_rate = 0;
 			if (!j->job[0] || (dynamic ? !active : !present))
