@@ -24,11 +24,19 @@
  * sends one request at a time (dd, a checkpoint writer) has nothing in
  * flight between two of them, and must not lose its share then. */
 #define CREDIT_ACTIVE_MS 500
+/* A credit below a job's share is not lent to a job above its own for
+ * this long after that job's last RPC ended: a synchronous writer sends
+ * its next request a FUSE round trip after the reply, and a credit lent in
+ * that gap would take its share away (anticipation, as in the anticipatory
+ * disk scheduler).  Short enough that an idle job's credits are lent at
+ * once in practice. */
+#define CREDIT_HOLD_US 2000
 
 typedef struct credit_job {
 	char job[PFS_JOBID_MAX + 1];
 	unsigned inflight, waiting;
 	uint64_t last_ms;           /* when its last RPC ended */
+	uint64_t last_us;           /* the same, pfs_clock_us */
 	double weight;              /* > 0, looked up when the slot was taken */
 } credit_job;
 
@@ -162,7 +170,7 @@ static int may_start(const cli_credit *c, const credit_job *j, int *by_share)
 	unsigned active = 0, lim = usable(c), sh;
 	double wsum = 0, mine;
 	int others_wait = 0, before_me = 0;
-	uint64_t now;
+	uint64_t now, now_us = pfs_clock_us();
 
 	*by_share = 0;
 	if (c->inflight >= lim)
@@ -182,8 +190,14 @@ static int may_start(const cli_credit *c, const credit_job *j, int *by_share)
 	for (unsigned i = 0; i < CREDIT_JOBS; i++) {
 		const credit_job *k = &c->jobs[i];
 
-		if (k == j || !k->waiting || !job_active(k, now))
+		if (k == j || !job_active(k, now))
 			continue;
+		if (!k->waiting) {
+			/* about to send again: hold its unused share */
+			if (k->inflight < share_of(k, lim, wsum) && now_us - k->last_us < CREDIT_HOLD_US)
+				others_wait = 2;
+			continue;
+		}
 		others_wait = 1;
 		if ((double)k->inflight / share_of(k, lim, wsum) < mine)
 			before_me = 1;
@@ -192,7 +206,7 @@ static int may_start(const cli_credit *c, const credit_job *j, int *by_share)
 		return 1;
 	if (j->inflight >= sh && !others_wait)
 		return 1; /* lent: nobody else wants it now */
-	*by_share = 1;
+	*by_share = others_wait == 2 ? 2 : 1;
 	return 0;
 }
 
@@ -238,6 +252,8 @@ uint32_t cli_credit_acquire(cli_credit *c, const char *job)
 		}
 		if (gap)
 			wait_us(c, gap); /* ASCAR's rate gap */
+		else if (by_share == 2)
+			wait_us(c, CREDIT_HOLD_US / 2); /* a held share */
 		else if (by_share || c->ascar)
 			/* A share grows without a release when another job
 			 * goes quiet (CREDIT_ACTIVE_MS), a window with new
@@ -290,6 +306,7 @@ void cli_credit_done(cli_credit *c, const char *job, uint32_t grant, uint64_t se
 		if (j->inflight && !strncmp(j->job, job, PFS_JOBID_MAX)) {
 			j->inflight--;
 			j->last_ms = pfs_clock_ms();
+			j->last_us = pfs_clock_us();
 			break;
 		}
 	}
