@@ -14,6 +14,9 @@
  * capacity, until heartbeat_timeout_ms pass without hearing from it: then
  * it is down as any silent OST.  So creates right after a restart do not
  * fail with ENOSPC while the OSSes have not sent their first heartbeat.
+ * MDS_OST_LIST (and so the move check of OSS_REGISTER, the destroyer and
+ * the QoS loop) still shows such an OST down until it is heard: its OSS may
+ * come back on other ports.
  *
  * Object ids come from memory below the high-water mark (nsdb.c's
  * mds_nsi_id_take): only the create that crosses it writes a new mark,
@@ -83,10 +86,22 @@ static uint64_t mono_ms(mds_ns *ns)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* Up for allocation and STATFS: heard within the timeout, or presumed up
+ * after a restart and the timeout not over. */
 static int ost_up(mds_ns *ns, const struct ost_mem *o, uint64_t now)
 {
 	return o->known && (o->heard || o->presumed) &&
 	       now - o->last_ms <= ns->opts.heartbeat_timeout_ms;
+}
+
+/* Up as a running OSS at its registered address: heard within the timeout.
+ * What MDS_OST_LIST reports and the destroyer and the move check of
+ * OSS_REGISTER (server.c) use: a restarted OSS may be on new ports, so a
+ * presumed OST must neither get RPCs at its old address nor stop its OSS
+ * from registering at the new one. */
+static int ost_live(mds_ns *ns, const struct ost_mem *o, uint64_t now)
+{
+	return o->heard && ost_up(ns, o, now);
 }
 
 /* Pick up to want distinct up OSTs into idx[]; returns how many (0 if none
@@ -431,7 +446,7 @@ int mds_ns_ost_list(mds_ns *ns, pfs_ost_info **out, uint32_t *n)
 		memcpy(v[k].host, o->host, 64);
 		v[k].data_port = o->data_port;
 		v[k].ctl_port = o->ctl_port;
-		v[k].up = (uint8_t)ost_up(ns, o, now);
+		v[k].up = (uint8_t)ost_live(ns, o, now);
 		v[k].total_bytes = o->total;
 		v[k].free_bytes = o->free_;
 		v[k].objects = o->objects;
@@ -451,7 +466,7 @@ int mds_ns_ost_addr(mds_ns *ns, uint32_t idx, char *host, uint16_t *ctl_port, in
 	if (idx < ns->nost && ns->ost[idx].known) {
 		memcpy(host, ns->ost[idx].host, 64);
 		*ctl_port = ns->ost[idx].ctl_port;
-		*up = ost_up(ns, &ns->ost[idx], mono_ms(ns));
+		*up = ost_live(ns, &ns->ost[idx], mono_ms(ns));
 		rc = 0;
 	}
 	pthread_mutex_unlock(&ns->lock);

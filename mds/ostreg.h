@@ -28,9 +28,12 @@ int mds_ns_oss_register(mds_ns *ns, const char *oss, const char *host,
  * Update capacity and liveness; -ENOENT for an unknown index, -EPERM if it
  * belongs to another OSS. */
 int mds_ns_oss_heartbeat(mds_ns *ns, const char *oss, const mds_ost_report *r, uint32_t n);
-/* All OSTs, by index, in a malloc'd *out (caller frees); *n the count. */
+/* All OSTs, by index, in a malloc'd *out (caller frees); *n the count.
+ * up: heard within the timeout (an OST presumed up after a restart is not,
+ * though it takes new files). */
 int mds_ns_ost_list(mds_ns *ns, pfs_ost_info **out, uint32_t *n);
-/* Control address of OST idx (host holds 64 bytes); *up its liveness. */
+/* Control address of OST idx (host holds 64 bytes); *up its liveness as
+ * in mds_ns_ost_list. */
 int mds_ns_ost_addr(mds_ns *ns, uint32_t idx, char *host, uint16_t *ctl_port, int *up);
 /* STATFS: the capacity of the OSTs heard since start or presumed up after
  * a restart (block size 4096) and the number of inodes. */
