@@ -106,7 +106,8 @@ static const pfs_cfg_opt mds_opts[] = {
 	STR("pid_file", pid_file, "", "write the process id here"),
 	STR("log_level", log_level, "notice", "err|warning|notice|info|debug"),
 	STR("log", log, "stderr", "stderr | file:PATH (reopened on SIGHUP) | syslog"),
-	STR("db_sync", db_sync, "periodic", "full (fsync every commit) | periodic"),
+	STR("db_sync", db_sync, "periodic",
+	    "full (alias always: fsync every commit) | periodic | none (mds/README.md)"),
 	OPT("sync_interval_ms", PFS_CFG_INT, sync_interval_ms, "1000",
 	    "periodic mode: sync interval (1..3600000)", 1, 3600000),
 	OPT("default_stripe_size", PFS_CFG_SIZE, default_stripe_size, "1M",
@@ -184,12 +185,14 @@ static const char *validate(const struct mds_cfg *c, int *sync_mode, int *level,
 {
 	if (!c->db[0])
 		return "db is required (--db=DIR)";
-	if (strcmp(c->db_sync, "full") == 0)
+	if (strcmp(c->db_sync, "full") == 0 || strcmp(c->db_sync, "always") == 0)
 		*sync_mode = MDS_SYNC_FULL;
 	else if (strcmp(c->db_sync, "periodic") == 0)
 		*sync_mode = MDS_SYNC_PERIODIC;
+	else if (strcmp(c->db_sync, "none") == 0)
+		*sync_mode = MDS_SYNC_NONE;
 	else
-		return "db_sync must be full or periodic";
+		return "db_sync must be full, always, periodic or none";
 	*level = pfs_log_level_parse(c->log_level);
 	if (*level < 0)
 		return "bad log_level";
@@ -343,7 +346,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	mds_server_opts so = { .host = host, .port = port,
-			       .sync_on_setsize = sync_mode == MDS_SYNC_PERIODIC,
+			       .sync_on_setsize = sync_mode != MDS_SYNC_FULL,
 			       .jobs = jobs, .qos = qos, .mdqos = mdq, .root_squash = cfg.root_squash,
 			       .root_squash_uid = (uint32_t)cfg.root_squash_uid,
 			       .root_squash_gid = (uint32_t)cfg.root_squash_gid,
