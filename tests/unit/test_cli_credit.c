@@ -247,18 +247,114 @@ static void test_credit_fair_share_between_jobs(void **state)
 	assert_true(got_of(&y1));
 	usleep(20000);
 	assert_false(got_of(&x5)); /* x holds 3 > ⌈4/2⌉ */
-	cli_credit_release(c, "x", 0); /* x: 2, y: 1; urc 3 < 4 but x at its share */
-	usleep(20000);
-	assert_false(got_of(&x5));
-	cli_credit_release(c, "y", 0); /* y done: x alone may use all 4 */
+	/* x: 2, y: 1 (not waiting for more); urc 3 < 4: x is at its share,
+	 * but nobody else wants the free credit, so it is lent to x */
+	cli_credit_release(c, "x", 0);
 	assert_int_equal(pthread_join(x5.t, NULL), 0);
 	assert_true(got_of(&x5));
 	assert_int_equal(pthread_join(y1.t, NULL), 0);
 	cli_credit_stats_get(c, &st);
-	assert_int_equal(st.inflight, 3);
+	assert_int_equal(st.inflight, 4);
+	cli_credit_release(c, "y", 0);
 	for (int i = 0; i < 3; i++)
 		cli_credit_release(c, "x", 0);
 	cli_credit_destroy(c);
+}
+
+static double weights(void *arg, const char *job)
+{
+	return job[0] == 'h' ? 3 : 1; /* "heavy" weighs 3, others 1 */
+}
+
+/* Weighted shares: with a credit of 8 and weights 3:1, h may hold
+ * ⌈8·3/4⌉ = 6 while l waits; l is served before h's next request. */
+static void test_credit_weighted_shares(void **state)
+{
+	cli_credit_policy p = { .job_slots = 1, .weight = weights };
+	cli_credit *c;
+	job_taker h = { .job = "h" }, l = { .job = "l" };
+
+	assert_int_equal(cli_credit_create(8, 8, "t", &c), 0);
+	assert_int_equal(cli_credit_set_policy(c, &p), 0);
+	for (int i = 0; i < 8; i++)
+		cli_credit_acquire(c, "h");
+	h.c = l.c = c;
+	assert_int_equal(pthread_create(&l.t, NULL, take_for_job, &l), 0);
+	wait_waiting(c, 1);
+	assert_int_equal(pthread_create(&h.t, NULL, take_for_job, &h), 0);
+	wait_waiting(c, 2);
+	cli_credit_release(c, "h", 0); /* h 7 > 6: the credit goes to l */
+	assert_int_equal(pthread_join(l.t, NULL), 0);
+	usleep(20000);
+	assert_false(got_of(&h));
+	cli_credit_release(c, "h", 0); /* h 6: at its share, l not waiting */
+	/* l's RPC has not ended, so there is no share to hold: lent to h */
+	assert_int_equal(pthread_join(h.t, NULL), 0);
+	cli_credit_release(c, "l", 0);
+	for (int i = 0; i < 7; i++)
+		cli_credit_release(c, "h", 0);
+	cli_credit_destroy(c);
+}
+
+/* job_slots = 0: first come, first served; x may take every credit while
+ * y waits, and a freed credit goes to whoever wakes (here: x's waiter,
+ * the only one). */
+static void test_credit_job_slots_off(void **state)
+{
+	cli_credit_policy p = { .job_slots = 0 };
+	cli_credit *c;
+	cli_credit_stats st;
+
+	assert_int_equal(cli_credit_create(4, 4, "t", &c), 0);
+	assert_int_equal(cli_credit_set_policy(c, &p), 0);
+	cli_credit_acquire(c, "y");
+	for (int i = 0; i < 3; i++)
+		cli_credit_acquire(c, "x"); /* would wait with shares on (2 each) */
+	cli_credit_stats_get(c, &st);
+	assert_int_equal(st.inflight, 4);
+	assert_int_equal(st.share_waits, 0);
+	cli_credit_release(c, "y", 0);
+	for (int i = 0; i < 3; i++)
+		cli_credit_release(c, "x", 0);
+	cli_credit_destroy(c);
+}
+
+/* ASCAR: a rule set with a fixed window of 2 limits the RPCs in flight
+ * below the credit of 8 once a reply has run a control step. */
+static void test_credit_ascar_window(void **state)
+{
+	cli_ascar *a;
+	cli_credit_policy p = { .job_slots = 1 };
+	cli_credit *c;
+	cli_ascar_stats as;
+	job_taker t3 = { .job = "j" };
+	uint64_t now;
+
+	assert_int_equal(cli_ascar_create(&a), 0);
+	assert_int_equal(cli_ascar_set(a, "[0, inf) [0, inf) [0, inf) 0 2 0\n", 1, NULL), 0);
+	p.ascar = a;
+	assert_int_equal(cli_credit_create(8, 8, "t", &c), 0);
+	assert_int_equal(cli_credit_set_policy(c, &p), 0);
+	cli_credit_acquire(c, "j");
+	now = 1000000;
+	cli_credit_done(c, "j", 0, now); /* first reply: sets the references */
+	cli_credit_acquire(c, "j");
+	cli_credit_done(c, "j", 0, now + 1000); /* a control step: window 2 */
+	assert_int_equal(cli_credit_ascar_stats(c, &as), 0);
+	assert_int_equal(as.version, 1);
+	assert_int_equal(as.window, 2);
+	cli_credit_acquire(c, "j");
+	cli_credit_acquire(c, "j");
+	t3.c = c;
+	assert_int_equal(pthread_create(&t3.t, NULL, take_for_job, &t3), 0);
+	usleep(100000);
+	assert_false(got_of(&t3)); /* 2 in flight = the window, credit 8 */
+	cli_credit_release(c, "j", 0);
+	assert_int_equal(pthread_join(t3.t, NULL), 0);
+	cli_credit_release(c, "j", 0);
+	cli_credit_release(c, "j", 0);
+	cli_credit_destroy(c);
+	cli_ascar_destroy(a);
 }
 
 int main(void)
@@ -268,6 +364,9 @@ int main(void)
 		cmocka_unit_test(test_credit_gate_and_wakeups),
 		cmocka_unit_test(test_credit_cnr_counts_waiters),
 		cmocka_unit_test(test_credit_fair_share_between_jobs),
+		cmocka_unit_test(test_credit_weighted_shares),
+		cmocka_unit_test(test_credit_job_slots_off),
+		cmocka_unit_test(test_credit_ascar_window),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
