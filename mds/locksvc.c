@@ -69,7 +69,7 @@ static int lease_touch(mds_locksvc *s, uint64_t client)
 		l->client = client;
 		l->next = s->leases[b];
 		s->leases[b] = l;
-		s->nleases++;
+		__atomic_add_fetch(&s->nleases, 1, __ATOMIC_RELAXED);
 	}
 	l->last_ms = pfs_clock_ms();
 	return 0;
@@ -139,7 +139,7 @@ static void *reaper(void *arg)
 				}
 				*pp = l->next;
 				free(l);
-				s->nleases--;
+				__atomic_sub_fetch(&s->nleases, 1, __ATOMIC_RELAXED);
 			}
 	}
 	pthread_mutex_unlock(&s->mu);
@@ -199,7 +199,8 @@ void mds_locksvc_seen(mds_locksvc *s, uint64_t client)
 {
 	lease *l;
 
-	if (!s)
+	/* the common case, no client holds a lock: no mutex on the hot path */
+	if (!s || !__atomic_load_n(&s->nleases, __ATOMIC_RELAXED))
 		return;
 	pthread_mutex_lock(&s->mu);
 	l = lease_find(s, client);
@@ -337,6 +338,6 @@ void mds_locksvc_counts(mds_locksvc *s, unsigned *locks, unsigned *waiters, unsi
 	pthread_mutex_lock(&s->mu);
 	*locks = mds_lock_count(s->tab);
 	*waiters = mds_lock_waiters(s->tab);
-	*clients = s->nleases;
+	*clients = __atomic_load_n(&s->nleases, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&s->mu);
 }
