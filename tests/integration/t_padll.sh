@@ -1,0 +1,161 @@
+#!/bin/bash
+# PADLL live (issue 12): 4 jobs run create/stat/unlink loops (md_load, 2
+# threads each) on one mount against one MDS whose create and unlink
+# classes have Max_R = 400 requests/s, far below what it serves here
+# (~3,000 rounds/s).  For each algorithm the per-job round rates (one
+# create per round) over seconds 3..8 must match the allocation within
+# 10 %, and the aggregate over every 5 s window must stay within
+# Max_R + 5 %:
+#   uniform       jobs=4                      -> 100 each
+#   priority      priorities 1,2,3,4          -> 40, 80, 120, 160
+#   proportional  demands 50,100,300,300      -> 50, 100, 125, 125
+#   psfa          demands 200 each; job d idle for 6 s: a, b, c get
+#                 ~133 while d idles, and d gets at least half of its
+#                 fair share (100) within two control periods of starting
+# Then a mount with -o mdqos=off (a client that ignores the rates) runs one
+# job alone with uniform jobs=1 Max_R 200: the MDS's own buckets hold it to
+# 200 + 5 %.  Bad input: unknown class, zero and negative Max_R, unknown
+# algorithm are refused by pfsadmin and by the MDS (raw keys).
+# timeout: 150
+. "$(dirname "$0")/lib.sh"
+
+LOAD=$TOOLS/md_load
+[ -x "$LOAD" ] || fail "$LOAD missing (make ${PFS_BIN%/bin}/tests/tools/md_load)"
+OFF=$T/m_off
+padll_cleanup() {
+	local rc=$?
+	mountpoint -q "$OFF" 2>/dev/null && { umount "$OFF" 2>/dev/null || umount -l "$OFF"; }
+	(exit $rc)
+	cleanup
+}
+trap padll_cleanup EXIT
+
+start_cluster --oss 1
+MAXR=400
+JOBS="a b c d"
+
+# run SECS [job:delay ...]: md_load per job into $T/out.JOB
+run() {
+	local secs=$1; shift
+	local pids=()
+	for jd in "$@"; do
+		local j=${jd%%:*} delay=${jd#*:}
+		[ "$delay" = "$jd" ] && delay=0
+		PFS_JOBID=$j "$LOAD" "$MNT/$j" 2 "$secs" "$delay" >"$T/out.$j" 2>"$T/err.$j" &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p" || fail "md_load failed: $(cat "$T"/err.*)"; done
+}
+# mean JOB FROM TO: mean rounds/s of seconds [FROM, TO)
+mean() { awk -F, -v a="$2" -v b="$3" '$1>=a && $1<b {s+=$2; n++} END {printf "%.1f", n ? s/n : 0}' "$T/out.$1"; }
+# near GOT WANT PCT
+near() { awk -v g="$1" -v w="$2" -v p="$3" 'BEGIN {d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100)}'; }
+# aggregate JOBS...: every 5 s window (from second 2) within MAXR + 5 %
+aggregate() {
+	local worst
+	worst=$(for j in "$@"; do cat "$T/out.$j"; done |
+		awk -F, '{s[$1] += $2; if ($1 > m) m = $1}
+			 END {w = 0; for (t = 2; t + 5 <= m + 1; t++) {x = 0; for (k = t; k < t + 5; k++) x += s[k]; x /= 5; if (x > w) w = x}; print w}')
+	awk -v w="$worst" -v m="$MAXR" 'BEGIN {exit !(w <= m * 1.05)}' ||
+		fail "$ALGO: aggregate $worst/s over a 5 s window > Max_R $MAXR + 5 %"
+	echo "$ALGO: aggregate (worst 5 s window) $worst/s"
+}
+expect() { # expect JOB WANT
+	local got
+	got=$(mean "$1" 3 8)
+	near "$got" "$2" 10 || fail "$ALGO: job $1 ran $got/s, allocation $2/s (±10 %)"
+	echo "$ALGO: job $1 $got/s (allocation $2)"
+}
+setmd() { admin qos md "$@" >/dev/null || fail "qos md $*"; }
+
+# ---- bad input
+for bad in max_r.bogus=10 max_r.create=0 max_r.create=-5 algo=fair frob=1; do
+	admin qos md set "$bad" >/dev/null 2>"$T/err" && fail "pfsadmin took $bad"
+	grep -q "unknown\|must be\|out of range" "$T/err" || fail "no clear error for $bad: $(cat "$T/err")"
+done
+admin qos md set --job a max_r.create=10 >/dev/null 2>&1 && fail "max_r per job taken"
+admin qos md set demand.create=10 >/dev/null 2>&1 && fail "demand without --job taken"
+admin --json qos md show | jq -e '.algo == "none" and (.max_r | length) == 0' >/dev/null ||
+	fail "a refused setting changed something"
+ok "bad input refused"
+
+# ---- uniform
+ALGO=uniform
+setmd algo uniform max_r.create=$MAXR max_r.unlink=$MAXR jobs=4
+sleep 6 # the mount's probe job ages out of the static population
+run 9 a b c d
+for j in $JOBS; do expect $j 100; done
+aggregate $JOBS
+ok "uniform"
+
+# ---- priority
+ALGO=priority
+for p in "a 1" "b 2" "c 3" "d 4"; do
+	set -- $p
+	admin job register "$1" --priority "$2" >/dev/null || fail "register $1"
+done
+setmd algo priority weight_sum=10
+run 9 a b c d
+expect a 40; expect b 80; expect c 120; expect d 160
+aggregate $JOBS
+ok "priority"
+
+# ---- proportional
+ALGO=proportional
+setmd algo proportional
+for jd in "a 50" "b 100" "c 300" "d 300"; do
+	set -- $jd
+	admin qos md set --job "$1" "demand.create=$2" "demand.unlink=$2" >/dev/null ||
+		fail "demand $1"
+done
+run 9 a b c d
+expect a 50; expect b 100; expect c 125; expect d 125
+aggregate $JOBS
+admin --json qos md show | jq -e '[.rates[] | select(.job == "a" and .class == "create")][0].demand == 50' \
+	>/dev/null || fail "demand not shown"
+ok "proportional"
+
+# ---- PSFA: d idle for 6 s, then busy
+ALGO=psfa
+setmd algo psfa epsilon=0.5
+for j in $JOBS; do
+	admin qos md set --job "$j" demand.create=200 demand.unlink=200 >/dev/null || fail "demand $j"
+done
+run 14 a b c d:6
+for j in a b c; do
+	got=$(mean $j 2 6)
+	near "$got" 133.3 10 || fail "psfa: busy job $j got $got/s while d idled (want 133)"
+done
+echo "psfa: a b c while d idle: $(mean a 2 6) $(mean b 2 6) $(mean c 2 6)"
+# d starts at second 6: within two control periods (seconds 6..8) it must
+# be served at least half its fair share, and it keeps growing.
+got=$(mean d 7 9)
+awk -v g="$got" 'BEGIN {exit !(g >= 50)}' || fail "psfa: d got $got/s in its first 2 periods"
+echo "psfa: d after waking: s7-8 $got/s, s11-13 $(mean d 11 14)/s; a $(mean a 11 14)/s"
+aggregate $JOBS
+ok "psfa"
+
+# ---- a client that ignores the rates
+ALGO=enforce
+MAXR=200
+setmd algo uniform max_r.create=$MAXR max_r.unlink=$MAXR jobs=1
+mkdir -p "$OFF"
+if [ "${PFS_AUTH:-on}" = off ]; then AO=auth=0; else AO=key=$CLUSTER/keys/client.key; fi
+"$PFS_BIN/mount.pfs" "$MDS" "$OFF" -o "$AO,mdqos=off,log=file:$CLUSTER/mount-off.log" ||
+	fail "mount with mdqos=off"
+sleep 6 # a..d leave the static population
+MNT_SAVE=$MNT; MNT=$OFF
+run 9 e
+MNT=$MNT_SAVE
+got=$(mean e 2 9)
+awk -v g="$got" -v m=$MAXR 'BEGIN {exit !(g <= m * 1.05 && g >= m * 0.8)}' ||
+	fail "mdqos=off client ran $got/s, Max_R $MAXR"
+held=$(admin --json qos md show | jq .held)
+echo "enforce: mdqos=off job e $got/s (Max_R $MAXR), MDS held $held requests"
+aggregate e
+umount "$OFF" || fail "umount $OFF"
+ok "MDS holds a client that ignores its rates"
+
+# the settings survive an MDS restart? (persisted in LMDB)
+admin --json qos md show | jq -e '.algo == "uniform" and .max_r.create == 200' >/dev/null ||
+	fail "settings not shown"
