@@ -888,6 +888,26 @@ int mds_mdqos_show(mds_mdqos *q, pfs_mdq_status *st)
 				r->served = x->srv_rate;
 				r->rate = limited(q, c) ? cell_rate(q, x, c) : 0;
 			}
+	/* demands of jobs not seen (yet) */
+	for (unsigned i = 0; i < q->cfg.nd; i++) {
+		const struct demand *d = &q->cfg.d[i];
+		if (job_find(q, d->job, 0))
+			continue;
+		if (st->n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			pfs_mdq_jobrow *nr = nc <= PFS_MDQ_ROWS_MAX ?
+				realloc(st->rows, nc * sizeof(*nr)) : NULL;
+			if (!nr)
+				break;
+			st->rows = nr;
+			cap = nc;
+		}
+		pfs_mdq_jobrow *r = &st->rows[st->n++];
+		memset(r, 0, sizeof(*r));
+		snprintf(r->job, sizeof(r->job), "%s", d->job);
+		r->cls = d->cls;
+		r->demand = d->v;
+	}
 	pthread_mutex_unlock(&q->lock);
 	return rc;
 }
