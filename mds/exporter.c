@@ -8,12 +8,14 @@
 
 #include "common/metrics.h"
 #include "common/proto.h"
+#include "mds/mdqos.h"
 
 struct mds_exporter {
 	pfs_metrics *m;
 	mds_server *srv;
 	mds_jobs *jobs;
 	mds_qosctl *qos;
+	mds_mdqos *mdq; /* atomic: set after start */
 };
 
 static void op_sample(void *arg, const char *job, uint16_t op, uint64_t count)
@@ -78,10 +80,52 @@ static int fill_qos(mds_exporter *e, pfs_metrics_buf *b)
 	return 0;
 }
 
+static int fill_mdqos(mds_mdqos *q, pfs_metrics_buf *b)
+{
+	pfs_mdq_status st;
+	int rc = mds_mdqos_show(q, &st);
+
+	if (rc)
+		return rc;
+	pfs_metrics_family(b, "pfs_mds_mdqos_held_total", "counter",
+			   "requests the MDS held back (PADLL enforcement)");
+	pfs_metrics_sample(b, "pfs_mds_mdqos_held_total", (double)st.held, NULL);
+	pfs_metrics_family(b, "pfs_mds_mdqos_max_r", "gauge", "PADLL Max_R per class, requests/s");
+	for (unsigned c = 1; c < PFS_MDQ_NCLASSES; c++)
+		if (st.max_r[c] > 0)
+			pfs_metrics_sample(b, "pfs_mds_mdqos_max_r", st.max_r[c], "class",
+					   pfs_mdq_class_name(c), NULL);
+	pfs_metrics_family(b, "pfs_mds_mdqos_rate", "gauge",
+			   "PADLL rate per job and class, requests/s");
+	for (uint32_t i = 0; i < st.n; i++)
+		if (st.rows[i].rate > 0)
+			pfs_metrics_sample(b, "pfs_mds_mdqos_rate", st.rows[i].rate, "job",
+					   st.rows[i].job, "class",
+					   pfs_mdq_class_name(st.rows[i].cls), NULL);
+	pfs_metrics_family(b, "pfs_mds_mdqos_served", "gauge",
+			   "requests/s served per job and class in the last PADLL period");
+	for (uint32_t i = 0; i < st.n; i++)
+		pfs_metrics_sample(b, "pfs_mds_mdqos_served", st.rows[i].served, "job",
+				   st.rows[i].job, "class", pfs_mdq_class_name(st.rows[i].cls),
+				   NULL);
+	pfs_mdq_status_free(&st);
+	return 0;
+}
+
+void mds_exporter_set_mdqos(mds_exporter *e, mds_mdqos *q)
+{
+	if (e)
+		__atomic_store_n(&e->mdq, q, __ATOMIC_RELEASE);
+}
+
 static int fill(void *ctx, pfs_metrics_buf *b)
 {
 	mds_exporter *e = ctx;
+	mds_mdqos *mdq = __atomic_load_n(&e->mdq, __ATOMIC_ACQUIRE);
 	int rc;
+
+	if (mdq && (rc = fill_mdqos(mdq, b)))
+		return rc;
 
 	if (e->qos && (rc = fill_qos(e, b)))
 		return rc;

@@ -33,6 +33,11 @@ typedef struct mds_exporter mds_exporter;
 int mds_exporter_start(const char *host, uint16_t port, mds_server *srv, mds_jobs *jobs,
 		       mds_qosctl *qos, mds_exporter **out, char *err, size_t errlen);
 uint16_t mds_exporter_port(const mds_exporter *e);
+/* Add PADLL's families (borrowed; must outlive e): pfs_mds_mdqos_max_r{class},
+ * pfs_mds_mdqos_rate{job,class}, pfs_mds_mdqos_served{job,class} (requests/s
+ * of the last period), pfs_mds_mdqos_held_total. */
+struct mds_mdqos;
+void mds_exporter_set_mdqos(mds_exporter *e, struct mds_mdqos *q);
 /* NULL is a no-op. */
 void mds_exporter_stop(mds_exporter *e);
 

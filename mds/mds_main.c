@@ -383,6 +383,7 @@ int main(int argc, char **argv)
 	if (cfg.metrics_port) {
 		rc = mds_exporter_start(cfg.metrics_host, (uint16_t)cfg.metrics_port, srv, jobs, qos,
 					&exp, err, sizeof(err));
+		mds_exporter_set_mdqos(exp, rc ? NULL : mdq);
 		if (rc) {
 			fprintf(stderr, "pfs-mds: metrics on %s:%d: %s\n", cfg.metrics_host,
 				cfg.metrics_port, err);
