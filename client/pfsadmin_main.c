@@ -18,7 +18,8 @@
  * Key (common/auth.h): --key FILE, else $PFS_KEY, else /etc/pfs/admin.key,
  * else /etc/pfs/client.key when admin.key does not exist (an unprivileged
  * key then: admin commands are refused by the servers); --no-auth sends no
- * handshake (servers with auth = off).  `pfsadmin key gen ...` writes key
+ * handshake (servers with auth = off), as does PFS_AUTH=off in the
+ * environment (the switch deploy/pfs-cluster uses).  `pfsadmin key gen ...` writes key
  * files and needs no MDS (admin_key.c). */
 #include <errno.h>
 #include <netdb.h>
@@ -129,6 +130,14 @@ static int resolve_mds(const cli_admin_args *args, char *addr, size_t addrsz, in
 }
 
 /* Resolve host now: a name that does not resolve is named as such. */
+/* PFS_AUTH=off (or 0/no) in the environment: the same as --no-auth. */
+static int auth_off_env(void)
+{
+	const char *v = getenv("PFS_AUTH");
+
+	return v && (!strcmp(v, "off") || !strcmp(v, "0") || !strcmp(v, "no"));
+}
+
 static int check_host(const char *host, uint16_t port, early_err *e)
 {
 	struct addrinfo hints, *res = NULL;
@@ -229,7 +238,7 @@ int main(int argc, char **argv)
 	if (rc)
 		return fail(rc, &e);
 
-	if (!args.no_auth) {
+	if (!args.no_auth && !auth_off_env()) {
 		const char *kp = args.key ? args.key : getenv("PFS_KEY");
 
 		if (!kp || !*kp)

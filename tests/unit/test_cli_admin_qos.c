@@ -1634,6 +1634,8 @@ static int run_bin(char **out, char **err, char *const argv[])
 		dup2(ofd, 1);
 		dup2(efd, 2);
 		unsetenv("PFS_MDS");
+		unsetenv("PFS_KEY");
+		setenv("PFS_AUTH", "off", 1); /* the test servers run without keys */
 		execv(bin, argv);
 		_exit(127);
 	}

@@ -592,7 +592,7 @@ static void test_qosctl_gift_fig6_survives_restart(void **state)
 	assert_int_equal(mds_qosctl_regret(f->ctl, &rg), 0);
 	assert_int_equal(rg.coupons_issued, 1);
 	assert_int_equal(rg.redemptions, 2);
-	assert_true(rg.budget_nh == 360);
+	assert_true(rg.budget_nh == 15) /* GIFT default: 15 node-hours per regret period */;
 	assert_true(rg.period_s == 86400);
 
 	/* leaving GIFT parks the ledger; coming back continues it */
@@ -663,7 +663,7 @@ static void test_qosctl_limit_auto_entries_and_views(void **state)
 	assert_int_equal(mds_qosctl_coupons(f->ctl, "B", 1000, &cv, &n), -EACCES);
 	assert_int_equal(mds_qosctl_regret(f->ctl, &rg), 0);
 	assert_true(rg.c_sys == 1.0);
-	assert_true(rg.budget_nh == 360);
+	assert_true(rg.budget_nh == 15) /* GIFT default: 15 node-hours per regret period */;
 }
 
 /* The loop's thread: it steps at once, and stopping it does not wait for

@@ -756,7 +756,7 @@ static void test_server_jobs_and_qos(void **state)
 	pfs_rbuf_init(&r, out, len);
 	assert_int_equal(pfs_qos_regret_info_decode(&r, &rg), 0);
 	assert_int_equal(pfs_rbuf_done(&r), 0);
-	assert_true(rg.budget_nh == 360);
+	assert_true(rg.budget_nh == 15) /* GIFT default: 15 node-hours per regret period */;
 	assert_true(rg.c_sys == 1.0);
 	free(out);
 
