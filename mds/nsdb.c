@@ -234,6 +234,7 @@ int mds_ns_open(const mds_ns_opts *opts, mds_ns **out)
 	if (!ns)
 		return -ENOMEM;
 	ns->opts = *opts;
+	ns->opts.path = NULL; /* our copy, below */
 	ns->lock_fd = -1;
 	if (!ns->opts.sync_interval_ms)
 		ns->opts.sync_interval_ms = 1000;
@@ -262,6 +263,12 @@ int mds_ns_open(const mds_ns_opts *opts, mds_ns **out)
 
 	if (!opts->path || !*opts->path) {
 		rc = -EINVAL;
+		goto out_sync;
+	}
+	/* Kept for the sync error messages: the caller's string may go. */
+	ns->opts.path = strdup(opts->path);
+	if (!ns->opts.path) {
+		rc = -ENOMEM;
 		goto out_sync;
 	}
 	if (mkdir(opts->path, 0700) && errno != EEXIST) {
@@ -373,6 +380,7 @@ out_env:
 out_sync:
 	if (ns->lock_fd >= 0)
 		close(ns->lock_fd);
+	free((char *)ns->opts.path);
 	free(root);
 	free(ns->ost);
 	pthread_cond_destroy(&ns->cv);
@@ -395,6 +403,7 @@ int mds_ns_close(mds_ns *ns)
 	free(ns->ost);
 	pthread_cond_destroy(&ns->cv);
 	pthread_mutex_destroy(&ns->lock);
+	free((char *)ns->opts.path);
 	free(ns);
 	return rc;
 }
