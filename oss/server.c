@@ -439,12 +439,16 @@ int oss_server_start(const oss_server_opts *opts, oss_server **out, char *err,
 	so.port = opts->data_port;
 	so.name = "oss-data";
 	so.auth = opts->auth;
+	/* Decoding and enqueueing never block: on the server's loop, no hop
+	 * to a worker thread (the I/O threads do the work). */
+	so.inline_handler = 1;
 	rc = pfs_server_start(&so, data_handler, s, &s->data);
 	if (rc) {
 		snprintf(err, errlen, "data port %s:%u: %s", opts->host ? opts->host : "",
 			 opts->data_port, pfs_strerror(rc));
 		goto fail;
 	}
+	so.inline_handler = 0; /* control requests may take a while */
 	so.port = opts->ctl_port;
 	so.name = "oss-ctl";
 	rc = pfs_server_start(&so, ctl_handler, s, &s->ctl);
