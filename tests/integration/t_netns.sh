@@ -9,6 +9,7 @@ N=$T/netns
 trap '"$REPO/deploy/pfs-netns" stop "$N" >/dev/null 2>&1; cleanup' EXIT
 "$REPO/deploy/pfs-netns" start "$N" --oss 4 || fail "netns cluster"
 . "$N/netns.env"
+export PFS_KEY   # the admin key pfs-netns made; mounts use CLIENT_KEY
 ip netns exec "$NS_CLIENT" "$PFS_BIN/pfsadmin" --mds "$MDS" ost list | tee "$T/osts"
 [ "$(grep -c ' up ' "$T/osts")" = 4 ] || [ "$(grep -ci 'up' "$T/osts")" -ge 4 ] || fail "4 OSTs up"
 grep -q "10.99." "$T/osts" || fail "OSTs registered without their own addresses"
@@ -16,7 +17,7 @@ head -c 20000000 /dev/urandom > "$T/data"
 mkdir -p "$T/m"
 "$REPO/deploy/pfs-netns" exec "$N" bash -c "
 	set -e
-	'$PFS_BIN/mount.pfs' '$MDS' '$T/m' -o log=file:'$T/client.log',timeout_ms=3000
+	'$PFS_BIN/mount.pfs' '$MDS' '$T/m' -o key='$CLIENT_KEY',log=file:'$T/client.log',timeout_ms=3000
 	'$PFS_BIN/pfsadmin' setstripe -c 4 -S 1M '$T/m/f'
 	cp '$T/data' '$T/m/f'
 	sync; echo 3 > /proc/sys/vm/drop_caches
