@@ -38,6 +38,20 @@ NS=""; NSPIDS=""
 trap 'rc=$?; for p in $NSPIDS; do kill $p 2>/dev/null; done; [ -n "$NS" ] && ip netns del "$NS" 2>/dev/null; stop_all || rc=1; (exit $rc); cleanup' EXIT
 
 B=$PFS_BIN
+# Keys, as a real cluster has them (auth=on is the default): a master key
+# and keys derived from it, 0600 in a 0700 directory; pfsadmin finds the
+# admin key in $PFS_KEY.
+K=$T/keys
+mkdir -m 700 "$K" || fail "mkdir $K"
+"$B/pfsadmin" key gen --role mds "$K/mds.key" >/dev/null || fail "pfsadmin key gen --role mds"
+for r in oss client admin; do
+	"$B/pfsadmin" key gen --role $r --master "$K/mds.key" "$K/$r.key" >/dev/null ||
+		fail "pfsadmin key gen --role $r"
+done
+export PFS_KEY=$K/admin.key
+MK=key=$K/client.key
+# (The MDS the mount uses runs with root_squash=off, as deploy/pfs-cluster's
+# does: one machine is one trust domain, and root writes to the mount.)
 # A dated line of PROG: 2026-11-26T03:05:22.123Z pfs-mds[123] notice: ...
 dated() { echo "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z $1\[$2\] [a-z]+: "; }
 wait_for() { # wait_for SECONDS CMD...: until CMD succeeds
@@ -85,7 +99,7 @@ refused 2 "nrs: needs a value" "$B/pfs-oss" --mds=127.0.0.1:1 --osts="$T/o" --nr
 ok "daemons refuse out-of-range numbers, empty values, bad log destinations, unknown keys (exit 2)"
 
 # --- MDS on every interface, logging to a file --------------------------------
-"$B/pfs-mds" --db="$T/db" --listen=0.0.0.0:0 --port_file="$T/mds.port" \
+"$B/pfs-mds" --auth_key="$K/mds.key" --root_squash=off --db="$T/db" --listen=0.0.0.0:0 --port_file="$T/mds.port" \
 	--log=file:"$T/mds.log" --heartbeat_timeout=5 </dev/null >"$T/mds.out" 2>"$T/mds.err" &
 MPID=$!
 PIDS="$PIDS $MPID"
@@ -108,11 +122,11 @@ grep -q reopened "$T/mds.log.1" && fail "the moved file got the line after SIGHU
 ok "pfs-mds log=file: dated lines ($(head -1 "$T/mds.log.1" | cut -c1-40)...), reopened on SIGHUP"
 
 # --- OSS without advertise_host ------------------------------------------------------
-"$B/pfs-oss" --name=auto --osts="$T/ost-auto" --mds="$MDSA" --port_file="$T/auto.ports" \
+"$B/pfs-oss" --auth_key="$K/oss.key" --name=auto --osts="$T/ost-auto" --mds="$MDSA" --port_file="$T/auto.ports" \
 	--log=file:"$T/oss.log" --heartbeat_ms=200 </dev/null >"$T/oss.out" 2>"$T/oss.err" &
 APID=$!
 PIDS="$PIDS $APID"
-"$B/pfs-oss" --name=fixed --osts="$T/ost-fixed" --mds="$MDSA" --advertise_host=127.0.0.1 \
+"$B/pfs-oss" --auth_key="$K/oss.key" --name=fixed --osts="$T/ost-fixed" --mds="$MDSA" --advertise_host=127.0.0.1 \
 	--heartbeat_ms=200 </dev/null >"$T/fixed.out" 2>"$T/fixed.err" &
 FPID=$!
 PIDS="$PIDS $FPID"
@@ -154,12 +168,12 @@ ip -n "$NS" link add d0 type veth peer name d1 || { ns_cleanup; fail "no veth pa
 ip -n "$NS" addr add "$NSIP/24" dev d0
 ip -n "$NS" link set d0 up
 ip -n "$NS" link set d1 up
-ip netns exec "$NS" "$B/pfs-mds" --db="$T/nsdb" --listen="$NSIP:0" --port_file="$T/nsmds.port" \
+ip netns exec "$NS" "$B/pfs-mds" --auth_key="$K/mds.key" --db="$T/nsdb" --listen="$NSIP:0" --port_file="$T/nsmds.port" \
 	</dev/null >"$T/nsmds.out" 2>"$T/nsmds.err" &
 NSPIDS="$NSPIDS $!"
 wait_for 10 test -s "$T/nsmds.port" || { ns_cleanup; fail "pfs-mds in $NS: $(cat "$T/nsmds.err")"; }
 NSMDS=$NSIP:$(sed -n 's/^port=//p' "$T/nsmds.port")
-ip netns exec "$NS" "$B/pfs-oss" --name=nsauto --osts="$T/ost-ns" --mds="$NSMDS" \
+ip netns exec "$NS" "$B/pfs-oss" --auth_key="$K/oss.key" --name=nsauto --osts="$T/ost-ns" --mds="$NSMDS" \
 	--heartbeat_ms=200 </dev/null >"$T/nsoss.out" 2>"$T/nsoss.err" &
 NSPIDS="$NSPIDS $!"
 nshost() { ip netns exec "$NS" "$B/pfsadmin" --mds "$NSMDS" --json ost list 2>/dev/null |
@@ -180,14 +194,14 @@ refused 1 "max_conns: 0 is out of range" "$B/mount.pfs" "$MDSA" "$T/mnt" -o max_
 refused 1 "need HOST:PORT and MOUNTPOINT" "$B/mount.pfs" "$MDSA"
 refused 1 "bad server address" "$B/mount.pfs" nohost "$T/mnt"
 refused 1 "log=file:" "$B/mount.pfs" "$MDSA" "$T/mnt" -o log=file:/nonexistent/dir/c.log
-refused 32 "Connection refused" "$B/mount.pfs" 127.0.0.1:1 "$T/mnt" -o retry_ms=0,timeout_ms=2000
-refused 32 "cannot mount on $T/nodir" "$B/mount.pfs" "$MDSA" "$T/nodir"
+refused 32 "Connection refused" "$B/mount.pfs" 127.0.0.1:1 "$T/mnt" -o "$MK,retry_ms=0,timeout_ms=2000"
+refused 32 "cannot mount on $T/nodir" "$B/mount.pfs" "$MDSA" "$T/nodir" -o "$MK"
 mountpoint -q "$T/mnt" && fail "a refused mount.pfs mounted"
 ok "mount.pfs: bad invocations exit 1 (-o jobid_var= refused), failing mounts exit 32"
 
 # The old log_file= and attr_timeout= still work (with warnings); the log
 # is dated and reopened on SIGHUP while the mount keeps serving.
-out=$("$B/mount.pfs" "$MDSA" "$T/mnt" -o "log_file=$T/client.log,attr_timeout=2" 2>&1) ||
+out=$("$B/mount.pfs" "$MDSA" "$T/mnt" -o "$MK,log_file=$T/client.log,attr_timeout=2" 2>&1) ||
 	fail "mount.pfs failed: $out"
 MOUNTED="$T/mnt"
 mountpoint -q "$T/mnt" || fail "not mounted"

@@ -208,18 +208,24 @@ ok "mds.conf and oss.conf list exactly the daemons' keys; slurm.conf the hooks' 
 for d in mds oss; do
 	sed 's/^#\([a-z_][a-z_0-9]*\) =/\1 =/' "$E/$d.conf" >"$T/$d.all.conf"
 done
-"$R/usr/bin/pfs-mds" --config "$T/mds.all.conf" --db="$T/db" --listen=127.0.0.1:0 \
+# Keys made by the installed pfsadmin (auth=on is the default), 0600.
+K=$T/keys
+mkdir -m 700 "$K" && "$R/usr/bin/pfsadmin" key gen --role mds "$K/mds.key" >/dev/null &&
+	"$R/usr/bin/pfsadmin" key gen --role oss --master "$K/mds.key" "$K/oss.key" >/dev/null &&
+	"$R/usr/bin/pfsadmin" key gen --role admin --master "$K/mds.key" "$K/admin.key" >/dev/null ||
+	fail "installed pfsadmin key gen"
+"$R/usr/bin/pfs-mds" --config "$T/mds.all.conf" --auth_key="$K/mds.key" --db="$T/db" --listen=127.0.0.1:0 \
 	--port_file="$T/mds.port" 2>"$T/mds.log" &
 PIDS="$PIDS $!"
 for _ in $(seq 50); do [ -s "$T/mds.port" ] && break; sleep 0.1; done
 [ -s "$T/mds.port" ] || fail "pfs-mds did not start from mds.conf: $(cat "$T/mds.log")"
 mport=$(sed -n 's/^port=//p' "$T/mds.port")
-"$R/usr/bin/pfs-oss" --config "$T/oss.all.conf" --mds="127.0.0.1:$mport" --osts="$T/ost0" \
+"$R/usr/bin/pfs-oss" --config "$T/oss.all.conf" --auth_key="$K/oss.key" --mds="127.0.0.1:$mport" --osts="$T/ost0" \
 	--listen_host=127.0.0.1 --port_file="$T/oss.port" 2>"$T/oss.log" &
 PIDS="$PIDS $!"
 up=""
 for _ in $(seq 100); do
-	up=$("$R/usr/bin/pfsadmin" --mds "127.0.0.1:$mport" ost list 2>/dev/null | awk 'NR > 1 && / up /')
+	up=$("$R/usr/bin/pfsadmin" --key "$K/admin.key" --mds "127.0.0.1:$mport" ost list 2>/dev/null | awk 'NR > 1 && / up /')
 	[ -n "$up" ] && break
 	sleep 0.1
 done
