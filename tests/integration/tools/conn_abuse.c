@@ -18,7 +18,10 @@
  *                                                  prints p50/p99/max in ms
  * With --key FILE first (a client key file, common/auth.h), every
  * connection completes the handshake first and its frames are sealed, so
- * the abuse reaches the server past authentication.
+ * the abuse reaches the server past authentication.  Without --key, the
+ * modes that must reach request processing (slowread, pipeline, jobids)
+ * take the key from $PFS_KEY when it is set; idle and slowloris then stay
+ * unauthenticated (peers that never finish, or never start, a handshake).
  * Exit status 0 when the mode ran (whatever the server did), 1 on a local
  * error (bad arguments, cannot connect at all). */
 #include <errno.h>
@@ -275,7 +278,7 @@ static int mode_statlat(const char *dir, int n)
 static void usage(void)
 {
 	fprintf(stderr, "usage: conn_abuse [--key FILE] idle|slowloris|slowread|pipeline|jobids "
-			"HOST:PORT ...\n"
+			"HOST:PORT ...   (slowread/pipeline/jobids: key from $PFS_KEY)\n"
 			"       conn_abuse statlat DIR N\n");
 	exit(1);
 }
@@ -298,6 +301,17 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!use_key && getenv("PFS_KEY") && *getenv("PFS_KEY") &&
+	    (!strcmp(argv[1], "slowread") || !strcmp(argv[1], "pipeline") ||
+	     !strcmp(argv[1], "jobids"))) {
+		char err[512];
+
+		if (pfs_auth_init() || pfs_auth_key_load_msg(getenv("PFS_KEY"), &key, err, sizeof(err))) {
+			fprintf(stderr, "conn_abuse: %s\n", err);
+			return 1;
+		}
+		use_key = 1;
+	}
 	if (!strcmp(argv[1], "statlat"))
 		return mode_statlat(argv[2], argc > 3 ? atoi(argv[3]) : 100);
 	if (pfs_addr_parse(argv[2], host, sizeof(host), &port))
