@@ -146,6 +146,7 @@ struct qos_gift {
 	int started;
 	double next_assess;   /* time of the next regret assessment */
 	qos_gift_stats st;
+	qos_gift_gate_stats gate; /* not saved: counts since create/load */
 	qos_gift_lp_ctx *lp;  /* LP basis kept between decisions (warm start);
 	                       * created at the first decision, not saved */
 };
@@ -232,6 +233,12 @@ void qos_gift_stats_get(const qos_gift *g, qos_gift_stats *st)
 	st->liability_nh = qos_coupon_liability(g->ct);
 }
 
+void qos_gift_gate_get(const qos_gift *g, qos_gift_gate_stats *gs)
+{
+	*gs = g->gate;
+	gs->periods = g->started ? g->st.assessments + 1 : 0;
+}
+
 /* Regret assessments due by now (sec. 3.2): settle, award, reset c_sys. */
 static void gift_assess(qos_gift *g, double now)
 {
@@ -288,6 +295,7 @@ int qos_gift_decide(qos_gift *g, const qos_instance *in, qos_result *res)
 
 	/* Line 3 (sec. 3.3): redeem only where every OST of the job has a
 	 * gap, so no other job is throttled to pay a coupon back. */
+	uint64_t red0 = g->st.redemptions;
 	for (size_t i = 0; i < nj; i++) {
 		size_t n = s.off[i + 1] - s.off[i];
 		if (!n)
@@ -316,17 +324,38 @@ int qos_gift_decide(qos_gift *g, const qos_instance *in, qos_result *res)
 		g->st.worth_redeemed += got;
 	}
 
+	g->gate.redeem_decisions += g->st.redemptions > red0;
+
 	/* Line 5 (sec. 3.2): Y, while one period's regret budget can still
 	 * cover every coupon already out (outstanding + owed node-hours):
 	 * the regret outstanding at any time stays within regret_budget plus
 	 * one decision's coupons (sec. 4, Fig. 12(b)). */
 	double room = g->p.regret_budget - qos_coupon_liability(g->ct);
+	int room_ok = room > 1e-9 * g->p.regret_budget;
+	int csys_ok = qos_coupon_system_rate(g->ct) >= g->p.tau;
+	uint64_t cand0 = g->gate.candidates;
 	for (size_t i = 0; i < nj; i++) {
+		int cand = s.off[i + 1] > s.off[i] && in->jobs[i].throttle_friendly &&
+			   g->p.B_thres > 0 && s.b_bsip[i] > 0;
 		hi[i] = s.cap_min[i];
 		thr[i] = s.off[i + 1] > s.off[i] && in->jobs[i].throttle_friendly &&
-			 !redeemed[i] && room > 1e-9 * g->p.regret_budget &&
+			 !redeemed[i] && room_ok &&
 			 g->p.B_thres > 0 &&
 			 s.b_bsip[i] > 0 && qos_coupon_friendly(g->ct, in->jobs[i].id);
+		/* gate statistics: the first reason a candidate is not in Y */
+		if (cand) {
+			g->gate.candidates++;
+			if (thr[i])
+				g->gate.in_y++;
+			else if (redeemed[i])
+				g->gate.excl_redeemed++;
+			else if (!room_ok)
+				g->gate.excl_budget++;
+			else if (!csys_ok)
+				g->gate.excl_csys++;
+			else
+				g->gate.excl_ci++;
+		}
 		/* (a) b_bsip (1 - B_thres) <= b_i for Y, (b) base <= b_i else */
 		lo[i] = thr[i] ? s.b_bsip[i] * (1.0 - g->p.B_thres) : base[i];
 		if (lo[i] > hi[i])
@@ -356,7 +385,13 @@ int qos_gift_decide(qos_gift *g, const qos_instance *in, qos_result *res)
 			E += (double)(s.off[i + 1] - s.off[i]) * b[i];
 	}
 
+	if (g->gate.candidates > cand0) {
+		g->gate.decisions++;
+		g->gate.csys_blocked += !csys_ok;
+		g->gate.budget_blocked += !room_ok;
+	}
 	/* Lines 7-8: coupons for the throttled members of Y. */
+	uint64_t issued0 = g->st.coupons_issued;
 	for (size_t i = 0; i < nj; i++) {
 		size_t n = s.off[i + 1] - s.off[i];
 		double d = base[i] - b[i];
@@ -376,6 +411,7 @@ int qos_gift_decide(qos_gift *g, const qos_instance *in, qos_result *res)
 		g->st.worth_issued += worth;
 	}
 
+	g->gate.coupon_decisions += g->st.coupons_issued > issued0;
 	qos_gift_spread(in, &s, b, res->alloc);
 	if (res->coupons)
 		for (size_t i = 0; i < nj; i++)

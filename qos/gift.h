@@ -138,6 +138,26 @@ int qos_gift_decide_once(const qos_gift_params *p, const qos_instance *in,
 const qos_coupon_table *qos_gift_coupons(const qos_gift *g);
 void qos_gift_stats_get(const qos_gift *g, qos_gift_stats *st);
 
+/* Why GIFT did or did not throttle (line 5's gates), counted since
+ * creation or load (not kept in saved images).  A candidate is a (job,
+ * decision) pair with OSTs, throttle_friendly set, b_i,bsip > 0 and
+ * B_thres > 0; each candidate is either in Y or excluded for the first
+ * of these reasons: it just redeemed, the regret liability fills the
+ * period's budget, c_sys < tau, c_i < tau. */
+typedef struct qos_gift_gate_stats {
+	uint64_t decisions;         /* decisions with at least one candidate */
+	uint64_t csys_blocked;      /* ... of them with c_sys < tau */
+	uint64_t budget_blocked;    /* ... with the liability at the budget */
+	uint64_t coupon_decisions;  /* decisions that issued >= 1 coupon */
+	uint64_t redeem_decisions;  /* decisions where >= 1 job redeemed */
+	uint64_t candidates;        /* (job, decision) pairs, as above */
+	uint64_t in_y;
+	uint64_t excl_redeemed, excl_budget, excl_csys, excl_ci;
+	uint64_t periods;           /* regret periods begun (assessments + 1) */
+} qos_gift_gate_stats;
+
+void qos_gift_gate_get(const qos_gift *g, qos_gift_gate_stats *gs);
+
 /* ---- persistence ----
  * The whole decision state (parameters, regret assessment clock, statistics
  * and the coupon table with its windows and ledger) as a versioned,
