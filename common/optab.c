@@ -57,7 +57,8 @@ static const pfs_optab_row rows[] = {
 	/* jobs and QoS: pfsadmin (also from the Slurm prolog/epilog) */
 	ROW(MDS_JOB_REGISTER, ADM, 0, ADMIN),
 	ROW(MDS_JOB_END, ADM, 0, ADMIN),
-	ROW(MDS_JOB_LIST, ADM, 0, ADMIN),
+	/* Read-only; mount.pfs's qos_fetch reads the job weights with it. */
+	ROW(MDS_JOB_LIST, CLI | ADM, 0, ADMIN),
 	ROW(MDS_JOB_GET, ADM, 0, ADMIN),
 	ROW(MDS_QOS_SHOW, ADM, 0, ADMIN),
 	ROW(MDS_QOS_POLICY_SET, ADM, 0, ADMIN),

@@ -53,6 +53,9 @@ static void test_rules(void **st)
 	/* admin commands: admin keys */
 	assert_true(pfs_optab_allowed(PFS_OP_MDS_JOB_REGISTER, PFS_ROLE_ADMIN));
 	assert_false(pfs_optab_allowed(PFS_OP_MDS_JOB_REGISTER, PFS_ROLE_CLIENT));
+	/* the job registry is readable by mounts (qos_fetch: job weights) */
+	assert_true(pfs_optab_allowed(PFS_OP_MDS_JOB_LIST, PFS_ROLE_CLIENT));
+	assert_false(pfs_optab_allowed(PFS_OP_MDS_JOB_LIST, PFS_ROLE_OSS));
 	assert_false(pfs_optab_allowed(PFS_OP_MDS_QOS_POLICY_SET, PFS_ROLE_CLIENT));
 	assert_false(pfs_optab_allowed(PFS_OP_MDS_JOB_END, PFS_ROLE_OSS));
 	/* namespace: clients and admin, not servers */
