@@ -49,9 +49,13 @@
 #define PFS_OSS_CAPA_LEN 48 /* == PFS_CAPA_LEN of common/capa.h */
 #define PFS_OSS_WRITE_FIELDS_CAPA (PFS_OSS_WRITE_FIELDS + PFS_OSS_CAPA_LEN)
 
-/* Header flags. */
+/* Header flags.  PFS_F_RESEND marks a request sent again after its
+ * connection broke before the reply came (common/rpc.h): same client_id and
+ * req_id as the first send, so a server's reply cache (mds/reply_cache.h)
+ * can answer it with the original reply instead of executing it twice. */
 #define PFS_F_REPLY 0x1u
-#define PFS_F_MASK 0x1u
+#define PFS_F_RESEND 0x2u
+#define PFS_F_MASK 0x3u
 
 typedef struct pfs_hdr {
 	uint32_t magic;
