@@ -163,11 +163,11 @@ static int schedule(sim *S, double t)
 	}
 	/* One appearance of an application at a time (see sim_run.h). */
 	for (size_t q = 0; q < S->n_queue; q++) {
-		size_t j = S->queue[q], a = sc->jobs[j].app;
+		size_t j = S->queue[q], a = sim_scen_group(sc, sc->jobs[j].app);
 		if (S->app_busy[a] || seen[a])
 			continue;
 		seen[a] = 1;
-		wait[n_wait].nodes = sc->apps[a].nodes;
+		wait[n_wait].nodes = sc->apps[sc->jobs[j].app].nodes;
 		wait[n_wait].estimate = S->rt[j].est;
 		widx[n_wait++] = j;
 	}
@@ -179,7 +179,7 @@ static int schedule(sim *S, double t)
 		list_remove(S->queue, &S->n_queue, j);
 		S->running[S->n_running++] = j;
 		S->free_nodes -= sc->apps[a].nodes;
-		S->app_busy[a] = 1;
+		S->app_busy[sim_scen_group(sc, a)] = 1;
 		S->out->jobs[j].start = t;
 		start_compute(S, j, t);
 	}
@@ -287,7 +287,8 @@ static int decide(sim *S, double t, char *err, size_t errlen)
 			r->s[k].alloc = isfinite(v) && v > 0 ? v : 0;
 		}
 		if (!isnan(S->coupons[i]))
-			S->app_coupon[sc->jobs[S->io[i]].app] = S->coupons[i];
+			S->app_coupon[sim_scen_group(sc, sc->jobs[S->io[i]].app)] =
+				S->coupons[i];
 	}
 	if (rows && !isnan(S->coupons[0])) {
 		/* GIFT sec. 4: outstanding node-hours "at any time" */
@@ -425,7 +426,8 @@ static int sim_init(sim *S, const sim_scenario *sc)
 		r->est = sc->estimate_factor * a->phases * (a->compute_s * js->compute_scale +
 							    r->phase_alone);
 		r->state = J_PENDING;
-		S->out->jobs[j].app = js->app;
+		/* per application: a trace's jobs of one app count as one */
+		S->out->jobs[j].app = sim_scen_group(sc, js->app);
 		S->out->jobs[j].submit = js->submit;
 		S->out->jobs[j].start = S->out->jobs[j].end = -1;
 	}
@@ -477,14 +479,14 @@ static int events(sim *S, double t, size_t *next_arrival, int *changed)
 			i++;
 			continue;
 		}
-		size_t a = sc->jobs[j].app;
+		size_t a = sc->jobs[j].app, ga = sim_scen_group(sc, a);
 		double len = t - r->phase_start;
 		acted++;
 		o->jobs[j].io_time += len;
 		o->jobs[j].io_alone += r->phase_alone;
 		for (size_t k = 0; k < r->n; k++)
-			S->app_bytes[a] += r->s[k].total;
-		S->app_ost_time[a] += len * (double)r->n;
+			S->app_bytes[ga] += r->s[k].total;
+		S->app_ost_time[ga] += len * (double)r->n;
 		io_remove(S, j);
 		r->phase++;
 		if (r->phase >= sc->apps[a].phases) {
@@ -493,7 +495,7 @@ static int events(sim *S, double t, size_t *next_arrival, int *changed)
 			o->jobs[j].done = 1;
 			list_remove(S->running, &S->n_running, j);
 			S->free_nodes += sc->apps[a].nodes;
-			S->app_busy[a] = 0;
+			S->app_busy[ga] = 0;
 			*changed = 1;
 		} else {
 			start_compute(S, j, t);
@@ -608,6 +610,12 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, sim_run_result *ou
 		csv_rows(&S, t);
 	}
 	finish_metrics(&S);
+	if (opts->ops == &qos_policy_gift) {
+		/* GIFT's own counters (issue 9: how often its gates block) */
+		out->has_gift = 1;
+		qos_gift_stats_get(S.state, &out->gift);
+		qos_gift_gate_get(S.state, &out->gift_gate);
+	}
 	rc = 0;
 out:
 	if (created)

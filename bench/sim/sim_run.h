@@ -48,10 +48,11 @@
 #include <stdio.h>
 
 #include "bench/sim/sim_scen.h"
+#include "qos/gift.h"
 #include "qos/policy.h"
 
 typedef struct sim_job_result {
-	size_t app;
+	size_t app;                 /* its application: sim_scen_group() */
 	double submit, start, end;  /* start/end < 0: not reached */
 	double io_time;             /* s in I/O phases (completed phases) */
 	double io_alone;            /* s the same phases take alone */
@@ -81,6 +82,9 @@ typedef struct sim_run_result {
 				     * over decisions (NaN if it never sets it) */
 	double max_outstanding_nh;  /* largest outstanding_node_hours after any
 				     * decision (GIFT sec. 4: "at any time") */
+	int has_gift;               /* the policy is qos_policy_gift: */
+	qos_gift_stats gift;        /* its counters at the end of the run */
+	qos_gift_gate_stats gift_gate;
 } sim_run_result;
 
 typedef struct sim_run_opts {

@@ -454,8 +454,8 @@ static int parse_jobs(json_t *v, sim_scenario *sc, sim_rng *r, size_t *cap, char
 	return 0;
 }
 
-int sim_scen_parse(const char *text, size_t len, long long seed_override, sim_scenario *sc,
-		   char *err, size_t errlen)
+static int scen_parse(const char *text, size_t len, long long seed_override, sim_scenario *sc,
+		      char *err, size_t errlen, int cluster_only)
 {
 	static const char *const known[] = {"name", "seed", "duration_s", "duration_days",
 					    "decision_interval", "csv_interval",
@@ -518,8 +518,13 @@ int sim_scen_parse(const char *text, size_t len, long long seed_override, sim_sc
 		rc = sim_json_fail(err, errlen, "scenario: missing osts");
 		goto out;
 	}
-	if ((rc = parse_osts(v, sc, err, errlen)) ||
-	    (rc = parse_apps(json_object_get(root, "apps"), sc, err, errlen)))
+	if ((rc = parse_osts(v, sc, err, errlen)))
+		goto out;
+	if (cluster_only) {
+		rc = 0;
+		goto out;
+	}
+	if ((rc = parse_apps(json_object_get(root, "apps"), sc, err, errlen)))
 		goto out;
 	sim_rng r;
 	sim_rng_seed(&r, sc->seed * 4);
@@ -555,8 +560,14 @@ out:
 	return rc;
 }
 
-int sim_scen_load(const char *path, long long seed_override, sim_scenario *sc, char *err,
-		  size_t errlen)
+int sim_scen_parse(const char *text, size_t len, long long seed_override, sim_scenario *sc,
+		   char *err, size_t errlen)
+{
+	return scen_parse(text, len, seed_override, sc, err, errlen, 0);
+}
+
+static int scen_load(const char *path, long long seed_override, sim_scenario *sc, char *err,
+		     size_t errlen, int cluster_only)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
@@ -589,11 +600,28 @@ int sim_scen_load(const char *path, long long seed_override, sim_scenario *sc, c
 		snprintf(err, errlen, "%s: read error", path);
 		goto out;
 	}
-	rc = sim_scen_parse(buf, n, seed_override, sc, err, errlen);
+	rc = scen_parse(buf, n, seed_override, sc, err, errlen, cluster_only);
 out:
 	free(buf);
 	fclose(f);
 	return rc;
+}
+
+int sim_scen_load(const char *path, long long seed_override, sim_scenario *sc, char *err,
+		  size_t errlen)
+{
+	return scen_load(path, seed_override, sc, err, errlen, 0);
+}
+
+int sim_scen_load_cluster(const char *path, long long seed_override, sim_scenario *sc,
+			  char *err, size_t errlen)
+{
+	return scen_load(path, seed_override, sc, err, errlen, 1);
+}
+
+size_t sim_scen_group(const sim_scenario *sc, size_t a)
+{
+	return sc->app_group ? sc->app_group[a] : a;
 }
 
 void sim_scen_free(sim_scenario *sc)
@@ -604,6 +632,7 @@ void sim_scen_free(sim_scenario *sc)
 		free(sc->jobs[j].osts);
 	free(sc->jobs);
 	free(sc->apps);
+	free(sc->app_group);
 	free(sc->capacity);
 	memset(sc, 0, sizeof(*sc));
 }

@@ -78,6 +78,12 @@ typedef struct sim_scenario {
 	sim_app *apps;
 	size_t n_jobs;
 	sim_jobspec *jobs;         /* sorted by submit time */
+	size_t *app_group;         /* [n_apps] or NULL: the first app of each
+				    * app's application (a replayed trace,
+				    * sim_trace.h, makes one sim_app per job
+				    * and groups a named application's jobs:
+				    * one id, one at a time, one set of
+				    * metrics); NULL: every app is its own */
 } sim_scenario;
 
 /* Parse a scenario from JSON text.  seed_override >= 0 replaces the file's
@@ -89,6 +95,13 @@ int sim_scen_parse(const char *text, size_t len, long long seed_override, sim_sc
 int sim_scen_load(const char *path, long long seed_override, sim_scenario *sc, char *err,
 		  size_t errlen);
 void sim_scen_free(sim_scenario *sc);
+/* The cluster only (OSTs, nodes, times, sharing model) of a scenario file,
+ * for a replayed trace: its apps, jobs and generator are not read (and
+ * may be absent).  Same returns as sim_scen_load. */
+int sim_scen_load_cluster(const char *path, long long seed_override, sim_scenario *sc,
+			  char *err, size_t errlen);
+/* The application of app a: app_group[a], or a without groups. */
+size_t sim_scen_group(const sim_scenario *sc, size_t a);
 
 /* Draw n Gamma(shape, scale) inter-arrival gaps with seed into gaps[]:
  * the arrival process of the generator, exposed for its test. */
