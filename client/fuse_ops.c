@@ -70,6 +70,7 @@ typedef struct fh {
 	pthread_mutex_t caps_lock;
 	cli_caps *caps;
 	pfs_cred cred;
+	int wr;               /* opened for writing (ftruncate needs no W_OK then) */
 } fh;
 
 static int fh_renew(cli_fs *fs, fh *h);
@@ -396,6 +397,11 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	conn->want &= ~(unsigned)FUSE_CAP_ATOMIC_O_TRUNC;
 	if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
 		conn->want |= FUSE_CAP_PARALLEL_DIROPS;
+	/* Set-id bits: the kernel drops them before a write or truncate by
+	 * a caller without CAP_FSETID with a chmod computed from fresh
+	 * attributes, which the MDS accepts from a writer (it only drops
+	 * set-id bits).  HANDLE_KILLPRIV would skip that refresh. */
+	conn->want &= ~(unsigned)FUSE_CAP_HANDLE_KILLPRIV;
 	/* WRITE data through a pipe (see op_write_buf). */
 	if (fs->opts.splice && (conn->capable & FUSE_CAP_SPLICE_READ))
 		conn->want |= FUSE_CAP_SPLICE_READ;
@@ -464,21 +470,55 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		reply_attr(req, &a);
 }
 
-/* Truncation order: objects first, then the MDS size.
+/* Truncation order: the MDS first, then the objects.
  *
- * If the client dies between the two steps:
- *  - objects-first leaves the MDS with the old size and objects already
- *    cut: reads return zeros past the object ends up to the old size.  The
- *    caller never got a reply, and the bytes it asked to drop read as
- *    zeros: nothing stale and nothing foreign becomes visible.
- *  - MDS-first would leave a small MDS size over long objects: a later
- *    truncate up or a write past the end would make the old bytes between
- *    the new size and the object ends visible again, data the user
- *    removed.
- * So objects first is the crash-safer order for shrinking; for growing it
- * does not matter (holes read as zeros either way) and one path serves both.
- * Permission is checked before touching any object (MDS ACCESS W_OK), since
- * the OSSes trust the client. */
+ * The MDS decides (permission, the file still exists) and its size is
+ * authoritative: reads are clipped to it, so bytes past it on the objects
+ * are garbage nobody sees.  Cutting the objects only after the MDS
+ * accepted means a refused truncate (EACCES, EPERM, ENOENT) never touches
+ * data.  A crash between the two leaves objects longer than the size;
+ * the next truncate cuts them, and until then a write past the end or a
+ * truncate up could show those old bytes again inside the new size (the
+ * scrubber of issue 8 item 1 is where such tails would be reclaimed).
+ * The other order lost data: an ftruncate refused by the MDS had already
+ * zeroed every byte past the requested size.
+ *
+ * Through a descriptor opened for writing (ftruncate, or the kernel's
+ * O_TRUNC at open) the MDS is told so (PFS_SETATTR_FD): POSIX allows it
+ * whatever the mode says now. */
+/* Cut or extend ino's objects to size, after the MDS accepted it: through
+ * the open file's layout and capabilities (ftruncate, for its opener), else
+ * with the caller's (truncate). */
+static int truncate_objects(cli_fs *fs, const cli_ctx *c, fuse_ino_t ino,
+			    struct fuse_file_info *fi, uint64_t size)
+{
+	pfs_rpc_tag tag = { .job = c->job, .uid = c->cred.uid, .gid = c->cred.gid };
+	fh *h = fi && fi->fh ? (fh *)(uintptr_t)fi->fh : NULL;
+	cli_caps *caps = NULL;
+	pfs_layout lay;
+	int rc;
+
+	if (h) {
+		lay = h->layout;
+		tag = fh_tag(h);
+		caps = fh_caps(fs, h);
+	} else {
+		rc = cli_mdc_getlayout_caps(fs->mdc, c, ino, &lay, &caps);
+		if (rc)
+			return rc;
+	}
+	rc = cli_osc_truncate_caps(fs->osc, &tag, &lay, caps, size);
+	cli_caps_put(caps);
+	/* ftruncate through an open file whose capabilities were renewed
+	 * too late: the MDS's fresh ones, once */
+	if (rc == -EKEYEXPIRED && h && fh_renew(fs, h) == 0) {
+		caps = fh_caps(fs, h);
+		rc = cli_osc_truncate_caps(fs->osc, &tag, &lay, caps, size);
+		cli_caps_put(caps);
+	}
+	return rc;
+}
+
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		       struct fuse_file_info *fi)
 {
@@ -486,7 +526,6 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 	cli_setattr sa;
 	cli_ctx c;
 	pfs_attr a;
-	pfs_layout lay;
 	int rc = 0;
 
 	ctx_of(req, &c);
@@ -517,6 +556,10 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 	}
 	if (to_set & FUSE_SET_ATTR_CTIME)
 		sa.valid |= PFS_SETATTR_CTIME;
+	if (to_set & (FUSE_SET_ATTR_KILL_SUID | FUSE_SET_ATTR_KILL_SGID))
+		sa.valid |= PFS_SETATTR_KILLPRIV;
+	if (fi && fi->fh && ((fh *)(uintptr_t)fi->fh)->wr)
+		sa.valid |= PFS_SETATTR_FD;
 	if (to_set & FUSE_SET_ATTR_SIZE) {
 		if (attr->st_size < 0) {
 			rc = -EINVAL;
@@ -524,36 +567,12 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		}
 		sa.valid |= PFS_SETATTR_SIZE;
 		sa.size = (uint64_t)attr->st_size;
-		/* ftruncate is for the file's opener, truncate for the caller. */
-		pfs_rpc_tag tag = { .job = c.job, .uid = c.cred.uid, .gid = c.cred.gid };
-
-		cli_caps *caps = NULL;
-
-		if (fi && fi->fh) {
-			fh *h = (fh *)(uintptr_t)fi->fh;
-
-			lay = h->layout;
-			tag = fh_tag(h);
-			caps = fh_caps(fs, h);
-		} else {
-			rc = cli_mdc_access(fs->mdc, &c, ino, W_OK);
-			if (rc == 0)
-				rc = cli_mdc_getlayout_caps(fs->mdc, &c, ino, &lay, &caps);
-			if (rc)
-				goto out;
-		}
-		rc = cli_osc_truncate_caps(fs->osc, &tag, &lay, caps, sa.size);
-		cli_caps_put(caps);
-		/* ftruncate through an open file whose capabilities were
-		 * renewed too late: the MDS's fresh ones, once */
-		if (rc == -EKEYEXPIRED && fi && fi->fh &&
-		    fh_renew(fs, (fh *)(uintptr_t)fi->fh) == 0) {
-			caps = fh_caps(fs, (fh *)(uintptr_t)fi->fh);
-			rc = cli_osc_truncate_caps(fs->osc, &tag, &lay, caps, sa.size);
-			cli_caps_put(caps);
-		}
-		if (rc)
-			goto out;
+	}
+	if (!(sa.valid & ~(uint32_t)PFS_SETATTR_FD)) {
+		/* Nothing to change (a remove-privileges of a file that has
+		 * none): fresh attributes, no ctime change. */
+		rc = cli_mdc_getattr(fs->mdc, &c, ino, &a);
+		goto out;
 	}
 	if (sa.valid & (PFS_SETATTR_MTIME | PFS_SETATTR_MTIME_NOW)) {
 		node *n;
@@ -568,6 +587,8 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		pthread_mutex_unlock(&fs->lock);
 	}
 	rc = cli_mdc_setattr(fs->mdc, &c, ino, &sa, &a);
+	if (rc == 0 && (sa.valid & PFS_SETATTR_SIZE))
+		rc = truncate_objects(fs, &c, ino, fi, sa.size);
 	if (rc == 0 && (sa.valid & PFS_SETATTR_SIZE)) {
 		node *n;
 
@@ -755,6 +776,7 @@ static fh *open_handle(cli_fs *fs, const cli_ctx *c, const pfs_attr *a, const pf
 	h->uid = c->cred.uid;
 	h->gid = c->cred.gid;
 	h->cred = c->cred;
+	h->wr = (fi->flags & O_ACCMODE) != O_RDONLY;
 	h->caps = caps;
 	pthread_mutex_init(&h->caps_lock, NULL);
 	fi->fh = (uint64_t)(uintptr_t)h;
@@ -864,10 +886,17 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 
 	ctx_of(req, &c);
 	/* No OPEN after CREATE: the creator may open its new file with any
-	 * access mode, whatever the mode bits say (open(O_CREAT|O_RDWR, 0444)). */
-	rc = cli_mdc_create_file_caps(fs->mdc, &c, parent, name, mode | S_IFREG,
-				      (fi->flags & O_EXCL) ? PFS_CREATE_EXCL : 0, 0, 0, &a, &lay,
-				      &caps);
+	 * access mode, whatever the mode bits say (open(O_CREAT|O_RDWR, 0444)).
+	 * A name that exists by now (created by another client after the
+	 * kernel's lookup) is opened only if the access mode is allowed. */
+	uint32_t cflags = (fi->flags & O_EXCL) ? PFS_CREATE_EXCL : 0;
+
+	if ((fi->flags & O_ACCMODE) != O_WRONLY)
+		cflags |= PFS_CREATE_READ;
+	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))
+		cflags |= PFS_CREATE_WRITE;
+	rc = cli_mdc_create_file_caps(fs->mdc, &c, parent, name, mode | S_IFREG, cflags, 0, 0,
+				      &a, &lay, &caps);
 	if (rc) {
 		reply_err(req, rc);
 		return;

@@ -223,6 +223,13 @@ int mds_ns_getattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, pfs_attr *out)
 
 /* ------------------------------------------------------------------ setattr */
 
+/* 1 if mode nm is cur with some of S_ISUID/S_ISGID removed and nothing
+ * else changed. */
+static int drops_setid_only(uint32_t cur, uint32_t nm)
+{
+	return nm != cur && (nm & ~cur) == 0 && ((cur ^ nm) & ~(uint32_t)(S_ISUID | S_ISGID)) == 0;
+}
+
 int mds_ns_setattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t valid,
 		   uint32_t mode, uint32_t uid, uint32_t gid, uint64_t size,
 		   int64_t atime_ns, int64_t mtime_ns, pfs_attr *out)
@@ -268,6 +275,19 @@ int mds_ns_setattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t valid,
 		/* A non-root chown must not hand out set-id privileges. */
 		if (c->uid != 0 && !S_ISDIR(in->d.mode))
 			in->d.mode &= ~(uint32_t)(S_ISUID | S_ISGID);
+	}
+	if ((valid & PFS_SETATTR_MODE) && !owner && S_ISREG(in->d.mode) &&
+	    drops_setid_only(in->d.mode & 07777, mode & 07777)) {
+		/* The kernel's remove-privileges before a write or truncate by
+		 * a caller without CAP_FSETID is a chmod that only drops
+		 * set-id bits: a writer may do that (writing does it). */
+		valid = (valid & ~(uint32_t)PFS_SETATTR_MODE) | PFS_SETATTR_KILLPRIV;
+		if (!(valid & PFS_SETATTR_FD)) {
+			rc = may(c, in, W_OK);
+			if (rc)
+				goto out;
+		}
+		in->d.mode = (in->d.mode & S_IFMT) | (mode & 07777);
 	}
 	if (valid & PFS_SETATTR_MODE) {
 		if (!owner) {

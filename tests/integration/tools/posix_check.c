@@ -7,7 +7,19 @@
  * sparse files (holes read as zeros), O_APPEND, rename over files and
  * directories (and RENAME_NOREPLACE), hard links (nlink), symlinks,
  * mkdir/rmdir/ENOTEMPTY, readdir of a large directory, xattrs, chmod/chown,
- * and, in a child that drops to uid/gid 65534, the permission refusals.
+ * and, in a child that drops to uid/gid 65534, the permission refusals:
+ * search permission on a parent whose name the kernel has cached (chmod,
+ * chown, truncate, link, open below a directory made 0644), a FIFO's mode,
+ * chown by a non-owner to the current owner and group, a write by a
+ * non-owner to a set-id file (succeeds, bits cleared), ftruncate through a
+ * writable descriptor of a file made 0444, and a refused truncate that
+ * must leave the data intact.
+ *
+ *   posix_check MOUNTPOINT [mds-only]
+ *
+ * mds-only: the mount has no default_permissions, so the MDS alone checks;
+ * FIFOs and device nodes are then not checked at all (the kernel never
+ * sends OPEN for them) and that case is skipped.
  * Open-but-unlinked semantics are not checked.  Prints one line per check
  * and "N passed, M failed"; exits 1 if anything failed.
  *
@@ -33,6 +45,7 @@
 
 static int passed, failed;
 static char base[2048];
+static int mds_only; /* no default_permissions on this mount */
 
 static void result(int ok, const char *name, const char *fmt, ...)
 {
@@ -410,8 +423,39 @@ static void check_permissions(void)
 	mkdir(p("shared"), 01777);
 	chmod(p("shared"), 01777);
 	chmod(base, 0755);
-	if (pipe(pipefd))
+	/* Issue 8: a directory that loses its x bits while the kernel still
+	 * has its names cached (root stats them just before). */
+	size_t glen = 2u << 20;
+	uint8_t *gdata = malloc(glen);
+
+	if (!gdata)
 		return;
+	pattern(gdata, glen, 42);
+	mkdir(p("sx"), 0777);
+	chmod(p("sx"), 0777);
+	write_file(p("sx/f"), "abcdef", 6, O_TRUNC, 0666);
+	chmod(p("sx/f"), 0666);
+	CHECK("setup: chown sx/f to 65534", chown(p("sx/f"), 65534, 65534) == 0);
+	write_file(p("sx/g"), gdata, glen, O_TRUNC, 0666);
+	chmod(p("sx/g"), 0666);
+	{
+		struct stat xst;
+		stat(p("sx/f"), &xst);
+		stat(p("sx/g"), &xst);
+	}
+	CHECK("setup: chmod sx 0644", chmod(p("sx"), 0644) == 0);
+	/* A FIFO only root may open; a root file for chown; set-id files
+	 * everyone may write. */
+	CHECK("setup: mkfifo 0600", mkfifo(p("fifo"), 0600) == 0 && chmod(p("fifo"), 0600) == 0);
+	write_file(p("own"), "o", 1, O_TRUNC, 0644);
+	write_file(p("suid"), "0123456789", 10, O_TRUNC, 0666);
+	CHECK("setup: chmod 06777", chmod(p("suid"), 06777) == 0);
+	write_file(p("sgid"), "0123456789", 10, O_TRUNC, 0666);
+	CHECK("setup: chmod 02666", chmod(p("sgid"), 02666) == 0);
+	if (pipe(pipefd)) {
+		free(gdata);
+		return;
+	}
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
@@ -487,6 +531,74 @@ static void check_permissions(void)
 		CCHECK("uid 65534: setxattr on root's file -> EACCES/EPERM",
 		       setxattr("public", "user.y", "y", 1, 0) < 0 &&
 		       (errno == EACCES || errno == EPERM));
+
+		/* Search permission whatever the kernel has cached. */
+		errno = 0;
+		CCHECK("uid 65534: chmod own file in a 0644 dir -> EACCES",
+		       chmod("sx/f", 0600) < 0 && errno == EACCES);
+		errno = 0;
+		CCHECK("uid 65534: chown own file in a 0644 dir -> EACCES",
+		       chown("sx/f", 65534, 65534) < 0 && errno == EACCES);
+		errno = 0;
+		CCHECK("uid 65534: truncate 0666 file in a 0644 dir -> EACCES",
+		       truncate("sx/g", 0) < 0 && errno == EACCES);
+		errno = 0;
+		CCHECK("uid 65534: link from a 0644 dir -> EACCES",
+		       link("sx/f", "shared/lnk") < 0 && errno == EACCES);
+		errno = 0;
+		CCHECK("uid 65534: open a file in a 0644 dir -> EACCES",
+		       open("sx/f", O_RDONLY) < 0 && errno == EACCES);
+		if (!mds_only) {
+			errno = 0;
+			CCHECK("uid 65534: open root's 0600 FIFO -> EACCES",
+			       open("fifo", O_RDONLY | O_NONBLOCK) < 0 && errno == EACCES);
+		}
+		/* chown rules without CAP_CHOWN. */
+		errno = 0;
+		CCHECK("uid 65534: chown root's file to its owner -> EPERM",
+		       chown("own", 0, 0) < 0 && errno == EPERM);
+		errno = 0;
+		CCHECK("uid 65534: chgrp root's file to its group -> EPERM",
+		       chown("own", (uid_t)-1, 0) < 0 && errno == EPERM);
+		/* A write by a non-owner drops S_ISUID, and S_ISGID with
+		 * group-exec; S_ISGID without group-exec stays. */
+		{
+			struct stat sst;
+
+			errno = 0;
+			fd = open("suid", O_WRONLY);
+			CCHECK("uid 65534: write to a 06777 file succeeds",
+			       fd >= 0 && write(fd, "abcd", 4) == 4 && close(fd) == 0);
+			errno = 0;
+			CCHECK("uid 65534: ... and clears S_ISUID and S_ISGID",
+			       stat("suid", &sst) == 0 && (sst.st_mode & 07777) == 0777);
+			errno = 0;
+			fd = open("sgid", O_WRONLY);
+			CCHECK("uid 65534: write to a 02666 file succeeds",
+			       fd >= 0 && write(fd, "abcd", 4) == 4 && close(fd) == 0);
+			errno = 0;
+			CCHECK("uid 65534: ... and keeps S_ISGID (no group-exec)",
+			       stat("sgid", &sst) == 0 && (sst.st_mode & 07777) == 02666);
+		}
+		/* ftruncate through a writable descriptor of a file whose mode
+		 * no longer allows writing. */
+		{
+			struct stat tst;
+			char buf100[100];
+
+			memset(buf100, 'q', sizeof(buf100));
+			errno = 0;
+			fd = open("shared/tf", O_CREAT | O_RDWR, 0644);
+			CCHECK("uid 65534: create+write shared/tf",
+			       fd >= 0 && write(fd, buf100, sizeof(buf100)) == 100);
+			errno = 0;
+			CCHECK("uid 65534: ftruncate after fchmod 0444 succeeds",
+			       fchmod(fd, 0444) == 0 && ftruncate(fd, 10) == 0 &&
+			       fstat(fd, &tst) == 0 && tst.st_size == 10);
+			if (fd >= 0)
+				close(fd);
+			unlink("shared/tf");
+		}
 		_exit(bad ? 1 : 0);
 	}
 	close(pipefd[1]);
@@ -510,6 +622,26 @@ static void check_permissions(void)
 	}
 	waitpid(pid, &status, 0);
 	CHECK("child ran", WIFEXITED(status) && WEXITSTATUS(status) <= 1);
+	{
+		size_t got = 0;
+		uint8_t *d = read_file(p("sx/g"), &got);
+		struct stat fst;
+
+		CHECK("refused truncate left the data intact",
+		      d && got == glen && memcmp(d, gdata, glen) == 0);
+		free(d);
+		CHECK("refused chmod left the mode", stat(p("sx/f"), &fst) == 0 &&
+							     (fst.st_mode & 07777) == 0666);
+	}
+	free(gdata);
+	unlink(p("shared/lnk"));
+	unlink(p("sx/f"));
+	unlink(p("sx/g"));
+	rmdir(p("sx"));
+	unlink(p("fifo"));
+	unlink(p("own"));
+	unlink(p("suid"));
+	unlink(p("sgid"));
 	CHECK("root removes what 65534 made in the sticky dir", unlink(p("shared/mine")) == 0);
 	unlink(p("secret"));
 	unlink(p("public"));
@@ -523,10 +655,11 @@ int main(int argc, char **argv)
 {
 	struct stat st;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: posix_check MOUNTPOINT\n");
+	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "mds-only"))) {
+		fprintf(stderr, "usage: posix_check MOUNTPOINT [mds-only]\n");
 		return 2;
 	}
+	mds_only = argc == 3;
 	snprintf(base, sizeof(base), "%s/posix_check.%d", argv[1], (int)getpid());
 	if (mkdir(base, 0755)) {
 		fprintf(stderr, "posix_check: mkdir %s: %s\n", base, strerror(errno));
