@@ -20,6 +20,7 @@
 #include "bench/sim/sim_req.h"
 #include "bench/sim/sim_run.h"
 #include "bench/sim/sim_scen.h"
+#include "bench/sim/sim_trace.h"
 
 #define EXIT_USAGE 2
 
@@ -29,6 +30,7 @@ static void usage(FILE *f)
 		"usage: pfs-sim decide --policy P [--param k=v ...] [--seed N] [FILE|-]\n"
 		"       pfs-sim run SCENARIO.json --policy P [--param k=v ...] [--seed N]\n"
 		"                   [--json] [--csv FILE] [--plot FILE.png] [--reference P]\n"
+		"                   [--trace TRACE.csv]\n"
 		"       pfs-sim req SCENARIO.json [--control C ...] [--seed N] [--json] [--csv PREFIX]\n"
 		"       pfs-sim report SCENARIO.json [--policies P,...] [--sweep K=a,b] [--contention c,...]\n"
 		"       pfs-sim list\n"
@@ -83,7 +85,7 @@ static char *read_all(FILE *f, size_t *len)
 }
 
 typedef struct cli {
-	const char *policy, *file, *csv, *plot, *reference;
+	const char *policy, *file, *csv, *plot, *reference, *trace;
 	qos_param *params;
 	size_t n_params;
 	long long seed;
@@ -102,7 +104,8 @@ static int parse_args(int argc, char **argv, cli *c, int want_file)
 		if (strcmp(a, "--json") == 0) {
 			c->json = 1;
 		} else if (!strcmp(a, "--policy") || !strcmp(a, "--param") || !strcmp(a, "--seed") ||
-			   !strcmp(a, "--csv") || !strcmp(a, "--plot") || !strcmp(a, "--reference")) {
+			   !strcmp(a, "--csv") || !strcmp(a, "--plot") || !strcmp(a, "--reference") ||
+			   !strcmp(a, "--trace")) {
 			if (!v) {
 				fprintf(stderr, "pfs-sim: %s needs a value\n", a);
 				return -EINVAL;
@@ -129,6 +132,8 @@ static int parse_args(int argc, char **argv, cli *c, int want_file)
 				c->csv = v;
 			} else if (!strcmp(a, "--plot")) {
 				c->plot = v;
+			} else if (!strcmp(a, "--trace")) {
+				c->trace = v; /* sim_trace.h: jobs from a trace */
 			} else {
 				c->reference = v;
 			}
@@ -352,7 +357,7 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (!ref && !(ref = policy_or_die(refname)))
 		goto out;
-	int r0 = sim_scen_load(c.file, c.seed, &sc, err, sizeof(err));
+	int r0 = sim_trace_scenario(c.file, c.trace, c.seed, &sc, err, sizeof(err));
 	if (r0) {
 		if (r0 == -EINVAL)
 			fprintf(stderr, "pfs-sim run: %s: %s\n", c.file, err);

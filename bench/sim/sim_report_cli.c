@@ -17,6 +17,7 @@
 
 #include "bench/sim/sim_decide.h"
 #include "bench/sim/sim_policy.h"
+#include "bench/sim/sim_trace.h"
 
 #define EXIT_USAGE 2
 #define MAX_POL 16
@@ -29,7 +30,7 @@ static void report_usage(FILE *f)
 		"usage: pfs-sim report SCENARIO.json [--policies P,P,...] [--reference P]\n"
 		"                      [--param k=v ...] [--seed N] [--days D] [--states B]\n"
 		"                      [--sweep KEY=v1,v2,... ...] [--contention c1,c2,...]\n"
-		"                      [--threads T] [--csv PREFIX]\n"
+		"                      [--threads T] [--csv PREFIX] [--trace FILE]\n"
 		"Runs the reference and each policy on SCENARIO's jobs and prints one JSON\n"
 		"object: per-application I/O-time improvement CDF, applications worse than\n"
 		"the reference, effective bandwidth per system state, sweeps of the first\n"
@@ -115,7 +116,7 @@ typedef struct sweep {
 } sweep;
 
 typedef struct args {
-	const char *file, *reference, *csv;
+	const char *file, *reference, *csv, *trace;
 	const char *pol[MAX_POL];
 	size_t n_pol;
 	qos_param params[16];
@@ -184,6 +185,8 @@ static int parse_args(int argc, char **argv, args *a)
 			a->reference = v;
 		} else if (!strcmp(k, "--csv")) {
 			a->csv = v;
+		} else if (!strcmp(k, "--trace")) {
+			a->trace = v; /* the jobs; the scenario gives the cluster */
 		} else if (!strcmp(k, "--param")) {
 			if (a->n_params == 16 ||
 			    sim_decide_param_parse(v, &a->params[a->n_params]) < 0) {
@@ -387,7 +390,7 @@ int sim_report_cmd(int argc, char **argv)
 				a.pol[i]);
 			goto out;
 		}
-	r0 = sim_scen_load(a.file, a.seed, &sc, err, sizeof(err));
+	r0 = sim_trace_scenario(a.file, a.trace, a.seed, &sc, err, sizeof(err));
 	if (r0) {
 		fprintf(stderr, "pfs-sim report: %s: %s\n", a.file,
 			r0 == -ENOMEM ? "out of memory" : err);
