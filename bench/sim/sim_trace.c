@@ -391,6 +391,24 @@ int sim_trace_parse(const char *text, size_t len, sim_scenario *sc, char *err, s
 		goto out;
 	}
 	sim_rng_seed(&p.rng, sc->seed * 4 + 5);
+	/* Oversized traces are refused before anything is allocated for
+	 * them: count the lines that are neither blank nor comments. */
+	{
+		size_t lines = 0, data = 0;
+		for (const char *q = s; q < end;) {
+			const char *nl = memchr(q, '\n', (size_t)(end - q));
+			const char *e = nl ? nl : end;
+			lines++;
+			while (q < e && (*q == ' ' || *q == '\t' || *q == '\r'))
+				q++;
+			if (q < e && *q != '#' && ++data > (size_t)SIM_TRACE_MAX_JOBS + 1) {
+				p.line = lines;
+				rc = perr(&p, "more than %d jobs", SIM_TRACE_MAX_JOBS);
+				goto out;
+			}
+			q = nl ? nl + 1 : end;
+		}
+	}
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		const char *e = nl ? nl : end;
