@@ -94,6 +94,9 @@ static const char globals[] =
 	"                    compact document per line and report); keys in client/README.md\n"
 	"  --timeout SECS    give up on a request after SECS seconds (default 10)\n"
 	"  --fsname NAME     the file system's name in df (else $PFS_FSNAME, else pfs)\n"
+	"  --key FILE        the key file (else $PFS_KEY, else /etc/pfs/admin.key, else\n"
+	"                    /etc/pfs/client.key); root-only (0600), see 'key gen'\n"
+	"  --no-auth         no authentication handshake (a cluster with auth = off)\n"
 	"  -h, --help        this text; 'pfsadmin COMMAND --help' for one command\n"
 	"  --version         the version\n"
 	"\n"
@@ -115,6 +118,8 @@ void cli_admin_usage(FILE *out)
 			fputs("\njobs and QoS:\n", out);
 		fprintf(out, "  %s\n      %s\n", helps[i].synopsis, helps[i].summary);
 	}
+	fputs("  key gen --role ROLE [--master SERVERKEY] FILE\n"
+	      "      make a key file (ROLE mds|oss|client|admin; no MDS needed)\n", out);
 	fputs("  help [COMMAND]\n      this text, or one command's\n\n", out);
 	fputs(globals, out);
 }
