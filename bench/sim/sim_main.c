@@ -283,6 +283,49 @@ static double now_s(void)
 
 static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
+static double ratio(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : NAN;
+}
+
+/* GIFT's gate statistics (qos_gift_gate_get) for --json. */
+static json_t *gate_json(const sim_run_result *r)
+{
+	const qos_gift_gate_stats *g = &r->gift_gate;
+	json_t *o = json_object(), *x = json_object();
+	if (!o || !x) {
+		json_decref(o);
+		json_decref(x);
+		return NULL;
+	}
+	json_object_set_new(o, "decisions", json_integer((json_int_t)r->gift.decisions));
+	json_object_set_new(o, "decisions_with_candidates", json_integer((json_int_t)g->decisions));
+	json_object_set_new(o, "csys_blocked_frac", num_or_null(ratio(g->csys_blocked, g->decisions)));
+	json_object_set_new(o, "budget_blocked_frac",
+			    num_or_null(ratio(g->budget_blocked, g->decisions)));
+	json_object_set_new(o, "coupon_decisions_frac",
+			    num_or_null(ratio(g->coupon_decisions, g->decisions)));
+	json_object_set_new(o, "redeem_decisions_frac",
+			    num_or_null(ratio(g->redeem_decisions, g->decisions)));
+	json_object_set_new(o, "candidates", json_integer((json_int_t)g->candidates));
+	json_object_set_new(o, "in_y", json_integer((json_int_t)g->in_y));
+	json_object_set_new(x, "redeemed", json_integer((json_int_t)g->excl_redeemed));
+	json_object_set_new(x, "budget", json_integer((json_int_t)g->excl_budget));
+	json_object_set_new(x, "c_sys", json_integer((json_int_t)g->excl_csys));
+	json_object_set_new(x, "c_i", json_integer((json_int_t)g->excl_ci));
+	json_object_set_new(o, "excluded", x);
+	json_object_set_new(o, "coupons_issued", json_integer((json_int_t)r->gift.coupons_issued));
+	json_object_set_new(o, "redemptions", json_integer((json_int_t)r->gift.redemptions));
+	json_object_set_new(o, "regret_periods", json_integer((json_int_t)g->periods));
+	json_object_set_new(o, "redemptions_per_period",
+			    num_or_null(ratio(r->gift.redemptions, g->periods)));
+	json_object_set_new(o, "coupons_per_period",
+			    num_or_null(ratio(r->gift.coupons_issued, g->periods)));
+	json_object_set_new(o, "awarded_node_hours", num_or_null(r->gift.awarded_nh));
+	json_object_set_new(o, "lp_failures", json_integer((json_int_t)r->gift.lp_failures));
+	return o;
+}
+
 static void print_table(const sim_scenario *sc, const char *pol, const char *ref,
 			const sim_run_result *r, const sim_run_result *rr, double secs)
 {
@@ -302,10 +345,13 @@ static void print_table(const sim_scenario *sc, const char *pol, const char *ref
 		{"served_bandwidth", "MB/s", r->served_bandwidth, rr->served_bandwidth, 1},
 		{"policy_objective", "per decision", r->mean_objective, rr->mean_objective, 1},
 	};
+	size_t n_apps = 0;
+	for (size_t a = 0; a < sc->n_apps; a++)
+		n_apps += sim_scen_group(sc, a) == a; /* a trace's jobs of one app count once */
 	printf("scenario %s: %zu OSTs, %d nodes, %zu jobs of %zu applications, %.1f days, "
 	       "seed %llu\n",
 	       sc->name[0] ? sc->name : "(unnamed)", sc->n_osts, sc->nodes, sc->n_jobs,
-	       sc->n_apps, sc->duration / 86400.0, (unsigned long long)sc->seed);
+	       n_apps, sc->duration / 86400.0, (unsigned long long)sc->seed);
 	printf("%-32s %12s %12s %9s\n", "metric", pol, ref, "change");
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		char name[48], ch[32] = "-";
@@ -321,6 +367,18 @@ static void print_table(const sim_scenario *sc, const char *pol, const char *ref
 	       "time; allocations over capacity in %llu decisions\n",
 	       r->completed, r->n_jobs, rr->completed, (unsigned long long)r->decisions,
 	       100.0 * r->busy_time / sc->duration, (unsigned long long)r->overcommits);
+	if (r->has_gift) {
+		const qos_gift_gate_stats *g = &r->gift_gate;
+		printf("GIFT gates: %llu decisions with candidates; c_sys < tau in %.1f%%, regret "
+		       "budget full in %.1f%%, coupons issued in %.1f%%, redemptions in %.1f%%; "
+		       "%llu coupons, %llu redemptions over %llu regret periods\n",
+		       (unsigned long long)g->decisions, 100 * ratio(g->csys_blocked, g->decisions),
+		       100 * ratio(g->budget_blocked, g->decisions),
+		       100 * ratio(g->coupon_decisions, g->decisions),
+		       100 * ratio(g->redeem_decisions, g->decisions),
+		       (unsigned long long)r->gift.coupons_issued,
+		       (unsigned long long)r->gift.redemptions, (unsigned long long)g->periods);
+	}
 	printf("simulated in %.1f s wall clock (both runs, in parallel)\n", secs);
 }
 
@@ -452,6 +510,11 @@ static int cmd_run(int argc, char **argv)
 		json_object_set_new(j, "mean_loss_worse", num_or_null(loss_worse));
 		json_object_set_new(j, "max_outstanding_node_hours",
 				    num_or_null(r.max_outstanding_nh));
+		if (r.has_gift && json_object_set_new(j, "gift_gate", gate_json(&r))) {
+			json_decref(j);
+			rc = 1;
+			goto out;
+		}
 		char *s = json_dumps(j, JSON_REAL_PRECISION(10));
 		json_decref(j);
 		if (!s) {
