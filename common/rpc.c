@@ -1,4 +1,9 @@
-/* rpc.c — connection pool and request/reply calls (see rpc.h). */
+/* rpc.c — connection pool and request/reply calls (see rpc.h).
+ *
+ * Recovery: a call keeps one req_id for all its sends; a send after a lost
+ * reply carries PFS_F_RESEND so the server's reply cache can answer it.
+ * Every wait between attempts checks the calling thread's interrupt hook
+ * (pfs_rpc_set_interrupt) and gives up with -EINTR when it fires. */
 #include "common/clock.h"
 #include "common/rpc.h"
 
@@ -31,7 +36,63 @@ struct pfs_rpc_pool {
 	unsigned nidle;
 	unsigned nopen;     /* open fds, idle or borrowed; guarded by lock */
 	uint64_t next_req;  /* guarded by lock */
+	uint64_t resends;   /* guarded by lock */
 };
+
+/* The calling thread's interrupt hook (pfs_rpc_set_interrupt). */
+static _Thread_local int (*intr_fn)(void *);
+static _Thread_local void *intr_arg;
+
+void pfs_rpc_set_interrupt(int (*check)(void *arg), void *arg)
+{
+	intr_fn = check;
+	intr_arg = arg;
+}
+
+static int interrupted(void)
+{
+	return intr_fn && intr_fn(intr_arg);
+}
+
+/* The pool's recovery window in ms: how long a call may keep trying. */
+static uint64_t window_ms(const pfs_rpc_pool *p)
+{
+	int w = p->opts.recovery_ms > p->opts.retry_ms ? p->opts.recovery_ms : p->opts.retry_ms;
+
+	return (uint64_t)w;
+}
+
+int pfs_rpc_transport_err(int rc)
+{
+	switch (rc) {
+	case -EPIPE: case -ECONNRESET: case -ECONNREFUSED: case -ECONNABORTED:
+	case -ETIMEDOUT: case -EHOSTUNREACH: case -ENETUNREACH: case -ENETDOWN:
+	case -EHOSTDOWN: case -ENOTCONN: case -EBADMSG: case -EPROTO:
+	case -EPROTONOSUPPORT: case -EMSGSIZE: case -EADDRNOTAVAIL:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int pfs_rpc_fs_err(int rc)
+{
+	if (rc >= 0)
+		return rc;
+	if (rc < -4095 || pfs_rpc_transport_err(rc))
+		return -EIO;
+	return rc;
+}
+
+uint64_t pfs_rpc_pool_resends(pfs_rpc_pool *p)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&p->lock);
+	n = p->resends;
+	pthread_mutex_unlock(&p->lock);
+	return n;
+}
 
 struct pfs_rpc_inflight {
 	pfs_rpc_pool *pool;
@@ -140,14 +201,13 @@ const char *pfs_rpc_pool_host(const pfs_rpc_pool *p) { return p->host; }
 uint16_t pfs_rpc_pool_port(const pfs_rpc_pool *p) { return p->port; }
 
 /* Borrow a connection: an idle one, a new one, or wait for one. */
-static int conn_get(pfs_rpc_pool *p, rconn **conn, uint64_t *req_id)
+static int conn_get(pfs_rpc_pool *p, rconn **conn)
 {
 	int rc;
 
 	pthread_mutex_lock(&p->lock);
 	while (p->nidle == 0 && p->nopen >= p->opts.max_conns)
 		pthread_cond_wait(&p->cond, &p->lock);
-	*req_id = p->next_req++;
 	while (p->nidle > 0) {
 		/* An idle connection the server has closed (it restarted) shows
 		 * as readable; drop it here so a request is never sent into a
@@ -201,15 +261,25 @@ static void conn_flush(pfs_rpc_pool *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
+static uint64_t new_req_id(pfs_rpc_pool *p)
+{
+	uint64_t id;
+
+	pthread_mutex_lock(&p->lock);
+	id = p->next_req++;
+	pthread_mutex_unlock(&p->lock);
+	return id;
+}
+
 /* Borrow a connection and send one request; the bulk comes from memory or,
- * when pipe_fd >= 0, from a pipe by splice.  Connect failures are retried
- * with backoff for the pool's retry window; a failed send is retried only
- * from memory (a drained pipe cannot be sent again). */
+ * when pipe_fd >= 0, from a pipe by splice.  req_id 0 takes a new id;
+ * hflags go into the header (PFS_F_RESEND).  Connect failures are retried
+ * with backoff until deadline (ms); a failed send is retried only from
+ * memory (a drained pipe cannot be sent again). */
 static int start(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag, const void *req,
 		 size_t len, const void *bulk, int pipe_fd, size_t bulk_len,
-		 pfs_rpc_inflight **call)
+		 uint64_t req_id, uint32_t hflags, uint64_t deadline, pfs_rpc_inflight **call)
 {
-	uint64_t deadline = pfs_clock_ms() + (uint64_t)p->opts.retry_ms;
 	unsigned delay = 10;
 	pfs_rpc_inflight *c;
 	int rc;
@@ -217,13 +287,15 @@ static int start(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag, const voi
 	c = malloc(sizeof(*c));
 	if (!c)
 		return -ENOMEM;
+	c->req_id = req_id ? req_id : new_req_id(p);
 	for (;;) {
-		rc = conn_get(p, &c->conn, &c->req_id);
+		rc = conn_get(p, &c->conn);
 		if (rc == 0) {
 			pfs_hdr h;
 
 			pfs_hdr_init(&h, op, c->req_id, p->opts.client_id,
 				     tag ? tag->job : NULL);
+			h.flags = hflags;
 			if (tag) {
 				h.uid = tag->uid;
 				h.gid = tag->gid;
@@ -248,6 +320,10 @@ static int start(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag, const voi
 		/* A refused handshake will be refused again: no retry. */
 		if (rc == -EMSGSIZE || rc == -EACCES || rc == -EPROTO || pfs_clock_ms() >= deadline)
 			goto fail;
+		if (interrupted()) {
+			rc = -EINTR;
+			goto fail;
+		}
 		usleep(delay * 1000);
 		if (delay < 500)
 			delay *= 2;
@@ -265,14 +341,16 @@ int pfs_rpc_start(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag,
 		  const void *req, size_t len, const void *bulk, size_t bulk_len,
 		  pfs_rpc_inflight **call)
 {
-	return start(p, op, tag, req, len, bulk, -1, bulk_len, call);
+	return start(p, op, tag, req, len, bulk, -1, bulk_len, 0, 0,
+		     pfs_clock_ms() + window_ms(p), call);
 }
 
 int pfs_rpc_start_pipe(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag,
 		       const void *req, size_t len, int pipe_fd, size_t bulk_len,
 		       pfs_rpc_inflight **call)
 {
-	return start(p, op, tag, req, len, NULL, pipe_fd, bulk_len, call);
+	return start(p, op, tag, req, len, NULL, pipe_fd, bulk_len, 0, 0,
+		     pfs_clock_ms() + window_ms(p), call);
 }
 
 void pfs_rpc_reply_init(pfs_rpc_reply *rep)
@@ -344,18 +422,36 @@ int pfs_rpc_call_tag(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag, unsig
 		     const void *req, size_t len, const void *bulk, size_t bulk_len,
 		     pfs_rpc_reply *rep)
 {
-	uint64_t deadline = pfs_clock_ms() + (uint64_t)p->opts.retry_ms;
+	uint64_t deadline = pfs_clock_ms() + window_ms(p);
+	uint64_t req_id = new_req_id(p);
+	uint32_t hflags = 0;
+	unsigned delay = 50;
 	pfs_rpc_inflight *c;
 	int rc;
 
 	for (;;) {
-		rc = pfs_rpc_start(p, op, tag, req, len, bulk, bulk_len, &c);
+		rc = start(p, op, tag, req, len, bulk, -1, bulk_len, req_id, hflags, deadline, &c);
 		if (rc)
 			return rc;
 		rc = pfs_rpc_finish(c, rep);
-		if (rc != -EPIPE || !(flags & PFS_RPC_IDEMPOTENT) || pfs_clock_ms() >= deadline)
+		/* Sent, then no reply (broken connection, timeout): send it again
+		 * under the same req_id; the server's reply cache answers a
+		 * request it already ran. */
+		if ((rc != -EPIPE && rc != -ETIMEDOUT) || (flags & PFS_RPC_NO_RESEND) ||
+		    pfs_clock_ms() >= deadline)
 			return rc;
+		if (interrupted())
+			return -EINTR;
+		if (!hflags)
+			pfs_log(PFS_LOG_NOTICE, "rpc %s:%u: %s got no reply (%s); resending",
+				p->host, p->port, pfs_op_name(op), pfs_strerror(rc));
+		hflags = PFS_F_RESEND;
+		pthread_mutex_lock(&p->lock);
+		p->resends++;
+		pthread_mutex_unlock(&p->lock);
 		conn_flush(p);
-		usleep(50 * 1000);
+		usleep(delay * 1000);
+		if (delay < 1000)
+			delay *= 2;
 	}
 }

@@ -8,10 +8,29 @@
  * any reply (the striped data path does this).
  *
  * Failure rule: a transport error closes that connection.  When the request
- * could not be sent (connect refused, reset before sending), pfs_rpc_call
- * retries with backoff for up to the pool's retry window, which is how
- * clients ride out a server restart.  A request that was sent but got no
- * reply is retried only if the caller marks it idempotent.
+ * could not be sent (connect refused, reset before sending), the pool
+ * retries with backoff for up to its recovery window (the larger of
+ * retry_ms and recovery_ms), which is how clients ride out a server
+ * restart.  A request that was sent but got no reply (connection broken,
+ * no reply within timeout_ms) is sent again by pfs_rpc_call within the same
+ * window, as Lustre resends after a reconnect: with the same client_id and
+ * req_id as the first send and PFS_F_RESEND in the header, so a server with
+ * a reply cache (mds/reply_cache.h) answers a request it already executed
+ * with its original reply instead of running it twice.  Servers without
+ * one get only requests that are safe to run twice (OSS data: the same
+ * bytes at the same offset); a caller whose request is neither passes
+ * PFS_RPC_NO_RESEND.  pfs_rpc_start/finish never resend: their callers
+ * (client/osc.c) resend idempotent pieces themselves.
+ *
+ * Interrupts: a thread may install a check (pfs_rpc_set_interrupt) that the
+ * waits between attempts consult; when it says so the call returns -EINTR
+ * (a FUSE request the kernel interrupted).  A send or receive in progress
+ * is not cut short; it is bounded by timeout_ms.
+ *
+ * Errors: calls return the server's status or a transport error (-EPIPE,
+ * -ECONNREFUSED, -ETIMEDOUT, ...), which admin tools print as such; a file
+ * system must turn the latter into -EIO before an application sees them
+ * (pfs_rpc_fs_err).
  *
  * Authentication: with opts.auth, every new connection first runs the
  * handshake of common/auth.h (pfs_auth_client, bounded by
@@ -36,6 +55,10 @@ typedef struct pfs_rpc_opts {
 	unsigned max_conns;   /* default 8 */
 	int timeout_ms;       /* per-call send/receive timeout, default 60000 */
 	int retry_ms;         /* how long to keep retrying a failed connect, default 30000 */
+	/* The recovery window: how long a call keeps reconnecting and resending
+	 * to a server that went away (Lustre's obd_timeout-based windows).
+	 * 0 = retry_ms; the effective window is the larger of the two. */
+	int recovery_ms;
 	uint64_t client_id;   /* put in every header */
 	/* Key for the handshake; NULL = no authentication.  Not copied: must
 	 * outlive the pool. */
@@ -65,8 +88,12 @@ typedef struct pfs_rpc_tag {
 	uint32_t credit;
 } pfs_rpc_tag;
 
-/* Flags for calls. */
+/* Flags for calls.  PFS_RPC_IDEMPOTENT is kept for callers that say so
+ * (every request is resent now); PFS_RPC_NO_RESEND: a request that was
+ * sent is never sent again (the reply's loss is returned as -EPIPE or
+ * -ETIMEDOUT). */
 #define PFS_RPC_IDEMPOTENT 0x1u
+#define PFS_RPC_NO_RESEND 0x2u
 
 int pfs_rpc_pool_create(const char *host, uint16_t port, const pfs_rpc_opts *opts,
 			pfs_rpc_pool **out);
@@ -101,6 +128,19 @@ int pfs_rpc_start_pipe(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag,
  * pfs_rpc_call; rep->hdr is the reply's header whenever a reply came (also
  * with a non-zero status), and all zeros after a transport error. */
 int pfs_rpc_finish(pfs_rpc_inflight *call, pfs_rpc_reply *rep);
+/* Install (check != NULL) or remove the calling thread's interrupt check:
+ * while it returns non-zero, the waits of this thread's calls end with
+ * -EINTR.  The check runs on the calling thread. */
+void pfs_rpc_set_interrupt(int (*check)(void *arg), void *arg);
+/* 1 if rc is a transport or protocol failure (no usable reply): -EPIPE,
+ * -ECONNRESET, -ECONNREFUSED, -ETIMEDOUT, -EHOSTUNREACH, -EBADMSG, ... */
+int pfs_rpc_transport_err(int rc);
+/* rc as a file system reports it: transport and protocol failures (and
+ * anything that is not an errno) become -EIO; 0 and POSIX file-system
+ * errors pass unchanged. */
+int pfs_rpc_fs_err(int rc);
+/* Requests sent again after a lost reply (pfs_rpc_call), since creation. */
+uint64_t pfs_rpc_pool_resends(pfs_rpc_pool *p);
 /* Clear the outputs of rep, keeping its caller buffer (buf, cap). */
 void pfs_rpc_reply_init(pfs_rpc_reply *rep);
 void pfs_rpc_reply_free(pfs_rpc_reply *rep);

@@ -31,6 +31,10 @@
  * inode has no layout to renew, so a revoked file stops being writable
  * within one lifetime.
  *
+ * Resends (common/rpc.h): the replies of mutating requests are recorded in
+ * a reply cache (mds/reply_cache.h) by (client id, req_id); a request
+ * marked PFS_F_RESEND that already ran is answered from it (see dispatch).
+ *
  * Job counters live in a fixed hash table of at most MAX_JOBS jobs;
  * further job ids are counted under one overflow entry "(other)" so
  * garbage job ids cannot grow memory without bound. */
@@ -59,6 +63,7 @@
 #include "mds/mdqos.h"
 #include "mds/ascar_store.h"
 #include "mds/locksvc.h"
+#include "mds/reply_cache.h"
 
 #define NBUCKETS 256
 #define MAX_JOBS 4096
@@ -110,6 +115,7 @@ struct mds_server {
 	struct job_ctr overflow;
 	pfs_optab_log refusals;    /* role refusals, logged once per peer */
 	mds_locksvc *locks;        /* the lock service (mds/locksvc.h) */
+	mds_rcache *rcache;        /* replies for resends (mds/reply_cache.h) */
 	int have_capa;             /* capa_key holds K_cap */
 	uint8_t capa_key[PFS_CAPA_KEY_LEN];
 };
@@ -1226,8 +1232,8 @@ static const struct op_row ops[NOPS] = {
 	{ PFS_OP_MDS_OSS_HEARTBEAT, h_oss_heartbeat, 0 },
 };
 
-static int dispatch(mds_server *s, const pfs_hdr *h, unsigned role, const uint8_t *payload,
-		    size_t len, const char *peer, pfs_sconn *conn, pfs_wbuf *out)
+static int dispatch_run(mds_server *s, const pfs_hdr *h, unsigned role, const uint8_t *payload,
+			size_t len, const char *peer, pfs_sconn *conn, pfs_wbuf *out)
 {
 	char job[PFS_JOBID_MAX + 1];
 	unsigned slot = op_slot(s, h->opcode);
@@ -1265,6 +1271,57 @@ out:
 	if (rc && rc != -EOPNOTSUPP)
 		pfs_log(PFS_LOG_DEBUG, "%s from %s: %s", pfs_op_name(h->opcode),
 			peer ? peer : "-", pfs_strerror(rc));
+	return rc;
+}
+
+/* Requests whose second execution would differ from the first (mutations):
+ * their replies go in the reply cache, so a resend gets the original. */
+static int rc_tracked(uint16_t op)
+{
+	switch (op) {
+	case PFS_OP_MDS_SETATTR: case PFS_OP_MDS_CREATE: case PFS_OP_MDS_MKNOD:
+	case PFS_OP_MDS_MKDIR: case PFS_OP_MDS_UNLINK: case PFS_OP_MDS_RMDIR:
+	case PFS_OP_MDS_RENAME: case PFS_OP_MDS_SYMLINK: case PFS_OP_MDS_LINK:
+	case PFS_OP_MDS_SETXATTR: case PFS_OP_MDS_REMOVEXATTR: case PFS_OP_MDS_SETSIZE:
+	case PFS_OP_MDS_SETSTRIPE: case PFS_OP_MDS_LOCK_SET: case PFS_OP_MDS_LOCK_RELEASE:
+	case PFS_OP_MDS_JOB_REGISTER: case PFS_OP_MDS_JOB_END:
+	case PFS_OP_MDS_QOS_POLICY_SET: case PFS_OP_MDS_ASCAR_SET: case PFS_OP_MDS_MDQOS_SET:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* dispatch_run behind the reply cache: a resend of a mutation that already
+ * ran gets its recorded reply (status and payload) without running again. */
+static int dispatch(mds_server *s, const pfs_hdr *h, unsigned role, const uint8_t *payload,
+		    size_t len, const char *peer, pfs_sconn *conn, pfs_wbuf *out)
+{
+	int track = s->rcache && rc_tracked(h->opcode) && pfs_optab_allowed(h->opcode, role);
+	mds_rc_hit hit;
+	int rc;
+
+	if (track) {
+		rc = mds_rc_begin(s->rcache, h->client_id, h->req_id,
+				  !!(h->flags & PFS_F_RESEND), &hit);
+		if (rc == MDS_RC_CACHED) {
+			pfs_wbuf_reset(out);
+			pfs_wbuf_bytes(out, hit.data, hit.len);
+			rc = hit.status ? hit.status : pfs_wbuf_error(out);
+			mds_rc_hit_free(&hit);
+			pfs_log(PFS_LOG_DEBUG, "%s from %s: resend answered from the reply cache",
+				pfs_op_name(h->opcode), peer ? peer : "-");
+			return rc;
+		}
+		if (rc < 0)
+			return rc;
+		track = rc == MDS_RC_RUN;
+	}
+	rc = dispatch_run(s, h, role, payload, len, peer, conn, out);
+	if (track && rc == MDS_LOCKSVC_LATER)
+		mds_rc_abandon(s->rcache, h->client_id, h->req_id);
+	else if (track)
+		mds_rc_end(s->rcache, h->client_id, h->req_id, rc, out->data, rc ? 0 : out->len);
 	return rc;
 }
 
@@ -1376,6 +1433,12 @@ int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 		free(s);
 		return rc;
 	}
+	rc = mds_rc_create(NULL, &s->rcache);
+	if (rc) {
+		mds_locksvc_stop(s->locks);
+		free(s);
+		return rc;
+	}
 	pthread_mutex_init(&s->jobs_lock, NULL);
 	pfs_optab_log_init(&s->refusals);
 	so.host = opts->host;
@@ -1387,6 +1450,7 @@ int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 		pfs_optab_log_destroy(&s->refusals);
 		pthread_mutex_destroy(&s->jobs_lock);
 		mds_locksvc_stop(s->locks);
+		mds_rc_destroy(s->rcache);
 		free(s);
 		return rc;
 	}
@@ -1406,6 +1470,7 @@ void mds_server_stop(mds_server *s)
 	pfs_server_stop(s->srv);
 	/* after the server: held LOCK_WAITs are answered into closed connections */
 	mds_locksvc_stop(s->locks);
+	mds_rc_destroy(s->rcache);
 	for (unsigned i = 0; i < NBUCKETS; i++) {
 		struct job_ctr *j = s->jobs[i];
 		while (j) {
