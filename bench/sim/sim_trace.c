@@ -427,15 +427,15 @@ int sim_trace_parse(const char *text, size_t len, sim_scenario *sc, char *err, s
 		}
 		if (e > s && e[-1] == '\r')
 			e--;
-		if (memchr(s, '"', (size_t)(e - s))) {
-			rc = perr(&p, "quotes are not supported (fields never contain commas)");
-			goto out;
-		}
 		const char *ts = s, *te = e;
 		trim(&ts, &te);
 		if (ts == te || *ts == '#') {
 			s = nl + 1;
 			continue;
+		}
+		if (memchr(s, '"', (size_t)(e - s))) {
+			rc = perr(&p, "quotes are not supported (fields never contain commas)");
+			goto out;
 		}
 		if (!have_header) {
 			rc = parse_header(&p, s, e);
