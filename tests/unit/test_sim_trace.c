@@ -163,7 +163,7 @@ static void test_good_traces(void **state)
 	(void)state;
 
 	/* columns in any order, blanks, CRLF, comments, equal submit times */
-	const char *t = "# site X, week 12\n"
+	const char *t = "# site \"X\", week 12\n"
 			"app, ranks ,job,submit,nodes,osts,phases,io_mb,compute_s,stripe_count\r\n"
 			"\n"
 			"sim, 8, 100, 0, 2, 3;1, 4, 6400, 30.5, 1\r\n"
