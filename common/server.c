@@ -405,7 +405,7 @@ static void dispatch(pfs_sconn *c, const pfs_hdr *h, uint8_t *p)
 		reply(c, h, -EOPNOTSUPP, 0, NULL, 0, NULL, 0, 1);
 		return;
 	}
-	if (s->opts.inline_handler) {
+	if (s->opts.inline_handler || (s->opts.inline_if && s->opts.inline_if(s->ctx, h))) {
 		s->fn(s->ctx, c, h, p);
 		return;
 	}

@@ -64,6 +64,12 @@ typedef struct pfs_server_opts {
 	const struct pfs_auth_key *auth;
 	unsigned workers;        /* handler threads; default 8 */
 	int inline_handler;      /* 1: the handler never blocks, call it on the loop */
+	/* Per request, when inline_handler is 0: a non-NULL inline_if that
+	 * returns 1 for a request runs that request on the loop (requests the
+	 * caller knows never block, e.g. the MDS's read-only lookups: saves the
+	 * hand-off to a worker, which costs 20-35 % of a metadata round trip on
+	 * a busy 2-CPU node).  Called on the loop with the server's ctx. */
+	int (*inline_if)(void *ctx, const pfs_hdr *h);
 	unsigned max_inflight;   /* per connection; default 64 */
 	size_t max_queued_bytes; /* unsent reply bytes per connection; default 8 MiB */
 	/* Timeouts: 0 = the default, negative = none. */

@@ -1405,6 +1405,23 @@ static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 	}
 }
 
+/* Requests run on the server's event loop instead of a worker: the
+ * read-only namespace opcodes, which take an LMDB read transaction (MVCC:
+ * never waits for a writer), make no network call and never sync.  Saves a
+ * thread hand-off per lookup/getattr (see inline_if in common/server.h).
+ * An opcode added here must keep all three properties. */
+static int runs_inline(void *ctx, const pfs_hdr *h)
+{
+	(void)ctx;
+	switch (h->opcode) {
+	case PFS_OP_PING: case PFS_OP_MDS_LOOKUP: case PFS_OP_MDS_GETATTR:
+	case PFS_OP_MDS_READDIR: case PFS_OP_MDS_READLINK: case PFS_OP_MDS_GETXATTR:
+	case PFS_OP_MDS_LISTXATTR: case PFS_OP_MDS_ACCESS: case PFS_OP_MDS_STATFS:
+		return 1;
+	}
+	return 0;
+}
+
 int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 {
 	mds_server *s = calloc(1, sizeof(*s));
@@ -1445,6 +1462,7 @@ int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 	so.port = opts->port;
 	so.name = "mds";
 	so.auth = opts->auth;
+	so.inline_if = runs_inline;
 	rc = pfs_server_start(&so, handler, s, &s->srv);
 	if (rc) {
 		pfs_optab_log_destroy(&s->refusals);
