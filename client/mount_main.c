@@ -109,8 +109,9 @@ static const pfs_cfg_opt mount_opts[] = {
 	  0, 86400),
 	N(PFS_CFG_BOOL, allow_other, "1", "let every user use the mount (the MDS checks permissions)",
 	  0, 0),
-	N(PFS_CFG_BOOL, default_permissions, "0",
-	  "let the kernel check permissions from mode bits as well", 0, 0),
+	N(PFS_CFG_BOOL, default_permissions, "1",
+	  "let the kernel check permissions from mode bits as well (FIFOs and devices: "
+	  "their opens never reach the MDS)", 0, 0),
 	S(fsname, "", "mount source shown in mount tables (default HOST:PORT)"),
 	N(PFS_CFG_BOOL, ro, "0", "mount read-only", 0, 0),
 	N(PFS_CFG_BOOL, splice, "1",
