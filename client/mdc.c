@@ -16,6 +16,7 @@ struct cli_mdc {
 	pfs_rpc_pool *pool;
 	int wrapped; /* the pool is the caller's (cli_mdc_wrap) */
 	cli_mdqos *mdq; /* PADLL stage (client/mdqos.h), borrowed; NULL = none */
+	int fs_errors;  /* map transport errors to -EIO (cli_mdc_set_fs_errors) */
 };
 
 int cli_client_id_new(uint64_t *out)
@@ -82,6 +83,11 @@ void cli_mdc_set_mdqos(cli_mdc *m, cli_mdqos *q)
 	m->mdq = q;
 }
 
+void cli_mdc_set_fs_errors(cli_mdc *m, int on)
+{
+	__atomic_store_n(&m->fs_errors, on, __ATOMIC_RELAXED);
+}
+
 static int name_ok(const char *name)
 {
 	size_t n = strlen(name);
@@ -111,6 +117,11 @@ static int call(cli_mdc *m, const char *job, uint16_t op, unsigned flags, pfs_wb
 	if (rc == 0)
 		rc = pfs_rpc_call(m->pool, op, job, flags, w->data, w->len, NULL, 0, rep);
 	pfs_wbuf_free(w);
+	/* Recovery: the pool resent the request through the server's restart
+	 * for the recovery window; what still failed in transport is an I/O
+	 * error for the application, never EPIPE/ECONNREFUSED/ETIMEDOUT. */
+	if (__atomic_load_n(&m->fs_errors, __ATOMIC_RELAXED))
+		rc = pfs_rpc_fs_err(rc);
 	return rc;
 }
 

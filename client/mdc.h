@@ -92,6 +92,12 @@ int cli_mdc_create(const char *host, uint16_t port, const pfs_rpc_opts *opts, cl
 int cli_mdc_wrap(pfs_rpc_pool *pool, cli_mdc **out);
 /* No call may be in progress.  Closes the pool unless it was wrapped. */
 void cli_mdc_destroy(cli_mdc *m);
+/* From now on every call of m returns file-system errors only: transport
+ * failures that outlast the pool's recovery window become -EIO
+ * (pfs_rpc_fs_err).  mount.pfs sets it after its first contact; pfsadmin
+ * keeps the transport errors to explain them. */
+void cli_mdc_set_fs_errors(cli_mdc *m, int on);
+
 /* The pool the calls go through (borrowed: lives as long as m), for the
  * requests this module has no typed call for (pfsadmin's job and QoS
  * opcodes). */

@@ -65,6 +65,8 @@ typedef struct mount_cfg {
 	int max_conns;
 	int timeout_ms;
 	int retry_ms;
+	int recovery_window_s;
+	int oss_recovery_waiters;
 	int jobid_ttl_ms;
 	double attr_timeout_s;
 	int allow_other;
@@ -105,6 +107,14 @@ static const pfs_cfg_opt mount_opts[] = {
 	  "per-RPC send/receive timeout towards the MDS (OSS: see rcc_*)", 1, 86400000),
 	N(PFS_CFG_INT, retry_ms, "30000", "how long to retry connecting to a server that is down",
 	  0, 86400000),
+	/* Recovery (issue 8): Lustre's windows are a few obd_timeouts (100 s
+	 * each); requests wait and are resent that long before EIO. */
+	N(PFS_CFG_INT, recovery_window_s, "300",
+	  "how long requests wait for, and are resent to, a server that went away (then EIO)",
+	  1, 86400),
+	N(PFS_CFG_INT, oss_recovery_waiters, "16",
+	  "requests that may wait at once for one OSS in recovery (more fail with EIO; "
+	  "keep it below max_threads)", 1, 4096),
 	N(PFS_CFG_DOUBLE, attr_timeout_s, "1.0", "seconds the kernel caches attributes and names",
 	  0, 86400),
 	N(PFS_CFG_BOOL, allow_other, "1", "let every user use the mount (the MDS checks permissions)",
@@ -442,6 +452,8 @@ int main(int argc, char **argv)
 	}
 	oo.rpc = ro;
 	oo.rpc.timeout_ms = (int)(T * 1000 + 0.5);
+	oo.rpc.recovery_ms = cfg.recovery_window_s * 1000;
+	oo.recovery_waiters = (unsigned)cfg.oss_recovery_waiters;
 	oo.credits = (unsigned)cfg.rcc_credits;
 	pol.job_slots = cfg.job_slots;
 	pol.weight = cli_qos_fetch_weight; /* arg set when the fetcher runs */
@@ -465,6 +477,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mount.pfs: MDS %s: %s\n", spec, pfs_strerror(rc));
 		goto out;
 	}
+	/* Mounted from here on: ride out MDS restarts for the recovery window,
+	 * and give applications file-system errors only. */
+	pfs_rpc_pool_set_recovery_ms(cli_mdc_pool(mdc), cfg.recovery_window_s * 1000);
+	cli_mdc_set_fs_errors(mdc, 1);
 	cli_fs_opts fo = { .attr_timeout = cfg.attr_timeout_s, .max_io = PFS_MAX_IO,
 			   .splice = cfg.splice };
 	rc = cli_fs_create(mdc, osc, jobid, &fo, &fs);

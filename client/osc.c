@@ -35,6 +35,10 @@ typedef struct endpoint {
 	pfs_rpc_pool *pool;
 	cli_credit *credit;
 	uint64_t busy, resends; /* guarded by cli_osc.lock */
+	/* recovery (osc.h "A dead OSS"); guarded by cli_osc.lock */
+	int down;               /* the last request failed in transport */
+	unsigned users;         /* calls with a piece on this endpoint now */
+	uint64_t refused;       /* calls refused: too many waiting while down */
 } endpoint;
 
 /* A pipe to splice WRITE data from; empty while idle. */
@@ -115,6 +119,10 @@ int cli_osc_create(cli_mdc *mdc, const cli_osc_opts *opts, cli_osc **out)
 		o->opts.rpc.timeout_ms = 60000;
 	if (o->opts.rpc.retry_ms <= 0)
 		o->opts.rpc.retry_ms = 30000;
+	if (o->opts.rpc.recovery_ms < o->opts.rpc.retry_ms)
+		o->opts.rpc.recovery_ms = o->opts.rpc.retry_ms;
+	if (!o->opts.recovery_waiters)
+		o->opts.recovery_waiters = 16;
 	pthread_mutex_init(&o->lock, NULL);
 	pthread_mutex_init(&o->refresh_lock, NULL);
 	*out = o;
@@ -615,7 +623,7 @@ static int piece_again(cli_osc *o, piece *p, uint64_t t0)
 			(unsigned long long)(now - p->attempt_start));
 		p->rc = -ETIMEDOUT;
 	}
-	if (!lost_err(p->rc) || now >= t0 + (uint64_t)o->opts.rpc.retry_ms)
+	if (!lost_err(p->rc) || now >= t0 + (uint64_t)o->opts.rpc.recovery_ms)
 		return 0;
 	pfs_log(PFS_LOG_NOTICE, "osc: OST %u %s: %s; sending again", p->ost,
 		pfs_op_name(p->op), pfs_strerror(p->rc));
@@ -632,6 +640,68 @@ static int cmp_ep(const void *a, const void *b)
 	const piece *x = a, *y = b;
 
 	return (x->ep > y->ep) - (x->ep < y->ep);
+}
+
+/* After a send or a reply: a transport failure puts p's endpoint in
+ * recovery, any answer from the OSS takes it out. */
+static void ep_note(cli_osc *o, const piece *p)
+{
+	int down;
+
+	if (transport_err(p->rc))
+		down = 1;
+	else if (p->rc == 0 || p->rc == -EBUSY || (p->rc < 0 && p->rc > -4096 &&
+						    p->rc != -ENOMEM && p->rc != -EXDEV))
+		down = 0;
+	else
+		return;
+	pthread_mutex_lock(&o->lock);
+	if (o->eps[p->ep].down != down)
+		pfs_log(down ? PFS_LOG_WARNING : PFS_LOG_NOTICE, "osc: OSS %s:%u %s",
+			o->eps[p->ep].host, o->eps[p->ep].port,
+			down ? "does not answer: in recovery" : "answers again");
+	o->eps[p->ep].down = down;
+	pthread_mutex_unlock(&o->lock);
+}
+
+/* Admit a call whose pieces (sorted by endpoint) use eps: each endpoint
+ * counts the call as a user; an endpoint in recovery with recovery_waiters
+ * users already refuses it (osc.h "A dead OSS").  The endpoints taken are
+ * stored in held[] (*nheld); release them with ep_leave. */
+static int ep_enter(cli_osc *o, const piece *ps, size_t n, int *held, size_t *nheld)
+{
+	int rc = 0;
+
+	*nheld = 0;
+	pthread_mutex_lock(&o->lock);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		endpoint *e = &o->eps[ps[i].ep];
+
+		if (*nheld && held[*nheld - 1] == ps[i].ep)
+			continue;
+		if (e->down && e->users >= o->opts.recovery_waiters) {
+			if (e->refused++ % 1000 == 0)
+				pfs_log(PFS_LOG_WARNING, "osc: OSS %s:%u in recovery and %u calls "
+					"wait for it: EIO", e->host, e->port, e->users);
+			rc = -EIO;
+			break;
+		}
+		held[(*nheld)++] = ps[i].ep;
+	}
+	for (size_t i = 0; i < *nheld; i++)
+		o->eps[held[i]].users += rc == 0;
+	if (rc)
+		*nheld = 0;
+	pthread_mutex_unlock(&o->lock);
+	return rc;
+}
+
+static void ep_leave(cli_osc *o, const int *held, size_t nheld)
+{
+	pthread_mutex_lock(&o->lock);
+	for (size_t i = 0; i < nheld; i++)
+		o->eps[held[i]].users--;
+	pthread_mutex_unlock(&o->lock);
 }
 
 /* Run the pieces not yet done, in waves (see the deadlock rule in osc.h),
@@ -673,6 +743,7 @@ static int run_waves(cli_osc *o, const pfs_rpc_tag *tag, piece *ps, size_t n, ui
 			p->done = 1;
 			left--;
 			p->rc = piece_start(o, tag, p, &calls[k]);
+			ep_note(o, p);
 			if (p->rc == 0) {
 				idx[k++] = i;
 			} else if (piece_again(o, p, t0)) {
@@ -684,6 +755,7 @@ static int run_waves(cli_osc *o, const pfs_rpc_tag *tag, piece *ps, size_t n, ui
 			piece *p = &ps[idx[j]];
 
 			p->rc = piece_finish(p, calls[j]);
+			ep_note(o, p);
 			if (piece_again(o, p, t0)) {
 				p->done = 0;
 				left++;
@@ -709,16 +781,40 @@ static int run_waves(cli_osc *o, const pfs_rpc_tag *tag, piece *ps, size_t n, ui
  * piece is idempotent).  Failures that remain in transport become -EIO:
  * the application sees a file-system error, not a network one.  Returns 0
  * or the first error. */
+static int run_pieces_in(cli_osc *o, const pfs_rpc_tag *tag, piece *ps, size_t n,
+			 uint64_t t0);
+
 static int run_pieces(cli_osc *o, const pfs_rpc_tag *tag, piece *ps, size_t n)
 {
 	uint64_t t0 = pfs_clock_ms();
-	int rc = 0, again = 0;
+	size_t nheld;
+	int *held;
+	int rc;
 
 	for (size_t i = 0; i < n; i++) {
 		rc = resolve(o, tag->job, &ps[i]);
 		if (rc)
 			return rc;
 	}
+	held = malloc(n * sizeof(*held));
+	if (!held)
+		return -ENOMEM;
+	qsort(ps, n, sizeof(*ps), cmp_ep);
+	rc = ep_enter(o, ps, n, held, &nheld);
+	if (rc == 0) {
+		rc = run_pieces_in(o, tag, ps, n, t0);
+		ep_leave(o, held, nheld);
+	}
+	free(held);
+	return pfs_rpc_fs_err(rc); /* never a network errno to the application */
+}
+
+/* run_pieces once admitted. */
+static int run_pieces_in(cli_osc *o, const pfs_rpc_tag *tag, piece *ps, size_t n,
+			 uint64_t t0)
+{
+	int rc = 0, again = 0;
+
 	rc = run_waves(o, tag, ps, n, t0);
 	if (rc)
 		return rc;

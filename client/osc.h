@@ -52,10 +52,20 @@
  * connection broke after it was sent, is sent again (every OSS request is
  * idempotent: a write puts the same bytes at the same offset, a read reads,
  * a truncate sets a size, a sync syncs) until the pool's recovery window
- * (pfs_rpc_opts.retry_ms) since the I/O began has passed; a piece whose OST
+ * (the larger of pfs_rpc_opts.retry_ms and recovery_ms) since the I/O
+ * began has passed; a piece whose OST
  * moved (after a fresh OST list from the MDS) is sent to the new address.
  * So the application never sees EBUSY: it sees its I/O take longer, and
  * after the recovery window EIO (the cause is logged).
+ *
+ * A dead OSS: an OSS whose last request failed in transport (connection
+ * refused or broken, no reply) is "in recovery" until one of its requests
+ * gets a reply.  While it is, at most recovery_waiters calls (I/Os with a
+ * piece on it) may wait for it at once; a further call fails at once with
+ * EIO instead of taking one more FUSE worker, so a dead or stopped OSS
+ * holds at most recovery_waiters of the mount's max_threads workers and
+ * requests to the MDS and to other OSSes are still served.  Calls that
+ * wait are bounded by the recovery window and get EIO after it.
  *
  * Capabilities (common/capa.h): the *_caps calls take the file's set
  * (cli_caps of client/mdc.h, borrowed for the call; NULL = none) and send
@@ -88,6 +98,9 @@ typedef struct cli_osc_opts {
 	unsigned credits;  /* credit per OSS before its first grant (0 = rpc.max_conns) */
 	const cli_credit_policy *policy; /* per-job slots, ASCAR (credit.h); NULL =
 	                                    defaults; must outlive the osc */
+	/* Calls that may wait at once for an OSS in recovery (see "A dead
+	 * OSS" above); 0 = 16. */
+	unsigned recovery_waiters;
 } cli_osc_opts;
 
 /* mdc is borrowed (for OST_LIST) and must outlive the osc; opts is copied.

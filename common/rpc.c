@@ -57,9 +57,14 @@ static int interrupted(void)
 /* The pool's recovery window in ms: how long a call may keep trying. */
 static uint64_t window_ms(const pfs_rpc_pool *p)
 {
-	int w = p->opts.recovery_ms > p->opts.retry_ms ? p->opts.recovery_ms : p->opts.retry_ms;
+	int r = __atomic_load_n(&p->opts.recovery_ms, __ATOMIC_RELAXED);
 
-	return (uint64_t)w;
+	return (uint64_t)(r > p->opts.retry_ms ? r : p->opts.retry_ms);
+}
+
+void pfs_rpc_pool_set_recovery_ms(pfs_rpc_pool *p, int ms)
+{
+	__atomic_store_n(&p->opts.recovery_ms, ms, __ATOMIC_RELAXED);
 }
 
 int pfs_rpc_transport_err(int rc)

@@ -139,6 +139,9 @@ int pfs_rpc_transport_err(int rc);
  * anything that is not an errno) become -EIO; 0 and POSIX file-system
  * errors pass unchanged. */
 int pfs_rpc_fs_err(int rc);
+/* Change the pool's recovery window (opts.recovery_ms) while it is in use:
+ * a mount probes its MDS with the short retry_ms, then widens it. */
+void pfs_rpc_pool_set_recovery_ms(pfs_rpc_pool *p, int ms);
 /* Requests sent again after a lost reply (pfs_rpc_call), since creation. */
 uint64_t pfs_rpc_pool_resends(pfs_rpc_pool *p);
 /* Clear the outputs of rep, keeping its caller buffer (buf, cap). */
