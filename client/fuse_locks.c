@@ -36,6 +36,7 @@ struct cli_locks {
 	uint32_t lease_ms;      /* from the MDS's replies */
 	uint64_t next_append;   /* append lock owners */
 	pthread_t pinger;
+	int pinger_started;     /* started with the first granted lock */
 	ino_ent *inos[INO_BUCKETS];
 };
 
@@ -54,6 +55,8 @@ static int ino_known(cli_locks *l, uint64_t ino)
 	pthread_mutex_unlock(&l->mu);
 	return found;
 }
+
+static void *pinger(void *arg);
 
 /* After a granted lock: remember ino, keep the lease alive. */
 static void granted(cli_locks *l, uint64_t ino, uint32_t lease_ms)
@@ -75,6 +78,11 @@ static void granted(cli_locks *l, uint64_t ino, uint32_t lease_ms)
 		l->active = 1;
 		pthread_cond_signal(&l->cv);
 	}
+	/* The pinger starts here, in a FUSE handler, never at create time:
+	 * mount.pfs daemonizes (fork) after creating the file system, and a
+	 * thread started before that would not exist in the daemon. */
+	if (!l->pinger_started && pthread_create(&l->pinger, NULL, pinger, l) == 0)
+		l->pinger_started = 1;
 	pthread_mutex_unlock(&l->mu);
 }
 
@@ -114,7 +122,6 @@ static void *pinger(void *arg)
 int cli_locks_create(cli_mdc *mdc, cli_locks **out)
 {
 	cli_locks *l = calloc(1, sizeof(*l));
-	int rc;
 
 	if (!l)
 		return -ENOMEM;
@@ -122,13 +129,6 @@ int cli_locks_create(cli_mdc *mdc, cli_locks **out)
 	l->lease_ms = 30000;
 	pthread_mutex_init(&l->mu, NULL);
 	pthread_cond_init(&l->cv, NULL);
-	rc = pthread_create(&l->pinger, NULL, pinger, l);
-	if (rc) {
-		pthread_cond_destroy(&l->cv);
-		pthread_mutex_destroy(&l->mu);
-		free(l);
-		return -rc;
-	}
 	*out = l;
 	return 0;
 }
@@ -141,7 +141,8 @@ void cli_locks_destroy(cli_locks *l)
 	l->stop = 1;
 	pthread_cond_signal(&l->cv);
 	pthread_mutex_unlock(&l->mu);
-	pthread_join(l->pinger, NULL);
+	if (l->pinger_started)
+		pthread_join(l->pinger, NULL);
 	for (unsigned b = 0; b < INO_BUCKETS; b++)
 		while (l->inos[b]) {
 			ino_ent *e = l->inos[b];

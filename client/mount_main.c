@@ -445,10 +445,8 @@ int main(int argc, char **argv)
 	rc = cli_mdc_create(host, port, &ro, &mdc);
 	if (rc == 0 && cfg.mdqos) {
 		rc = cli_mdqos_create(cli_mdc_pool(mdc), &mdq);
-		if (rc == 0) {
-			cli_mdc_set_mdqos(mdc, mdq);
-			rc = cli_mdqos_start(mdq);
-		}
+		if (rc == 0)
+			cli_mdc_set_mdqos(mdc, mdq); /* its thread starts after daemonizing */
 	}
 	oo.rpc = ro;
 	oo.rpc.timeout_ms = (int)(T * 1000 + 0.5);
@@ -528,6 +526,10 @@ int main(int argc, char **argv)
 		hup_started = 1;
 	else
 		pfs_log(PFS_LOG_WARNING, "no SIGHUP thread: the log file will not be reopened");
+	/* PADLL's rate puller: a thread, so only now that this is the daemon
+	 * (fork keeps no thread but the caller's). */
+	if (mdq && cli_mdqos_start(mdq))
+		pfs_log(PFS_LOG_WARNING, "mdqos: no rate puller thread: metadata QoS rates stay as they are");
 	/* After daemonizing (the thread must be the daemon's).  The credits
 	 * read pol.weight_arg when a job first shows up on an OSS; no FUSE
 	 * request has run yet. */
