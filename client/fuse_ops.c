@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h> /* RENAME_NOREPLACE, RENAME_EXCHANGE */
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,28 @@ static cli_fs *fs_of(fuse_req_t req)
 	return fuse_req_userdata(req);
 }
 
+/* FUSE_INTERRUPT: ctx_of and ctx_fh arm the worker's flag for req; the
+ * RPC layer's waits for a server in recovery (common/rpc.h) check it and
+ * end with -EINTR once the kernel interrupts the request. */
+static _Thread_local atomic_int intr_flag;
+
+static void on_interrupt(fuse_req_t req, void *data)
+{
+	atomic_store((atomic_int *)data, 1);
+}
+
+static int intr_check(void *arg)
+{
+	return atomic_load((atomic_int *)arg);
+}
+
+static void intr_arm(fuse_req_t req)
+{
+	atomic_store(&intr_flag, 0);
+	pfs_rpc_set_interrupt(intr_check, &intr_flag);
+	fuse_req_interrupt_func(req, on_interrupt, &intr_flag);
+}
+
 /* Requests through an open file (read, write, flush, fsync, release): uid
  * and gid of the caller, and the job id remembered at open.  Access was
  * checked at open, so no groups are needed.  The job id is not read from
@@ -195,6 +218,7 @@ static void ctx_fh(fuse_req_t req, const fh *h, cli_ctx *c)
 {
 	const struct fuse_ctx *fc = fuse_req_ctx(req);
 
+	intr_arm(req);
 	memset(c, 0, sizeof(*c));
 	c->cred.uid = fc->uid;
 	c->cred.gid = fc->gid;
@@ -219,6 +243,7 @@ static void ctx_of(fuse_req_t req, cli_ctx *c)
 	const struct fuse_ctx *fc = fuse_req_ctx(req);
 	uint64_t now = pfs_clock_ms();
 
+	intr_arm(req);
 	memset(c, 0, sizeof(*c));
 	c->cred.uid = fc->uid;
 	c->cred.gid = fc->gid;
