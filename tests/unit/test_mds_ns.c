@@ -912,6 +912,84 @@ static void test_ns_kv_tables(void **state)
 	assert_int_equal(mds_ns_kv_commit(t), 0);
 }
 
+/* Issue 8: search permission along the path whatever the kernel cached,
+ * chown/chgrp without CAP_CHOWN, CREATE of an existing name checked as an
+ * open, truncate through a writable descriptor, set-id bits dropped by a
+ * writer. */
+static void test_ns_perm_issue8(void **state)
+{
+	struct fx *f = *state;
+	mds_ns *ns = f->ns;
+	pfs_attr a;
+	pfs_layout l;
+	char tgt[PFS_PATH_MAX + 1];
+
+	uint64_t d = mkd(ns, &root, 1, "d", 0777);
+	uint64_t sub = mkd(ns, &root, d, "sub", 0777);
+	uint64_t fa = mkfile(ns, &alice, sub, "f", 0666);
+	assert_int_equal(mds_ns_symlink(ns, &alice, sub, "s", "f", &a), 0);
+	uint64_t sl = a.ino;
+	/* d loses x for others: sub/f is out of reach by inode too. */
+	assert_int_equal(mds_ns_setattr(ns, &root, d, PFS_SETATTR_MODE, 0774, 0, 0, 0, 0, 0, &a), 0);
+	assert_int_equal(mds_ns_setattr(ns, &alice, fa, PFS_SETATTR_MODE, 0600, 0, 0, 0, 0, 0, &a),
+			 -EACCES);
+	assert_int_equal(mds_ns_setattr(ns, &alice, fa, PFS_SETATTR_SIZE, 0, 0, 0, 0, 0, 0, &a),
+			 -EACCES);
+	assert_int_equal(mds_ns_open_file(ns, &alice, fa, O_RDONLY, &a, &l), -EACCES);
+	assert_int_equal(mds_ns_access(ns, &alice, fa, F_OK), -EACCES);
+	assert_int_equal(mds_ns_access(ns, &alice, fa, R_OK | MDS_ACCESS_NOPATH), 0);
+	assert_int_equal(mds_ns_readlink(ns, &alice, sl, tgt), -EACCES);
+	assert_int_equal(mds_ns_lookup(ns, &alice, sub, "f", &a), -EACCES);
+	assert_int_equal(mds_ns_link(ns, &alice, fa, 1, "l", &a), -EACCES);
+	assert_int_equal(mds_ns_create(ns, &alice, sub, "g", 0644, 0, 0, 0, &a, &l), -EACCES);
+	assert_int_equal(mds_ns_unlink(ns, &alice, sub, "f"), -EACCES);
+	/* Through a descriptor opened for writing: allowed. */
+	assert_int_equal(mds_ns_setattr(ns, &alice, fa, PFS_SETATTR_SIZE | PFS_SETATTR_FD, 0, 0, 0,
+					5, 0, 0, &a), 0);
+	assert_int_equal(a.size, 5);
+	assert_int_equal(mds_ns_getattr(ns, &alice, fa, &a), 0); /* fstat */
+	/* Renamed out of d, the file is reachable again (primary parent). */
+	assert_int_equal(mds_ns_rename(ns, &root, sub, "f", 1, "f", 0), 0);
+	assert_int_equal(mds_ns_open_file(ns, &alice, fa, O_RDONLY, &a, &l), 0);
+	assert_int_equal(mds_ns_setattr(ns, &root, d, PFS_SETATTR_MODE, 0777, 0, 0, 0, 0, 0, &a), 0);
+
+	/* chown/chgrp: a non-owner may not even "change" to the current
+	 * owner or group; the owner may keep its uid and set its group. */
+	uint64_t rf = mkfile(ns, &root, d, "rf", 0666);
+	assert_int_equal(mds_ns_setattr(ns, &alice, rf, PFS_SETATTR_UID | PFS_SETATTR_GID, 0, 0, 0,
+					0, 0, 0, &a), -EPERM);
+	assert_int_equal(mds_ns_setattr(ns, &alice, rf, PFS_SETATTR_GID, 0, 0, 0, 0, 0, 0, &a),
+			 -EPERM);
+	assert_int_equal(mds_ns_setattr(ns, &alice, fa, PFS_SETATTR_UID | PFS_SETATTR_GID, 0, 1000,
+					1000, 0, 0, 0, &a), 0);
+
+	/* CREATE of an existing name: checked as an open. */
+	assert_int_equal(mds_ns_setattr(ns, &root, rf, PFS_SETATTR_MODE, 0600, 0, 0, 0, 0, 0, &a), 0);
+	assert_int_equal(mds_ns_create(ns, &alice, d, "rf", 0644, PFS_CREATE_READ, 0, 0, &a, &l),
+			 -EACCES);
+	assert_int_equal(mds_ns_create(ns, &alice, d, "rf", 0644, 0, 0, 0, &a, &l), -EACCES);
+	assert_int_equal(mds_ns_setattr(ns, &root, rf, PFS_SETATTR_MODE, 0644, 0, 0, 0, 0, 0, &a), 0);
+	assert_int_equal(mds_ns_create(ns, &alice, d, "rf", 0644, PFS_CREATE_READ, 0, 0, &a, &l),
+			 0);
+	assert_int_equal(a.ino, rf);
+	assert_int_equal(mds_ns_create(ns, &alice, d, "rf", 0644, PFS_CREATE_WRITE, 0, 0, &a, &l),
+			 -EACCES);
+
+	/* Set-id bits: a writer may drop them (the kernel's chmod before a
+	 * write), not change anything else; truncate drops them too. */
+	assert_int_equal(mds_ns_setattr(ns, &root, rf, PFS_SETATTR_MODE, 06777, 0, 0, 0, 0, 0, &a), 0);
+	assert_int_equal(mds_ns_setattr(ns, &alice, rf, PFS_SETATTR_MODE, 06776, 0, 0, 0, 0, 0, &a),
+			 -EPERM);
+	assert_int_equal(mds_ns_setattr(ns, &alice, rf, PFS_SETATTR_MODE, 0777, 0, 0, 0, 0, 0, &a), 0);
+	assert_int_equal(a.mode & 07777, 0777);
+	assert_int_equal(mds_ns_setattr(ns, &root, rf, PFS_SETATTR_MODE, 06777, 0, 0, 0, 0, 0, &a), 0);
+	assert_int_equal(mds_ns_setattr(ns, &alice, rf, PFS_SETATTR_SIZE, 0, 0, 0, 0, 0, 0, &a), 0);
+	assert_int_equal(a.mode & 07777, 0777);
+	assert_int_equal(mds_ns_setattr(ns, &root, rf, PFS_SETATTR_MODE, 02666, 0, 0, 0, 0, 0, &a), 0);
+	assert_int_equal(mds_ns_setattr(ns, &alice, rf, PFS_SETATTR_KILLPRIV, 0, 0, 0, 0, 0, 0, &a), 0);
+	assert_int_equal(a.mode & 07777, 02666); /* S_ISGID without group-exec stays */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -928,6 +1006,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ns_destroy_log, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_xattr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_sync_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_perm_issue8, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
