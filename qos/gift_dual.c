@@ -103,6 +103,10 @@ void qos_gd_destroy(qos_gd *gd)
 	free(gd->alpha);
 	free(gd->free_list);
 	free(gd->mv);
+	free(gd->cidx);
+	free(gd->mbeg);
+	free(gd->mrow);
+	free(gd->mval);
 	free(gd->prow);
 	free(gd->pval);
 	free(gd->g);
@@ -152,8 +156,12 @@ static int gd_reserve_slot(qos_gd *gd)
 	} while (0)
 	GROW(c); GROW(u); GROW(beg); GROW(len); GROW(room); GROW(st);
 	GROW(dead); GROW(listed); GROW(pos); GROW(x); GROW(d); GROW(alpha);
-	GROW(free_list); GROW(mv);
+	GROW(free_list); GROW(mv); GROW(cidx);
 #undef GROW
+	uint32_t *mb = gd_grow(gd->mbeg, cap + 1, sizeof(*mb));
+	if (!mb)
+		return -ENOMEM;
+	gd->mbeg = mb;
 	gd_cand *cd = gd_grow(gd->cand, cap + gd->m, sizeof(*cd));
 	if (!cd)
 		return -ENOMEM;
@@ -310,6 +318,34 @@ void qos_gd_row_set(qos_gd *gd, size_t t, double g)
 void qos_gd_reset(qos_gd *gd)
 {
 	gd->have_basis = 0;
+}
+
+int qos_gd_has_basis(const qos_gd *gd)
+{
+	return gd->have_basis;
+}
+
+int qos_gd_crash(qos_gd *gd, const uint32_t *slot, const uint32_t *row,
+		 size_t k)
+{
+	qos_gd__cold(gd);
+	for (size_t a = 0; a < k; a++) {
+		uint32_t j = slot[a], t = row[a];
+		if (j >= gd->n || t >= gd->m || gd->dead[j] || !(gd->u[j] > 0) ||
+		    gd->st[j] == GD_BASIC || gd->sst[t] != GD_BASIC)
+			continue;
+		size_t p = gd->spos[t];
+		gd->head[p] = j;
+		gd->st[j] = GD_BASIC;
+		gd->pos[j] = (uint32_t)p;
+		gd->sst[t] = GD_LO;
+		gd->xs[t] = 0;
+	}
+	if (qos_gd__refactor(gd)) {
+		qos_gd__cold(gd);
+		return -EAGAIN;
+	}
+	return 0;
 }
 
 int qos_gd_refactor(qos_gd *gd)
@@ -509,19 +545,32 @@ static void gd_axpy_col(const qos_gd *gd, uint32_t v, double f, double *out)
 }
 
 /* Candidate for the ratio test: nonbasic variable v at status st with
- * pivot row entry alpha, reduced cost dj, upper bound u.  Written to
- * cd[*nc] always and kept (*nc advanced) only if it is one, without
- * branches (the candidates are an unpredictable subset) and without
- * divisions (most variables are not candidates): t and th are |d_j| and
- * |alpha_j| here, turned into breakpoints afterwards. */
-static inline void gd_cand_put(gd_cand *cd, size_t *nc, uint32_t v, uint8_t st,
-			       double s, double alpha, double dj, double u)
+ * pivot row entry alpha, reduced cost dj, upper bound u. */
+static inline void gd_cand_put(gd_cand *cd, uint32_t v, uint8_t st, double s,
+			       double alpha, double dj, double u)
 {
 	double sg = st == GD_UP ? 1.0 : -1.0;
-	double sa = sg * s * alpha;               /* |alpha| if a candidate */
+	double sa = sg * s * alpha;               /* |alpha|: a candidate */
 	double dd = -sg * dj > 0 ? -sg * dj : 0;  /* |d_j| on the right side */
-	cd[*nc] = (gd_cand){ v, sa, dd, 0, u };
-	*nc += (size_t)(sa > TOL_PIV);
+	double inv = 1.0 / sa;
+	*cd = (gd_cand){ v, sa, dd * inv, (dd + TOL_D) * inv, u };
+}
+
+/* Pivot row entry of the column at mv position i; appended to ci[] if
+ * it is a ratio test candidate (see gd_ratio). */
+static inline void gd_pivot_col(qos_gd *gd, size_t i, const double *rho,
+				double s, uint32_t *ci, size_t *nci)
+{
+	uint32_t j = gd->mv[i];
+	uint8_t st = gd->st[j];
+	double a = 0;
+
+	for (size_t e = gd->mbeg[i], end = gd->mbeg[i + 1]; e < end; e++)
+		a += gd->mval[e] * rho[gd->mrow[e]];
+	gd->alpha[j] = a;
+	double sa = (st == GD_UP ? s : -s) * a;
+	ci[*nci] = j;
+	*nci += (size_t)(st != GD_BASIC && sa > TOL_PIV);
 }
 
 /* The pivot row alpha_r = rho A_N over the nonbasic variables that can
@@ -534,36 +583,68 @@ static int gd_ratio(qos_gd *gd, const double *rho, double s, double slope,
 		    size_t *n_flip, uint32_t *q, double *t)
 {
 	gd_cand *cd = gd->cand;
-	size_t nc = 0, done = 0;
+	uint32_t *ci = gd->cidx;
+	size_t nc = 0, nci = 0, done = 0;
 	double tmax = INFINITY;
 
-	for (size_t i = 0; i < gd->n_mv; i++) {
-		uint32_t j = gd->mv[i];
-		uint8_t st = gd->st[j];
-		if (st == GD_BASIC)
-			continue;
-		const uint32_t *rows = &gd->prow[gd->beg[j]];
-		const double *vals = &gd->pval[gd->beg[j]];
-		double a = 0;
-		for (size_t e = 0, n = gd->len[j]; e < n; e++)
-			a += vals[e] * rho[rows[e]];
-		gd->alpha[j] = a;
-		gd_cand_put(cd, &nc, j, st, s, a, gd->d[j], gd->u[j]);
+	/* Pass 1: the pivot row, and (without branches: the candidates are
+	 * an unpredictable subset) the mv positions of the candidates, the
+	 * columns whose move in the direction their bound allows goes the
+	 * way the leaving variable needs: s sg alpha_j > 0. */
+	const uint32_t *mbeg = gd->mbeg;
+	const uint16_t *mrow = gd->mrow;
+	const double *mval = gd->mval;
+	size_t n_mv = gd->n_mv, ii = 0;
+	/* Four columns of equal length at a time (mv is sorted by length):
+	 * four independent sums instead of one chain of dependent adds. */
+	while (ii + 4 <= n_mv) {
+		size_t b0 = mbeg[ii], len = mbeg[ii + 1] - b0;
+		if (mbeg[ii + 4] - b0 != 4 * len)
+			break;
+		double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+		for (size_t e = b0; e < b0 + len; e++) {
+			a0 += mval[e] * rho[mrow[e]];
+			a1 += mval[e + len] * rho[mrow[e + len]];
+			a2 += mval[e + 2 * len] * rho[mrow[e + 2 * len]];
+			a3 += mval[e + 3 * len] * rho[mrow[e + 3 * len]];
+		}
+		double av[4] = { a0, a1, a2, a3 };
+		for (size_t k = 0; k < 4; k++) {
+			uint32_t j = gd->mv[ii + k];
+			uint8_t st = gd->st[j];
+			double sa = (st == GD_UP ? s : -s) * av[k];
+			gd->alpha[j] = av[k];
+			ci[nci] = j;
+			nci += (size_t)(st != GD_BASIC && sa > TOL_PIV);
+		}
+		ii += 4;
+		/* past the end of a length group: one column at a time until
+		 * the next group starts */
+		while (ii < n_mv && ii + 4 <= n_mv &&
+		       mbeg[ii + 4] - mbeg[ii] != 4 * (mbeg[ii + 1] - mbeg[ii])) {
+			gd_pivot_col(gd, ii, rho, s, ci, &nci);
+			ii++;
+		}
+	}
+	for (; ii < n_mv; ii++)
+		gd_pivot_col(gd, ii, rho, s, ci, &nci);
+	/* Pass 2: their breakpoints. */
+	for (size_t i = 0; i < nci; i++) {
+		uint32_t j = ci[i];
+		gd_cand_put(&cd[nc++], j, gd->st[j], s, gd->alpha[j], gd->d[j],
+			    gd->u[j]);
 	}
 	for (size_t k = 0; k < gd->m; k++) {
 		uint8_t st = gd->sst[k];
 		gd->salpha[k] = rho[k];
 		if (st == GD_BASIC || !(gd->su[k] > 0))
 			continue;
-		gd_cand_put(cd, &nc, GD_SLACK | (uint32_t)k, st, s, rho[k],
-			    gd->ds[k], gd->su[k]);
+		if ((st == GD_UP ? s : -s) * rho[k] > TOL_PIV)
+			gd_cand_put(&cd[nc++], GD_SLACK | (uint32_t)k, st, s,
+				    rho[k], gd->ds[k], gd->su[k]);
 	}
-	for (size_t i = 0; i < nc; i++) {
-		double inv = 1.0 / cd[i].a, dd = cd[i].t;
-		cd[i].t = dd * inv;
-		cd[i].th = (dd + TOL_D) * inv;
+	for (size_t i = 0; i < nc; i++)
 		tmax = cd[i].th < tmax ? cd[i].th : tmax;
-	}
 	/* Rounds over the candidates not yet passed, cd[done .. nc): the
 	 * Harris bound tmax picks a group of near-equal breakpoints; if
 	 * passing all of them keeps the leaving variable infeasible they are
@@ -697,6 +778,69 @@ static int gd_iterate(qos_gd *gd, size_t r, int below)
 	return 0;
 }
 
+/* The slots that can move this solve (u > 0) and their entries, packed
+ * contiguously, shortest columns first, so the pivot row streams through
+ * them. */
+#define GD_PACK_LEN 64
+static int gd_pack_movable(qos_gd *gd)
+{
+	size_t nnz = 0;
+
+	/* counting sort by length: the pivot row's inner loop then runs the
+	 * same trip count for long stretches, which the branch predictor
+	 * follows (in slot order it mispredicts about once per column) */
+	uint32_t cnt[GD_PACK_LEN + 1] = { 0 };
+	for (size_t j = 0; j < gd->n; j++)
+		if (gd->u[j] > 0) {
+			size_t l = gd->len[j] < GD_PACK_LEN ? gd->len[j] : GD_PACK_LEN;
+			cnt[l]++;
+			nnz += gd->len[j];
+		}
+	gd->n_mv = 0;
+	for (size_t l = 0; l <= GD_PACK_LEN; l++) {
+		uint32_t c = cnt[l];
+		cnt[l] = (uint32_t)gd->n_mv;
+		gd->n_mv += c;
+	}
+	for (size_t j = 0; j < gd->n; j++)
+		if (gd->u[j] > 0) {
+			size_t l = gd->len[j] < GD_PACK_LEN ? gd->len[j] : GD_PACK_LEN;
+			gd->mv[cnt[l]++] = (uint32_t)j;
+		}
+	if (nnz > gd->mcap) {
+		size_t cap = gd->mcap ? gd->mcap : 1024;
+		while (cap < nnz)
+			cap *= 2;
+		uint16_t *r = realloc(gd->mrow, cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		gd->mrow = r;
+		double *v = realloc(gd->mval, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		gd->mval = v;
+		gd->mcap = cap;
+	}
+	if (!gd->mbeg) {
+		gd->mbeg = malloc(sizeof(*gd->mbeg));
+		if (!gd->mbeg)
+			return -ENOMEM;
+	}
+	size_t at = 0;
+	for (size_t i = 0; i < gd->n_mv; i++) {
+		uint32_t j = gd->mv[i];
+		const uint32_t *rows = &gd->prow[gd->beg[j]];
+		const double *vals = &gd->pval[gd->beg[j]];
+		gd->mbeg[i] = (uint32_t)at;
+		for (size_t e = 0; e < gd->len[j]; e++, at++) {
+			gd->mrow[at] = (uint16_t)rows[e];
+			gd->mval[at] = vals[e];
+		}
+	}
+	gd->mbeg[gd->n_mv] = (uint32_t)at;
+	return 0;
+}
+
 int qos_gd_solve(qos_gd *gd)
 {
 	size_t limit = 20 * (gd->m + gd->n) + 1000, iters = 0;
@@ -707,10 +851,9 @@ int qos_gd_solve(qos_gd *gd)
 	rc = gd_slack_bounds(gd);
 	if (rc)
 		return rc;
-	gd->n_mv = 0;
-	for (size_t j = 0; j < gd->n; j++)
-		if (gd->u[j] > 0)
-			gd->mv[gd->n_mv++] = (uint32_t)j;
+	rc = gd_pack_movable(gd);
+	if (rc)
+		return rc;
 	if (!gd->have_basis)
 		qos_gd__cold(gd);
 	/* A freed slot still in the basis has u = 0 and simply leaves once

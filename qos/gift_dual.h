@@ -86,6 +86,19 @@ void qos_gd_reset(qos_gd *gd);
  * then reset as by qos_gd_reset. */
 int qos_gd_refactor(qos_gd *gd);
 
+/* Whether the solver holds a basis (0 after create, qos_gd_reset or a
+ * failed solve: the next solve then starts from the slack basis). */
+int qos_gd_has_basis(const qos_gd *gd);
+/* Start from a crash basis instead: slot[a] basic in place of the slack
+ * of row[a], for a < k, every other variable nonbasic (pairs whose slot
+ * is freed, fixed at 0 or already placed, or whose row is already taken,
+ * are skipped).  Any choice is safe: the solve that follows reaches the
+ * same optimum, only the number of pivots depends on it.  Returns 0, or
+ * -EAGAIN if that basis is numerically singular (the slack basis is then
+ * installed instead). */
+int qos_gd_crash(qos_gd *gd, const uint32_t *slot, const uint32_t *row,
+		 size_t k);
+
 /* Solve from the current basis.  Returns 0 (optimal: qos_gd_x and
  * qos_gd_objective hold the solution), -EDOM (infeasible), -EAGAIN
  * (iteration limit or numerical trouble that refactoring did not cure;

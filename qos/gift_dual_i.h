@@ -57,6 +57,14 @@ struct qos_gd {
 	uint32_t *mv;       /* slots with u > 0 this solve: the only ones
 	                     * pricing and ratio tests look at */
 	size_t n_mv;
+	/* the entries of the slots in mv, packed in mv order for the pivot
+	 * row (rebuilt at the start of each solve): slot mv[i] has
+	 * mrow/mval[mbeg[i] .. mbeg[i + 1]); rows fit 16 bits (m <= 2048) */
+	uint32_t *mbeg;     /* [ncap + 1] */
+	uint16_t *mrow;
+	double *mval;
+	size_t mcap;
+	uint32_t *cidx;     /* [ncap] scratch: ratio test candidates */
 	/* column entry pool */
 	uint32_t *prow;
 	double *pval;

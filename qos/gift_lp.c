@@ -388,6 +388,7 @@ struct qos_gift_lp_ctx {
 	size_t n_ent;
 	uint32_t *mark;       /* [n_osts] stamps for set comparison */
 	uint32_t stamp;
+	int no_crash;         /* cold starts from the slack basis */
 	qos_gift_lp_stats st;
 };
 
@@ -419,6 +420,11 @@ void qos_gift_lp_ctx_destroy(qos_gift_lp_ctx *ctx)
 void qos_gift_lp_ctx_stats(const qos_gift_lp_ctx *ctx, qos_gift_lp_stats *st)
 {
 	*st = ctx->st;
+}
+
+void qos_gift_lp_ctx_set_crash(qos_gift_lp_ctx *ctx, int on)
+{
+	ctx->no_crash = !on;
 }
 
 int qos_gift_lp_ctx_refactor(qos_gift_lp_ctx *ctx)
@@ -484,6 +490,74 @@ static int add_col(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp, size_t i,
 	}
 	return qos_gd_col_add(ctx->gd, rows, vals, n,
 			      sign > 0 ? w : -w * (1.0 + LP_EPS), 0.0, slot);
+}
+
+/* A crash basis for a cold start, from a greedy allocation on top of
+ * the base: jobs in order of increasing |S_i| each grow by what their
+ * box (ue[i]) and the capacity left on their OSTs allow.  A job stopped
+ * by an OST becomes basic in that OST's row (the OST is then full); the
+ * others stay nonbasic.  A job taken later never touches an OST filled
+ * earlier (it would have grown by 0), so the basis is triangular with a
+ * unit diagonal, hence nonsingular.  Returns 0 or -ENOMEM (the solver
+ * keeps whatever basis qos_gd_crash installed: the slack basis at
+ * worst). */
+static int ctx_crash(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp,
+		     const double *gap, const double *ue)
+{
+	size_t nj = lp->n_jobs, no = lp->n_osts, maxs = 0, k = 0;
+	double *rem = malloc((no + 1) * sizeof(*rem));
+	size_t *order = malloc((nj + 1) * sizeof(*order));
+	size_t *cnt = NULL;
+	uint32_t *slot = malloc((no + 1) * sizeof(*slot));
+	uint32_t *row = malloc((no + 1) * sizeof(*row));
+	int rc = -ENOMEM;
+
+	for (size_t i = 0; i < nj; i++)
+		if (nost(lp, i) > maxs)
+			maxs = nost(lp, i);
+	cnt = calloc(maxs + 2, sizeof(*cnt));
+	if (!rem || !order || !cnt || !slot || !row)
+		goto out;
+	for (size_t j = 0; j < no; j++)
+		rem[j] = gap[j] > 0 ? gap[j] : 0;
+	/* counting sort of the jobs by |S_i| */
+	for (size_t i = 0; i < nj; i++)
+		cnt[nost(lp, i) + 1]++;
+	for (size_t s = 0; s <= maxs; s++)
+		cnt[s + 1] += cnt[s];
+	for (size_t i = 0; i < nj; i++)
+		order[cnt[nost(lp, i)]++] = i;
+	for (size_t x = 0; x < nj; x++) {
+		size_t i = order[x], tmin = SIZE_MAX;
+		double v = ue[i];
+		if (!nost(lp, i) || !(v > 0))
+			continue;
+		for (size_t q = lp->ost_off[i]; q < lp->ost_off[i + 1]; q++)
+			if (rem[lp->ost_idx[q]] <= v) {
+				v = rem[lp->ost_idx[q]];
+				tmin = lp->ost_idx[q];
+			}
+		if (!(v > 0))
+			continue;
+		for (size_t q = lp->ost_off[i]; q < lp->ost_off[i + 1]; q++)
+			rem[lp->ost_idx[q]] -= v;
+		if (tmin == SIZE_MAX)
+			continue;  /* at its upper bound: nonbasic */
+		rem[tmin] = 0;
+		slot[k] = ctx->ent[i].e;
+		row[k++] = (uint32_t)tmin;
+	}
+	ctx->st.cold++;
+	if (!qos_gd_crash(ctx->gd, slot, row, k))
+		ctx->st.crashes++;
+	rc = 0;
+out:
+	free(rem);
+	free(order);
+	free(cnt);
+	free(slot);
+	free(row);
+	return rc;
 }
 
 /* Bring ctx's solver to lp: match jobs to the last solve's columns,
@@ -629,6 +703,8 @@ static int ctx_load(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp,
 	if (lp->waste_constraint)
 		qos_gd_row_set(ctx->gd, no, 0.0);
 	rc = 0;
+	if (!qos_gd_has_basis(ctx->gd) && !ctx->no_crash)
+		rc = ctx_crash(ctx, lp, gap, ue_tab);
 out:
 	if (rc) {
 		/* the entries may not match the solver any more */

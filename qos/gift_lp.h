@@ -104,7 +104,8 @@ typedef struct qos_gift_lp_ctx qos_gift_lp_ctx;
 
 typedef struct qos_gift_lp_stats {
 	uint64_t solves;
-	uint64_t cold;             /* dual simplex from the slack basis */
+	uint64_t cold;             /* dual simplex from no previous basis */
+	uint64_t crashes;          /* cold starts from the crash basis */
 	uint64_t glpk;             /* LPs handed to GLPK (see above) */
 	uint64_t iterations;       /* dual simplex pivots, all solves */
 	uint64_t last_iterations;  /* pivots of the last solve */
@@ -123,6 +124,11 @@ void qos_gift_lp_ctx_destroy(qos_gift_lp_ctx *ctx);
 int qos_gift_lp_ctx_solve(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp,
 			  double *b, double *objective);
 void qos_gift_lp_ctx_stats(const qos_gift_lp_ctx *ctx, qos_gift_lp_stats *st);
+/* Cold starts (the first solve, a reshaped LP, after a failure) begin
+ * from a crash basis built from a greedy fill of the base's gaps (on by
+ * default), or with on = 0 from the slack basis; either way the optimum
+ * is the same, only the pivots differ. */
+void qos_gift_lp_ctx_set_crash(qos_gift_lp_ctx *ctx, int on);
 /* Rebuild ctx's basis inverse from scratch (qos_gd_refactor); 0 or
  * -EAGAIN (the next solve then starts cold).  A no-op without a basis. */
 int qos_gift_lp_ctx_refactor(qos_gift_lp_ctx *ctx);
