@@ -1,0 +1,285 @@
+/* test_mds_reply_cache.c — the MDS reply cache (mds/reply_cache.h): a
+ * resend gets the original status and payload, a first send always runs,
+ * per-client and per-cache bounds, too-large replies re-executed, a resend
+ * waiting for its running original (and giving up with -EBUSY), abandon;
+ * then through the dispatcher on a real namespace: a resent MKDIR, UNLINK
+ * and RENAME that already ran answer with their original replies instead of
+ * -EEXIST/-ENOENT, while a new request (new id) still gets -EEXIST. */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "common/buf.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/msg.h"
+#include "common/proto.h"
+#include "mds/ns.h"
+#include "mds/reply_cache.h"
+#include "mds/server.h"
+
+static void test_rc_hit_after_end(void **state)
+{
+	mds_rcache *c;
+	mds_rc_hit hit;
+	mds_rcache_stats st;
+
+	assert_int_equal(mds_rc_create(NULL, &c), 0);
+	assert_int_equal(mds_rc_begin(c, 7, 100, 0, &hit), MDS_RC_RUN);
+	mds_rc_end(c, 7, 100, 0, "attr", 4);
+	/* the resend gets the original reply */
+	assert_int_equal(mds_rc_begin(c, 7, 100, 1, &hit), MDS_RC_CACHED);
+	assert_int_equal(hit.status, 0);
+	assert_int_equal(hit.len, 4);
+	assert_memory_equal(hit.data, "attr", 4);
+	mds_rc_hit_free(&hit);
+	/* an error status is kept too */
+	assert_int_equal(mds_rc_begin(c, 7, 101, 0, &hit), MDS_RC_RUN);
+	mds_rc_end(c, 7, 101, -EEXIST, NULL, 0);
+	assert_int_equal(mds_rc_begin(c, 7, 101, 1, &hit), MDS_RC_CACHED);
+	assert_int_equal(hit.status, -EEXIST);
+	assert_int_equal(hit.len, 0);
+	mds_rc_hit_free(&hit);
+	/* another client with the same request id is another request */
+	assert_int_equal(mds_rc_begin(c, 8, 100, 1, &hit), MDS_RC_RUN);
+	mds_rc_end(c, 8, 100, 0, NULL, 0);
+	/* a first send never hits, even with a known id */
+	assert_int_equal(mds_rc_begin(c, 7, 100, 0, &hit), MDS_RC_RUN);
+	mds_rc_end(c, 7, 100, -ENOENT, NULL, 0);
+	assert_int_equal(mds_rc_begin(c, 7, 100, 1, &hit), MDS_RC_CACHED);
+	assert_int_equal(hit.status, -ENOENT); /* the newest */
+	mds_rc_hit_free(&hit);
+	mds_rc_stats(c, &st);
+	assert_int_equal(st.hits, 3);
+	assert_int_equal(st.reexec, 1); /* client 8's unknown resend */
+	assert_int_equal(st.clients, 2);
+	mds_rc_destroy(c);
+}
+
+static void test_rc_bounds(void **state)
+{
+	mds_rcache_opts o = { .per_client = 4, .max_clients = 2, .max_reply = 8 };
+	mds_rcache *c;
+	mds_rc_hit hit;
+
+	assert_int_equal(mds_rc_create(&o, &c), 0);
+	for (uint64_t r = 1; r <= 5; r++) {
+		assert_int_equal(mds_rc_begin(c, 1, r, 0, &hit), MDS_RC_RUN);
+		mds_rc_end(c, 1, r, 0, &r, sizeof(r));
+	}
+	/* request 1 fell out of the client's last 4: it runs again */
+	assert_int_equal(mds_rc_begin(c, 1, 1, 1, &hit), MDS_RC_RUN);
+	mds_rc_end(c, 1, 1, 0, NULL, 0);
+	assert_int_equal(mds_rc_begin(c, 1, 5, 1, &hit), MDS_RC_CACHED);
+	assert_int_equal(*(uint64_t *)hit.data, 5);
+	mds_rc_hit_free(&hit);
+	/* too large to keep: the resend runs again */
+	assert_int_equal(mds_rc_begin(c, 1, 9, 0, &hit), MDS_RC_RUN);
+	mds_rc_end(c, 1, 9, 0, "123456789", 9);
+	assert_int_equal(mds_rc_begin(c, 1, 9, 1, &hit), MDS_RC_RUN);
+	mds_rc_end(c, 1, 9, 0, "1", 1);
+	assert_int_equal(mds_rc_begin(c, 1, 9, 1, &hit), MDS_RC_CACHED);
+	mds_rc_hit_free(&hit);
+	/* a third client evicts the least recently seen (client 2) */
+	assert_int_equal(mds_rc_begin(c, 2, 1, 0, &hit), MDS_RC_RUN);
+	mds_rc_end(c, 2, 1, 0, NULL, 0);
+	assert_int_equal(mds_rc_begin(c, 1, 5, 1, &hit), MDS_RC_CACHED); /* 1 is recent */
+	mds_rc_hit_free(&hit);
+	assert_int_equal(mds_rc_begin(c, 3, 1, 0, &hit), MDS_RC_RUN);
+	mds_rc_end(c, 3, 1, 0, NULL, 0);
+	assert_int_equal(mds_rc_begin(c, 1, 5, 1, &hit), MDS_RC_CACHED);
+	mds_rc_hit_free(&hit);
+	assert_int_equal(mds_rc_begin(c, 2, 1, 1, &hit), MDS_RC_RUN); /* forgotten */
+	mds_rc_abandon(c, 2, 1);
+	/* abandoned: a resend runs */
+	assert_int_equal(mds_rc_begin(c, 2, 1, 1, &hit), MDS_RC_RUN);
+	mds_rc_end(c, 2, 1, 0, NULL, 0);
+	mds_rc_destroy(c);
+}
+
+struct waiter {
+	mds_rcache *c;
+	int rc, status;
+	uint64_t waited_ms;
+};
+
+static void *resend_thread(void *arg)
+{
+	struct waiter *w = arg;
+	mds_rc_hit hit;
+	uint64_t t0 = pfs_clock_ms();
+
+	w->rc = mds_rc_begin(w->c, 1, 42, 1, &hit);
+	w->waited_ms = pfs_clock_ms() - t0;
+	w->status = hit.status;
+	mds_rc_hit_free(&hit);
+	return NULL;
+}
+
+/* A resend that arrives while its original runs waits for its reply. */
+static void test_rc_resend_waits_for_original(void **state)
+{
+	mds_rcache_opts o = { .wait_ms = 5000 };
+	struct waiter w = { 0 };
+	mds_rc_hit hit;
+	pthread_t t;
+
+	assert_int_equal(mds_rc_create(&o, &w.c), 0);
+	assert_int_equal(mds_rc_begin(w.c, 1, 42, 0, &hit), MDS_RC_RUN);
+	assert_int_equal(pthread_create(&t, NULL, resend_thread, &w), 0);
+	usleep(200 * 1000);
+	mds_rc_end(w.c, 1, 42, -ENOTEMPTY, NULL, 0);
+	pthread_join(t, NULL);
+	assert_int_equal(w.rc, MDS_RC_CACHED);
+	assert_int_equal(w.status, -ENOTEMPTY);
+	assert_true(w.waited_ms >= 100); /* it did wait (not a speed assertion) */
+	mds_rc_destroy(w.c);
+
+	/* The original never answers: the resend gives up with -EBUSY. */
+	o.wait_ms = 100;
+	assert_int_equal(mds_rc_create(&o, &w.c), 0);
+	assert_int_equal(mds_rc_begin(w.c, 1, 42, 0, &hit), MDS_RC_RUN);
+	resend_thread(&w);
+	assert_int_equal(w.rc, -EBUSY);
+	mds_rc_end(w.c, 1, 42, 0, NULL, 0);
+	mds_rc_destroy(w.c);
+}
+
+/* ---- through the dispatcher ---- */
+
+struct fx {
+	char dir[64], db[96];
+	mds_ns *ns;
+	mds_server *s;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	mds_server_opts mo = { .host = "127.0.0.1", .port = 0 };
+
+	pfs_log_init("test", PFS_LOG_ERR);
+	strcpy(f->dir, "/tmp/test_mds_rc.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->db, sizeof(f->db), "%s/db", f->dir);
+	mds_ns_opts no = { .path = f->db, .mapsize = 1ull << 28 };
+	assert_int_equal(mds_ns_open(&no, &f->ns), 0);
+	assert_int_equal(mds_server_start(f->ns, &mo, &f->s), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char cmd[128];
+
+	mds_server_stop(f->s);
+	mds_ns_close(f->ns);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
+	assert_int_equal(system(cmd), 0);
+	free(f);
+	return 0;
+}
+
+/* Dispatch op with payload w as request req_id of client 77; resend sets
+ * PFS_F_RESEND.  The reply payload is left in out. */
+static int send_op(struct fx *f, uint16_t op, uint64_t req_id, int resend, pfs_wbuf *w,
+		   pfs_wbuf *out)
+{
+	pfs_hdr h;
+
+	pfs_hdr_init(&h, op, req_id, 77, "job");
+	if (resend)
+		h.flags = PFS_F_RESEND;
+	pfs_wbuf_reset(out);
+	return mds_server_dispatch(f->s, &h, w->data, w->len, "test", out);
+}
+
+static void name_req(pfs_wbuf *w, uint64_t parent, const char *name)
+{
+	pfs_cred cr = { .uid = 0, .gid = 0 };
+
+	pfs_wbuf_reset(w);
+	pfs_cred_encode(w, &cr);
+	pfs_wbuf_u64(w, parent);
+	pfs_wbuf_str(w, name);
+}
+
+static void test_rc_dispatch_resends(void **state)
+{
+	struct fx *f = *state;
+	pfs_wbuf w, out;
+	uint8_t first[512];
+	size_t first_len;
+	pfs_rbuf r;
+	pfs_attr a;
+
+	pfs_wbuf_init(&w);
+	pfs_wbuf_init(&out);
+	/* MKDIR runs once; its resend gets the same attributes */
+	name_req(&w, 1, "d");
+	pfs_wbuf_u32(&w, 0755);
+	assert_int_equal(send_op(f, PFS_OP_MDS_MKDIR, 10, 0, &w, &out), 0);
+	assert_true(out.len > 0 && out.len <= sizeof(first));
+	memcpy(first, out.data, out.len);
+	first_len = out.len;
+	assert_int_equal(send_op(f, PFS_OP_MDS_MKDIR, 10, 1, &w, &out), 0);
+	assert_int_equal(out.len, first_len);
+	assert_memory_equal(out.data, first, first_len);
+	pfs_rbuf_init(&r, out.data, out.len);
+	assert_int_equal(pfs_attr_decode(&r, &a), 0);
+	assert_true(S_ISDIR(a.mode));
+	/* a new request (new id) for the same name is a second mkdir */
+	assert_int_equal(send_op(f, PFS_OP_MDS_MKDIR, 11, 0, &w, &out), -EEXIST);
+
+	/* RENAME d -> e, resent: success, not -ENOENT */
+	name_req(&w, 1, "d");
+	pfs_wbuf_u64(&w, 1);
+	pfs_wbuf_str(&w, "e");
+	pfs_wbuf_u32(&w, 0);
+	assert_int_equal(send_op(f, PFS_OP_MDS_RENAME, 12, 0, &w, &out), 0);
+	assert_int_equal(send_op(f, PFS_OP_MDS_RENAME, 12, 1, &w, &out), 0);
+	assert_int_equal(send_op(f, PFS_OP_MDS_RENAME, 13, 0, &w, &out), -ENOENT);
+
+	/* RMDIR e, resent: success, not -ENOENT */
+	name_req(&w, 1, "e");
+	assert_int_equal(send_op(f, PFS_OP_MDS_RMDIR, 14, 0, &w, &out), 0);
+	assert_int_equal(send_op(f, PFS_OP_MDS_RMDIR, 14, 1, &w, &out), 0);
+	assert_int_equal(send_op(f, PFS_OP_MDS_RMDIR, 15, 0, &w, &out), -ENOENT);
+
+	/* A resend of a request never seen (lost before it arrived) runs. */
+	name_req(&w, 1, "g");
+	pfs_wbuf_u32(&w, 0700);
+	assert_int_equal(send_op(f, PFS_OP_MDS_MKDIR, 16, 1, &w, &out), 0);
+	/* Reads are not cached: a resent LOOKUP sees the present. */
+	name_req(&w, 1, "g");
+	assert_int_equal(send_op(f, PFS_OP_MDS_LOOKUP, 17, 0, &w, &out), 0);
+	name_req(&w, 1, "g");
+	assert_int_equal(send_op(f, PFS_OP_MDS_RMDIR, 18, 0, &w, &out), 0);
+	name_req(&w, 1, "g");
+	assert_int_equal(send_op(f, PFS_OP_MDS_LOOKUP, 17, 1, &w, &out), -ENOENT);
+	pfs_wbuf_free(&w);
+	pfs_wbuf_free(&out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rc_hit_after_end),
+		cmocka_unit_test(test_rc_bounds),
+		cmocka_unit_test(test_rc_resend_waits_for_original),
+		cmocka_unit_test_setup_teardown(test_rc_dispatch_resends, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
