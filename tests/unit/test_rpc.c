@@ -6,9 +6,16 @@
  * also with an error status, and none after a transport error), and a pool
  * with a key against a small authenticating server built from the server
  * steps of common/auth.h (echo, bulk both ways, pipe bulk in both integrity
- * modes, a wrong key refused without retries, a tampered reply refused). */
+ * modes, a wrong key refused without retries, a tampered reply refused),
+ * and resends: a server that executes a request and drops the connection
+ * before replying gets it again with the same client and request id and
+ * PFS_F_RESEND and answers from its reply cache (executed once); the same
+ * for a reply that does not come within the timeout; PFS_RPC_NO_RESEND
+ * gets the loss; a server that stays down ends in the recovery window, or
+ * at once when the thread's interrupt check fires (-EINTR). */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -590,6 +597,211 @@ static void test_rpc_auth_refused(void **state)
 	assert_int_equal(s.served, 1);
 }
 
+/* ---- resends ---- */
+
+/* A raw server with a reply cache of one request: it executes every
+ * request whose id it has not seen (count executions), drops the
+ * connection without replying the first `drops` times, and answers a
+ * resend of an executed request with the cached reply.  mode 1: instead of
+ * dropping, stay silent past the client's timeout. */
+struct dropper {
+	int lfd, mode, drops, stop;
+	pthread_t t;
+	pthread_mutex_t lock;
+	int executed, sends, resends_seen;
+	uint64_t req_ids[8], client_ids[8];
+	uint32_t flags[8];
+	uint64_t done_req; /* the cached request id (0 = none) */
+	char done_reply[32];
+};
+
+static void *dropper_main(void *arg)
+{
+	struct dropper *d = arg;
+
+	while (!d->stop) {
+		struct pollfd pfd = { .fd = d->lfd, .events = POLLIN };
+		int fd;
+
+		if (poll(&pfd, 1, 50) <= 0)
+			continue;
+		fd = accept(d->lfd, NULL, NULL);
+		if (fd < 0)
+			continue;
+		pfs_net_set_timeout(fd, 2000);
+		for (;;) {
+			pfs_hdr h;
+			uint8_t *dyn = NULL, *data;
+			int drop;
+
+			if (pfs_net_recv_frame(fd, &h, PFS_MAX_PAYLOAD, NULL, 0, &dyn, &data))
+				break;
+			free(dyn);
+			pthread_mutex_lock(&d->lock);
+			if (d->sends < 8) {
+				d->req_ids[d->sends] = h.req_id;
+				d->client_ids[d->sends] = h.client_id;
+				d->flags[d->sends] = h.flags;
+			}
+			d->sends++;
+			d->resends_seen += !!(h.flags & PFS_F_RESEND);
+			if (!(d->done_req == h.req_id && (h.flags & PFS_F_RESEND))) {
+				d->executed++; /* the operation's effect */
+				d->done_req = h.req_id;
+				snprintf(d->done_reply, sizeof(d->done_reply), "done #%d", d->executed);
+			}
+			drop = d->drops > 0;
+			if (drop)
+				d->drops--;
+			pthread_mutex_unlock(&d->lock);
+			if (drop && d->mode == 1) {
+				usleep(400 * 1000); /* past the client's timeout */
+				break;
+			}
+			if (drop)
+				break; /* executed, connection dropped before the reply */
+			h.flags = PFS_F_REPLY;
+			h.status = 0;
+			if (pfs_net_send_frame(fd, &h, d->done_reply, strlen(d->done_reply), NULL, 0))
+				break;
+		}
+		close(fd);
+	}
+	return NULL;
+}
+
+static uint16_t dropper_start(struct dropper *d, int mode, int drops)
+{
+	uint16_t port;
+
+	memset(d, 0, sizeof(*d));
+	d->mode = mode;
+	d->drops = drops;
+	pthread_mutex_init(&d->lock, NULL);
+	assert_int_equal(pfs_net_listen("127.0.0.1", 0, &d->lfd), 0);
+	assert_int_equal(pfs_net_local_port(d->lfd, &port), 0);
+	assert_int_equal(pthread_create(&d->t, NULL, dropper_main, d), 0);
+	return port;
+}
+
+static void dropper_stop(struct dropper *d)
+{
+	d->stop = 1;
+	pthread_join(d->t, NULL);
+	close(d->lfd);
+	pthread_mutex_destroy(&d->lock);
+}
+
+static void test_rpc_resend_gets_cached_reply(void **state)
+{
+	pfs_rpc_opts o = { .max_conns = 2, .timeout_ms = 3000, .retry_ms = 3000,
+			   .client_id = 4242 };
+	pfs_rpc_reply r = { 0 };
+	pfs_rpc_pool *p;
+	struct dropper d;
+	uint16_t port = dropper_start(&d, 0, 2);
+
+	pfs_log_set_level(PFS_LOG_ERR);
+	assert_int_equal(pfs_rpc_pool_create("127.0.0.1", port, &o, &p), 0);
+	/* not marked idempotent: resent anyway, the server's cache answers */
+	assert_int_equal(pfs_rpc_call(p, PFS_OP_MDS_MKDIR, "j", 0, "x", 1, NULL, 0, &r), 0);
+	assert_int_equal(r.len, strlen("done #1"));
+	assert_memory_equal(r.data, "done #1", r.len);
+	pfs_rpc_reply_free(&r);
+	assert_int_equal(d.executed, 1); /* executed once, answered on the third send */
+	assert_int_equal(d.sends, 3);
+	assert_int_equal(d.resends_seen, 2);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(d.req_ids[i], d.req_ids[0]);
+		assert_int_equal(d.client_ids[i], 4242);
+		assert_int_equal(d.flags[i], i ? PFS_F_RESEND : 0);
+	}
+	assert_int_equal(pfs_rpc_pool_resends(p), 2);
+	/* the next call is a new request: a new id, no resend flag */
+	assert_int_equal(pfs_rpc_call(p, PFS_OP_MDS_MKDIR, "j", 0, "y", 1, NULL, 0, &r), 0);
+	assert_memory_equal(r.data, "done #2", r.len);
+	pfs_rpc_reply_free(&r);
+	assert_true(d.req_ids[3] != d.req_ids[0]);
+	assert_int_equal(d.flags[3], 0);
+	/* PFS_RPC_NO_RESEND: the loss is the caller's */
+	d.drops = 1;
+	assert_int_equal(pfs_rpc_call(p, PFS_OP_MDS_MKDIR, "j", PFS_RPC_NO_RESEND, "z", 1, NULL,
+				      0, &r), -EPIPE);
+	assert_int_equal(d.executed, 3);
+	pfs_rpc_pool_destroy(p);
+	dropper_stop(&d);
+	pfs_log_set_level(PFS_LOG_NOTICE);
+}
+
+/* No reply within timeout_ms: resent, and the cached reply comes back. */
+static void test_rpc_resend_after_timeout(void **state)
+{
+	pfs_rpc_opts o = { .max_conns = 2, .timeout_ms = 200, .retry_ms = 100,
+			   .recovery_ms = 5000, .client_id = 7 };
+	pfs_rpc_reply r = { 0 };
+	pfs_rpc_pool *p;
+	struct dropper d;
+	uint16_t port = dropper_start(&d, 1, 1);
+
+	pfs_log_set_level(PFS_LOG_ERR);
+	assert_int_equal(pfs_rpc_pool_create("127.0.0.1", port, &o, &p), 0);
+	assert_int_equal(pfs_rpc_call(p, PFS_OP_MDS_UNLINK, "j", 0, "x", 1, NULL, 0, &r), 0);
+	assert_memory_equal(r.data, "done #1", r.len);
+	pfs_rpc_reply_free(&r);
+	assert_int_equal(d.executed, 1);
+	assert_int_equal(d.sends, 2);
+	assert_int_equal(d.flags[1], PFS_F_RESEND);
+	assert_int_equal(d.req_ids[1], d.req_ids[0]);
+	pfs_rpc_pool_destroy(p);
+	dropper_stop(&d);
+	pfs_log_set_level(PFS_LOG_NOTICE);
+}
+
+static int always(void *arg)
+{
+	return *(int *)arg;
+}
+
+/* A server that stays down: the recovery window bounds the wait, the
+ * interrupt check ends it early with -EINTR; pfs_rpc_fs_err turns what
+ * is left into -EIO. */
+static void test_rpc_window_and_interrupt(void **state)
+{
+	pfs_rpc_opts o = { .max_conns = 2, .timeout_ms = 500, .retry_ms = 100,
+			   .recovery_ms = 600, .client_id = 7 };
+	pfs_rpc_reply r = { 0 };
+	pfs_rpc_pool *p;
+	uint16_t port;
+	int lfd, fire = 0;
+	uint64_t t0;
+
+	/* a port nobody listens on */
+	assert_int_equal(pfs_net_listen("127.0.0.1", 0, &lfd), 0);
+	assert_int_equal(pfs_net_local_port(lfd, &port), 0);
+	close(lfd);
+	assert_int_equal(pfs_rpc_pool_create("127.0.0.1", port, &o, &p), 0);
+	t0 = pfs_clock_ms();
+	assert_int_equal(pfs_rpc_call(p, PFS_OP_PING, "j", 0, "x", 1, NULL, 0, &r),
+			 -ECONNREFUSED);
+	assert_true(pfs_clock_ms() - t0 >= 500); /* it kept trying through the window */
+	pfs_rpc_pool_set_recovery_ms(p, 60000);
+	fire = 1;
+	pfs_rpc_set_interrupt(always, &fire);
+	assert_int_equal(pfs_rpc_call(p, PFS_OP_PING, "j", 0, "x", 1, NULL, 0, &r), -EINTR);
+	pfs_rpc_set_interrupt(NULL, NULL);
+	pfs_rpc_pool_destroy(p);
+	assert_int_equal(pfs_rpc_fs_err(-ECONNREFUSED), -EIO);
+	assert_int_equal(pfs_rpc_fs_err(-EPIPE), -EIO);
+	assert_int_equal(pfs_rpc_fs_err(-ETIMEDOUT), -EIO);
+	assert_int_equal(pfs_rpc_fs_err(-ECONNRESET), -EIO);
+	assert_int_equal(pfs_rpc_fs_err(-EHOSTUNREACH), -EIO);
+	assert_int_equal(pfs_rpc_fs_err(-5000), -EIO);
+	assert_int_equal(pfs_rpc_fs_err(-ENOSPC), -ENOSPC);
+	assert_int_equal(pfs_rpc_fs_err(-EDQUOT), -EDQUOT);
+	assert_int_equal(pfs_rpc_fs_err(-EINTR), -EINTR);
+	assert_int_equal(pfs_rpc_fs_err(0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -603,6 +815,9 @@ int main(void)
 		cmocka_unit_test(test_rpc_addr_parse),
 		cmocka_unit_test(test_rpc_auth),
 		cmocka_unit_test(test_rpc_auth_refused),
+		cmocka_unit_test(test_rpc_resend_gets_cached_reply),
+		cmocka_unit_test(test_rpc_resend_after_timeout),
+		cmocka_unit_test(test_rpc_window_and_interrupt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
