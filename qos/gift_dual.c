@@ -401,14 +401,14 @@ static int gd_slack_bounds(qos_gd *gd)
 
 /* Put nonbasic variable v (reduced cost dj, upper bound ub) at the bound
  * dj asks for; 1 if it moved. */
-static int gd_place(uint8_t *st, double *x, double dj, double ub)
+static int gd_place(uint8_t *st, double *x, double dj, double ub, double tol)
 {
 	uint8_t want = *st;
 	if (!(ub > 0))
 		want = GD_LO;
-	else if (dj < -TOL_D)
+	else if (dj < -tol)
 		want = GD_UP;
-	else if (dj > TOL_D)
+	else if (dj > tol)
 		want = GD_LO;
 	int moved = want != *st;
 	*st = want;
@@ -420,7 +420,7 @@ static int gd_place(uint8_t *st, double *x, double dj, double ub)
  * each nonbasic variable is put at the bound its reduced cost asks for
  * (all are boxed), *moved counts those that changed bound.  Returns the
  * largest |c_j - a_j^T y| over basic variables (0 in exact arithmetic). */
-static double gd_duals(qos_gd *gd, size_t *moved)
+static double gd_duals(qos_gd *gd, size_t *moved, double tol)
 {
 	size_t m = gd->m, n_moved = 0;
 	double res = 0;
@@ -442,7 +442,7 @@ static double gd_duals(qos_gd *gd, size_t *moved)
 			continue;
 		}
 		gd->d[j] = dj;
-		n_moved += (size_t)gd_place(&gd->st[j], &gd->x[j], dj, gd->u[j]);
+		n_moved += (size_t)gd_place(&gd->st[j], &gd->x[j], dj, gd->u[j], tol);
 	}
 	for (size_t t = 0; t < m; t++) {
 		if (gd->sst[t] == GD_BASIC) {
@@ -453,7 +453,7 @@ static double gd_duals(qos_gd *gd, size_t *moved)
 		}
 		double dt = -gd->y[t];
 		gd->ds[t] = dt;
-		n_moved += (size_t)gd_place(&gd->sst[t], &gd->xs[t], dt, gd->su[t]);
+		n_moved += (size_t)gd_place(&gd->sst[t], &gd->xs[t], dt, gd->su[t], tol);
 	}
 	if (moved)
 		*moved = n_moved;
@@ -505,16 +505,16 @@ static double gd_residual(qos_gd *gd)
 
 /* Basis position to leave (largest infeasibility^2 / Devex weight), or -1 if x_B is
  * feasible; *below says whether it violates its lower bound. */
-static long gd_price(const qos_gd *gd, int *below)
+static long gd_price(const qos_gd *gd, int *below, double tol)
 {
 	long best = -1;
 	double best_score = 0;
 
 	for (size_t p = 0; p < gd->m; p++) {
 		double x = gd->xB[p], ub = gd_upper(gd, gd->head[p]), inf;
-		if (x < -TOL_P)
+		if (x < -tol)
 			inf = -x;
-		else if (x > ub + TOL_P)
+		else if (x > ub + tol)
 			inf = x - ub;
 		else
 			continue;
@@ -868,11 +868,13 @@ int qos_gd_solve(qos_gd *gd)
 				qos_gd__cold(gd);
 			}
 		}
-		gd_duals(gd, NULL);
+		/* strict tolerances first (see the checks below) */
+		double ptol = rounds <= 4 ? TOL_P_FINAL : TOL_P;
+		gd_duals(gd, NULL, TOL_D);
 		gd_primal(gd);
 		for (;;) {
 			int below = 0;
-			long r = gd_price(gd, &below);
+			long r = gd_price(gd, &below, ptol);
 			if (r < 0)
 				break;
 			if (++iters > limit) {
@@ -887,7 +889,7 @@ int qos_gd_solve(qos_gd *gd)
 					goto fail;
 				if (qos_gd__refactor(gd))
 					qos_gd__cold(gd);
-				gd_duals(gd, NULL);
+				gd_duals(gd, NULL, TOL_D);
 				gd_primal(gd);
 				continue;
 			}
@@ -897,10 +899,20 @@ int qos_gd_solve(qos_gd *gd)
 		/* Check the answer against the data, not the updated inverse:
 		 * the rows, the reduced costs of the basis, and the signs of
 		 * the others (gd_duals moves a wrong-signed one to its other
-		 * bound, after which x_B is redone and iterations go on). */
+		 * bound, after which x_B is redone and iterations go on).  The
+		 * sign test is strict here (TOL_D_FINAL): the Harris ratio test
+		 * lets reduced costs stray up to TOL_D to the wrong side, and a
+		 * variable left at the wrong bound by such a stray cost loses
+		 * objective (up to 1e-9 times its range each).  Likewise the
+		 * bounds of x_B are held to TOL_P_FINAL: a row over capacity by
+		 * 1e-9 is trimmed afterwards at the cost of |S_i| times that
+		 * (seen as 1.6e-9 relative on a 22-OST LP).  After four rounds
+		 * the loose tolerances are taken, so values at rounding level
+		 * cannot keep the loop going. */
 		size_t moved = 0;
+		double final_tol = rounds <= 4 ? TOL_D_FINAL : TOL_D;
 		double res_p = gd_residual(gd);
-		double res_d = gd_duals(gd, &moved);
+		double res_d = gd_duals(gd, &moved, final_tol);
 		if (!(res_p <= TOL_RES) || !(res_d <= TOL_RES)) {
 			if (refactored++ > 2) {
 				rc = -EAGAIN;
@@ -915,7 +927,7 @@ int qos_gd_solve(qos_gd *gd)
 		/* and the bounds, which the pricing loop alone vouches for */
 		int below = 0;
 		gd_primal(gd);
-		if (gd_price(gd, &below) >= 0)
+		if (gd_price(gd, &below, ptol) >= 0)
 			continue;
 		break;
 	}

@@ -21,6 +21,8 @@
 
 #define TOL_P 1e-9      /* primal feasibility, absolute */
 #define TOL_D 1e-9      /* dual feasibility (reduced cost sign), absolute */
+#define TOL_P_FINAL 1e-12 /* primal bounds, the first rounds of a solve */
+#define TOL_D_FINAL 1e-13 /* reduced cost sign at the optimality check */
 #define TOL_PIV 1e-9    /* smallest |alpha_rj| a ratio test considers */
 #define TOL_RES 1e-9    /* residual of B x_B = g - N x_N and of B^T y = c_B */
 #define GD_DEVEX_MAX 1e6

@@ -388,14 +388,17 @@ struct qos_gift_lp_ctx {
 	size_t n_ent;
 	uint32_t *mark;       /* [n_osts] stamps for set comparison */
 	uint32_t stamp;
-	int no_crash;         /* cold starts from the slack basis */
+	size_t crash_min;     /* crash basis for cold starts from this many OSTs */
 	qos_gift_lp_stats st;
 };
 
 int qos_gift_lp_ctx_create(qos_gift_lp_ctx **out)
 {
 	*out = calloc(1, sizeof(**out));
-	return *out ? 0 : -ENOMEM;
+	if (!*out)
+		return -ENOMEM;
+	(*out)->crash_min = QOS_GIFT_LP_CRASH_MIN;
+	return 0;
 }
 
 static void ctx_drop_solver(qos_gift_lp_ctx *ctx)
@@ -422,9 +425,9 @@ void qos_gift_lp_ctx_stats(const qos_gift_lp_ctx *ctx, qos_gift_lp_stats *st)
 	*st = ctx->st;
 }
 
-void qos_gift_lp_ctx_set_crash(qos_gift_lp_ctx *ctx, int on)
+void qos_gift_lp_ctx_set_crash(qos_gift_lp_ctx *ctx, size_t min_osts)
 {
-	ctx->no_crash = !on;
+	ctx->crash_min = min_osts;
 }
 
 int qos_gift_lp_ctx_refactor(qos_gift_lp_ctx *ctx)
@@ -703,7 +706,7 @@ static int ctx_load(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp,
 	if (lp->waste_constraint)
 		qos_gd_row_set(ctx->gd, no, 0.0);
 	rc = 0;
-	if (!qos_gd_has_basis(ctx->gd) && !ctx->no_crash)
+	if (!qos_gd_has_basis(ctx->gd) && no >= ctx->crash_min)
 		rc = ctx_crash(ctx, lp, gap, ue_tab);
 out:
 	if (rc) {

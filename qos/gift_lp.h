@@ -124,11 +124,15 @@ void qos_gift_lp_ctx_destroy(qos_gift_lp_ctx *ctx);
 int qos_gift_lp_ctx_solve(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp,
 			  double *b, double *objective);
 void qos_gift_lp_ctx_stats(const qos_gift_lp_ctx *ctx, qos_gift_lp_stats *st);
-/* Cold starts (the first solve, a reshaped LP, after a failure) begin
- * from a crash basis built from a greedy fill of the base's gaps (on by
- * default), or with on = 0 from the slack basis; either way the optimum
- * is the same, only the pivots differ. */
-void qos_gift_lp_ctx_set_crash(qos_gift_lp_ctx *ctx, int on);
+/* Cold starts (the first solve, a reshaped LP, after a failure) of LPs
+ * with at least min_osts OSTs begin from a crash basis built from a
+ * greedy fill of the base's gaps; smaller ones (and all with min_osts =
+ * SIZE_MAX) from the slack basis.  Default QOS_GIFT_LP_CRASH_MIN: small
+ * LPs are solved in microseconds either way and keep the vertex the slack
+ * basis leads to.  The optimum is the same either way; where several
+ * allocations reach it, which one is returned depends on the start. */
+#define QOS_GIFT_LP_CRASH_MIN 16
+void qos_gift_lp_ctx_set_crash(qos_gift_lp_ctx *ctx, size_t min_osts);
 /* Rebuild ctx's basis inverse from scratch (qos_gd_refactor); 0 or
  * -EAGAIN (the next solve then starts cold).  A no-op without a basis. */
 int qos_gift_lp_ctx_refactor(qos_gift_lp_ctx *ctx);

@@ -3,7 +3,8 @@
  * the same optimum (objective within 1e-9 relative) on thousands of random
  * LPs of every shape the callers build (GIFT with constraint (3), the
  * throttling baselines, MBW), on sequences of changing LPs re-solved warm
- * from the previous basis, and on the benchmark's size; hand-checked cases
+ * from the previous basis, cold from the crash basis and from the slack
+ * basis, and on the benchmark's size; hand-checked cases
  * for constraint (3), the throttle tie-break and bad input.
  *
  * QOS_LP_EXACT_SCALE=k multiplies the number of random instances and
@@ -677,6 +678,87 @@ static void test_gift_lp_refactor_in_sequence(void **st)
 	rlp_free(&r);
 }
 
+/* Cold starts from the crash basis (forced on every size) and from the
+ * slack basis both reach GLPK's optimum on random LPs of every shape,
+ * small to crowded; the crash is really taken (stats.crashes) or really
+ * not. */
+static void test_gift_lp_cold_crash_matches_glpk(void **st)
+{
+	int n = 600 * scale_factor();
+	uint64_t crashes = 0;
+	(void)st;
+	rng_state = 41;
+	for (int k = 0; k < n; k++) {
+		rlp r;
+		qos_gift_lp_ctx *on = NULL, *off = NULL;
+		qos_gift_lp_stats son, soff;
+		size_t no = 1 + (size_t)(rng() % (k % 3 ? 12 : 60));
+		size_t nj = (size_t)(rng() % (k % 3 ? 40 : 400));
+		rlp_make(&r, nj, no, 1 + (size_t)(rng() % 8), (enum shape)(k % SH_N));
+		qos_gift_lp lp = rlp_lp(&r);
+		assert_int_equal(qos_gift_lp_ctx_create(&on), 0);
+		assert_int_equal(qos_gift_lp_ctx_create(&off), 0);
+		qos_gift_lp_ctx_set_crash(on, 0);
+		qos_gift_lp_ctx_set_crash(off, SIZE_MAX);
+		double E1 = solve_both(on, &lp), E2 = solve_both(off, &lp);
+		assert_true(fabs(E1 - E2) <= 1e-9 * (1 + fabs(E1)));
+		qos_gift_lp_ctx_stats(on, &son);
+		qos_gift_lp_ctx_stats(off, &soff);
+		assert_int_equal(soff.crashes, 0);
+		assert_true(son.crashes <= 1);
+		assert_true(son.cold == 1 && soff.cold <= 1);
+		crashes += son.crashes;
+		qos_gift_lp_ctx_destroy(on);
+		qos_gift_lp_ctx_destroy(off);
+		rlp_free(&r);
+	}
+	/* most LPs have some job stopped by an OST, so most crashes happen */
+	assert_true(crashes > (uint64_t)n / 2);
+}
+
+/* qos_gd_crash with a singular choice (two equal columns) falls back to
+ * the slack basis and the solve is still optimal; a good choice is
+ * optimal at once. */
+static void test_gift_dual_crash(void **st)
+{
+	qos_gd *gd = NULL;
+	qos_gd_stats gs;
+	uint32_t rx[2] = { 0, 1 }, sx, sy, sw;
+	double vx[2] = { 1, 1 };
+	(void)st;
+	/* max x + y + 3w  s.t.  x + y <= 1, x + y + w <= 3; x, y <= 1, w <= 1:
+	 * 4 with w = 1 and x + y = 1 */
+	assert_int_equal(qos_gd_create(2, &gd), 0);
+	qos_gd_row_set(gd, 0, 1);
+	qos_gd_row_set(gd, 1, 3);
+	assert_int_equal(qos_gd_col_add(gd, rx, vx, 2, 1, 1, &sx), 0);
+	assert_int_equal(qos_gd_col_add(gd, rx, vx, 2, 1, 1, &sy), 0);
+	uint32_t rw[1] = { 1 };
+	double vw[1] = { 1 };
+	assert_int_equal(qos_gd_col_add(gd, rw, vw, 1, 3, 1, &sw), 0);
+	assert_int_equal(qos_gd_has_basis(gd), 0);
+	uint32_t bad_slot[2] = { sx, sy }, bad_row[2] = { 0, 1 };
+	assert_int_equal(qos_gd_crash(gd, bad_slot, bad_row, 2), -EAGAIN);
+	assert_int_equal(qos_gd_has_basis(gd), 1);
+	assert_int_equal(qos_gd_solve(gd), 0);
+	assert_float_equal(qos_gd_objective(gd), 4, 1e-12);
+	assert_float_equal(qos_gd_x(gd, sx) + qos_gd_x(gd, sy), 1, 1e-12);
+	assert_float_equal(qos_gd_x(gd, sw), 1, 1e-12);
+	/* x basic in row 0: the optimal basis, no pivot needed */
+	uint32_t good_slot[1] = { sx }, good_row[1] = { 0 };
+	assert_int_equal(qos_gd_crash(gd, good_slot, good_row, 1), 0);
+	assert_int_equal(qos_gd_solve(gd), 0);
+	qos_gd_stats_get(gd, &gs);
+	assert_int_equal(gs.last_iterations, 0);
+	assert_float_equal(qos_gd_objective(gd), 4, 1e-12);
+	/* out-of-range pairs are skipped */
+	uint32_t odd_slot[2] = { 99, sx }, odd_row[2] = { 0, 7 };
+	assert_int_equal(qos_gd_crash(gd, odd_slot, odd_row, 2), 0);
+	assert_int_equal(qos_gd_solve(gd), 0);
+	assert_float_equal(qos_gd_objective(gd), 4, 1e-12);
+	qos_gd_destroy(gd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -687,6 +769,8 @@ int main(void)
 		cmocka_unit_test(test_gift_lp_bad_input_and_infeasible),
 		cmocka_unit_test(test_gift_dual_textbook),
 		cmocka_unit_test(test_gift_dual_refactor),
+		cmocka_unit_test(test_gift_dual_crash),
+		cmocka_unit_test(test_gift_lp_cold_crash_matches_glpk),
 		cmocka_unit_test(test_gift_lp_refactor_in_sequence),
 		cmocka_unit_test(test_gift_lp_ctx_reshape),
 		cmocka_unit_test(test_gift_lp_random_matches_glpk),
