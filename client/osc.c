@@ -625,6 +625,10 @@ static int piece_again(cli_osc *o, piece *p, uint64_t t0)
 	}
 	if (!lost_err(p->rc) || now >= t0 + (uint64_t)o->opts.rpc.recovery_ms)
 		return 0;
+	if (pfs_rpc_interrupted()) {
+		p->rc = -EINTR; /* FUSE_INTERRUPT: stop waiting for this OSS */
+		return 0;
+	}
 	pfs_log(PFS_LOG_NOTICE, "osc: OST %u %s: %s; sending again", p->ost,
 		pfs_op_name(p->op), pfs_strerror(p->rc));
 	p->attempt_start = 0;

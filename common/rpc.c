@@ -54,6 +54,11 @@ static int interrupted(void)
 	return intr_fn && intr_fn(intr_arg);
 }
 
+int pfs_rpc_interrupted(void)
+{
+	return interrupted();
+}
+
 /* The pool's recovery window in ms: how long a call may keep trying. */
 static uint64_t window_ms(const pfs_rpc_pool *p)
 {

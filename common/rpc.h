@@ -132,6 +132,9 @@ int pfs_rpc_finish(pfs_rpc_inflight *call, pfs_rpc_reply *rep);
  * while it returns non-zero, the waits of this thread's calls end with
  * -EINTR.  The check runs on the calling thread. */
 void pfs_rpc_set_interrupt(int (*check)(void *arg), void *arg);
+/* 1 if the calling thread's interrupt check fires now (for callers with
+ * their own resend loops, client/osc.c). */
+int pfs_rpc_interrupted(void);
 /* 1 if rc is a transport or protocol failure (no usable reply): -EPIPE,
  * -ECONNRESET, -ECONNREFUSED, -ETIMEDOUT, -EHOSTUNREACH, -EBADMSG, ... */
 int pfs_rpc_transport_err(int rc);
