@@ -73,7 +73,7 @@ int qos_gd_create(size_t m, qos_gd **out)
 	gd->kpos = calloc(m, sizeof(uint32_t));
 	gd->trow = calloc(m, sizeof(uint32_t));
 	gd->tidx = calloc(m, sizeof(uint32_t));
-	gd->cand = calloc(m, sizeof(gd_cand));
+	gd->cand = calloc(2 * m, sizeof(gd_cand));
 	if (!gd->g || !gd->su || !gd->sst || !gd->spos || !gd->xs || !gd->ds ||
 	    !gd->salpha || !gd->head || !gd->Binv || !gd->M || !gd->w ||
 	    !gd->xB || !gd->y || !gd->aq || !gd->vv || !gd->perm ||
@@ -162,7 +162,7 @@ static int gd_reserve_slot(qos_gd *gd)
 	if (!mb)
 		return -ENOMEM;
 	gd->mbeg = mb;
-	gd_cand *cd = gd_grow(gd->cand, cap + gd->m, sizeof(*cd));
+	gd_cand *cd = gd_grow(gd->cand, 2 * (cap + gd->m), sizeof(*cd));
 	if (!cd)
 		return -ENOMEM;
 	gd->cand = cd;
@@ -556,6 +556,22 @@ static inline void gd_cand_put(gd_cand *cd, uint32_t v, uint8_t st, double s,
 	*cd = (gd_cand){ v, sa, dd * inv, (dd + TOL_D) * inv, u };
 }
 
+/* Binary exponent field of x >= 0 (0 for 0 and subnormals). */
+static inline int gd_exp2(double x)
+{
+	uint64_t b;
+	memcpy(&b, &x, sizeof(b));
+	return (int)((b >> 52) & 0x7ff);
+}
+
+/* Octave of breakpoint t relative to exponent e0 (the smallest Harris
+ * breakpoint's): 0 for t below e0's octave, 1 within it, ... up to 63. */
+static inline int gd_octave(double t, int e0)
+{
+	int b = gd_exp2(t) - e0 + 1;
+	return b < 0 ? 0 : b > 63 ? 63 : b;
+}
+
 /* Pivot row entry of the column at mv position i; appended to ci[] if
  * it is a ratio test candidate (see gd_ratio). */
 static inline void gd_pivot_col(qos_gd *gd, size_t i, const double *rho,
@@ -645,17 +661,62 @@ static int gd_ratio(qos_gd *gd, const double *rho, double s, double slope,
 	}
 	for (size_t i = 0; i < nc; i++)
 		tmax = cd[i].th < tmax ? cd[i].th : tmax;
-	/* Rounds over the candidates not yet passed, cd[done .. nc): the
+	/* The rounds below pass only the few smallest breakpoints (about ten
+	 * flips per pivot here) but scan every candidate each time.  So
+	 * first keep the candidates whose breakpoint is within an octave of
+	 * where the slope runs out (sums of |alpha_j| u_j per octave of
+	 * t_j / tmax) at the front, cd[0 .. end), and run the rounds there.
+	 * A round whose bound reaches the smallest breakpoint left out
+	 * (ex_t) takes everything in again, with that bound lowered to the
+	 * smallest Harris breakpoint left out (ex_th) as a round over all
+	 * would have it, so the outcome is the full test's. */
+	size_t end = nc;
+	double ex_t = INFINITY, ex_th = INFINITY;
+	if (nc > 64) {
+		double sum[64] = { 0 };
+		int e0 = gd_exp2(tmax), B = 64;
+		for (size_t i = 0; i < nc; i++)
+			sum[gd_octave(cd[i].t, e0)] += cd[i].a * cd[i].u;
+		double acc = 0;
+		for (int b = 0; b < 64; b++) {
+			acc += sum[b];
+			if (acc > slope + TOL_P) {
+				B = b + 1;
+				break;
+			}
+		}
+		if (B < 63) {
+			/* stable: ties between equal |alpha| go as before */
+			gd_cand *out = &cd[nc];
+			size_t n_out = 0;
+			end = 0;
+			for (size_t i = 0; i < nc; i++) {
+				if (gd_octave(cd[i].t, e0) <= B) {
+					cd[end++] = cd[i];
+				} else {
+					out[n_out++] = cd[i];
+					ex_t = cd[i].t < ex_t ? cd[i].t : ex_t;
+					ex_th = cd[i].th < ex_th ? cd[i].th : ex_th;
+				}
+			}
+			memmove(&cd[end], out, n_out * sizeof(*cd));
+		}
+	}
+	/* Rounds over the candidates not yet passed, cd[done .. end): the
 	 * Harris bound tmax picks a group of near-equal breakpoints; if
 	 * passing all of them keeps the leaving variable infeasible they are
 	 * flipped (moved to the front), otherwise the one with the largest
 	 * |alpha| enters.  The next round's bound is found while moving. */
 	for (;;) {
-		if (done == nc)
+		if (end < nc && (done == end || tmax >= ex_t)) {
+			end = nc;
+			tmax = ex_th < tmax ? ex_th : tmax;
+		}
+		if (done == end)
 			return -EDOM;
 		double red = 0, best_a = 0, next_tmax = INFINITY;
 		size_t best = done;
-		for (size_t i = done; i < nc; i++) {
+		for (size_t i = done; i < end; i++) {
 			int in = cd[i].t <= tmax;
 			red += in ? cd[i].a * cd[i].u : 0.0;
 			int better = in && cd[i].a > best_a;
@@ -665,7 +726,7 @@ static int gd_ratio(qos_gd *gd, const double *rho, double s, double slope,
 			next_tmax = th < next_tmax ? th : next_tmax;
 		}
 		if (slope - red > TOL_P) {
-			for (size_t i = done; i < nc; i++)
+			for (size_t i = done; i < end; i++)
 				if (cd[i].t <= tmax) {
 					gd_cand tmp = cd[done];
 					cd[done++] = cd[i];

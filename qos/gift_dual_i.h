@@ -86,7 +86,7 @@ struct qos_gd {
 	double *vv;         /* [ms] scratch, aligned */
 	uint32_t *perm;     /* [m] scratch: refactorisation row interchanges,
 	                     * rows touched by bound flips */
-	gd_cand *cand;      /* [ncap + m] */
+	gd_cand *cand;      /* [2 (ncap + m)]: candidates, then scratch */
 	/* refactorisation scratch */
 	double *M;          /* [m * m] */
 	uint32_t *kpos, *trow, *tidx;  /* [m] */
