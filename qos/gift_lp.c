@@ -322,6 +322,11 @@ int qos_gift_lp_solve_glpk(const qos_gift_lp *lp, double *b, double *objective)
 	glp_init_smcp(&parm);
 	parm.msg_lev = GLP_MSG_OFF;
 	parm.presolve = GLP_OFF;
+	/* GLPK's default tolerances (1e-7) leave it up to ~1e-8 relative
+	 * below the optimum on crowded LPs; the reference must be exact to
+	 * the 1e-9 the tests hold the dual simplex to */
+	parm.tol_bnd = 1e-9;
+	parm.tol_dj = 1e-9;
 	glp_scale_prob(P, GLP_SF_AUTO);  /* fewer pivots on skewed |S_i| */
 	glp_std_basis(P);
 	int grc = glp_simplex(P, &parm);
