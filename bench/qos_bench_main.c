@@ -8,8 +8,10 @@
  *              last basis, coupons carry over: the MDS's steady state);
  *       cold   the same instance from fresh state (qos_gift_decide_once);
  *       LP     the decision's LP alone (base BSIP, Y the friendly jobs),
- *              warm (qos_gift_lp_ctx_solve), cold (qos_gift_lp_solve) and
- *              GLPK (qos_gift_lp_solve_glpk, the reference);
+ *              warm (qos_gift_lp_ctx_solve), cold on a fresh context from
+ *              the crash basis (what qos_gift_lp_solve does) and from the
+ *              slack basis, with their pivots, and GLPK
+ *              (qos_gift_lp_solve_glpk, the reference);
  *     gift.txt reports 5 ms for 1,000 jobs on 200 OSTs with COIN-OR CLP;
  *   - one AdapTBF period per job (adaptbf.txt: under 30 µs per job),
  *   - POFS and AdapTBF through the policy interface.
@@ -140,7 +142,30 @@ static void seq_lp(const qos_gift_synth *s, const qos_gift_sets *st, double B_th
 	};
 }
 
-enum { T_WARM, T_COLD, T_LPWARM, T_LPCOLD, T_GLPK, T_ITERS, T_N };
+enum { T_WARM, T_COLD, T_LPWARM, T_LPCOLD, T_LPSLACK, T_GLPK, T_ITERS,
+       T_CITERS, T_SITERS, T_N };
+
+/* One cold solve of lp on a fresh context, crash basis from min_osts
+ * OSTs (SIZE_MAX: slack basis); *t its time, *pivots its pivots. */
+static int cold_lp(const qos_gift_lp *lp, size_t min_osts, double *b, clockid_t clk,
+		   double *t, double *pivots)
+{
+	qos_gift_lp_ctx *c = NULL;
+	qos_gift_lp_stats ls;
+	double E, t0;
+	int rc = qos_gift_lp_ctx_create(&c);
+
+	if (rc)
+		return rc;
+	qos_gift_lp_ctx_set_crash(c, min_osts);
+	t0 = now_s(clk);
+	rc = qos_gift_lp_ctx_solve(c, lp, b, &E);
+	*t = now_s(clk) - t0;
+	qos_gift_lp_ctx_stats(c, &ls);
+	*pivots = (double)ls.last_iterations;
+	qos_gift_lp_ctx_destroy(c);
+	return rc;
+}
 
 static int bench_gift(size_t jobs, size_t osts, int reps, double frac, clockid_t clk)
 {
@@ -205,11 +230,11 @@ static int bench_gift(size_t jobs, size_t osts, int reps, double frac, clockid_t
 		t[T_LPWARM][r] = now_s(clk) - t0;
 		qos_gift_lp_ctx_stats(ctx, &ls);
 		t[T_ITERS][r] = (double)ls.last_iterations;
-		if (!rc) {
-			t0 = now_s(clk);
-			rc = qos_gift_lp_solve(&lp, b, &E);
-			t[T_LPCOLD][r] = now_s(clk) - t0;
-		}
+		if (!rc)
+			rc = cold_lp(&lp, 0, b, clk, &t[T_LPCOLD][r], &t[T_CITERS][r]);
+		if (!rc)
+			rc = cold_lp(&lp, SIZE_MAX, b, clk, &t[T_LPSLACK][r],
+				     &t[T_SITERS][r]);
 		if (!rc) {
 			t0 = now_s(clk);
 			rc = qos_gift_lp_solve_glpk(&lp, b, &E);
@@ -228,7 +253,10 @@ static int bench_gift(size_t jobs, size_t osts, int reps, double frac, clockid_t
 		report(what, t[T_COLD], reps, 1e3, "ms");
 		report("  its LP, warm (dual simplex)", t[T_LPWARM], reps, 1e3, "ms");
 		report("  its LP, warm: pivots", t[T_ITERS], reps, 1, "");
-		report("  its LP, cold (dual simplex)", t[T_LPCOLD], reps, 1e3, "ms");
+		report("  its LP, cold (dual simplex, crash basis)", t[T_LPCOLD], reps, 1e3, "ms");
+		report("  its LP, cold, crash basis: pivots", t[T_CITERS], reps, 1, "");
+		report("  its LP, cold (dual simplex, slack basis)", t[T_LPSLACK], reps, 1e3, "ms");
+		report("  its LP, cold, slack basis: pivots", t[T_SITERS], reps, 1, "");
 		report("  its LP, GLPK (reference)", t[T_GLPK], reps, 1e3, "ms");
 		if (gs.lp_failures) {
 			fprintf(stderr, "pfs-qosbench: %llu LP failures\n",
