@@ -36,6 +36,23 @@ void qos_gift_sets_free(qos_gift_sets *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* First j' >= j with row[j'] != 0, or no: skips zero bytes eight at a
+ * time (a job uses a few of hundreds of OSTs, so the n_jobs x n_osts
+ * scan is mostly zeros). */
+static size_t next_active(const uint8_t *row, size_t j, size_t no)
+{
+	while (j + 8 <= no) {
+		uint64_t w;
+		memcpy(&w, &row[j], sizeof(w));
+		if (w)
+			break;
+		j += 8;
+	}
+	while (j < no && !row[j])
+		j++;
+	return j;
+}
+
 int qos_gift_sets_build(const qos_instance *in, qos_gift_sets *s)
 {
 	size_t nj = in->n_jobs, no = in->n_osts, nnz = 0;
@@ -49,8 +66,12 @@ int qos_gift_sets_build(const qos_instance *in, qos_gift_sets *s)
 			return -EINVAL;
 	s->n_jobs = nj;
 	s->n_osts = no;
-	for (size_t k = 0; k < nj * no; k++)
-		nnz += in->active[k] != 0;
+	for (size_t i = 0; i < nj; i++) {
+		const uint8_t *row = &in->active[i * no];
+		for (size_t j = next_active(row, 0, no); j < no;
+		     j = next_active(row, j + 1, no))
+			nnz++;
+	}
 	rc = -ENOMEM;
 	s->off = malloc((nj + 1) * sizeof(*s->off));
 	s->idx = malloc((nnz ? nnz : 1) * sizeof(*s->idx));
@@ -61,12 +82,13 @@ int qos_gift_sets_build(const qos_instance *in, qos_gift_sets *s)
 		goto out;
 	nnz = 0;
 	for (size_t i = 0; i < nj; i++) {
+		const uint8_t *row = &in->active[i * no];
 		s->off[i] = nnz;
-		for (size_t j = 0; j < no; j++)
-			if (in->active[i * no + j]) {
-				s->idx[nnz++] = j;
-				s->weight[j] += job_weight(&in->jobs[i]);
-			}
+		for (size_t j = next_active(row, 0, no); j < no;
+		     j = next_active(row, j + 1, no)) {
+			s->idx[nnz++] = j;
+			s->weight[j] += job_weight(&in->jobs[i]);
+		}
 	}
 	s->off[nj] = nnz;
 	s->E_bsip = 0.0;
