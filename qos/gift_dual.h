@@ -35,10 +35,17 @@
  * O(nnz) for the pivot row plus at most O(m^2) for the update (only the
  * nonzeros of the pivot row and column are touched).  Tolerances are
  * absolute, for data scaled so entries of b and u are about 1 (gift_lp.c
- * scales by the largest capacity): 1e-9 primal, 1e-9 dual.
+ * scales by the largest capacity): 1e-9 primal, 1e-9 dual in the
+ * iterations, but a solve's first rounds end only when x_B is within
+ * 1e-12 of its bounds and no nonbasic reduced cost is more than 1e-13 on
+ * the wrong side (a value left 1e-9 out cost 1.6e-9 of the objective
+ * once the caller trimmed it); later rounds accept the loose ones.
+ * Starting bases: the last one (warm), the slack basis, or a crash basis
+ * the caller names (qos_gd_crash).
  *
  * Not thread-safe per handle; no globals, no allocation during a solve
- * except growth of the slot arrays in qos_gd_col_add. */
+ * except growth of the slot arrays in qos_gd_col_add and, at its start,
+ * of the packed copy of the movable columns' entries. */
 #ifndef QOS_GIFT_DUAL_H
 #define QOS_GIFT_DUAL_H
 

@@ -41,7 +41,9 @@
  * E_base), more than QOS_GD_MAX_ROWS - 1 OSTs, or a dual simplex failure
  * go to GLPK, counted in qos_gift_lp_stats.glpk.  qos_gift_lp_solve_glpk
  * is GLPK's primal simplex from the base (columns fixed at 0 dropped,
- * scaled, standard basis): the reference the tests compare against.
+ * scaled, standard basis, 1e-9 tolerances: GLPK's 1e-7 defaults left it
+ * 1e-8 below the optimum on crowded LPs): the reference the tests
+ * compare against.
  *
  * Warm start.  A qos_gift_lp_ctx keeps the solver, its basis and one
  * column pair per job between solves.  Columns are matched to jobs by
@@ -53,16 +55,31 @@
  * only the number of pivots depends on the matching.  Bounds, gaps and
  * membership of Y can all change between solves.
  *
+ * Cold starts.  A context with no basis (the first solve, a reshaped
+ * LP, after a failure) starts from a crash basis when the LP has at
+ * least QOS_GIFT_LP_CRASH_MIN OSTs: jobs in order of increasing |S_i|
+ * (then box) grow greedily over the base's gaps, a job stopped by an OST
+ * becomes basic in that OST's row; the basis is triangular, so never
+ * singular, and the solve reaches the same optimum as from the slack
+ * basis, in fewer pivots.
+ *
  * Cost (2-core development machine under load, `pfs-qosbench --reps 21
  * --cpu`, medians): 1,000 jobs on 200 OSTs with 1-8 OSTs each is 201 rows
  * x ~1,600 columns, and about 193 of the 200 OSTs end full, so the basis
- * inverse is dense.  GLPK from the base: ~1,200 pivots, 52 ms.  Dual
- * simplex cold (slack basis): ~1,300 pivots, 24 ms.  Warm, with 1 % of
- * the jobs arriving, leaving or moving per decision: 80 pivots, 1.6 ms
- * (a pivot is ~20 us: one pass over the columns for the pivot row and
- * ratio test, one over the dense inverse).  A 1 % change moves BSIP
- * shares on ~45 OSTs and the optimal basis by ~35 columns, so a few dozen
- * pivots is the floor for any simplex method here.
+ * inverse is dense (a pivot row is ~88 % nonzero, a pivot column ~96 %).
+ * GLPK from the base: ~1,200 pivots, 52 ms.  Dual simplex cold from the
+ * crash basis: ~680 pivots, 12-14 ms; from the slack basis ~1,150
+ * pivots, 21-25 ms.  Warm, with 1 % of the jobs arriving, leaving or
+ * moving per decision: ~80-95 pivots, 1.6-1.8 ms.  Where the time goes
+ * (perf and timers): ~90 us per solve outside the pivots (matching
+ * columns, bounds, duals and the end-of-solve checks), and ~16 us per
+ * pivot: the pivot row over ~8,600 column entries with the bound-flipping
+ * ratio test about half, the rank-one update of the 201 x 204 inverse
+ * (~41,000 multiply-adds, bound by memory traffic, not arithmetic) about
+ * a third, the rest pricing, FTRAN, flips and the dual step.  A 1 %
+ * change moves BSIP shares on ~45 OSTs and the optimal basis by ~35
+ * columns, so a few dozen pivots is the floor for any simplex method
+ * here; 0.5 ms warm would need ~3 us per pivot at today's pivot counts.
  *
  * GLPK's terminal output is switched off (glp_term_out(GLP_OFF)) and its
  * messages level set to off, so it never prints.  GLPK's environment is
