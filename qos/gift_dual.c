@@ -607,43 +607,8 @@ static int gd_ratio(qos_gd *gd, const double *rho, double s, double slope,
 	 * an unpredictable subset) the mv positions of the candidates, the
 	 * columns whose move in the direction their bound allows goes the
 	 * way the leaving variable needs: s sg alpha_j > 0. */
-	const uint32_t *mbeg = gd->mbeg;
-	const uint16_t *mrow = gd->mrow;
-	const double *mval = gd->mval;
-	size_t n_mv = gd->n_mv, ii = 0;
-	/* Four columns of equal length at a time (mv is sorted by length):
-	 * four independent sums instead of one chain of dependent adds. */
-	while (ii + 4 <= n_mv) {
-		size_t b0 = mbeg[ii], len = mbeg[ii + 1] - b0;
-		if (mbeg[ii + 4] - b0 != 4 * len)
-			break;
-		double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-		for (size_t e = b0; e < b0 + len; e++) {
-			a0 += mval[e] * rho[mrow[e]];
-			a1 += mval[e + len] * rho[mrow[e + len]];
-			a2 += mval[e + 2 * len] * rho[mrow[e + 2 * len]];
-			a3 += mval[e + 3 * len] * rho[mrow[e + 3 * len]];
-		}
-		double av[4] = { a0, a1, a2, a3 };
-		for (size_t k = 0; k < 4; k++) {
-			uint32_t j = gd->mv[ii + k];
-			uint8_t st = gd->st[j];
-			double sa = (st == GD_UP ? s : -s) * av[k];
-			gd->alpha[j] = av[k];
-			ci[nci] = j;
-			nci += (size_t)(st != GD_BASIC && sa > TOL_PIV);
-		}
-		ii += 4;
-		/* past the end of a length group: one column at a time until
-		 * the next group starts */
-		while (ii < n_mv && ii + 4 <= n_mv &&
-		       mbeg[ii + 4] - mbeg[ii] != 4 * (mbeg[ii + 1] - mbeg[ii])) {
-			gd_pivot_col(gd, ii, rho, s, ci, &nci);
-			ii++;
-		}
-	}
-	for (; ii < n_mv; ii++)
-		gd_pivot_col(gd, ii, rho, s, ci, &nci);
+	for (size_t i = 0; i < gd->n_mv; i++)
+		gd_pivot_col(gd, i, rho, s, ci, &nci);
 	/* Pass 2: their breakpoints. */
 	for (size_t i = 0; i < nci; i++) {
 		uint32_t j = ci[i];
@@ -840,33 +805,19 @@ static int gd_iterate(qos_gd *gd, size_t r, int below)
 }
 
 /* The slots that can move this solve (u > 0) and their entries, packed
- * contiguously, shortest columns first, so the pivot row streams through
- * them. */
-#define GD_PACK_LEN 64
+ * contiguously in slot order, so the pivot row streams through them.
+ * (Sorting them by length gained nothing measurable, and it changed
+ * which of several tied columns enters, hence which optimal vertex a
+ * warm and a cold solve of a degenerate LP reach.) */
 static int gd_pack_movable(qos_gd *gd)
 {
 	size_t nnz = 0;
 
-	/* counting sort by length: the pivot row's inner loop then runs the
-	 * same trip count for long stretches, which the branch predictor
-	 * follows (in slot order it mispredicts about once per column) */
-	uint32_t cnt[GD_PACK_LEN + 1] = { 0 };
-	for (size_t j = 0; j < gd->n; j++)
-		if (gd->u[j] > 0) {
-			size_t l = gd->len[j] < GD_PACK_LEN ? gd->len[j] : GD_PACK_LEN;
-			cnt[l]++;
-			nnz += gd->len[j];
-		}
 	gd->n_mv = 0;
-	for (size_t l = 0; l <= GD_PACK_LEN; l++) {
-		uint32_t c = cnt[l];
-		cnt[l] = (uint32_t)gd->n_mv;
-		gd->n_mv += c;
-	}
 	for (size_t j = 0; j < gd->n; j++)
 		if (gd->u[j] > 0) {
-			size_t l = gd->len[j] < GD_PACK_LEN ? gd->len[j] : GD_PACK_LEN;
-			gd->mv[cnt[l]++] = (uint32_t)j;
+			gd->mv[gd->n_mv++] = (uint32_t)j;
+			nnz += gd->len[j];
 		}
 	if (nnz > gd->mcap) {
 		size_t cap = gd->mcap ? gd->mcap : 1024;
