@@ -503,7 +503,7 @@ static int add_col(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp, size_t i,
 /* A crash basis for a cold start, from a greedy allocation on top of
  * the base: jobs in order of increasing |S_i|, then of increasing box
  * ue[i] (of the orders tried on the benchmark's LPs, the one leaving
- * the fewest pivots: ~700 against ~1,150 from the slack basis), each
+ * the fewest pivots: ~730 against ~1,070 from the slack basis), each
  * grow by what their box and the capacity left on their OSTs allow.  A
  * job stopped by an OST becomes basic in that OST's row (the OST is then
  * full); the others stay nonbasic.  A job taken later never touches an

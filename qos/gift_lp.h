@@ -68,9 +68,9 @@
  * x ~1,600 columns, and about 193 of the 200 OSTs end full, so the basis
  * inverse is dense (a pivot row is ~88 % nonzero, a pivot column ~96 %).
  * GLPK from the base: ~1,200 pivots, 52 ms.  Dual simplex cold from the
- * crash basis: ~680 pivots, 12-14 ms; from the slack basis ~1,150
- * pivots, 21-25 ms.  Warm, with 1 % of the jobs arriving, leaving or
- * moving per decision: ~80-95 pivots, 1.6-1.8 ms.  Where the time goes
+ * crash basis: ~730 pivots, 12-13 ms; from the slack basis ~1,070
+ * pivots, 19 ms.  Warm, with 1 % of the jobs arriving, leaving or
+ * moving per decision: ~80-100 pivots, 1.6-1.8 ms.  Where the time goes
  * (perf and timers): ~90 us per solve outside the pivots (matching
  * columns, bounds, duals and the end-of-solve checks), and ~16 us per
  * pivot: the pivot row over ~8,600 column entries with the bound-flipping
@@ -79,7 +79,8 @@
  * a third, the rest pricing, FTRAN, flips and the dual step.  A 1 %
  * change moves BSIP shares on ~45 OSTs and the optimal basis by ~35
  * columns, so a few dozen pivots is the floor for any simplex method
- * here; 0.5 ms warm would need ~3 us per pivot at today's pivot counts.
+ * here; 0.5 ms warm would need ~3 us per pivot at today's pivot counts,
+ * and 5 ms cold ~300 pivots (a crash basis with good duals too).
  *
  * GLPK's terminal output is switched off (glp_term_out(GLP_OFF)) and its
  * messages level set to off, so it never prints.  GLPK's environment is
