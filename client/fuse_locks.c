@@ -16,6 +16,7 @@
 
 #include "client/fuse_ops.h"
 #include "common/log.h"
+#include "common/rpc.h"
 #include "common/proto.h"
 
 #define INO_BUCKETS 1024
@@ -86,9 +87,19 @@ static void granted(cli_locks *l, uint64_t ino, uint32_t lease_ms)
 	pthread_mutex_unlock(&l->mu);
 }
 
+/* The thread's RPCs give up (-EINTR) between attempts once it is told
+ * to stop: an unmount must not wait out the recovery window of a call to
+ * a dead MDS. */
+static int stopping(void *arg)
+{
+	return __atomic_load_n(&((cli_locks *)arg)->stop, __ATOMIC_RELAXED);
+}
+
 static void *pinger(void *arg)
 {
 	cli_locks *l = arg;
+
+	pfs_rpc_set_interrupt(stopping, l);
 
 	pthread_mutex_lock(&l->mu);
 	while (!l->stop) {

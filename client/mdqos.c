@@ -17,6 +17,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/rpc.h"
 #include "qos/bucket.h"
 
 #define MAX_JOBS 1024
@@ -257,9 +258,19 @@ int cli_mdqos_pull(cli_mdqos *q)
 	return rc;
 }
 
+/* The thread's RPCs give up (-EINTR) between attempts once it is told
+ * to stop: an unmount must not wait out the recovery window of a call to
+ * a dead MDS. */
+static int stopping(void *arg)
+{
+	return __atomic_load_n(&((cli_mdqos *)arg)->stop, __ATOMIC_RELAXED);
+}
+
 static void *pull_main(void *arg)
 {
 	cli_mdqos *q = arg;
+
+	pfs_rpc_set_interrupt(stopping, q);
 	int warned = 0;
 
 	pthread_mutex_lock(&q->lock);

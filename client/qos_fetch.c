@@ -160,9 +160,19 @@ int cli_qos_fetch_once(cli_qos_fetch *f)
 	return rc;
 }
 
+/* The thread's RPCs give up (-EINTR) between attempts once it is told
+ * to stop: an unmount must not wait out the recovery window of a call to
+ * a dead MDS. */
+static int stopping(void *arg)
+{
+	return __atomic_load_n(&((cli_qos_fetch *)arg)->stop, __ATOMIC_RELAXED);
+}
+
 static void *fetch_main(void *arg)
 {
 	cli_qos_fetch *f = arg;
+
+	pfs_rpc_set_interrupt(stopping, f);
 
 	pthread_mutex_lock(&f->lock);
 	while (!f->stop) {
