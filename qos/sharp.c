@@ -327,3 +327,180 @@ void qos_sharp_result_free(qos_sharp_result *r)
 {
 	qos_ascar_ruleset_free(&r->best);
 }
+
+/* ---- budgeted search (sharp.h "Budgeted search") ---- */
+
+/* splitmix64: the caller's seed, no global state. */
+static unsigned long long sm_next(unsigned long long *s)
+{
+	unsigned long long z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static size_t sm_below(unsigned long long *s, size_t n)
+{
+	return n ? (size_t)(sm_next(s) % n) : 0;
+}
+
+static int vars_resolve(const qos_sharp_var in[3], qos_sharp_var var[3])
+{
+	for (int d = 0; d < 3; d++) {
+		const qos_sharp_var *v = &in[d];
+		if (v->lower == 0 && v->upper == 0 && v->delta_gran == 0 && v->steps == 0)
+			var[d] = qos_sharp_table2(d);
+		else
+			var[d] = *v;
+		if (!var_valid(&var[d]))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* Draw an action from the grids around a0.  Returns 0 or -EINVAL. */
+static int draw_action(const qos_sharp_var var[3], qos_ascar_action a0,
+		       unsigned long long *seed, qos_ascar_action *out)
+{
+	double vals[2 * (SHARP_MAX_STEPS + 1) + 1];
+	const double x0[3] = { a0.m, a0.b, a0.tau };
+	double x[3];
+
+	for (int d = 0; d < 3; d++) {
+		int n = qos_sharp_values(&var[d], x0[d], vals, sizeof(vals) / sizeof(vals[0]));
+		if (n <= 0)
+			return -EINVAL;
+		x[d] = vals[sm_below(seed, (size_t)n)];
+	}
+	*out = (qos_ascar_action){ x[0], x[1], x[2] };
+	return 0;
+}
+
+static int action_eq(qos_ascar_action a, qos_ascar_action b)
+{
+	return a.m == b.m && a.b == b.b && a.tau == b.tau;
+}
+
+static size_t hot_or_any(const qos_ascar_ruleset *rs, unsigned long long *seed)
+{
+	size_t h = hottest(rs);
+
+	return rs->r[h].hits > 0 ? h : sm_below(seed, rs->n);
+}
+
+int qos_sharp_search(const qos_sharp_budget *p, qos_sharp_bench_fn bench,
+		     void *arg, qos_sharp_result *out)
+{
+	qos_sharp_var var[3];
+	qos_ascar_ruleset start, cur, cand;
+	struct sharp_run s = { NULL, bench, arg, out, 0 };
+	unsigned long long seed;
+	unsigned patience, stall = 0;
+	double cur_score, score;
+	int rc;
+
+	qos_ascar_ruleset_init(&out->best);
+	out->best_score = -INFINITY;
+	out->epochs = 0;
+	out->evals = 0;
+	qos_ascar_ruleset_init(&start);
+	qos_ascar_ruleset_init(&cur);
+	qos_ascar_ruleset_init(&cand);
+	if (!p || !bench || p->runs == 0 ||
+	    (p->mode != QOS_SHARP_HILL && p->mode != QOS_SHARP_SAMPLED)) {
+		rc = -EINVAL;
+		goto out;
+	}
+	rc = vars_resolve(p->var, var);
+	if (rc)
+		goto out;
+	seed = p->seed;
+	s.max_evals = p->runs;
+	patience = p->patience ? p->patience : (p->runs / 4 > 3 ? (unsigned)(p->runs / 4) : 3);
+	if (p->start && p->start->n)
+		rc = qos_ascar_ruleset_copy(&start, p->start);
+	else
+		rc = qos_ascar_ruleset_default(&start);
+	if (!rc)
+		rc = qos_ascar_ruleset_copy(&cur, &start);
+	if (rc)
+		goto out;
+	rc = sharp_eval(&s, &cur, &cur_score);
+	while (!rc) {
+		if (p->mode == QOS_SHARP_SAMPLED) {
+			rc = qos_ascar_ruleset_copy(&cand, &start);
+			for (size_t i = 0; !rc && i < cand.n; i++)
+				rc = draw_action(var, start.r[i].a, &seed, &cand.r[i].a);
+		} else if (stall >= patience && cur.r[hottest(&cur)].hits > 0) {
+			/* Alg. 1 line 30 on the current set; if nothing can
+			 * be split, keep climbing. */
+			rc = qos_ascar_ruleset_copy(&cand, &cur);
+			if (!rc)
+				rc = qos_sharp_split(&cand, hottest(&cur));
+			if (rc > 1) {
+				rc = sharp_eval(&s, &cand, &score);
+				if (rc)
+					break;
+				out->epochs++;
+				stall = 0;
+				cur_score = score;
+				rs_swap(&cur, &cand);
+				continue;
+			}
+			stall = 0;
+			if (rc < 0)
+				break;
+			rc = 0; /* nothing to split: climb on */
+			continue;
+		} else {
+			size_t h = hot_or_any(&cur, &seed);
+			qos_ascar_action a = cur.r[h].a;
+
+			rc = qos_ascar_ruleset_copy(&cand, &cur);
+			/* A draw equal to the current action wastes a run:
+			 * draw again (a few times; a one-point grid cannot
+			 * move). */
+			for (int t = 0; !rc && t < 8 && action_eq(a, cur.r[h].a); t++)
+				rc = draw_action(var, cur.r[h].a, &seed, &a);
+			cand.r[h].a = a;
+		}
+		if (rc)
+			break;
+		rc = sharp_eval(&s, &cand, &score);
+		if (rc)
+			break;
+		if (p->mode == QOS_SHARP_HILL) {
+			if (score > cur_score) {
+				cur_score = score;
+				rs_swap(&cur, &cand);
+				stall = 0;
+			} else {
+				stall++;
+			}
+		}
+	}
+	if (rc == 1)
+		rc = 0; /* budget spent */
+out:
+	qos_ascar_ruleset_free(&start);
+	qos_ascar_ruleset_free(&cur);
+	qos_ascar_ruleset_free(&cand);
+	return rc > 0 ? 0 : rc;
+}
+
+double qos_sharp_score(double tp, double p99, double tp_ref, double p99_ref,
+		       double w)
+{
+	if (!isfinite(tp) || !isfinite(p99) || tp < 0 || p99 < 0)
+		return -INFINITY;
+	if (!(tp_ref > 0) || !isfinite(tp_ref))
+		tp_ref = 1;
+	if (!(p99_ref > 0) || !isfinite(p99_ref))
+		p99_ref = 1;
+	if (!(w >= 0))
+		w = 0;
+	if (w > 1)
+		w = 1;
+	return (1 - w) * tp / tp_ref - w * p99 / p99_ref;
+}

@@ -33,8 +33,32 @@
  * A dimension whose observed mean is not strictly inside the hottest
  * rule's box is not split; a hottest rule with no hits ends the search.
  *
+ * Budgeted search (qos_sharp_search): Algorithm 1 benchmarks the whole
+ * Cartesian product of every round (up to 11 x 11 x 15 runs), which a
+ * live cluster cannot afford.  qos_sharp_search spends exactly a stated
+ * number of runs instead, drawing candidates from the same value grids
+ * (qos_sharp_values) with a seeded generator:
+ *  - QOS_SHARP_HILL: stochastic hill climbing.  Run 1 benchmarks the start
+ *    set.  Each later run moves the hottest rule of the current set (the
+ *    one applied most often in its last run; any rule when none was hit):
+ *    each of m, b and tau is drawn uniformly from its grid around the
+ *    rule's current value.  A candidate that scores above the current set
+ *    becomes the current set.  After `patience` runs without improvement
+ *    the hottest rule of the current set is split at its observed means
+ *    (Alg. 1 line 30) and the split set, benchmarked once, becomes the
+ *    current set, so the rest of the budget tunes finer rules.
+ *  - QOS_SHARP_SAMPLED: random sampling.  Every run draws every rule's
+ *    action from the grids around the start set's actions (geometric, so
+ *    they span each variable's whole range); no splits.
+ * The result is the best-scoring set benchmarked (noisy benchmarks: the
+ * callback may average runs; the caller should re-run the winner).
+ *
+ * Score: qos_sharp_score combines throughput and 99th-percentile latency
+ * relative to a reference run (usually the first), with a weight.
+ *
  * Pure: the benchmark is the caller's callback (a simulator, a test
- * function, or a harness that deploys the rules to real clients). */
+ * function, or a harness that deploys the rules to real clients), the
+ * random draws come from the caller's seed. */
 #ifndef QOS_SHARP_H
 #define QOS_SHARP_H
 
@@ -96,5 +120,32 @@ int qos_sharp_split(qos_ascar_ruleset *rs, size_t i);
 int qos_sharp_run(const qos_sharp_params *p, qos_sharp_bench_fn bench,
 		  void *arg, qos_sharp_result *out);
 void qos_sharp_result_free(qos_sharp_result *r);
+
+enum qos_sharp_mode { QOS_SHARP_HILL = 0, QOS_SHARP_SAMPLED = 1 };
+
+typedef struct qos_sharp_budget {
+	qos_sharp_var var[3];     /* m, b, tau; all-zero entry: Table II */
+	unsigned long runs;       /* benchmark runs to spend, >= 1 */
+	int mode;                 /* enum qos_sharp_mode */
+	unsigned long long seed;  /* the draws (same seed, same candidates) */
+	unsigned patience;        /* HILL: failed runs before a split;
+	                             0: max(3, runs / 4) */
+	const qos_ascar_ruleset *start; /* NULL: Alg. 1 line 3's single rule */
+} qos_sharp_budget;
+
+/* The budgeted search (see the top).  Spends exactly p->runs benchmark
+ * runs unless the callback fails.  out as for qos_sharp_run (epochs =
+ * splits made).  Returns 0, the callback's negative errno, -EINVAL (bad
+ * settings, runs = 0, unknown mode) or -ENOMEM. */
+int qos_sharp_search(const qos_sharp_budget *p, qos_sharp_bench_fn bench,
+		     void *arg, qos_sharp_result *out);
+
+/* Score of a run with throughput tp and 99th-percentile latency p99
+ * against a reference run (tp_ref, p99_ref; <= 0 counts as 1):
+ *     (1 - w) * tp / tp_ref - w * p99 / p99_ref
+ * w in [0, 1] (clamped): 0 = throughput only, 1 = latency only.  A
+ * non-finite or negative tp or p99 scores -infinity. */
+double qos_sharp_score(double tp, double p99, double tp_ref, double p99_ref,
+		       double w);
 
 #endif

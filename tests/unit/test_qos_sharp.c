@@ -1,7 +1,9 @@
 /* test_qos_sharp.c — SHARP (ascar.txt Algorithm 1, Table II): step sizes
  * and candidate values, splitting at observed means, finding the optimum
  * of a synthetic score function with one and with two regions of the
- * congestion space, evaluation budget, callback errors. */
+ * congestion space, evaluation budget, callback errors; the budgeted
+ * search (hill climbing with splits, sampling): exact budget, seeded
+ * determinism, progress toward the optimum, errors; the score. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -49,6 +51,11 @@ static int synth_bench(void *arg, qos_ascar_ruleset *rs, double *score)
 	}
 	*score = s;
 	return 0;
+}
+
+static int action_equal(qos_ascar_action a, qos_ascar_action b)
+{
+	return a.m == b.m && a.b == b.b && a.tau == b.tau;
 }
 
 static void test_sharp_table2_steps_and_values(void **state)
@@ -209,6 +216,148 @@ static void test_sharp_budget_and_errors(void **state)
 	qos_sharp_result_free(&r);
 }
 
+static double dist_units(qos_ascar_action a, qos_ascar_action o)
+{
+	double dm = (a.m - o.m) / 0.05, db = (a.b - o.b) / 0.3, dt = (a.tau - o.tau) / 500;
+
+	return sqrt(dm * dm + db * db + dt * dt);
+}
+
+static void test_search_budget_and_determinism(void **state)
+{
+	const struct point pts[] = {
+		{ { 20, 20, 1.5 }, { 1.5, 1.0, 5000 } },
+		{ { 30, 10, 2.5 }, { 1.5, 1.0, 5000 } },
+	};
+	struct world w = { pts, 2, 0 };
+	qos_sharp_budget p = { .runs = 40, .mode = QOS_SHARP_HILL, .seed = 7 };
+	qos_sharp_result a, b, c;
+	qos_ascar_ruleset start;
+
+	(void)state;
+	qos_ascar_ruleset_init(&start);
+	assert_int_equal(qos_ascar_ruleset_default(&start), 0);
+	/* the start set's own score: every later best must beat it */
+	double s0;
+	assert_int_equal(synth_bench(&w, &start, &s0), 0);
+	w.calls = 0;
+	assert_int_equal(qos_sharp_search(&p, synth_bench, &w, &a), 0);
+	assert_int_equal(a.evals, 40);
+	assert_int_equal(w.calls, 40);
+	assert_true(a.best_score > s0);
+	/* same seed, same search */
+	assert_int_equal(qos_sharp_search(&p, synth_bench, &w, &b), 0);
+	assert_true(a.best_score == b.best_score);
+	assert_true(action_equal(a.best.r[0].a, b.best.r[0].a));
+	/* sampled mode spends the same budget and never splits */
+	p.mode = QOS_SHARP_SAMPLED;
+	w.calls = 0;
+	assert_int_equal(qos_sharp_search(&p, synth_bench, &w, &c), 0);
+	assert_int_equal(w.calls, 40);
+	assert_int_equal(c.best.n, 1);
+	assert_int_equal(c.epochs, 0);
+	assert_true(c.best_score >= s0);
+	qos_sharp_result_free(&a);
+	qos_sharp_result_free(&b);
+	qos_sharp_result_free(&c);
+	qos_ascar_ruleset_free(&start);
+}
+
+static void test_search_hill_climbs_toward_optimum(void **state)
+{
+	const struct point pts[] = {
+		{ { 20, 20, 1.5 }, { 1.5, 1.0, 5000 } },
+	};
+	const qos_ascar_action o = pts[0].opt, a0 = { 1, 0, 20000 };
+	struct world w = { pts, 1, 0 };
+	qos_sharp_budget p = { .runs = 150, .mode = QOS_SHARP_HILL };
+	int close = 0;
+
+	(void)state;
+	/* far fewer runs than one Alg. 1 round (11 x 11 x 15), yet every
+	 * seed ends much nearer the optimum than the start */
+	for (unsigned long long seed = 1; seed <= 5; seed++) {
+		qos_sharp_result r;
+		p.seed = seed;
+		assert_int_equal(qos_sharp_search(&p, synth_bench, &w, &r), 0);
+		int k = qos_ascar_ruleset_lookup(&r.best, pts[0].c);
+		assert_true(k >= 0);
+		double d = dist_units(r.best.r[k].a, o);
+		assert_true(d < dist_units(a0, o) / 4);
+		close += d <= 3;
+		qos_sharp_result_free(&r);
+	}
+	assert_true(close >= 3);
+}
+
+static void test_search_splits_two_regions(void **state)
+{
+	struct point pts[8];
+	const qos_ascar_action oa = { 0.5, -1.0, 1000 }, ob = { 1.8, 2.0, 40000 };
+	for (int i = 0; i < 4; i++) {
+		pts[i] = (struct point){ { 10, 10, 1.2 + 0.2 * i }, oa };
+		pts[4 + i] = (struct point){ { 10, 10, 4.2 + 0.2 * i }, ob };
+	}
+	struct world w = { pts, 8, 0 };
+	qos_sharp_budget p = { .runs = 300, .mode = QOS_SHARP_HILL, .seed = 3,
+			       .patience = 20 };
+	qos_sharp_result r;
+
+	(void)state;
+	assert_int_equal(qos_sharp_search(&p, synth_bench, &w, &r), 0);
+	assert_int_equal(r.evals, 300);
+	assert_true(r.epochs >= 1);
+	assert_true(r.best.n > 1);
+	/* better than any single rule can be: the best compromise
+	 * (midpoints) scores 8 * (100 - d^2) with d = half the distance */
+	double half = dist_units(oa, ob) / 2;
+	assert_true(r.best_score > 8 * (100 - half * half));
+	qos_sharp_result_free(&r);
+}
+
+static int failing_bench(void *arg, qos_ascar_ruleset *rs, double *score)
+{
+	unsigned long *n = arg;
+
+	(void)rs;
+	*score = 1;
+	return ++*n == 3 ? -EIO : 0;
+}
+
+static void test_search_errors_and_score(void **state)
+{
+	qos_sharp_budget p = { .runs = 10 };
+	qos_sharp_result r;
+	unsigned long n = 0;
+
+	(void)state;
+	assert_int_equal(qos_sharp_search(&p, failing_bench, &n, &r), -EIO);
+	assert_int_equal(n, 3);
+	qos_sharp_result_free(&r);
+	p.runs = 0;
+	assert_int_equal(qos_sharp_search(&p, failing_bench, &n, &r), -EINVAL);
+	qos_sharp_result_free(&r);
+	p.runs = 5;
+	p.mode = 9;
+	assert_int_equal(qos_sharp_search(&p, failing_bench, &n, &r), -EINVAL);
+	qos_sharp_result_free(&r);
+	p.mode = QOS_SHARP_HILL;
+	p.var[2] = (qos_sharp_var){ 5, 1, 1, 2 };
+	assert_int_equal(qos_sharp_search(&p, failing_bench, &n, &r), -EINVAL);
+	qos_sharp_result_free(&r);
+	assert_int_equal(qos_sharp_search(NULL, failing_bench, &n, &r), -EINVAL);
+	qos_sharp_result_free(&r);
+
+	/* throughput only, latency only, both; references of 0 count as 1 */
+	assert_true(fabs(qos_sharp_score(200, 50, 100, 10, 0) - 2) < 1e-12);
+	assert_true(fabs(qos_sharp_score(200, 50, 100, 10, 1) + 5) < 1e-12);
+	assert_true(fabs(qos_sharp_score(200, 50, 100, 10, 0.5) - (1 - 2.5)) < 1e-12);
+	assert_true(fabs(qos_sharp_score(3, 0, 0, 0, 0) - 3) < 1e-12);
+	assert_true(qos_sharp_score(100, 20, 100, 10, 0.5) < qos_sharp_score(100, 10, 100, 10, 0.5));
+	assert_true(isinf(qos_sharp_score(NAN, 1, 1, 1, 0)));
+	assert_true(isinf(qos_sharp_score(-1, 1, 1, 1, 0)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +366,10 @@ int main(void)
 		cmocka_unit_test(test_sharp_finds_single_optimum),
 		cmocka_unit_test(test_sharp_splits_to_reach_two_optima),
 		cmocka_unit_test(test_sharp_budget_and_errors),
+		cmocka_unit_test(test_search_budget_and_determinism),
+		cmocka_unit_test(test_search_hill_climbs_toward_optimum),
+		cmocka_unit_test(test_search_splits_two_regions),
+		cmocka_unit_test(test_search_errors_and_score),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
