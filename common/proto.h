@@ -97,7 +97,9 @@ enum pfs_opcode {
 	                               (PFS_CREATE_EXCL|READ|WRITE: without EXCL an
 	                               existing file is checked as an open with that
 	                               access), u32 stripe_size, u32 stripe_count
-	                               (0 = inherit) -> attr, layout, [caps]
+	                               (0 = inherit), u32 stripe_offset (first OST
+	                               index, PFS_STRIPE_OFFSET_ANY = inherit; may be
+	                               absent = ANY) -> attr, layout, [caps]
 	                               caps = u32 n, n x capability (common/capa.h), one
 	                               per stripe object: only to client keys of an MDS
 	                               with authentication (mds/README.md) */
@@ -124,11 +126,19 @@ enum pfs_opcode {
 	PFS_OP_MDS_SETSIZE,         /* cred, u64 ino, u64 size, i64 mtime_ns (0 = keep)
 	                               -> attr.  Grows only: size = max(size, current).
 	                               Pushed by clients on fsync/flush/close. */
-	PFS_OP_MDS_GETLAYOUT,       /* cred, u64 ino -> layout (empty layout for dirs),
-	                               [caps] (files; also the capability renewal) */
-	PFS_OP_MDS_SETSTRIPE,       /* cred, u64 ino, u32 stripe_size, u32 stripe_count
+	PFS_OP_MDS_GETLAYOUT,       /* cred, u64 ino -> files: layout, [caps] (also the
+	                               capability renewal); directories: their default,
+	                               u32 stripe_size, u32 stripe_count, u32
+	                               stripe_offset (12 bytes, never a file's form) */
+	PFS_OP_MDS_SETSTRIPE,       /* cred, u64 ino, u32 stripe_size, u32 stripe_count,
+	                               u32 stripe_offset (may be absent = ANY)
 	                               -> (empty).  On a directory: the default layout of
-	                               new files below; on a file: only if it has no data. */
+	                               new files below; on a file: only if it has no data.
+	                               -EINVAL for an offset that is no registered OST. */
+	PFS_OP_MDS_SYNC = 126,      /* cred, u64 ino (0 = none) -> (empty): the MDS database
+	                               is on disk when answered (mds_ns_sync; its error
+	                               is the reply).  Sent by fsync, fdatasync and
+	                               fsyncdir; ino only names the caller's file */
 
 	/* ---- MDS: the lock service (mds/locksvc.h; fcntl, flock, O_APPEND) ----
 	 * lock = u8 kind (PFS_LK_POSIX|FLOCK|APPEND), u8 type (PFS_LK_READ|
@@ -283,6 +293,10 @@ enum pfs_opcode {
  * caller may read (READ) and/or write (WRITE) it; neither = both. */
 #define PFS_CREATE_READ 0x2u
 #define PFS_CREATE_WRITE 0x4u
+/* stripe_offset of CREATE/SETSTRIPE/GETLAYOUT (lfs's stripe index): the OST
+ * index of stripe 0, the next stripes on the next OST indices up (modulo the
+ * registered OSTs, skipping OSTs that are down), or ANY: the MDS chooses. */
+#define PFS_STRIPE_OFFSET_ANY UINT32_MAX
 #define PFS_RENAME_NOREPLACE 0x1u /* == RENAME_NOREPLACE */
 #define PFS_RENAME_EXCHANGE 0x2u  /* == RENAME_EXCHANGE */
 
