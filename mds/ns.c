@@ -25,9 +25,9 @@
  * GETLAYOUT (capability renewal of an open file) and SETSIZE are not
  * path-checked: they serve open descriptors.
  *
- * Limits: no open-file tracking, so an unlinked file's objects are
- * destroyed even if a client still has it open (as NFS without silly
- * rename). */
+ * Open-unlinked files: drop_link asks orphan.c first; a regular file some
+ * client has open (mds/open.c) keeps its inode with nlink 0 on the orphan
+ * list, and its objects go when the last open does (mds/orphan.h). */
 #include "mds/ns.h"
 
 #include <errno.h>
@@ -132,7 +132,8 @@ static int path_ok(mds_ns *ns, MDB_txn *t, const pfs_cred *c, const struct inode
 
 /* Remove one link to victim (already unlinked from directory dir).  The last
  * link of a file frees the inode and logs its objects for destruction;
- * *logged is set then.  Directories are freed at once. */
+ * *logged is set then, unless the file is open: then it becomes an orphan
+ * (orphan.c).  Directories are freed at once. */
 static int drop_link(mds_ns *ns, MDB_txn *t, struct inode *victim, uint64_t dir, int64_t now,
 		     int *logged)
 {
@@ -145,6 +146,9 @@ static int drop_link(mds_ns *ns, MDB_txn *t, struct inode *victim, uint64_t dir,
 			victim->d.parent = 0; /* the other links' directories are unknown */
 		return mds_nsi_ino_put(ns, t, victim);
 	}
+	rc = mds_nsi_orphan_keep(ns, t, victim, now); /* open: kept (orphan.c) */
+	if (rc)
+		return rc < 0 ? rc : 0;
 	if (S_ISREG(victim->d.mode) && victim->d.sc > 0) {
 		rc = mds_nsi_destroy_append(ns, t, victim->st, victim->d.sc);
 		if (rc)

@@ -97,6 +97,9 @@ struct mds_ns {
 	uint64_t destroy_gen;  /* the last transaction that logged destroys */
 	unsigned long syncs, sync_errors;
 	int sync_last_err, sync_failing;
+	/* open files (mds/orphan.h mds_ns_set_open_hook); guarded by lock */
+	int (*open_hook)(void *arg, uint64_t ino);
+	void *open_hook_arg;
 };
 
 /* Working set of one operation: inodes are ~5 KiB, kept off small stacks. */
@@ -138,6 +141,11 @@ int mds_nsi_dir_empty(mds_ns *ns, MDB_txn *t, uint64_t ino);
 
 /* destroy_log.c */
 int mds_nsi_destroy_append(mds_ns *ns, MDB_txn *t, const pfs_stripe *st, uint32_t n);
+
+/* orphan.c: victim's last link went in t.  If it is an open regular file,
+ * keep it as an orphan (nlink 0, orphan record) and return 1; 0 if it is
+ * not open (the caller frees it); or -errno. */
+int mds_nsi_orphan_keep(mds_ns *ns, MDB_txn *t, struct inode *victim, int64_t now);
 
 /* ostreg.c */
 int mds_nsi_layout_alloc(mds_ns *ns, MDB_txn *t, uint32_t ss, uint32_t sc, struct inode *in);
