@@ -61,6 +61,7 @@ BINS    := $(O)/bin/pfs-mds $(O)/bin/pfs-oss $(O)/bin/mount.pfs $(O)/bin/pfsadmi
 BINS    += $(if $(wildcard bench/sim/sim_main.c),$(O)/bin/pfs-sim)
 BINS    += $(if $(wildcard bench/pfs_bench_main.c),$(O)/bin/pfs-bench)
 BINS    += $(O)/bin/pfs-passthrough $(O)/bin/pfs-qosbench $(O)/bin/pfs-authbench
+BINS    += $(if $(wildcard bench/sharp_live.c),$(O)/bin/pfs-sharp)
 
 ITOOL_SRC := $(wildcard tests/integration/tools/*.c)
 ITOOL_BIN := $(patsubst tests/integration/tools/%.c,$(O)/tests/tools/%,$(ITOOL_SRC))
@@ -101,6 +102,7 @@ $(eval $(call mkbin,pfs-bench,$(O)/obj/bench/pfs_bench_main.o,$(LIBS_COMMON)))
 $(eval $(call mkbin,pfs-qosbench,$(O)/obj/bench/qos_bench_main.o,$(LIBS_QOS)))
 $(eval $(call mkbin,pfs-passthrough,$(O)/obj/bench/passthrough_main.o,$(LIBS_COMMON)))
 $(eval $(call mkbin,pfs-authbench,$(O)/obj/bench/auth_bench.o,$(LIBS_COMMON)))
+$(eval $(call mkbin,pfs-sharp,$(O)/obj/bench/sharp_live.o,$(LIBS_QOS)))
 
 # Unit tests: tests/unit/test_<family>_<module>.c links that family's
 # libraries (mds, oss, cli, qos, sim); any other test_<module>.c links common.
