@@ -83,6 +83,11 @@ void cli_mdc_set_mdqos(cli_mdc *m, cli_mdqos *q)
 	m->mdq = q;
 }
 
+cli_mdqos *cli_mdc_mdqos(cli_mdc *m)
+{
+	return m->mdq;
+}
+
 void cli_mdc_set_fs_errors(cli_mdc *m, int on)
 {
 	__atomic_store_n(&m->fs_errors, on, __ATOMIC_RELAXED);

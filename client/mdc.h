@@ -80,6 +80,9 @@ typedef struct cli_setattr {
  * borrowed, must outlive m's calls; NULL = none). */
 struct cli_mdqos;
 void cli_mdc_set_mdqos(cli_mdc *m, struct cli_mdqos *q);
+/* The stage set above, or NULL: client/osc.c puts data requests (PADLL's
+ * read and write classes) through it too. */
+struct cli_mdqos *cli_mdc_mdqos(cli_mdc *m);
 
 /* A fresh random 64-bit client id (getrandom); 0 or -errno. */
 int cli_client_id_new(uint64_t *out);
