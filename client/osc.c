@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "client/credit.h"
+#include "client/mdqos.h"
 #include "common/clock.h"
 #include "common/buf.h"
 #include "common/log.h"
@@ -800,6 +801,10 @@ static int run_pieces(cli_osc *o, const pfs_rpc_tag *tag, piece *ps, size_t n)
 		if (rc)
 			return rc;
 	}
+	/* PADLL's data classes (client/mdqos.h): one token of the job's
+	 * (job, class) bucket per call, before the call holds anything. */
+	if (n)
+		cli_mdqos_wait(cli_mdc_mdqos(o->mdc), tag->job, ps[0].op);
 	held = malloc(n * sizeof(*held));
 	if (!held)
 		return -ENOMEM;
