@@ -42,6 +42,8 @@ typedef struct node {
 	uint64_t hw;          /* end of the highest byte written here */
 	int dirty;            /* hw / wmtime not yet pushed to the MDS */
 	int64_t wmtime;       /* time of the last write */
+	uint32_t tepoch;      /* newest truncate epoch the MDS reported */
+	int have_epoch;       /* tepoch valid */
 	struct node *next;
 } node;
 
@@ -269,6 +271,26 @@ static void reply_err(fuse_req_t req, int rc)
 
 /* Note fresh attributes of a known inode and return the size the kernel
  * should see: unpushed local writes count.  The root is always known (the
+/* Note the truncate epoch of fresh attributes (fs->lock held).  A newer
+ * one means a truncate (here or on another mount) set the size since this
+ * mount's unpushed writes: their high-water mark is dropped, since the MDS
+ * would refuse it anyway (mds_ns_setsize_epoch) and it must not keep the
+ * kernel seeing the old size.  Replies that arrive out of order never move
+ * the epoch back. */
+static void note_epoch(node *n, const pfs_attr *a)
+{
+	if (!S_ISREG(a->mode))
+		return;
+	if (n->have_epoch && (int32_t)(a->tepoch - n->tepoch) <= 0)
+		return;
+	if (n->have_epoch) {
+		n->dirty = 0;
+		n->hw = 0;
+	}
+	n->tepoch = a->tepoch;
+	n->have_epoch = 1;
+}
+
  * kernel holds it without a LOOKUP, so it never gets a FORGET either). */
 static uint64_t visible_size(cli_fs *fs, const pfs_attr *a)
 {
@@ -282,6 +304,7 @@ static uint64_t visible_size(cli_fs *fs, const pfs_attr *a)
 		n->mode = a->mode;
 		if (n->dirty && n->hw > size)
 			size = n->hw;
+		note_epoch(n, a);
 	}
 	pthread_mutex_unlock(&fs->lock);
 	return size;
@@ -373,7 +396,7 @@ static void reply_attr(fuse_req_t req, const pfs_attr *a)
 static int push_size(cli_fs *fs, const cli_ctx *c, node *n)
 {
 	pfs_attr a;
-	uint64_t hw;
+	uint64_t hw, epoch;
 	int64_t mt;
 	int rc;
 
@@ -389,10 +412,13 @@ static int push_size(cli_fs *fs, const cli_ctx *c, node *n)
 	/* dirty stays set during the call, so GETATTR keeps reporting the
 	 * high-water mark until the MDS has it; on failure it stays set for
 	 * the next flush/fsync/release. */
-	rc = cli_mdc_setsize(fs->mdc, c, n->ino, hw, mt, &a);
+	rc = cli_mdc_setsize_epoch(fs->mdc, c, n->ino, hw, mt, epoch, CLI_MDC_BLOCKS_UNKNOWN, &a);
 	pthread_mutex_lock(&fs->lock);
 	if (rc == 0) {
 		/* Writes that came in meanwhile still need their own push. */
+	/* The MDS keeps the size if a truncate came after the epoch we
+	 * saw: our bytes from before it were cut with the objects. */
+	epoch = n->have_epoch ? n->tepoch : CLI_MDC_EPOCH_ANY;
 		if (n->hw == hw && n->wmtime == mt)
 			n->dirty = 0;
 		n->size = a.size;
@@ -404,6 +430,7 @@ static int push_size(cli_fs *fs, const cli_ctx *c, node *n)
 	}
 	pthread_mutex_unlock(&fs->lock);
 	return rc;
+		note_epoch(n, &a);
 }
 
 /* ---- operations ---- */
@@ -807,6 +834,7 @@ static fh *open_handle(cli_fs *fs, const cli_ctx *c, const pfs_attr *a, const pf
 	fi->fh = (uint64_t)(uintptr_t)h;
 	/* O_APPEND writes land where the MDS append lock says, not where the
 	 * kernel's page cache thinks the end is: no cache for them */
+	note_epoch(n, a);
 	fi->direct_io = (fi->flags & (O_DIRECT | O_APPEND)) != 0;
 	return h;
 }

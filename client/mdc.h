@@ -160,6 +160,14 @@ int cli_mdc_getlayout(cli_mdc *m, const cli_ctx *c, uint64_t ino, pfs_layout *la
  * (*caps = NULL when there are none; the caller puts it).  The plain calls
  * above read and drop them.  GETLAYOUT is also the renewal: an unlinked
  * file has no layout and gets none. */
+/* The same with the truncate epoch this mount last saw (pfs_attr.tepoch):
+ * the MDS keeps the size if a truncate came after it; and the 512-byte
+ * blocks the objects use (CLI_MDC_BLOCKS_UNKNOWN = keep the MDS's).
+ * CLI_MDC_EPOCH_ANY sends neither (blocks must then be unknown). */
+#define CLI_MDC_EPOCH_ANY UINT64_MAX
+#define CLI_MDC_BLOCKS_UNKNOWN UINT64_MAX
+int cli_mdc_setsize_epoch(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint64_t size,
+			  int64_t mtime_ns, uint64_t epoch, uint64_t blocks, pfs_attr *attr);
 int cli_mdc_open_caps(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t flags,
 		      pfs_attr *attr, pfs_layout *layout, cli_caps **caps);
 int cli_mdc_create_file_caps(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,

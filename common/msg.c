@@ -53,6 +53,7 @@ void pfs_attr_encode(pfs_wbuf *b, const pfs_attr *a)
 	pfs_wbuf_i64(b, a->atime_ns);
 	pfs_wbuf_i64(b, a->mtime_ns);
 	pfs_wbuf_i64(b, a->ctime_ns);
+	pfs_wbuf_u32(b, a->tepoch);
 }
 
 int pfs_attr_decode(pfs_rbuf *b, pfs_attr *a)
@@ -68,6 +69,7 @@ int pfs_attr_decode(pfs_rbuf *b, pfs_attr *a)
 	a->atime_ns = pfs_rbuf_i64(b);
 	a->mtime_ns = pfs_rbuf_i64(b);
 	a->ctime_ns = pfs_rbuf_i64(b);
+	a->tepoch = pfs_rbuf_u32(b);
 	return pfs_rbuf_error(b);
 }
 

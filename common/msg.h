@@ -33,6 +33,10 @@ typedef struct pfs_attr {
 	uint64_t size;
 	uint64_t blocks; /* 512-byte units */
 	int64_t atime_ns, mtime_ns, ctime_ns;
+	/* Regular files: the truncate epoch, bumped by every truncate on the
+	 * MDS; a SETSIZE from before the last truncate cannot grow the size
+	 * (mds/README.md "Size, truncate epochs and blocks"). */
+	uint32_t tepoch;
 } pfs_attr;
 
 typedef struct pfs_statfs {

@@ -69,7 +69,14 @@ static void to_attr(const struct inode *in, pfs_attr *a)
 	a->gid = in->d.gid;
 	a->rdev = in->d.rdev;
 	a->size = S_ISDIR(in->d.mode) ? 4096 : in->d.size;
-	a->blocks = (a->size + 511) / 512;
+	/* Files: what the objects used at the last close or fsync (a
+	 * record from before that was kept: estimated from the size). */
+	if (S_ISREG(in->d.mode) && (in->d.fflags & MDS_IF_BLOCKS))
+		a->blocks = in->d.blocks;
+	else
+		a->blocks = (a->size + 511) / 512;
+	if (S_ISREG(in->d.mode))
+		a->tepoch = in->d.tepoch;
 	a->atime_ns = in->d.atime;
 	a->mtime_ns = in->d.mtime;
 	a->ctime_ns = in->d.ctime;
@@ -321,6 +328,13 @@ int mds_ns_setattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t valid,
 		if (size != in->d.size || !(valid & PFS_SETATTR_MTIME))
 			in->d.mtime = now;
 		in->d.size = size;
+		/* A new truncate epoch: sizes pushed by writers that have not
+		 * seen it cannot grow the file again (mds_ns_setsize_epoch).
+		 * The objects are cut after this reply, so they use at most
+		 * what the new size covers; a truncate up adds nothing. */
+		in->d.tepoch++;
+		if ((in->d.fflags & MDS_IF_BLOCKS) && in->d.blocks > (size + 511) / 512)
+			in->d.blocks = (size + 511) / 512;
 		/* Truncation drops set-id bits like a write (handle_killpriv). */
 		if (c->uid != 0)
 			valid |= PFS_SETATTR_KILLPRIV;
@@ -405,6 +419,8 @@ static int inode_new(mds_ns *ns, MDB_txn *t, const pfs_cred *c, const struct ino
 		in->d.next_cookie = FIRST_COOKIE;
 		in->d.def_ss = dir->d.def_ss;
 		in->d.def_sc = dir->d.def_sc;
+	} else if (S_ISREG(mode)) {
+		in->d.fflags = MDS_IF_BLOCKS; /* no block used yet */
 	}
 	return 0;
 }
@@ -966,6 +982,19 @@ int mds_ns_access(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t mask)
 int mds_ns_setsize(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t size,
 		   int64_t mtime_ns, pfs_attr *out)
 {
+	return mds_ns_setsize_epoch(ns, c, ino, size, mtime_ns, MDS_EPOCH_ANY, MDS_BLOCKS_UNKNOWN,
+				    out);
+}
+
+/* 1 if epoch e (as a client saw it) is older than the inode's (wrapping). */
+static int epoch_stale(uint64_t e, uint32_t cur)
+{
+	return e != MDS_EPOCH_ANY && (int32_t)(cur - (uint32_t)e) > 0;
+}
+
+int mds_ns_setsize_epoch(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t size,
+			 int64_t mtime_ns, uint64_t epoch, uint64_t blocks, pfs_attr *out)
+{
 	struct work *w = work_new();
 	MDB_txn *t = NULL;
 	int rc;
@@ -979,8 +1008,21 @@ int mds_ns_setsize(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t size,
 		rc = S_ISDIR(w->a.d.mode) ? -EISDIR : -EINVAL;
 	if (rc)
 		goto out;
-	if (size > w->a.d.size)
-		w->a.d.size = size;
+	/* A writer that has not seen the last truncate pushes a size from
+	 * before it: its bytes up to there were cut with the objects, so
+	 * growing the size would show them as zeros.  Its mtime still counts
+	 * (it wrote); its block count was measured before the cut. */
+	if (epoch_stale(epoch, w->a.d.tepoch)) {
+		pfs_log(PFS_LOG_DEBUG, "setsize of ino %llu from truncate epoch %llu < %u: size kept",
+			(unsigned long long)ino, (unsigned long long)epoch, w->a.d.tepoch);
+	} else {
+		if (size > w->a.d.size)
+			w->a.d.size = size;
+		if (blocks != MDS_BLOCKS_UNKNOWN) {
+			w->a.d.blocks = blocks;
+			w->a.d.fflags |= MDS_IF_BLOCKS;
+		}
+	}
 	if (mtime_ns) {
 		w->a.d.mtime = mtime_ns;
 		w->a.d.ctime = now_ns();

@@ -93,6 +93,16 @@ int mds_ns_getlayout(mds_ns *ns, const pfs_cred *c, uint64_t ino, pfs_layout *la
 		     int *is_dir);
 /* Directory: default layout of files created below (0 = file system
  * default), inherited by subdirectories created afterwards.  File: a new
+/* The same with the truncate epoch the writer last saw (pfs_attr.tepoch;
+ * MDS_EPOCH_ANY = unknown, no check) and the 512-byte blocks its objects
+ * use now (MDS_BLOCKS_UNKNOWN = keep the stored count).  A SETSIZE from an
+ * older epoch than the inode's, i.e. from before a truncate, changes
+ * neither size nor blocks (mtime still): what it wrote before the truncate
+ * was cut with the objects. */
+#define MDS_EPOCH_ANY UINT64_MAX
+#define MDS_BLOCKS_UNKNOWN UINT64_MAX
+int mds_ns_setsize_epoch(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t size,
+			 int64_t mtime_ns, uint64_t epoch, uint64_t blocks, pfs_attr *out);
  * layout, only while its size is 0 (else -EBUSY); old objects go to the
  * destroy log.  Owner or root only. */
 int mds_ns_setstripe(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t stripe_size,

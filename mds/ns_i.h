@@ -43,11 +43,25 @@ struct ino_disk {
 	uint32_t mode, nlink, uid, gid, rdev, tlen;
 	uint64_t size;
 	uint64_t parent;      /* directories: the containing directory */
-	uint64_t next_cookie; /* directories: next readdir cookie */
+	union {
+		uint64_t next_cookie; /* directories: next readdir cookie */
+		uint64_t blocks;      /* regular files: 512-byte blocks the objects
+				       * used at the last close/fsync (MDS_IF_BLOCKS) */
+	};
 	int64_t atime, mtime, ctime;
-	uint32_t def_ss, def_sc; /* directories: default layout of new files (0 = fs default) */
+	union {
+		/* directories: default layout of new files (0 = fs default) */
+		struct { uint32_t def_ss, def_sc; };
+		/* regular files: the truncate epoch (bumped by every size
+		 * change of SETATTR) and MDS_IF_* flags */
+		struct { uint32_t tepoch, fflags; };
+	};
 	uint32_t ss, sc;         /* regular files: layout */
 };
+
+/* ino_disk.fflags: blocks holds what the objects use (files made since
+ * the field exists; older records estimate from the size). */
+#define MDS_IF_BLOCKS 1u
 
 struct inode {
 	uint64_t ino;

@@ -716,8 +716,15 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		rc = decode_end(b, 0);
 		if (!rc)
 			rc = setsize_allowed(s, &c, ino);
+		uint64_t epoch = MDS_EPOCH_ANY, blocks = MDS_BLOCKS_UNKNOWN;
+		/* Optional tail: the truncate epoch the writer saw and the
+		 * blocks its objects use (UINT64_MAX = unknown). */
+		if (pfs_rbuf_left(b) > 0) {
+			epoch = pfs_rbuf_u32(b);
+			blocks = pfs_rbuf_u64(b);
+		}
 		if (!rc)
-			rc = mds_ns_setsize(s->ns, &c, ino, size, mt, &a);
+			rc = mds_ns_setsize_epoch(s->ns, &c, ino, size, mt, epoch, blocks, &a);
 		/* SETSIZE comes with fsync/close: make it durable now. */
 		if (!rc && s->opts.sync_on_setsize)
 			rc = mds_ns_sync(s->ns);
