@@ -109,7 +109,7 @@ static void test_buf_msg_types(void **state)
 	pfs_rbuf r;
 	pfs_cred c = { 1000, 100, 2, { 5, 6 } }, c2;
 	pfs_attr a = { .ino = 9, .mode = 0100644, .nlink = 1, .uid = 1, .gid = 2, .size = 77,
-		       .mtime_ns = -3 }, a2;
+		       .mtime_ns = -3, .blocks = 2048, .tepoch = 0xfffffffeu }, a2;
 
 	pfs_wbuf_init(&w);
 	pfs_cred_encode(&w, &c);
@@ -128,6 +128,8 @@ static void test_buf_msg_types(void **state)
 	assert_int_equal(a2.gid, a.gid);
 	assert_int_equal(a2.size, a.size);
 	assert_int_equal(a2.mtime_ns, a.mtime_ns);
+	assert_int_equal(a2.blocks, a.blocks);
+	assert_int_equal(a2.tepoch, a.tepoch);
 
 	/* Too many groups on the wire. */
 	pfs_wbuf_reset(&w);

@@ -990,6 +990,141 @@ static void test_ns_perm_issue8(void **state)
 	assert_int_equal(a.mode & 07777, 02666); /* S_ISGID without group-exec stays */
 }
 
+/* lfs setstripe -i: stripe 0 on the given OST, the next ones on the next
+ * indices up (wrapping, skipping OSTs that are down); a directory default
+ * keeps it and passes it on; an index that is no OST is refused. */
+static void test_ns_stripe_offset(void **state)
+{
+	struct fx *f = *state;
+	mds_ns *ns = f->ns;
+	pfs_attr a;
+	pfs_layout l;
+	int is_dir = 0;
+
+	assert_int_equal(mds_ns_create_at(ns, &root, 1, "o2", 0644, 0, 0, 2, 2, &a, &l), 0);
+	assert_int_equal(l.stripe_count, 2);
+	assert_int_equal(l.stripe[0].ost, 2);
+	assert_int_equal(l.stripe[1].ost, 3);
+	assert_int_equal(mds_ns_create_at(ns, &root, 1, "o3", 0644, 0, 0, 3, 3, &a, &l), 0);
+	assert_int_equal(l.stripe[0].ost, 3);
+	assert_int_equal(l.stripe[1].ost, 0);
+	assert_int_equal(l.stripe[2].ost, 1);
+	assert_int_equal(mds_ns_create_at(ns, &root, 1, "o4", 0644, 0, 0, 1, 4, &a, &l), -EINVAL);
+	assert_int_equal(mds_ns_create_at(ns, &root, 1, "o4", 0644, 0, 0, 1, UINT32_MAX - 1, &a,
+					  &l), -EINVAL);
+	/* any: the MDS chooses (round robin from wherever it is) */
+	assert_int_equal(mds_ns_create_at(ns, &root, 1, "oa", 0644, 0, 0, 4,
+					  PFS_STRIPE_OFFSET_ANY, &a, &l), 0);
+	assert_int_equal(l.stripe_count, 4);
+
+	/* a directory default with a first OST, inherited by files and by
+	 * subdirectories made afterwards; a hint beats it */
+	uint64_t d = mkd(ns, &root, 1, "d", 0755);
+	assert_int_equal(mds_ns_getlayout(ns, &root, d, &l, &is_dir), 0);
+	assert_int_equal(l.stripe[0].ost, PFS_STRIPE_OFFSET_ANY);
+	assert_int_equal(mds_ns_setstripe_at(ns, &root, d, 0, 2, 9), -EINVAL);
+	assert_int_equal(mds_ns_setstripe_at(ns, &root, d, 0, 2, 1), 0);
+	assert_int_equal(mds_ns_getlayout(ns, &root, d, &l, &is_dir), 0);
+	assert_int_equal(is_dir, 1);
+	assert_int_equal(l.stripe_count, 2);
+	assert_int_equal(l.stripe[0].ost, 1);
+	for (int i = 0; i < 3; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "f%d", i);
+		assert_int_equal(mds_ns_create(ns, &root, d, name, 0644, 0, 0, 0, &a, &l), 0);
+		assert_int_equal(l.stripe_count, 2);
+		assert_int_equal(l.stripe[0].ost, 1);
+		assert_int_equal(l.stripe[1].ost, 2);
+	}
+	uint64_t sub = mkd(ns, &root, d, "sub", 0755);
+	assert_int_equal(mds_ns_create(ns, &root, sub, "g", 0644, 0, 0, 3, &a, &l), 0);
+	assert_int_equal(l.stripe[0].ost, 1);
+	assert_int_equal(l.stripe[2].ost, 3);
+	assert_int_equal(mds_ns_create_at(ns, &root, d, "h", 0644, 0, 0, 0, 3, &a, &l), 0);
+	assert_int_equal(l.stripe[0].ost, 3);
+	assert_int_equal(l.stripe[1].ost, 0);
+	/* a file without data gets a new layout from an OST */
+	assert_int_equal(mds_ns_setstripe_at(ns, &root, a.ino, 0, 1, 2), 0);
+	assert_int_equal(mds_ns_getlayout(ns, &root, a.ino, &l, &is_dir), 0);
+	assert_int_equal(l.stripe_count, 1);
+	assert_int_equal(l.stripe[0].ost, 2);
+
+	/* OST 2 down: skipped */
+	mds_ost_report r[3];
+	memset(r, 0, sizeof(r));
+	for (uint32_t i = 0; i < 3; i++) {
+		r[i].index = i < 2 ? i : 3;
+		r[i].total_bytes = 1ull << 40;
+		r[i].free_bytes = 1ull << 39;
+	}
+	f->now_ms += 11000;
+	assert_int_equal(mds_ns_oss_heartbeat(ns, "oss0", r, 3), 0);
+	assert_int_equal(mds_ns_create_at(ns, &root, 1, "s2", 0644, 0, 0, 2, 2, &a, &l), 0);
+	assert_int_equal(l.stripe_count, 2);
+	assert_int_equal(l.stripe[0].ost, 3);
+	assert_int_equal(l.stripe[1].ost, 0);
+	/* a down OST is still an OST: a default may name it */
+	assert_int_equal(mds_ns_setstripe_at(ns, &root, sub, 0, 0, 2), 0);
+	assert_int_equal(mds_ns_create(ns, &root, sub, "s", 0644, 0, 0, 1, &a, &l), 0);
+	assert_int_equal(l.stripe[0].ost, 3);
+
+	/* -d (all zero, no first OST) clears it */
+	assert_int_equal(mds_ns_setstripe(ns, &root, d, 0, 0), 0);
+	assert_int_equal(mds_ns_getlayout(ns, &root, d, &l, &is_dir), 0);
+	assert_int_equal(l.stripe[0].ost, PFS_STRIPE_OFFSET_ANY);
+	assert_int_equal(l.stripe_count, 0);
+}
+
+/* Issue 8: the truncate epoch and st_blocks.  A SETSIZE from before a
+ * truncate (older epoch) does not grow the size nor set blocks; one with
+ * the current epoch does; no epoch (old clients) grows as before. */
+static void test_ns_truncate_epoch_blocks(void **state)
+{
+	struct fx *f = *state;
+	mds_ns *ns = f->ns;
+	pfs_attr a, b;
+
+	uint64_t ino = mkfile(ns, &root, 1, "ep", 0644);
+	assert_int_equal(mds_ns_getattr(ns, &root, ino, &a), 0);
+	assert_int_equal(a.blocks, 0); /* a new file uses no block */
+	uint32_t e0 = a.tepoch;
+	/* A writes 2 MiB (epoch e0 seen), B truncates to 0: epoch moves. */
+	assert_int_equal(mds_ns_setattr(ns, &root, ino, PFS_SETATTR_SIZE, 0, 0, 0, 0, 0, 0, &b),
+			 0);
+	assert_int_equal(b.tepoch, e0 + 1);
+	assert_int_equal(mds_ns_setsize_epoch(ns, &root, ino, 2 << 20, 555, e0, 4096, &b), 0);
+	assert_int_equal(b.size, 0);
+	assert_int_equal(b.blocks, 0);
+	assert_int_equal(b.mtime_ns, 555); /* it did write */
+	/* With the new epoch it grows, and the blocks are taken. */
+	assert_int_equal(mds_ns_setsize_epoch(ns, &root, ino, 1 << 20, 0, e0 + 1, 2048, &b), 0);
+	assert_int_equal(b.size, 1 << 20);
+	assert_int_equal(b.blocks, 2048);
+	/* Unknown blocks keep the stored count; no epoch grows as before. */
+	assert_int_equal(mds_ns_setsize_epoch(ns, &root, ino, 3 << 20, 0, MDS_EPOCH_ANY,
+					      MDS_BLOCKS_UNKNOWN, &b), 0);
+	assert_int_equal(b.size, 3 << 20);
+	assert_int_equal(b.blocks, 2048);
+	/* A truncate up adds no block; a truncate down caps them. */
+	assert_int_equal(mds_ns_setattr(ns, &root, ino, PFS_SETATTR_SIZE, 0, 0, 0, 1ull << 30, 0, 0,
+					&b), 0);
+	assert_int_equal(b.blocks, 2048);
+	assert_int_equal(b.tepoch, e0 + 2);
+	assert_int_equal(mds_ns_setattr(ns, &root, ino, PFS_SETATTR_SIZE, 0, 0, 0, 4096, 0, 0, &b),
+			 0);
+	assert_int_equal(b.blocks, 8);
+	/* Epochs wrap: 0 is newer than UINT32_MAX. */
+	assert_int_equal(mds_ns_getattr(ns, &root, ino, &a), 0);
+	assert_int_equal(mds_ns_setsize_epoch(ns, &root, ino, 8192, 0, (uint32_t)(a.tepoch - 1),
+					      MDS_BLOCKS_UNKNOWN, &b), 0);
+	assert_int_equal(b.size, 4096);
+	/* Directories keep their epoch-less attributes. */
+	assert_int_equal(mds_ns_getattr(ns, &root, 1, &a), 0);
+	assert_int_equal(a.tepoch, 0);
+	assert_int_equal(a.blocks, 8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1007,6 +1142,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ns_xattr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_sync_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_perm_issue8, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_stripe_offset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_truncate_epoch_blocks, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
