@@ -419,8 +419,6 @@ static int inode_new(mds_ns *ns, MDB_txn *t, const pfs_cred *c, const struct ino
 		in->d.next_cookie = FIRST_COOKIE;
 		in->d.def_ss = dir->d.def_ss;
 		in->d.def_sc = dir->d.def_sc;
-	} else if (S_ISREG(mode)) {
-		in->d.fflags = MDS_IF_BLOCKS; /* no block used yet */
 	}
 	return 0;
 }
