@@ -30,7 +30,8 @@ static const struct {
 	  "the default layout of a directory, or create PATH empty with a layout",
 	  "  -c, --stripe-count N   stripes (OSTs) per file, 1..64; -1 = every OST up\n"
 	  "  -S, --stripe-size SIZE bytes per stripe: a multiple of 64K, 64K..1G (1M, 256K)\n"
-	  "  -i, --stripe-index IDX the first OST; only -1 (the MDS chooses) is supported\n"
+	  "  -i, --stripe-index IDX the OST of stripe 0, the next stripes on the next OSTs\n"
+	  "                         up (down ones skipped); -1 = the MDS chooses\n"
 	  "  -d, --delete           delete the default of directory PATH: new files there\n"
 	  "                         get the file system's\n"
 	  "A file gets its layout when it is created: an existing file is refused (\"file\n"
@@ -40,7 +41,7 @@ static const struct {
 	  "the layout of files, or the default of directories",
 	  "  -c, --stripe-count  print the stripe count only\n"
 	  "  -S, --stripe-size   print the stripe size only\n"
-	  "  -i, --stripe-index  print the first OST only (-1: the MDS chooses)\n"
+	  "  -i, --stripe-index  print the first OST only (-1: none given, the MDS chooses)\n"
 	  "  -y, --yaml          YAML: every field, one list entry per PATH\n"
 	  "  -d, --directory     a directory itself, not its entries (always so here)\n"
 	  "With one PATH and one selector the value alone is printed.  --json prints\n"

@@ -31,9 +31,13 @@ static json_int_t count_value(const stripe_info *s)
 	return s->l.stripe_count == CLI_STRIPE_ALL_WIRE ? -1 : (json_int_t)s->l.stripe_count;
 }
 
+/* lmm_stripe_offset as lfs prints it: stripe 0's OST, a directory
+ * default's first OST, or -1 when none was given (the MDS chooses). */
 static json_int_t index_value(const stripe_info *s)
 {
-	return s->nobj ? (json_int_t)s->l.stripe[0].ost : -1;
+	uint32_t first = s->l.stripe[0].ost;
+
+	return (s->nobj || s->is_dir) && first != PFS_STRIPE_OFFSET_ANY ? (json_int_t)first : -1;
 }
 
 static json_t *stripe_json(const stripe_info *s)
@@ -138,7 +142,11 @@ static int print_text(cli_admin *a, const stripe_info *s)
 	else
 		fprintf(a->out, "  %sstripe_count: %u\n", dflt, s->l.stripe_count);
 	if (s->nobj == 0) {
-		fprintf(a->out, "  %sstripe_index: -1 (the MDS chooses)\n", dflt);
+		if (index_value(s) >= 0)
+			fprintf(a->out, "  %sstripe_index: %lld\n", dflt,
+				(long long)index_value(s));
+		else
+			fprintf(a->out, "  %sstripe_index: -1 (the MDS chooses)\n", dflt);
 		return 0;
 	}
 	fprintf(a->out, "  stripe_index: %u\n", s->l.stripe[0].ost);
@@ -250,9 +258,17 @@ int cli_admin_getstripe(cli_admin *a, const char *const *paths, int npaths, unsi
 	return rc ? rc : first;
 }
 
+/* -EINVAL from the MDS for a request with a first OST: the index. */
+static void bad_index(cli_admin *a, int rc, uint32_t wfirst)
+{
+	if (rc == -EINVAL && wfirst != PFS_STRIPE_OFFSET_ANY)
+		cli__why(a, "no OST has index %u (or the layout is invalid): see pfsadmin "
+			 "ost list", wfirst);
+}
+
 /* Create path (its parent found through the mount) with the layout. */
 static int new_file(cli_admin *a, const char *path, uint32_t wsize, uint32_t wcount,
-		    stripe_info *s)
+		    uint32_t wfirst, stripe_info *s)
 {
 	char *dcopy = strdup(path), *bcopy = strdup(path);
 	const char *dir, *base;
@@ -283,11 +299,12 @@ static int new_file(cli_admin *a, const char *path, uint32_t wsize, uint32_t wco
 	umask(um);
 	/* Sent once (not idempotent): a lost reply followed by a resend would
 	 * find the file there (EXCL). */
-	rc = cli_mdc_create_file(a->mdc, &a->ctx, (uint64_t)pst.st_ino, base,
-				 (uint32_t)(S_IFREG | (0666 & ~um)), PFS_CREATE_EXCL, wsize, wcount,
-				 &attr, &s->l);
+	rc = cli_mdc_create_file_at(a->mdc, &a->ctx, (uint64_t)pst.st_ino, base,
+				    (uint32_t)(S_IFREG | (0666 & ~um)), PFS_CREATE_EXCL, wsize,
+				    wcount, wfirst, &attr, &s->l);
 	if (rc) {
 		cli__fail_mds(a, rc, NULL, "create");
+		bad_index(a, rc, wfirst);
 		if (rc == -EEXIST)
 			cli__why(a, "file already has a layout (it was created meanwhile)");
 		goto out;
@@ -304,6 +321,8 @@ int cli_admin_setstripe(cli_admin *a, const char *path, const cli_stripe_req *re
 {
 	stripe_info *s = calloc(1, sizeof(*s));
 	uint32_t wsize = req->have_size ? req->size : 0, wcount = 0;
+	uint32_t wfirst = req->have_index && req->index != CLI_STRIPE_INDEX_ANY ?
+				  (uint32_t)req->index : PFS_STRIPE_OFFSET_ANY;
 	struct stat st;
 	int rc;
 
@@ -311,12 +330,6 @@ int cli_admin_setstripe(cli_admin *a, const char *path, const cli_stripe_req *re
 	if (!s)
 		return -ENOMEM;
 	s->path = path;
-	if (req->have_index && req->index != CLI_STRIPE_INDEX_ANY) {
-		rc = -EOPNOTSUPP;
-		cli__why(a, "--stripe-index %d is not supported: the MDS chooses the first OST "
-			 "itself (only -1 is accepted)", (int)req->index);
-		goto out;
-	}
 	/* -1 goes to the MDS as "all OSTs up", resolved when each file is
 	 * created, so a directory default keeps up with OSTs added later. */
 	if (req->have_count)
@@ -324,7 +337,7 @@ int cli_admin_setstripe(cli_admin *a, const char *path, const cli_stripe_req *re
 	if (stat(path, &st) != 0) {
 		rc = -errno;
 		if (rc == -ENOENT && !req->del)
-			rc = new_file(a, path, wsize, wcount, s);
+			rc = new_file(a, path, wsize, wcount, wfirst, s);
 		if (rc == 0)
 			rc = print_one(a, s);
 		goto out;
@@ -354,9 +367,10 @@ int cli_admin_setstripe(cli_admin *a, const char *path, const cli_stripe_req *re
 		if (rc)
 			goto out;
 	}
-	rc = cli_mdc_setstripe(a->mdc, &a->ctx, (uint64_t)st.st_ino, wsize, wcount);
+	rc = cli_mdc_setstripe(a->mdc, &a->ctx, (uint64_t)st.st_ino, wsize, wcount, wfirst);
 	if (rc) {
 		cli__fail_mds(a, rc, NULL, "setstripe");
+		bad_index(a, rc, wfirst);
 		goto out;
 	}
 	rc = read_layout(a, path, "setstripe", s);

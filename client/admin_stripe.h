@@ -6,14 +6,16 @@
  * layout (CREATE, exclusive), and on an existing file that has a layout it
  * is refused with -EEXIST, "file already has a layout" — whether the file
  * is empty or not.  Only a regular file without any layout yet (count 0,
- * e.g. made by mknod) may get one.  -i/--stripe-index N is refused with
- * -EOPNOTSUPP unless N is -1: neither CREATE nor SETSTRIPE carries a first
- * OST (common/proto.h), the MDS always chooses it.
+ * e.g. made by mknod) may get one.  -i/--stripe-index N puts stripe 0 on
+ * OST N and the next stripes on the next OSTs up that are up, wrapping (as
+ * lfs; the MDS skips OSTs that are down); -1 (the default) lets the MDS
+ * choose.  On a directory it is part of the default that files inherit.
+ * An index that is no OST is refused by the MDS (-EINVAL, said in words).
  *
  * getstripe prints each PATH's layout (a directory's default); selectors
- * print single values (lfs getstripe -c/-S/-i), -y YAML.  The first OST of
- * a file (stripe_index) is its stripe 0's; -1 for a directory or a file
- * without a layout. */
+ * print single values (lfs getstripe -c/-S/-i), -y YAML.  The first OST
+ * (stripe_index, lfs's lmm_stripe_offset) is a file's stripe 0's or a
+ * directory default's; -1 when none was given or a file has no layout. */
 #ifndef CLI_ADMIN_STRIPE_H
 #define CLI_ADMIN_STRIPE_H
 

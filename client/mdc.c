@@ -283,18 +283,11 @@ int cli_mdc_setattr(cli_mdc *m, const cli_ctx *c, uint64_t ino, const cli_setatt
 	return call_attr(m, c, PFS_OP_MDS_SETATTR, PFS_RPC_IDEMPOTENT, &w, attr, NULL);
 }
 
-int cli_mdc_create_file(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
-			uint32_t mode, uint32_t flags, uint32_t stripe_size,
-			uint32_t stripe_count, pfs_attr *attr, pfs_layout *layout)
-{
-	return cli_mdc_create_file_caps(m, c, parent, name, mode, flags, stripe_size,
-					stripe_count, attr, layout, NULL);
-}
-
-int cli_mdc_create_file_caps(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
-			     uint32_t mode, uint32_t flags, uint32_t stripe_size,
-			     uint32_t stripe_count, pfs_attr *attr, pfs_layout *layout,
-			     cli_caps **caps)
+/* CREATE with every layout hint. */
+static int create_file(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+		       uint32_t mode, uint32_t flags, uint32_t stripe_size, uint32_t stripe_count,
+		       uint32_t stripe_offset, pfs_attr *attr, pfs_layout *layout,
+		       cli_caps **caps)
 {
 	pfs_wbuf w;
 	int rc = name_ok(name);
@@ -308,7 +301,34 @@ int cli_mdc_create_file_caps(cli_mdc *m, const cli_ctx *c, uint64_t parent, cons
 	pfs_wbuf_u32(&w, flags);
 	pfs_wbuf_u32(&w, stripe_size);
 	pfs_wbuf_u32(&w, stripe_count);
+	pfs_wbuf_u32(&w, stripe_offset);
 	return call_attr_caps(m, c, PFS_OP_MDS_CREATE, 0, &w, attr, layout, caps);
+}
+
+int cli_mdc_create_file(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+			uint32_t mode, uint32_t flags, uint32_t stripe_size,
+			uint32_t stripe_count, pfs_attr *attr, pfs_layout *layout)
+{
+	return create_file(m, c, parent, name, mode, flags, stripe_size, stripe_count,
+			   PFS_STRIPE_OFFSET_ANY, attr, layout, NULL);
+}
+
+int cli_mdc_create_file_at(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+			   uint32_t mode, uint32_t flags, uint32_t stripe_size,
+			   uint32_t stripe_count, uint32_t stripe_offset, pfs_attr *attr,
+			   pfs_layout *layout)
+{
+	return create_file(m, c, parent, name, mode, flags, stripe_size, stripe_count,
+			   stripe_offset, attr, layout, NULL);
+}
+
+int cli_mdc_create_file_caps(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+			     uint32_t mode, uint32_t flags, uint32_t stripe_size,
+			     uint32_t stripe_count, pfs_attr *attr, pfs_layout *layout,
+			     cli_caps **caps)
+{
+	return create_file(m, c, parent, name, mode, flags, stripe_size, stripe_count,
+			   PFS_STRIPE_OFFSET_ANY, attr, layout, caps);
 }
 
 int cli_mdc_mknod(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
@@ -691,15 +711,20 @@ int cli_mdc_layout_decode(const void *p, size_t len, pfs_layout *layout, uint32_
 	count = pfs_rbuf_u32(&r);
 	if (pfs_rbuf_error(&r))
 		return -EBADMSG;
-	/* A file's layout is size, count and count stripes, so 8 bytes with
-	 * a count above 0 can only be a directory's default.  With count 0
-	 * both forms read the same: size and count, no objects. */
-	if (pfs_rbuf_left(&r) == 0 && count != 0) {
+	/* A file's layout is size, count and count stripes (8 or 20 and
+	 * more bytes), so 12 bytes are a directory's default with its first
+	 * OST.  8 bytes with a count above 0 are the default as MDSes before
+	 * the first OST sent it; with count 0 both forms read the same: size
+	 * and count, no objects. */
+	if (pfs_rbuf_left(&r) == 4 || (pfs_rbuf_left(&r) == 0 && count != 0)) {
+		uint32_t first = pfs_rbuf_left(&r) ? pfs_rbuf_u32(&r) : PFS_STRIPE_OFFSET_ANY;
+
 		if ((size && pfs_layout_check(size, 1)) ||
 		    (count != CLI_MDC_STRIPE_ALL && count > PFS_MAX_STRIPES))
 			return -EBADMSG;
 		layout->stripe_size = size;
 		layout->stripe_count = count;
+		layout->stripe[0].ost = first;
 		*nobj = 0;
 		return 0;
 	}
@@ -707,6 +732,8 @@ int cli_mdc_layout_decode(const void *p, size_t len, pfs_layout *layout, uint32_
 	if (pfs_layout_decode(&r, layout) || pfs_rbuf_done(&r))
 		return -EBADMSG;
 	*nobj = layout->stripe_count;
+	if (*nobj == 0)
+		layout->stripe[0].ost = PFS_STRIPE_OFFSET_ANY;
 	return 0;
 }
 
@@ -727,7 +754,7 @@ int cli_mdc_getlayout_any(cli_mdc *m, const cli_ctx *c, uint64_t ino, pfs_layout
 }
 
 int cli_mdc_setstripe(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t stripe_size,
-		      uint32_t stripe_count)
+		      uint32_t stripe_count, uint32_t stripe_offset)
 {
 	pfs_wbuf w;
 
@@ -735,6 +762,7 @@ int cli_mdc_setstripe(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t strip
 	pfs_wbuf_u64(&w, ino);
 	pfs_wbuf_u32(&w, stripe_size);
 	pfs_wbuf_u32(&w, stripe_count);
+	pfs_wbuf_u32(&w, stripe_offset);
 	return call_empty(m, c, PFS_OP_MDS_SETSTRIPE, PFS_RPC_IDEMPOTENT, &w);
 }
 

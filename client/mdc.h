@@ -118,6 +118,13 @@ int cli_mdc_setattr(cli_mdc *m, const cli_ctx *c, uint64_t ino, const cli_setatt
 int cli_mdc_create_file(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
 			uint32_t mode, uint32_t flags, uint32_t stripe_size,
 			uint32_t stripe_count, pfs_attr *attr, pfs_layout *layout);
+/* The same with the first OST (lfs setstripe -i; PFS_STRIPE_OFFSET_ANY =
+ * inherit, as cli_mdc_create_file sends): stripe 0 there, the next ones on
+ * the next OSTs up. */
+int cli_mdc_create_file_at(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+			   uint32_t mode, uint32_t flags, uint32_t stripe_size,
+			   uint32_t stripe_count, uint32_t stripe_offset, pfs_attr *attr,
+			   pfs_layout *layout);
 int cli_mdc_mknod(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
 		  uint32_t mode, uint32_t rdev, pfs_attr *attr);
 int cli_mdc_mkdir(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
@@ -178,16 +185,21 @@ int cli_mdc_getlayout_caps(cli_mdc *m, const cli_ctx *c, uint64_t ino, pfs_layou
 			   cli_caps **caps);
 /* GETLAYOUT of any inode.  A file: its layout, *nobj = stripe_count (0 for
  * a file without a layout yet).  A directory: the default of files created
- * below, which the MDS sends as stripe_size and stripe_count alone, so
- * *nobj = 0 and either value may be 0 ("the file system's default") or the
- * count CLI_MDC_STRIPE_ALL.  The reply does not say which of the two it is
- * when the count is 0: the caller knows from the inode's type. */
+ * below, which the MDS sends as stripe_size, stripe_count and first OST
+ * alone, so *nobj = 0 and either value may be 0 ("the file system's
+ * default") or the count CLI_MDC_STRIPE_ALL.  layout->stripe[0].ost is the
+ * first OST in every case: stripe 0's, the directory default's, or
+ * PFS_STRIPE_OFFSET_ANY (none given; a file without objects).  A file
+ * without a layout and a directory in the old 8-byte form with count 0
+ * read the same: the caller knows from the inode's type. */
 int cli_mdc_getlayout_any(cli_mdc *m, const cli_ctx *c, uint64_t ino, pfs_layout *layout,
 			  uint32_t *nobj);
 /* The decoder of that reply: len bytes at p.  0 or -EBADMSG. */
 int cli_mdc_layout_decode(const void *p, size_t len, pfs_layout *layout, uint32_t *nobj);
+/* stripe_offset: the first OST, PFS_STRIPE_OFFSET_ANY = none (on a
+ * directory this clears the default's). */
 int cli_mdc_setstripe(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t stripe_size,
-		      uint32_t stripe_count);
+		      uint32_t stripe_count, uint32_t stripe_offset);
 /* OST table in a malloc'd array *osts of *n entries (caller frees). */
 int cli_mdc_ost_list(cli_mdc *m, const char *job, pfs_ost_info **osts, uint32_t *n);
 /* PFS_OP_PING with len bytes of msg (len <= 4096); -EBADMSG unless the

@@ -94,6 +94,13 @@ static void to_layout(const struct inode *in, pfs_layout *l)
 	}
 }
 
+/* A directory's default first OST (def_off1 is stored plus one, so the 0
+ * of directories made before it existed means "any"). */
+static uint32_t dir_def_offset(const struct inode *dir)
+{
+	return dir->d.def_off1 ? dir->d.def_off1 - 1 : PFS_STRIPE_OFFSET_ANY;
+}
+
 /* Sticky directories: only the owner of the entry, of the directory, or
  * root may remove or rename it. */
 static int sticky_ok(const pfs_cred *c, const struct inode *dir, const struct inode *victim)
@@ -419,6 +426,7 @@ static int inode_new(mds_ns *ns, MDB_txn *t, const pfs_cred *c, const struct ino
 		in->d.next_cookie = FIRST_COOKIE;
 		in->d.def_ss = dir->d.def_ss;
 		in->d.def_sc = dir->d.def_sc;
+		in->d.def_off1 = dir->d.def_off1;
 	}
 	return 0;
 }
@@ -470,7 +478,7 @@ static int create_finish(mds_ns *ns, MDB_txn *t, struct inode *dir, const char *
 
 static int do_create(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
 		     uint32_t mode, uint32_t rdev, uint32_t flags, uint32_t ss, uint32_t sc,
-		     const char *target, pfs_attr *out, pfs_layout *lay)
+		     uint32_t so, const char *target, pfs_attr *out, pfs_layout *lay)
 {
 	struct work *w = work_new();
 	struct dent_val dv;
@@ -510,7 +518,9 @@ static int do_create(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char 
 	if (rc)
 		goto out;
 	if (S_ISREG(mode)) {
-		rc = mds_nsi_layout_alloc(ns, t, ss ? ss : w->a.d.def_ss, sc ? sc : w->a.d.def_sc, &w->b);
+		rc = mds_nsi_layout_alloc(ns, t, ss ? ss : w->a.d.def_ss, sc ? sc : w->a.d.def_sc,
+					  so != PFS_STRIPE_OFFSET_ANY ? so : dir_def_offset(&w->a),
+					  &w->b);
 		if (rc)
 			goto out;
 	}
@@ -531,14 +541,22 @@ out:
 	return rc;
 }
 
-int mds_ns_create(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
-		  uint32_t mode, uint32_t flags, uint32_t stripe_size, uint32_t stripe_count,
-		  pfs_attr *out, pfs_layout *lay)
+int mds_ns_create_at(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		     uint32_t mode, uint32_t flags, uint32_t stripe_size, uint32_t stripe_count,
+		     uint32_t stripe_offset, pfs_attr *out, pfs_layout *lay)
 {
 	if ((mode & S_IFMT) && !S_ISREG(mode))
 		return -EINVAL;
 	return do_create(ns, c, parent, name, S_IFREG | (mode & 07777), 0, flags, stripe_size,
-			 stripe_count, NULL, out, lay);
+			 stripe_count, stripe_offset, NULL, out, lay);
+}
+
+int mds_ns_create(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		  uint32_t mode, uint32_t flags, uint32_t stripe_size, uint32_t stripe_count,
+		  pfs_attr *out, pfs_layout *lay)
+{
+	return mds_ns_create_at(ns, c, parent, name, mode, flags, stripe_size, stripe_count,
+				PFS_STRIPE_OFFSET_ANY, out, lay);
 }
 
 int mds_ns_mknod(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
@@ -555,6 +573,7 @@ int mds_ns_mknod(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *nam
 	if ((type == S_IFCHR || type == S_IFBLK) && c->uid != 0)
 		return -EPERM;
 	return do_create(ns, c, parent, name, type | (mode & 07777), rdev, PFS_CREATE_EXCL, 0, 0,
+			 PFS_STRIPE_OFFSET_ANY,
 			 NULL, out, type == S_IFREG ? &lay : NULL);
 }
 
@@ -562,6 +581,7 @@ int mds_ns_mkdir(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *nam
 		 uint32_t mode, pfs_attr *out)
 {
 	return do_create(ns, c, parent, name, S_IFDIR | (mode & 07777), 0, PFS_CREATE_EXCL, 0, 0,
+			 PFS_STRIPE_OFFSET_ANY,
 			 NULL, out, NULL);
 }
 
@@ -574,7 +594,8 @@ int mds_ns_symlink(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *n
 		return -ENOENT;
 	if (n > PFS_PATH_MAX)
 		return -ENAMETOOLONG;
-	return do_create(ns, c, parent, name, S_IFLNK | 0777, 0, PFS_CREATE_EXCL, 0, 0, target,
+	return do_create(ns, c, parent, name, S_IFLNK | 0777, 0, PFS_CREATE_EXCL, 0, 0,
+			 PFS_STRIPE_OFFSET_ANY, target,
 			 out, NULL);
 }
 
@@ -1049,8 +1070,10 @@ int mds_ns_getlayout(mds_ns *ns, const pfs_cred *c, uint64_t ino, pfs_layout *la
 	if (!rc) {
 		to_layout(&w->a, lay);
 		*is_dir = S_ISDIR(w->a.d.mode);
-		if (*is_dir)
+		if (*is_dir) {
 			lay->stripe_count = w->a.d.def_sc;
+			lay->stripe[0].ost = dir_def_offset(&w->a);
+		}
 	}
 	if (t)
 		mdb_txn_abort(t);
@@ -1060,6 +1083,12 @@ int mds_ns_getlayout(mds_ns *ns, const pfs_cred *c, uint64_t ino, pfs_layout *la
 
 int mds_ns_setstripe(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t stripe_size,
 		     uint32_t stripe_count)
+{
+	return mds_ns_setstripe_at(ns, c, ino, stripe_size, stripe_count, PFS_STRIPE_OFFSET_ANY);
+}
+
+int mds_ns_setstripe_at(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t stripe_size,
+			uint32_t stripe_count, uint32_t stripe_offset)
 {
 	struct work *w = work_new();
 	struct inode *in;
@@ -1071,6 +1100,8 @@ int mds_ns_setstripe(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t strip
 	in = &w->a;
 	rc = pfs_layout_check(stripe_size ? stripe_size : ns->opts.default_stripe_size,
 			      stripe_count == UINT32_MAX ? 1 : stripe_count);
+	if (!rc)
+		rc = mds_nsi_ost_index_check(ns, stripe_offset);
 	if (!rc)
 		rc = wbegin(ns, &t);
 	if (!rc)
@@ -1084,6 +1115,7 @@ int mds_ns_setstripe(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t strip
 	if (S_ISDIR(in->d.mode)) {
 		in->d.def_ss = stripe_size;
 		in->d.def_sc = stripe_count;
+		in->d.def_off1 = stripe_offset == PFS_STRIPE_OFFSET_ANY ? 0 : stripe_offset + 1;
 	} else if (S_ISREG(in->d.mode)) {
 		pfs_stripe old[PFS_MAX_STRIPES];
 		uint32_t nold = in->d.sc;
@@ -1093,7 +1125,7 @@ int mds_ns_setstripe(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t strip
 			goto out;
 		}
 		memcpy(old, in->st, sizeof(old));
-		rc = mds_nsi_layout_alloc(ns, t, stripe_size, stripe_count, in);
+		rc = mds_nsi_layout_alloc(ns, t, stripe_size, stripe_count, stripe_offset, in);
 		if (!rc && nold) {
 			rc = mds_nsi_destroy_append(ns, t, old, nold);
 			logged = 1;

@@ -56,6 +56,14 @@ int mds_ns_setattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t valid,
 int mds_ns_create(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
 		  uint32_t mode, uint32_t flags, uint32_t stripe_size, uint32_t stripe_count,
 		  pfs_attr *out, pfs_layout *lay);
+/* The same with the first OST (lfs setstripe -i): stripe 0 on OST
+ * stripe_offset, the next stripes on the next indices up that are up,
+ * wrapping; PFS_STRIPE_OFFSET_ANY = inherit (the directory's default, else
+ * the MDS chooses).  -EINVAL for an index that is no registered OST.
+ * mds_ns_create is this with PFS_STRIPE_OFFSET_ANY. */
+int mds_ns_create_at(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		     uint32_t mode, uint32_t flags, uint32_t stripe_size, uint32_t stripe_count,
+		     uint32_t stripe_offset, pfs_attr *out, pfs_layout *lay);
 /* Any non-directory type; S_IFREG gets a layout like create. */
 int mds_ns_mknod(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
 		 uint32_t mode, uint32_t rdev, pfs_attr *out);
@@ -85,14 +93,6 @@ int mds_ns_access(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t mask);
  * the client wrote through a descriptor it was allowed to open. */
 int mds_ns_setsize(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t size,
 		   int64_t mtime_ns, pfs_attr *out);
-/* Layout of a file; stripe_count 0 for other non-directories.  For a
- * directory *is_dir is set and lay holds its default for new files:
- * stripe_size and stripe_count as given to setstripe (0 = file system
- * default, count UINT32_MAX = all OSTs up), no stripes. */
-int mds_ns_getlayout(mds_ns *ns, const pfs_cred *c, uint64_t ino, pfs_layout *lay,
-		     int *is_dir);
-/* Directory: default layout of files created below (0 = file system
- * default), inherited by subdirectories created afterwards.  File: a new
 /* The same with the truncate epoch the writer last saw (pfs_attr.tepoch;
  * MDS_EPOCH_ANY = unknown, no check) and the 512-byte blocks its objects
  * use now (MDS_BLOCKS_UNKNOWN = keep the stored count).  A SETSIZE from an
@@ -103,9 +103,22 @@ int mds_ns_getlayout(mds_ns *ns, const pfs_cred *c, uint64_t ino, pfs_layout *la
 #define MDS_BLOCKS_UNKNOWN UINT64_MAX
 int mds_ns_setsize_epoch(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t size,
 			 int64_t mtime_ns, uint64_t epoch, uint64_t blocks, pfs_attr *out);
+/* Layout of a file; stripe_count 0 for other non-directories.  For a
+ * directory *is_dir is set and lay holds its default for new files:
+ * stripe_size and stripe_count as given to setstripe (0 = file system
+ * default, count UINT32_MAX = all OSTs up), no stripes; stripe[0].ost is its
+ * first OST (PFS_STRIPE_OFFSET_ANY = the MDS chooses). */
+int mds_ns_getlayout(mds_ns *ns, const pfs_cred *c, uint64_t ino, pfs_layout *lay,
+		     int *is_dir);
+/* Directory: default layout of files created below (0 = file system
+ * default), inherited by subdirectories created afterwards.  File: a new
  * layout, only while its size is 0 (else -EBUSY); old objects go to the
  * destroy log.  Owner or root only. */
 int mds_ns_setstripe(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t stripe_size,
 		     uint32_t stripe_count);
+/* The same with a first OST as mds_ns_create_at's (PFS_STRIPE_OFFSET_ANY:
+ * none; on a directory it replaces the default's, so -d resets it). */
+int mds_ns_setstripe_at(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t stripe_size,
+			uint32_t stripe_count, uint32_t stripe_offset);
 
 #endif

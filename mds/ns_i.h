@@ -56,7 +56,12 @@ struct ino_disk {
 		 * change of SETATTR) and MDS_IF_* flags */
 		struct { uint32_t tepoch, fflags; };
 	};
-	uint32_t ss, sc;         /* regular files: layout */
+	union {
+		uint32_t ss;       /* regular files: stripe size */
+		uint32_t def_off1; /* directories: default first OST + 1 (0 = any: records
+				      from before it read so) */
+	};
+	uint32_t sc;             /* regular files: stripe count (0 for other types) */
 };
 
 /* ino_disk.fflags: blocks holds what the objects use (files made since
@@ -162,7 +167,12 @@ int mds_nsi_destroy_append(mds_ns *ns, MDB_txn *t, const pfs_stripe *st, uint32_
 int mds_nsi_orphan_keep(mds_ns *ns, MDB_txn *t, struct inode *victim, int64_t now);
 
 /* ostreg.c */
-int mds_nsi_layout_alloc(mds_ns *ns, MDB_txn *t, uint32_t ss, uint32_t sc, struct inode *in);
+/* first: OST index of stripe 0, or PFS_STRIPE_OFFSET_ANY; -EINVAL if it is
+ * no registered OST (mds_nsi_ost_index_check). */
+int mds_nsi_layout_alloc(mds_ns *ns, MDB_txn *t, uint32_t ss, uint32_t sc, uint32_t first,
+			 struct inode *in);
+/* 0 if idx is PFS_STRIPE_OFFSET_ANY or a registered OST (up or not). */
+int mds_nsi_ost_index_check(mds_ns *ns, uint32_t idx);
 int mds_nsi_ost_load(mds_ns *ns, MDB_txn *t);
 /* mds_nsi_id_settle on every OST's object ids; caller holds ns->lock. */
 void mds_nsi_ost_ids_settle(mds_ns *ns, size_t tid, int durable);

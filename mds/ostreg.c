@@ -105,11 +105,15 @@ static int ost_live(mds_ns *ns, const struct ost_mem *o, uint64_t now)
 }
 
 /* Pick up to want distinct up OSTs into idx[]; returns how many (0 if none
- * is up).  Round robin while free space is balanced; when the spread between
- * the fullest and emptiest OST exceeds QOS_THRESHOLD_PCT of the largest free
- * space, a smooth weighted round robin by free space (as Lustre's QOS
- * allocator), so emptier OSTs fill faster and nearly full ones are skipped. */
-static uint32_t ost_choose(mds_ns *ns, uint32_t want, uint32_t *idx)
+ * is up).  With first != PFS_STRIPE_OFFSET_ANY (lfs setstripe -i): first,
+ * then the next indices up, wrapping at the last registered OST and
+ * skipping those that are down (Lustre's specific allocation; free space
+ * plays no part).  Otherwise round robin while free space is balanced; when
+ * the spread between the fullest and emptiest OST exceeds QOS_THRESHOLD_PCT
+ * of the largest free space, a smooth weighted round robin by free space (as
+ * Lustre's QOS allocator), so emptier OSTs fill faster and nearly full ones
+ * are skipped. */
+static uint32_t ost_choose(mds_ns *ns, uint32_t want, uint32_t first, uint32_t *idx)
 {
 	uint32_t up[1024], k = 0, got = 0;
 	uint64_t now = mono_ms(ns), maxf = 0, minf = UINT64_MAX;
@@ -132,6 +136,16 @@ static uint32_t ost_choose(mds_ns *ns, uint32_t want, uint32_t *idx)
 		goto out;
 	if (want > k)
 		want = k;
+	if (first != PFS_STRIPE_OFFSET_ANY) {
+		/* up[] is in index order: start at the first up OST >= first */
+		uint32_t start = 0;
+
+		while (start < k && up[start] < first)
+			start++;
+		for (uint32_t i = 0; i < want; i++)
+			idx[got++] = up[(start + i) % k];
+		goto out;
+	}
 	if (unknown || maxf == 0 || (maxf - minf) <= maxf / 100 * QOS_THRESHOLD_PCT) {
 		uint32_t start = ns->rr++ % k;
 		for (uint32_t i = 0; i < want; i++)
@@ -161,9 +175,24 @@ out:
 	return got;
 }
 
+int mds_nsi_ost_index_check(mds_ns *ns, uint32_t idx)
+{
+	int rc = 0;
+
+	if (idx == PFS_STRIPE_OFFSET_ANY)
+		return 0;
+	pthread_mutex_lock(&ns->lock);
+	if (idx >= ns->nost || !ns->ost[idx].known)
+		rc = -EINVAL;
+	pthread_mutex_unlock(&ns->lock);
+	return rc;
+}
+
 /* Resolve stripe hints (0 = default; UINT32_MAX count = all OSTs up), pick
- * OSTs and object ids; fills in->d.ss/sc and in->st. */
-int mds_nsi_layout_alloc(mds_ns *ns, MDB_txn *t, uint32_t ss, uint32_t sc, struct inode *in)
+ * OSTs (from first on unless PFS_STRIPE_OFFSET_ANY) and object ids; fills
+ * in->d.ss/sc and in->st. */
+int mds_nsi_layout_alloc(mds_ns *ns, MDB_txn *t, uint32_t ss, uint32_t sc, uint32_t first,
+			 struct inode *in)
 {
 	uint32_t idx[PFS_MAX_STRIPES], got;
 	int rc;
@@ -176,9 +205,11 @@ int mds_nsi_layout_alloc(mds_ns *ns, MDB_txn *t, uint32_t ss, uint32_t sc, struc
 	if (sc == UINT32_MAX)
 		sc = PFS_MAX_STRIPES;
 	rc = pfs_layout_check(ss, sc);
+	if (!rc)
+		rc = mds_nsi_ost_index_check(ns, first);
 	if (rc)
 		return rc;
-	got = ost_choose(ns, sc, idx);
+	got = ost_choose(ns, sc, first, idx);
 	if (got == 0)
 		return -ENOSPC;
 	for (uint32_t i = 0; i < got; i++) {

@@ -537,11 +537,14 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		get_name(b, name, PFS_NAME_MAX, &bad);
 		uint32_t mode = pfs_rbuf_u32(b), flags = pfs_rbuf_u32(b);
 		uint32_t ss = pfs_rbuf_u32(b), sc = pfs_rbuf_u32(b);
+		/* stripe_offset is optional (requests from before it: any) */
+		uint32_t so = pfs_rbuf_left(b) ? pfs_rbuf_u32(b) : PFS_STRIPE_OFFSET_ANY;
 		rc = decode_end(b, bad);
 		if (!rc && !(lay = malloc(sizeof(*lay))))
 			rc = -ENOMEM;
 		if (!rc)
-			rc = mds_ns_create(s->ns, &c, parent, name, mode, flags, ss, sc, &a, lay);
+			rc = mds_ns_create_at(s->ns, &c, parent, name, mode, flags, ss, sc, so, &a,
+					      lay);
 		if (!rc) {
 			pfs_attr_encode(out, &a);
 			pfs_layout_encode(out, lay);
@@ -741,10 +744,12 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		if (!rc)
 			rc = mds_ns_getlayout(s->ns, &c, ino, lay, &is_dir);
 		if (!rc && is_dir) {
-			/* A directory's default: size and count, no stripe list
-			 * (count may be 0 = default or UINT32_MAX = all). */
+			/* A directory's default: size, count and first OST, no
+			 * stripe list (count may be 0 = default or UINT32_MAX =
+			 * all; offset PFS_STRIPE_OFFSET_ANY). */
 			pfs_wbuf_u32(out, lay->stripe_size);
 			pfs_wbuf_u32(out, lay->stripe_count);
+			pfs_wbuf_u32(out, lay->stripe[0].ost);
 		} else if (!rc) {
 			pfs_layout_encode(out, lay);
 			if (s->have_capa && (role & PFS_ROLE_CLIENT))
@@ -755,9 +760,10 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 	case PFS_OP_MDS_SETSTRIPE: {
 		uint64_t ino = pfs_rbuf_u64(b);
 		uint32_t ss = pfs_rbuf_u32(b), sc = pfs_rbuf_u32(b);
+		uint32_t so = pfs_rbuf_left(b) ? pfs_rbuf_u32(b) : PFS_STRIPE_OFFSET_ANY;
 		rc = decode_end(b, 0);
 		if (!rc)
-			rc = mds_ns_setstripe(s->ns, &c, ino, ss, sc);
+			rc = mds_ns_setstripe_at(s->ns, &c, ino, ss, sc, so);
 		break;
 	}
 	case PFS_OP_MDS_SYNC: {

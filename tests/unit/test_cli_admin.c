@@ -57,16 +57,17 @@ typedef struct fake_mds {
 	int unlimited;     /* STATFS as the MDS of today: ffree = 2^32 */
 	int create_status; /* CREATE replies this */
 	int bad_ost_list;  /* OST_LIST reply claims more entries than it has */
-	int dir_default;   /* dir default: 0 none, 1 4M/3, 2 4M/0, 4 0/1 (as the real
-			    * MDS sends it), 3 4M/all */
+	int dir_default;   /* dir default: 0 none, 1 4M/3, 2 4M/0, 4 0/1, 3 4M/all (the
+			    * 8-byte form), 5 0/2 from OST 2 (12 bytes, as the MDS
+			    * sends it now) */
 	/* recorded */
 	int nreq[400];
 	pfs_cred last_cred;
 	uint64_t set_ino;
-	uint32_t set_size, set_count;
+	uint32_t set_size, set_count, set_first;
 	uint64_t cr_parent;
 	char cr_name[PFS_NAME_MAX + 1];
-	uint32_t cr_mode, cr_flags, cr_size, cr_count;
+	uint32_t cr_mode, cr_flags, cr_size, cr_count, cr_first;
 	char last_job[PFS_JOBID_MAX + 1];
 } fake_mds;
 
@@ -172,6 +173,12 @@ static void fake_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *pay
 				pfs_wbuf_u32(&w, 1);
 				break;
 			}
+			if (m->dir_default == 5) { /* setstripe -c 2 -i 2 DIR */
+				pfs_wbuf_u32(&w, 0);
+				pfs_wbuf_u32(&w, 2);
+				pfs_wbuf_u32(&w, 2);
+				break;
+			}
 			pfs_wbuf_u32(&w, m->dir_default ? 4u << 20 : 0);
 			pfs_wbuf_u32(&w, cnt[m->dir_default & 3]);
 		} else {
@@ -183,6 +190,7 @@ static void fake_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *pay
 		m->set_ino = pfs_rbuf_u64(&r);
 		m->set_size = pfs_rbuf_u32(&r);
 		m->set_count = pfs_rbuf_u32(&r);
+		m->set_first = pfs_rbuf_u32(&r);
 		if (pfs_rbuf_done(&r))
 			status = -EBADMSG;
 		m->last_cred = cred;
@@ -197,6 +205,7 @@ static void fake_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *pay
 		m->cr_flags = pfs_rbuf_u32(&r);
 		m->cr_size = pfs_rbuf_u32(&r);
 		m->cr_count = pfs_rbuf_u32(&r);
+		m->cr_first = pfs_rbuf_u32(&r);
 		if (pfs_rbuf_done(&r)) {
 			status = -EBADMSG;
 			break;
@@ -204,6 +213,10 @@ static void fake_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *pay
 		m->last_cred = cred;
 		if (m->create_status) {
 			status = m->create_status;
+			break;
+		}
+		if (m->cr_first != PFS_STRIPE_OFFSET_ANY && m->cr_first > 10) {
+			status = -EINVAL; /* no such OST (fake_osts: 0, 1, 10) */
 			break;
 		}
 		at.ino = 4242;
@@ -215,7 +228,7 @@ static void fake_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *pay
 		/* "all" (UINT32_MAX) = the two OSTs that are up */
 		l.stripe_count = m->cr_count == UINT32_MAX ? 2 : m->cr_count ? m->cr_count : 1;
 		for (uint32_t i = 0; i < l.stripe_count; i++) {
-			l.stripe[i].ost = i;
+			l.stripe[i].ost = m->cr_first == PFS_STRIPE_OFFSET_ANY ? i : m->cr_first + i;
 			l.stripe[i].object = 100 + i;
 		}
 		pfs_layout_encode(&w, &l);
@@ -930,28 +943,76 @@ static void test_admin_cmd_setstripe_delete(void **state)
 	assert_contains(message(x, rc), "not a directory");
 }
 
-/* -i N: the wire has no first-OST field; refused before anything is sent.
- * -i -1 is the default and goes through. */
+/* -i N goes to the MDS as stripe_offset N (CREATE of a new path, SETSTRIPE
+ * of a directory); -1 as PFS_STRIPE_OFFSET_ANY; an index the MDS refuses
+ * is said in words. */
 static void test_admin_cmd_setstripe_index(void **state)
 {
 	fixture *x = *state;
-	cli_stripe_req r = { .have_index = 1, .index = 3 };
+	cli_stripe_req r = req_cs(1, 2, 0, 0);
 	char p[400];
-	int rc, sent = 0;
+	json_t *j;
+	int rc;
 
+	r.have_index = 1;
+	r.index = 1;
 	snprintf(p, sizeof(p), "%s/idx", x->dir);
-	rc = cli_admin_setstripe(&x->a, p, &r);
-	assert_int_equal(rc, -EOPNOTSUPP);
-	for (int i = 0; i < 400; i++)
-		sent += x->m.nreq[i];
-	assert_int_equal(sent, 0);
-	assert_contains(message(x, rc), "--stripe-index 3 is not supported");
-	assert_null(strstr(message(x, rc), "Operation not supported"));
-	r.index = CLI_STRIPE_INDEX_ANY;
+	x->a.json = 1;
 	assert_int_equal(cli_admin_setstripe(&x->a, p, &r), 0);
 	assert_int_equal(x->m.nreq[PFS_OP_MDS_CREATE], 1);
-	assert_int_equal(x->m.cr_size, 0);
-	assert_int_equal(x->m.cr_count, 0);
+	assert_int_equal(x->m.cr_first, 1);
+	assert_int_equal(x->m.cr_count, 2);
+	j = output_json(x);
+	assert_int_equal(JI(j, "stripe_index"), 1);
+	json_decref(j);
+
+	/* the MDS refuses an index that is no OST */
+	r.index = 99;
+	snprintf(p, sizeof(p), "%s/idx99", x->dir);
+	rc = cli_admin_setstripe(&x->a, p, &r);
+	assert_int_equal(rc, -EINVAL);
+	assert_int_equal(x->m.cr_first, 99);
+	assert_contains(message(x, rc), "no OST has index 99");
+	assert_null(strstr(message(x, rc), "Invalid argument"));
+
+	/* -1: the MDS chooses */
+	r.index = CLI_STRIPE_INDEX_ANY;
+	snprintf(p, sizeof(p), "%s/idxany", x->dir);
+	assert_int_equal(cli_admin_setstripe(&x->a, p, &r), 0);
+	assert_int_equal(x->m.cr_first, PFS_STRIPE_OFFSET_ANY);
+
+	/* a directory's default with a first OST; without -i none */
+	r.index = 2;
+	assert_int_equal(cli_admin_setstripe(&x->a, x->dir, &r), 0);
+	assert_int_equal(x->m.nreq[PFS_OP_MDS_SETSTRIPE], 1);
+	assert_int_equal(x->m.set_first, 2);
+	r.have_index = 0;
+	assert_int_equal(cli_admin_setstripe(&x->a, x->dir, &r), 0);
+	assert_int_equal(x->m.set_first, PFS_STRIPE_OFFSET_ANY);
+}
+
+/* getstripe of a directory default with a first OST (the 12-byte form):
+ * text, the -i selector, JSON. */
+static void test_admin_cmd_getstripe_dir_index(void **state)
+{
+	fixture *x = *state;
+	const char *dir[] = { x->dir };
+	json_t *j;
+
+	x->m.dir_default = 5;
+	assert_int_equal(cli_admin_getstripe(&x->a, dir, 1, 0, 0), 0);
+	assert_contains(output(x), "  default stripe_count: 2\n"
+				   "  default stripe_index: 2\n");
+	reset_output(x);
+	assert_int_equal(cli_admin_getstripe(&x->a, dir, 1, CLI_SEL_INDEX, 0), 0);
+	assert_string_equal(output(x), "2\n");
+	reset_output(x);
+	x->a.json = 1;
+	assert_int_equal(cli_admin_getstripe(&x->a, dir, 1, 0, 0), 0);
+	j = output_json(x);
+	assert_int_equal(JI(j, "stripe_index"), 2);
+	assert_int_equal(JI(j, "stripe_count"), 2);
+	json_decref(j);
 }
 
 /* A new path: CREATE in the parent's inode with the hints; -1 goes as
@@ -1420,6 +1481,7 @@ int main(void)
 		FX(test_admin_cmd_setstripe_bare_file),
 		FX(test_admin_cmd_setstripe_delete),
 		FX(test_admin_cmd_setstripe_index),
+		FX(test_admin_cmd_getstripe_dir_index),
 		FX(test_admin_cmd_setstripe_create),
 		FX(test_admin_cmd_setstripe_create_inherit),
 		FX(test_admin_cmd_setstripe_create_exists),

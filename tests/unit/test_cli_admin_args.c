@@ -226,6 +226,9 @@ static void test_admin_args_good(void **state)
 	assert_int_equal(parse(&a, err, "setstripe", "-i", "3", "/f", NULL), 0);
 	assert_int_equal(a.stripe.index, 3);
 	assert_int_equal(a.stripe.have_count, 0);
+	assert_int_equal(parse(&a, err, "setstripe", "--stripe-index=2", "-c", "2", "/d", NULL), 0);
+	assert_true(a.stripe.have_index && a.stripe.have_count);
+	assert_int_equal(a.stripe.index, 2);
 
 	assert_int_equal(parse(&a, err, "setstripe", "-c", "-1", "/f", NULL), 0);
 	assert_int_equal(a.stripe.count, CLI_STRIPE_ALL);
