@@ -47,6 +47,7 @@ static const pfs_optab_row rows[] = {
 	ROW(MDS_GETLAYOUT, CLI | ADM, PEER, MD_READ),
 	ROW(MDS_SETSTRIPE, CLI | ADM, PEER, MD_WRITE),
 	ROW(MDS_SYNC, CLI | ADM, PEER, MD_WRITE),
+	ROW(MDS_CLOSE, CLI | ADM, PEER, MD_WRITE),
 	/* the lock service: mount.pfs (fcntl, flock, O_APPEND); no credential */
 	ROW(MDS_LOCK_GET, CLI | ADM, 0, MD_READ),
 	ROW(MDS_LOCK_SET, CLI | ADM, 0, MD_WRITE),
@@ -55,6 +56,7 @@ static const pfs_optab_row rows[] = {
 	ROW(MDS_LOCK_RELEASE, CLI | ADM, 0, MD_WRITE),
 	/* the OST map: clients (osc) and pfsadmin df */
 	ROW(MDS_OST_LIST, CLI | ADM, 0, MD_READ),
+	ROW(MDS_LFSCK, ADM, 0, ADMIN),
 	/* jobs and QoS: pfsadmin (also from the Slurm prolog/epilog) */
 	ROW(MDS_JOB_REGISTER, ADM, 0, ADMIN),
 	ROW(MDS_JOB_END, ADM, 0, ADMIN),

@@ -139,6 +139,11 @@ enum pfs_opcode {
 	                               is on disk when answered (mds_ns_sync; its error
 	                               is the reply).  Sent by fsync, fdatasync and
 	                               fsyncdir; ino only names the caller's file */
+	PFS_OP_MDS_CLOSE = 127,     /* cred, u64 ino, u32 left -> (empty): the client
+	                               released a handle of ino and has left more open
+	                               (mds/open.h); the last close of an open-unlinked
+	                               file destroys it.  Sent after the SETSIZE of the
+	                               release, which carries the size and its epoch */
 
 	/* ---- MDS: the lock service (mds/locksvc.h; fcntl, flock, O_APPEND) ----
 	 * lock = u8 kind (PFS_LK_POSIX|FLOCK|APPEND), u8 type (PFS_LK_READ|
@@ -165,6 +170,9 @@ enum pfs_opcode {
 
 	/* ---- MDS: administration (pfsadmin) ---- */
 	PFS_OP_MDS_OST_LIST = 200,  /* (empty) -> u32 n, n x ost_info (msg.h) */
+	PFS_OP_MDS_LFSCK = 205,     /* u8 dry_run -> u64 referenced, u32 n, n x { u32 ost,
+	                               u8 reached, u64 listed, u64 orphans, u64 queued }:
+	                               orphan objects on the OSTs (mds/lfsck.h).  Root */
 
 	/* ---- MDS: jobs and QoS (pfsadmin, Slurm prolog/epilog) ---- */
 	PFS_OP_MDS_JOB_REGISTER = 210, /* job_info (msg.h; start/end/state ignored: the

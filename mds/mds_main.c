@@ -352,6 +352,7 @@ int main(int argc, char **argv)
 			       .root_squash_gid = (uint32_t)cfg.root_squash_gid,
 			       .capa_lifetime_s = (unsigned)cfg.capa_lifetime_s,
 			       .lock_lease_s = (unsigned)cfg.lock_lease_s,
+			       .lfsck_after_start = 1,
 			       .auth = authp, .capa_key = authp ? capa_key : NULL };
 	if (pfs_optab_roles_parse(cfg.nosquash_roles, &so.nosquash_roles)) {
 		fprintf(stderr, "pfs-mds: nosquash_roles: unknown role in \"%s\"\n",

@@ -62,7 +62,9 @@
 #include "common/server.h"
 #include "mds/mdqos.h"
 #include "mds/ascar_store.h"
+#include "mds/lfsck.h"
 #include "mds/locksvc.h"
+#include "mds/open.h"
 #include "mds/reply_cache.h"
 
 #define NBUCKETS 256
@@ -94,7 +96,7 @@ struct op_row {
 
 /* The opcode table, defined after the handlers: NOPS rows; counter slot
  * NOPS counts unknown opcodes. */
-#define NOPS 47
+#define NOPS 49
 #define NSLOTS (NOPS + 1)
 static const struct op_row ops[NOPS];
 
@@ -116,6 +118,8 @@ struct mds_server {
 	pfs_optab_log refusals;    /* role refusals, logged once per peer */
 	mds_locksvc *locks;        /* the lock service (mds/locksvc.h) */
 	mds_rcache *rcache;        /* replies for resends (mds/reply_cache.h) */
+	mds_open *opens;           /* open files and orphans (mds/open.h) */
+	mds_lfsck_timer *lfsck;    /* the scrub after start (mds/lfsck.h) */
 	int have_capa;             /* capa_key holds K_cap */
 	uint8_t capa_key[PFS_CAPA_KEY_LEN];
 };
@@ -545,6 +549,9 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		if (!rc)
 			rc = mds_ns_create_at(s->ns, &c, parent, name, mode, flags, ss, sc, so, &a,
 					      lay);
+		if (!rc && mds_open_add(s->opens, h->client_id, a.ino))
+			pfs_log(PFS_LOG_DEBUG, "create of ino %llu: unlinked before its open counted",
+				(unsigned long long)a.ino);
 		if (!rc) {
 			pfs_attr_encode(out, &a);
 			pfs_layout_encode(out, lay);
@@ -695,8 +702,15 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		rc = decode_end(b, 0);
 		if (!rc && !(lay = malloc(sizeof(*lay))))
 			rc = -ENOMEM;
+		/* counted before the inode is read: an unlink from now on
+		 * keeps it (mds/open.h) */
 		if (!rc)
+			rc = mds_open_add(s->opens, h->client_id, ino);
+		if (!rc) {
 			rc = mds_ns_open_file(s->ns, &c, ino, flags, &a, lay);
+			if (rc || !S_ISREG(a.mode))
+				mds_open_undo(s->opens, h->client_id, ino);
+		}
 		if (!rc) {
 			pfs_attr_encode(out, &a);
 			pfs_layout_encode(out, lay);
@@ -743,6 +757,10 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 			rc = -ENOMEM;
 		if (!rc)
 			rc = mds_ns_getlayout(s->ns, &c, ino, lay, &is_dir);
+		/* an open-unlinked file: only for the clients that hold it */
+		if (!rc && !is_dir && lay->stripe_count && mds_ns_getattr(s->ns, &c, ino, &a) == 0 &&
+		    a.nlink == 0 && !mds_open_held(s->opens, h->client_id, ino))
+			rc = -ENOENT;
 		if (!rc && is_dir) {
 			/* A directory's default: size, count and first OST, no
 			 * stripe list (count may be 0 = default or UINT32_MAX =
@@ -755,6 +773,15 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 			if (s->have_capa && (role & PFS_ROLE_CLIENT))
 				put_caps(s, h, role, lay, rights_now(s, &c, ino), out);
 		}
+		break;
+	}
+	case PFS_OP_MDS_CLOSE: {
+		/* no permission needed: it only ends what OPEN/CREATE counted */
+		uint64_t ino = pfs_rbuf_u64(b);
+		uint32_t left = pfs_rbuf_u32(b);
+		rc = decode_end(b, 0);
+		if (!rc)
+			mds_open_close(s->opens, h->client_id, ino, left);
 		break;
 	}
 	case PFS_OP_MDS_SETSTRIPE: {
@@ -805,6 +832,34 @@ static int h_ost_list(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_re
 		      pfs_wbuf *out)
 {
 	return do_ost_list(s, b, out);
+}
+
+/* LFSCK: scan the OSTs for objects no layout references (mds/lfsck.h). */
+static int h_lfsck(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
+		   pfs_wbuf *out)
+{
+	mds_lfsck_report r;
+	uint8_t dry = pfs_rbuf_u8(b);
+	int rc = pfs_rbuf_done(b);
+
+	if (rc)
+		return rc;
+	pfs_log(PFS_LOG_NOTICE, "lfsck%s asked by %s", dry ? " --dry-run" : "",
+		rq->peer ? rq->peer : "-");
+	rc = mds_lfsck_run(s->ns, s->opts.auth, dry, &r);
+	if (rc)
+		return rc;
+	pfs_wbuf_u64(out, r.referenced);
+	pfs_wbuf_u32(out, r.n);
+	for (uint32_t i = 0; i < r.n; i++) {
+		pfs_wbuf_u32(out, r.ost[i].ost);
+		pfs_wbuf_u8(out, r.ost[i].reached);
+		pfs_wbuf_u64(out, r.ost[i].listed);
+		pfs_wbuf_u64(out, r.ost[i].orphans);
+		pfs_wbuf_u64(out, r.ost[i].queued);
+	}
+	mds_lfsck_report_free(&r);
+	return pfs_wbuf_error(out);
 }
 
 static int h_oss_register(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
@@ -1231,6 +1286,7 @@ static const struct op_row ops[NOPS] = {
 	{ PFS_OP_MDS_SETSIZE, h_ns, 0 },
 	{ PFS_OP_MDS_GETLAYOUT, h_ns, 0 },
 	{ PFS_OP_MDS_SETSTRIPE, h_ns, 0 },
+	{ PFS_OP_MDS_CLOSE, h_ns, 0 },
 	{ PFS_OP_MDS_SYNC, h_ns, 0 },
 	{ PFS_OP_MDS_LOCK_GET, h_lock, 0 },
 	{ PFS_OP_MDS_LOCK_SET, h_lock, 0 },
@@ -1238,6 +1294,7 @@ static const struct op_row ops[NOPS] = {
 	{ PFS_OP_MDS_LOCK_CANCEL, h_lock, 0 },
 	{ PFS_OP_MDS_LOCK_RELEASE, h_lock, 0 },
 	{ PFS_OP_MDS_OST_LIST, h_ost_list, 0 },
+	{ PFS_OP_MDS_LFSCK, h_lfsck, 1 },
 	{ PFS_OP_MDS_JOB_REGISTER, h_job_register, 0 },
 	{ PFS_OP_MDS_JOB_END, h_job_end, 0 },
 	{ PFS_OP_MDS_JOB_LIST, h_job_list, 0 },
@@ -1274,6 +1331,7 @@ static int dispatch_run(mds_server *s, const pfs_hdr *h, unsigned role, const ui
 	}
 	/* any request renews the sender's lock lease */
 	mds_locksvc_seen(s->locks, h->client_id);
+	mds_open_seen(s->opens, h->client_id);
 	pfs_rbuf_init(&b, payload, len);
 	pfs_hdr_jobid(h, job);
 	rc = mds_server_admit(s, job, h);
@@ -1480,6 +1538,13 @@ int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 		free(s);
 		return rc;
 	}
+	rc = mds_open_create(ns, opts->lock_lease_s, 0, &s->opens);
+	if (rc) {
+		mds_locksvc_stop(s->locks);
+		mds_rc_destroy(s->rcache);
+		free(s);
+		return rc;
+	}
 	pthread_mutex_init(&s->jobs_lock, NULL);
 	pfs_optab_log_init(&s->refusals);
 	so.host = opts->host;
@@ -1493,9 +1558,16 @@ int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 		pthread_mutex_destroy(&s->jobs_lock);
 		mds_locksvc_stop(s->locks);
 		mds_rc_destroy(s->rcache);
+		mds_open_destroy(s->opens);
 		free(s);
 		return rc;
 	}
+	/* once the restart's orphans had their lease and the OSSes their
+	 * first heartbeats: the scrub (failure to start it is only logged) */
+	if (opts->lfsck_after_start &&
+	    mds_lfsck_timer_start(ns, opts->auth,
+				  2000u * (opts->lock_lease_s ? opts->lock_lease_s : 30), &s->lfsck))
+		pfs_log(PFS_LOG_WARNING, "lfsck after start: no thread");
 	*out = s;
 	return 0;
 }
@@ -1510,6 +1582,8 @@ void mds_server_stop(mds_server *s)
 	if (!s)
 		return;
 	pfs_server_stop(s->srv);
+	mds_lfsck_timer_stop(s->lfsck);
+	mds_open_destroy(s->opens);
 	/* after the server: held LOCK_WAITs are answered into closed connections */
 	mds_locksvc_stop(s->locks);
 	mds_rc_destroy(s->rcache);

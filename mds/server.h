@@ -51,7 +51,10 @@ typedef struct mds_server_opts {
 	 * NULL = none minted (no authentication). */
 	const uint8_t *capa_key;
 	unsigned capa_lifetime_s; /* 0 = PFS_CAPA_LIFETIME_DEFAULT */
-	unsigned lock_lease_s;    /* lock leases (mds/locksvc.h); 0 = default 30 */
+	unsigned lock_lease_s;    /* lock leases (mds/locksvc.h); 0 = default 30; also
+	                             the open leases of mds/open.h */
+	int lfsck_after_start;    /* run the orphan object scrub (mds/lfsck.h) once,
+	                             two leases after the start */
 } mds_server_opts;
 
 /* Create the dispatcher on ns (borrowed, as are opts->jobs and opts->qos;

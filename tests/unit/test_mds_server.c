@@ -420,7 +420,13 @@ static void test_server_ops(void **state)
 	assert_int_equal(mds_server_job_ops(f->s, "jobA", PFS_OP_MDS_GETATTR), 4);
 	assert_int_equal(mds_server_job_ops(f->s, "jobB", PFS_OP_MDS_GETATTR), 0);
 
-	/* Unlink: the destroyer sends DESTROY for both objects to the OSS. */
+	/* Close (CREATE counted an open: an open file would stay as an
+	 * orphan), then unlink: the destroyer sends DESTROY for both objects
+	 * to the OSS. */
+	pfs_cred_encode(&b, &root);
+	pfs_wbuf_u64(&b, a.ino);
+	pfs_wbuf_u32(&b, 0);
+	assert_int_equal(call(f, PFS_OP_MDS_CLOSE, "jobA", &b, NULL, NULL), 0);
 	pfs_cred_encode(&b, &root);
 	pfs_wbuf_u64(&b, dir);
 	pfs_wbuf_str(&b, "file");
@@ -1212,7 +1218,11 @@ static void test_server_authz(void **state)
 	pfs_capa c0;
 	assert_int_equal(pfs_capa_decode(&r, &c0), 0);
 	assert_int_equal(c0.rights, PFS_CAPA_READ);
-	/* once unlinked there is nothing to renew */
+	/* once closed and unlinked there is nothing to renew */
+	pfs_cred_encode(&b, &root);
+	pfs_wbuf_u64(&b, file);
+	pfs_wbuf_u32(&b, 0);
+	assert_int_equal(as_role(s, PFS_ROLE_CLIENT, PFS_OP_MDS_CLOSE, &b, &o), 0);
 	pfs_cred_encode(&b, &root);
 	pfs_wbuf_u64(&b, 1);
 	pfs_wbuf_str(&b, "rootfile");
