@@ -1,13 +1,15 @@
 # timeout: 120
-# pfsadmin as lfs/lctl users expect it, against a real cluster (3 OSSes):
+# pfsadmin as lfs/lctl users expect it, against a real cluster (4 OSSes):
 #   - every command answers -h/--help (exit 0, its usage on stdout), and
 #     --version; a bad option is a usage error (exit 2);
 #   - every command's --json parses with jq and has the documented keys
 #     (client/README.md), the same key for the same thing everywhere;
 #   - setstripe/getstripe round trips with short and long options, a
 #     directory default set and deleted (-d), getstripe over several paths
-#     with selectors and -y; --stripe-index other than -1 is refused as not
-#     supported; setstripe on an existing file (empty or not) is refused with
+#     with selectors and -y; --stripe-index N puts stripe 0 on OST N and the
+#     next on N+1... (wrapping), a directory default with -i is inherited by
+#     its files and new subdirectories, an index that is no OST is refused;
+#     setstripe on an existing file (empty or not) is refused with
 #     "file already has a layout" and the layout stays;
 #   - error messages and exit codes: a bad address exits 2 from --mds and
 #     from PFS_MDS alike, a name that does not resolve says "cannot resolve",
@@ -19,7 +21,7 @@
 #     timeout of 10 s without it, not half a minute.
 . "$(dirname "$0")/lib.sh"
 
-start_cluster --oss 3 --mds-opt heartbeat_timeout_ms=2000
+start_cluster --oss 4 --mds-opt heartbeat_timeout_ms=2000
 P=$PFS_BIN/pfsadmin
 
 # run WANT_RC CMD...: CMD's exit status must be WANT_RC; stdout in $T/out,
@@ -111,16 +113,40 @@ run 0 admin getstripe -c "$MNT/d"
 [ "$(cat "$T/out")" = 0 ] || fail "default after -d: $(cat "$T/out")"
 echo x >"$MNT/d/f2" || fail "create in d"
 run 0 admin getstripe -c "$MNT/d/f2"
-[ "$(cat "$T/out")" = 3 ] || fail "after -d a new file gets the file system default (3 OSTs): $(cat "$T/out")"
+[ "$(cat "$T/out")" = 4 ] || fail "after -d a new file gets the file system default (4 OSTs): $(cat "$T/out")"
 run 1 admin setstripe -d "$MNT/short"
 grep -q "not a directory" "$T/err" || fail "-d on a file: $(cat "$T/err")"
-# the first OST cannot be chosen: refused in words, nothing created
-run 1 admin setstripe -i 1 -c 1 "$MNT/idx"
-grep -q "^pfsadmin: setstripe $MNT/idx: --stripe-index 1 is not supported" "$T/err" ||
-	fail "-i 1: $(cat "$T/err")"
-[ -e "$MNT/idx" ] && fail "-i 1 created the file"
-run 0 admin setstripe --stripe-index -1 -c 1 "$MNT/idx"
-ok "setstripe/getstripe round trips, short and long options, -d, -i, several paths"
+# the first OST (lfs -i): stripe 0 there, the next ones on the next OSTs
+osts() { admin --json getstripe "$1" | jq -c '[.stripes[].ost]'; }
+run 0 admin setstripe -i 2 -c 2 "$MNT/idx"
+[ "$(osts "$MNT/idx")" = "[2,3]" ] || fail "-i 2 -c 2: OSTs $(osts "$MNT/idx")"
+run 0 admin getstripe -i "$MNT/idx"
+[ "$(cat "$T/out")" = 2 ] || fail "getstripe -i of -i 2: $(cat "$T/out")"
+run 0 admin setstripe --stripe-index 3 --stripe-count 3 "$MNT/idxwrap"
+[ "$(osts "$MNT/idxwrap")" = "[3,0,1]" ] || fail "-i 3 -c 3: OSTs $(osts "$MNT/idxwrap")"
+echo data >"$MNT/idx" && [ "$(cat "$MNT/idx")" = data ] || fail "I/O on a file made with -i"
+run 1 admin setstripe -i 9 -c 1 "$MNT/idx9"
+grep -q "^pfsadmin: setstripe $MNT/idx9: no OST has index 9" "$T/err" || fail "-i 9: $(cat "$T/err")"
+[ -e "$MNT/idx9" ] && fail "-i 9 created the file"
+run 0 admin setstripe --stripe-index -1 -c 1 "$MNT/idxany"
+# a directory default with -i: kept, inherited by files and new subdirectories
+mkdir "$MNT/di" || fail mkdir
+run 0 admin getstripe -i "$MNT/di"
+[ "$(cat "$T/out")" = -1 ] || fail "a directory without -i: $(cat "$T/out")"
+run 0 admin setstripe -i 1 -c 2 "$MNT/di"
+run 0 admin getstripe -i "$MNT/di"
+[ "$(cat "$T/out")" = 1 ] || fail "directory default -i: $(cat "$T/out")"
+run 0 admin getstripe "$MNT/di"
+grep -q "^  default stripe_index: 1$" "$T/out" || fail "directory default text: $(cat "$T/out")"
+echo x >"$MNT/di/f1" && echo y >"$MNT/di/f2" || fail "create in di"
+mkdir "$MNT/di/sub" && echo z >"$MNT/di/sub/g" || fail "create in di/sub"
+for f in di/f1 di/f2 di/sub/g; do
+	[ "$(osts "$MNT/$f")" = "[1,2]" ] || fail "$f does not inherit -i 1 -c 2: $(osts "$MNT/$f")"
+done
+run 0 admin setstripe -d "$MNT/di"
+run 0 admin getstripe -i "$MNT/di"
+[ "$(cat "$T/out")" = -1 ] || fail "-i after -d: $(cat "$T/out")"
+ok "setstripe/getstripe round trips, short and long options, -d, -i (files, directory defaults), several paths"
 
 # ---- setstripe refuses a file that has a layout -------------------------
 touch "$MNT/empty" || fail touch
@@ -216,7 +242,7 @@ ok "exit codes 0/1/2, errors in words"
 # ---- df in lfs's form, then with one OSS down ---------------------------
 run 0 admin df "$MNT"
 grep -Eq "^pfs-MDT0000_UUID +.*$MNT\[MDT:0\]$" "$T/out" || fail "no MDT line: $(cat "$T/out")"
-[ "$(grep -Ec '^pfs-OST000[0-2]_UUID +[0-9]+ ' "$T/out")" = 3 ] || fail "OST lines: $(cat "$T/out")"
+[ "$(grep -Ec '^pfs-OST000[0-3]_UUID +[0-9]+ ' "$T/out")" = 4 ] || fail "OST lines: $(cat "$T/out")"
 total3=$(admin --json df | jq .summary.total_bytes)
 victim=$(admin --json ost list | jq -r '.osts[] | select(.oss == "oss1") | .name')
 [ -n "$victim" ] || fail "no OST of oss1"
@@ -229,9 +255,9 @@ admin --json ost list | jq -e '[.osts[] | select(.state == "down")] | length == 
 	fail "oss1 not down after 10 s: $(admin --json ost list)"
 run 0 admin df "$MNT"
 grep -Eq "^${victim}_UUID +: inactive device$" "$T/out" || fail "$victim not inactive: $(cat "$T/out")"
-[ "$(grep -Ec '^pfs-OST000[0-2]_UUID +[0-9]+ ' "$T/out")" = 2 ] || fail "up OSTs: $(cat "$T/out")"
+[ "$(grep -Ec '^pfs-OST000[0-3]_UUID +[0-9]+ ' "$T/out")" = 3 ] || fail "up OSTs: $(cat "$T/out")"
 run 0 admin --json df
-jq -e '.summary.osts_up == 2 and .summary.osts_down == 1' "$T/out" >/dev/null ||
+jq -e '.summary.osts_up == 3 and .summary.osts_down == 1' "$T/out" >/dev/null ||
 	fail "summary counts: $(jq -c .summary "$T/out")"
 jq -e '.summary.total_bytes == ([.osts[] | select(.state == "up") | .total_bytes] | add)' "$T/out" >/dev/null ||
 	fail "summary is not the sum of the up OSTs: $(jq -c '.summary, [.osts[] | {name, state, total_bytes}]' "$T/out")"
