@@ -47,6 +47,7 @@
 #include "client/qos_fetch.h"
 #include "common/auth.h"
 #include "common/config.h"
+#include "common/file.h"
 #include "common/log.h"
 #include "common/net.h"
 #include "common/version.h"
@@ -62,6 +63,7 @@ typedef struct mount_cfg {
 	char jobid_source[16];
 	char log_level[16];
 	char log[1024];
+	char pid_file[1024];
 	int max_conns;
 	int timeout_ms;
 	int retry_ms;
@@ -102,6 +104,7 @@ static const pfs_cfg_opt mount_opts[] = {
 	S(log_level, "notice", "err, warning, notice, info, debug"),
 	S(log, "", "stderr | file:PATH (reopened on SIGHUP) | syslog (default: stderr, then syslog "
 	  "once in the background)"),
+	S(pid_file, "", "write the mount daemon's process id here once mounted (removed at exit)"),
 	N(PFS_CFG_INT, max_conns, "8", "connections per server", 1, 1024),
 	N(PFS_CFG_INT, timeout_ms, "60000",
 	  "per-RPC send/receive timeout towards the MDS (OSS: see rcc_*)", 1, 86400000),
@@ -165,6 +168,7 @@ static const pfs_cfg_opt mount_opts[] = {
 	N(PFS_CFG_BOOL, auth, "1",
 	  "authenticate to the servers and MAC every frame (0: for measurements only)", 0, 0),
 	PFS_CFG_ALIAS("log_file", "log", 0, "file:", "log_file=PATH is log=file:PATH"),
+	PFS_CFG_ALIAS("pidfile", "pid_file", 0, NULL, "pidfile=PATH is pid_file=PATH"),
 	PFS_CFG_ALIAS("attr_timeout", "attr_timeout_s", 0, NULL, "in seconds"),
 	PFS_CFG_END
 };
@@ -376,6 +380,7 @@ int main(int argc, char **argv)
 	sigset_t hup;
 	pthread_t hup_thread;
 	int foreground = 0, rc, status = MNT_EX_FAIL, mounted = 0, handlers = 0, hup_started = 0;
+	int pid_written = 0;
 
 	/* Before any thread exists, so that all of them inherit it. */
 	sigemptyset(&hup);
@@ -522,6 +527,18 @@ int main(int argc, char **argv)
 			pfs_log(PFS_LOG_NOTICE, "mounted %s on %s", spec, mnt);
 		pfs_log_capture_stderr();
 	}
+	/* The daemon's pid, for pfs-cluster and init scripts to signal it;
+	 * the mount stands even if it cannot be written. */
+	if (cfg.pid_file[0]) {
+		char text[32];
+
+		snprintf(text, sizeof(text), "%ld\n", (long)getpid());
+		rc = pfs_file_write_atomic(cfg.pid_file, text);
+		if (rc)
+			pfs_log(PFS_LOG_ERR, "pid_file %s: %s", cfg.pid_file, pfs_strerror(rc));
+		else
+			pid_written = 1;
+	}
 	if (pthread_create(&hup_thread, NULL, hup_main, &hup) == 0)
 		hup_started = 1;
 	else
@@ -596,6 +613,8 @@ out:
 	cli_mdc_destroy(mdc);
 	cli_jobid_destroy(jobid);
 	sodium_memzero(&key, sizeof(key));
+	if (pid_written)
+		unlink(cfg.pid_file);
 	pfs_log_close();
 	return status;
 }
