@@ -87,6 +87,19 @@ static void granted(cli_locks *l, uint64_t ino, uint32_t lease_ms)
 	pthread_mutex_unlock(&l->mu);
 }
 
+void cli_locks_keepalive(cli_locks *l)
+{
+	pthread_mutex_lock(&l->mu);
+	if (!l->active) {
+		l->active = 1;
+		pthread_cond_signal(&l->cv);
+	}
+	/* in a FUSE handler, after the fork (see granted) */
+	if (!l->pinger_started && pthread_create(&l->pinger, NULL, pinger, l) == 0)
+		l->pinger_started = 1;
+	pthread_mutex_unlock(&l->mu);
+}
+
 /* The thread's RPCs give up (-EINTR) between attempts once it is told
  * to stop: an unmount must not wait out the recovery window of a call to
  * a dead MDS. */

@@ -51,6 +51,9 @@ void cli_locks_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, 
  * Errors are logged: a lock left behind goes with the lease at worst. */
 void cli_locks_flush(cli_locks *l, uint64_t ino, const struct fuse_file_info *fi);
 void cli_locks_release(cli_locks *l, uint64_t ino, const struct fuse_file_info *fi);
+/* A file was opened: keep the MDS lease alive from now on (the MDS ends the
+ * opens of a client it has not heard from, mds/open.h), like a lock. */
+void cli_locks_keepalive(cli_locks *l);
 
 /* Take / drop the append lock of ino; *token names it for the unlock. */
 int cli_locks_append_lock(cli_locks *l, uint64_t ino, uint64_t *token);

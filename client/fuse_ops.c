@@ -822,6 +822,7 @@ static fh *open_handle(cli_fs *fs, const cli_ctx *c, const pfs_attr *a, const pf
 	if (created)
 		n->nlookup++;
 	pthread_mutex_unlock(&fs->lock);
+	cli_locks_keepalive(fs->locks); /* the MDS counts this open under our lease */
 	h->n = n;
 	h->layout = *lay;
 	memcpy(h->job, c->job, sizeof(h->job));
@@ -1192,6 +1193,7 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	cli_fs *fs = fs_of(req);
 	fh *h = (fh *)(uintptr_t)fi->fh;
 	cli_ctx c;
+	uint32_t left;
 	int rc;
 
 	cli_locks_release(fs->locks, ino, fi);
@@ -1202,6 +1204,7 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 			(unsigned long long)ino, pfs_strerror(rc));
 	pthread_mutex_lock(&fs->lock);
 	h->n->nopen--;
+	left = h->n->nopen;
 	/* The size is lost for good if nobody else has the file open; keep
 	 * trying while a handle remains, else give up (logged above). */
 	if (h->n->nopen == 0) {
@@ -1213,6 +1216,12 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	node_maybe_free(fs, h->n);
 	pthread_mutex_unlock(&fs->lock);
 	fh_free(h);
+	/* After the size: the last close of an open-unlinked file ends it. */
+	rc = cli_mdc_close(fs->mdc, &c, ino, left);
+	if (rc)
+		pfs_log(PFS_LOG_WARNING, "release of ino %llu: close on the MDS: %s (it ends "
+			"the open when our lease does)", (unsigned long long)ino,
+			pfs_strerror(rc));
 	fuse_reply_err(req, 0);
 }
 

@@ -626,6 +626,16 @@ int cli_mdc_open_caps(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t flags
 	return call_attr_caps(m, c, PFS_OP_MDS_OPEN, PFS_RPC_IDEMPOTENT, &w, attr, layout, caps);
 }
 
+int cli_mdc_close(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t left)
+{
+	pfs_wbuf w;
+
+	begin(&w, c);
+	pfs_wbuf_u64(&w, ino);
+	pfs_wbuf_u32(&w, left);
+	return call_empty(m, c, PFS_OP_MDS_CLOSE, PFS_RPC_IDEMPOTENT, &w);
+}
+
 int cli_mdc_access(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t mask)
 {
 	pfs_wbuf w;

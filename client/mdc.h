@@ -157,6 +157,10 @@ int cli_mdc_removexattr(cli_mdc *m, const cli_ctx *c, uint64_t ino, const char *
 int cli_mdc_open(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t flags, pfs_attr *attr,
 		 pfs_layout *layout);
 int cli_mdc_access(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t mask);
+/* MDS_CLOSE: a handle of ino was released and left more stay open on this
+ * mount (the MDS's open count; the last close of an open-unlinked file
+ * destroys it). */
+int cli_mdc_close(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t left);
 /* Grow-only size update (size = max(size, current)); mtime_ns 0 = keep. */
 int cli_mdc_setsize(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint64_t size,
 		    int64_t mtime_ns, pfs_attr *attr);
