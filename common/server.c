@@ -91,6 +91,7 @@ struct pfs_sconn {
 	int held;                 /* the loop holds a frame back (paused) */
 	struct evbuffer *out;
 	unsigned inflight;
+	size_t expect;          /* sum of reply_bound over requests in flight */
 	size_t est;               /* running average of reply frame sizes */
 	uint64_t tx_ms;           /* last write progress, or when out filled */
 	pfs_auth_sess sess;       /* send side under lock, receive side loop */
@@ -296,8 +297,14 @@ static int reply(pfs_sconn *c, const pfs_hdr *req, int status, uint32_t credit,
 	     now > peak && !atomic_compare_exchange_weak(&s->queued_peak, &peak, now);)
 		;
 	c->est = c->est - c->est / 8 + (sizeof(hb) + total) / 8;
-	if (counted && c->inflight)
+	if (counted && c->inflight) {
 		c->inflight--;
+		if (s->opts.reply_bound) {
+			size_t b = s->opts.reply_bound(req);
+
+			c->expect -= b < c->expect ? b : c->expect;
+		}
+	}
 	if (now != was || c->held || rc)
 		kick(c);
 	pthread_mutex_unlock(&c->lock);
@@ -347,7 +354,7 @@ static int flush_locked(pfs_sconn *c)
 /* ---- receiving ---- */
 
 /* May one more request of c go to a handler?  c->lock held. */
-static int can_dispatch(const pfs_sconn *c)
+static int can_dispatch(const pfs_sconn *c, const pfs_hdr *h)
 {
 	const pfs_server_opts *o = &c->srv->opts;
 	size_t q = evbuffer_get_length(c->out);
@@ -356,7 +363,17 @@ static int can_dispatch(const pfs_sconn *c)
 		return 0;
 	if (!c->inflight)
 		return 1;
+	if (o->reply_bound)
+		return q + c->expect + o->reply_bound(h) <= o->max_queued_bytes;
 	return q + (size_t)(c->inflight + 1) * c->est <= o->max_queued_bytes;
+}
+
+/* Count one more request in flight (c->lock held). */
+static void inflight_add(pfs_sconn *c, const pfs_hdr *h)
+{
+	c->inflight++;
+	if (c->srv->opts.reply_bound)
+		c->expect += c->srv->opts.reply_bound(h);
 }
 
 static void rev_set(pfs_sconn *c, int on)
@@ -505,9 +522,9 @@ static int frame_done(pfs_sconn *c)
 		return 0;
 	}
 	pthread_mutex_lock(&c->lock);
-	ok = can_dispatch(c);
+	ok = can_dispatch(c, &c->h);
 	if (ok)
-		c->inflight++;
+		inflight_add(c, &c->h);
 	else
 		c->held = 1;
 	pthread_mutex_unlock(&c->lock);
@@ -683,8 +700,8 @@ static void service(pfs_sconn *c)
 	}
 	err = flush_locked(c);
 	empty = !evbuffer_get_length(c->out);
-	if (!err && c->paused && !c->flush_close && can_dispatch(c)) {
-		c->inflight++;
+	if (!err && c->paused && !c->flush_close && can_dispatch(c, &c->h)) {
+		inflight_add(c, &c->h);
 		c->held = 0;
 		resume = 1;
 	}

@@ -70,6 +70,13 @@ typedef struct pfs_server_opts {
 	 * hand-off to a worker, which costs 20-35 % of a metadata round trip on
 	 * a busy 2-CPU node).  Called on the loop with the server's ctx. */
 	int (*inline_if)(void *ctx, const pfs_hdr *h);
+	/* Largest reply a request with this header can get (bytes with the
+	 * header), from header fields only (opcode): the budget of queued
+	 * reply bytes then counts each request in flight at its own bound
+	 * instead of a running average that starts at the largest frame
+	 * (which held a pipelining writer, whose replies are tiny, after a
+	 * few requests).  NULL: the running average. */
+	size_t (*reply_bound)(const pfs_hdr *h);
 	unsigned max_inflight;   /* per connection; default 64 */
 	size_t max_queued_bytes; /* unsent reply bytes per connection; default 8 MiB */
 	/* Timeouts: 0 = the default, negative = none. */

@@ -377,6 +377,14 @@ static int start_osts(oss_server *s, const oss_server_opts *opts, char *err, siz
 	return 0;
 }
 
+/* Reply bound of a data-port request for the server core's per-connection
+ * budget: a READ may bring a whole bulk, every other reply is a few
+ * fields. */
+static size_t data_reply_bound(const pfs_hdr *h)
+{
+	return h->opcode == PFS_OP_OSS_READ ? PFS_HDR_LEN + PFS_MAX_PAYLOAD : PFS_HDR_LEN + 256;
+}
+
 int oss_server_start(const oss_server_opts *opts, oss_server **out, char *err,
 		     size_t errlen)
 {
@@ -442,6 +450,7 @@ int oss_server_start(const oss_server_opts *opts, oss_server **out, char *err,
 	/* Decoding and enqueueing never block: on the server's loop, no hop
 	 * to a worker thread (the I/O threads do the work). */
 	so.inline_handler = 1;
+	so.reply_bound = data_reply_bound;
 	rc = pfs_server_start(&so, data_handler, s, &s->data);
 	if (rc) {
 		snprintf(err, errlen, "data port %s:%u: %s", opts->host ? opts->host : "",
@@ -449,6 +458,7 @@ int oss_server_start(const oss_server_opts *opts, oss_server **out, char *err,
 		goto fail;
 	}
 	so.inline_handler = 0; /* control requests may take a while */
+	so.reply_bound = NULL;
 	so.port = opts->ctl_port;
 	so.name = "oss-ctl";
 	rc = pfs_server_start(&so, ctl_handler, s, &s->ctl);
