@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "common/log.h"
+#include "mds/lfsck.h"
 #include "mds/ns.h"
 #include "mds/open.h"
 #include "mds/orphan.h"
@@ -296,6 +297,43 @@ static void test_undo_and_relink(void **state)
 	assert_int_equal(destroys(f), 0);
 }
 
+/* lfsck's judgement: a planted object no layout references is an orphan;
+ * live files' and open-unlinked files' objects never are. */
+static void test_lfsck_judge(void **state)
+{
+	struct fx *f = *state;
+	pfs_layout live, gone;
+	uint64_t orphans = 9, queued = 9;
+	uint64_t x;
+
+	mkfile(f, "live", &live);
+	x = mkfile(f, "open", &gone);
+	assert_int_equal(mds_open_add(f->op, CLI_A, x), 0);
+	assert_int_equal(mds_ns_unlink(f->ns, &root, 1, "open"), 0);
+	uint32_t ost = live.stripe[0].ost;
+	uint64_t listed[4] = { 0 };
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < live.stripe_count; i++)
+		if (live.stripe[i].ost == ost)
+			listed[n++] = live.stripe[i].object;
+	for (uint32_t i = 0; i < gone.stripe_count; i++)
+		if (gone.stripe[i].ost == ost)
+			listed[n++] = gone.stripe[i].object;
+	listed[n++] = 999999; /* planted */
+	assert_int_equal(mds_lfsck_judge(f->ns, ost, listed, n, 1, &orphans, &queued), 0);
+	assert_int_equal(orphans, 1);
+	assert_int_equal(queued, 0);
+	assert_int_equal(destroys(f), 0);
+	assert_int_equal(mds_lfsck_judge(f->ns, ost, listed, n, 0, &orphans, &queued), 0);
+	assert_int_equal(orphans, 1);
+	assert_int_equal(queued, 1);
+	assert_int_equal(destroys(f), 1);
+	/* an object in the destroy log is not judged again */
+	assert_int_equal(mds_lfsck_judge(f->ns, ost, listed, n, 0, &orphans, &queued), 0);
+	assert_int_equal(orphans, 0);
+	assert_int_equal(destroys(f), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +344,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lease_expiry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_undo_and_relink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lfsck_judge, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
