@@ -39,9 +39,13 @@ K=$CLUSTER/keys
 CK=$K/client.key
 AK=$K/admin.key
 [ -f "$CK" ] && [ -f "$AK" ] || fail "pfs-cluster made no keys in $K"
-D0=127.0.0.1:$OSS0_DATA
-C0=127.0.0.1:$OSS0_CTL
 A() { "$PFS_BIN/pfsadmin" --key "$AK" --mds "$MDS" "$@"; }
+# The data and control ports of the OSS serving OST 0 (indexes follow the
+# order the OSSes registered in, not their names).
+D0=127.0.0.1:$(A --json ost list | jq -r '.osts[] | select(.index == 0) | .data_port')
+C0=127.0.0.1:$(A --json ost list | jq -r '.osts[] | select(.index == 0) | .ctl_port')
+OSS_OF0=$(A --json ost list | jq -r '.osts[] | select(.index == 0) | .oss')
+case "$D0 $C0" in *:null* | *": "* | *:) fail "no OST 0 in $(A ost list)" ;; esac
 
 # probe WANT WHAT ARGS...: sec_probe ARGS must print a line starting with
 # WANT ("ok", "status EACCES", "closed", "handshake refused", "key refused").
@@ -125,8 +129,8 @@ for k in "$CK" "$AK"; do
 	probe "status EACCES" "$r key, OSS_REGISTER of a new OST at 10.6.6.6" --key "$k" \
 		"$MDS" register evil 10.6.6.6 7800 7801 evil-uuid
 	probe "status EACCES" "$r key, OSS_REGISTER of OST 0's uuid at 10.6.6.6" --key "$k" \
-		"$MDS" register oss0 10.6.6.6 7800 7801 "$UUID0"
-	probe "status EACCES" "$r key, OSS_HEARTBEAT for oss0" --key "$k" "$MDS" heartbeat oss0 0
+		"$MDS" register "$OSS_OF0" 10.6.6.6 7800 7801 "$UUID0"
+	probe "status EACCES" "$r key, OSS_HEARTBEAT for $OSS_OF0" --key "$k" "$MDS" heartbeat "$OSS_OF0" 0
 done
 [ "$(osts)" = "$OSTS" ] || fail "the OST list changed: $(osts), was $OSTS"
 A df >"$T/df" || fail "pfsadmin df"

@@ -289,6 +289,7 @@ int main(int argc, char **argv)
 				usage();
 			pfs_capa_unpack(packed, &c);
 		} else if (mint(mint_spec, ost, obj, client_id, &c)) {
+			pfs_wbuf_free(&w);
 			return 2;
 		}
 		pfs_capa_encode(&w, &c);
@@ -302,12 +303,14 @@ int main(int argc, char **argv)
 	}
 	if (pfs_wbuf_error(&w)) {
 		fprintf(stderr, "sec_probe: cannot encode the request\n");
+		pfs_wbuf_free(&w);
 		return 2;
 	}
 
 	rc = pfs_net_connect(host, port, 3000, &fd);
 	if (rc) {
 		fprintf(stderr, "sec_probe: connect %s:%u: %s\n", host, port, strerror(-rc));
+		pfs_wbuf_free(&w);
 		return 2;
 	}
 	pfs_net_set_timeout(fd, 5000);
@@ -316,6 +319,7 @@ int main(int argc, char **argv)
 		if (rc) {
 			printf("handshake refused: %s\n", strerror(-rc));
 			close(fd);
+			pfs_wbuf_free(&w);
 			return 4;
 		}
 		ss = &sess;
@@ -324,8 +328,11 @@ int main(int argc, char **argv)
 	pfs_hdr h, rh;
 	uint8_t *rbuf = malloc(REPLY_CAP), *dyn = NULL, *data = NULL;
 
-	if (!rbuf)
+	if (!rbuf) {
+		close(fd);
+		pfs_wbuf_free(&w);
 		return 2;
+	}
 	if (tamper && !strcmp(tamper, "replay")) {
 		/* A sealed PING, its reply, then the very same bytes again. */
 		uint8_t frame[PFS_HDR_LEN + 64];
@@ -346,6 +353,9 @@ int main(int argc, char **argv)
 		dyn = NULL;
 		if (rc || rh.status) {
 			printf("first ping failed: %s\n", strerror(rc ? -rc : -rh.status));
+			close(fd);
+			pfs_wbuf_free(&w);
+			free(rbuf);
 			return 2;
 		}
 		rc = pfs_net_write_all(fd, frame, PFS_HDR_LEN + n);
@@ -366,7 +376,7 @@ int main(int argc, char **argv)
 			if (!rc)
 				rc = pfs_net_write_all(fd, w.data, w.len);
 		} else if (tamper) {
-			usage();
+			usage(); /* exits */
 		} else {
 			rc = pfs_net_send_frame_sec(fd, ss, &h, w.data, w.len, NULL, 0);
 		}
