@@ -14,6 +14,8 @@
  *   destroy_log.c  the destroy log (mds/destroy.c drains it)
  *   dbsync.c       the periodic sync thread, mds_ns_sync
  *   kv.c           the key-value tables of mds/jobs.c and mds/qos_store.c
+ *   reply_log.c    the replies table: replies stored with their operation
+ *                  (mds/reply_log.h)
  *
  * The transaction context is an MDB_txn: an operation begins one (wbegin or
  * rbegin), passes it to the helpers of the other files, which read and
@@ -94,7 +96,7 @@ struct mds_id_range {
 
 struct mds_ns {
 	MDB_env *env;
-	MDB_dbi inodes, dirents, cookies, xattrs, osts, ostuuid, destroy, meta;
+	MDB_dbi inodes, dirents, cookies, xattrs, osts, ostuuid, destroy, meta, replies;
 	MDB_dbi kv[MDS_KV_NTABLES];
 	mds_ns_opts opts;
 	pthread_mutex_t lock;  /* guards ost, nost, rr, notify, ino_ids, the sync state */
@@ -176,6 +178,14 @@ int mds_nsi_ost_index_check(mds_ns *ns, uint32_t idx);
 int mds_nsi_ost_load(mds_ns *ns, MDB_txn *t);
 /* mds_nsi_id_settle on every OST's object ids; caller holds ns->lock. */
 void mds_nsi_ost_ids_settle(mds_ns *ns, size_t tid, int durable);
+
+/* reply_log.c: this thread's reply context if it is for ns and not yet
+ * stored, else NULL; store it in t (and prune the client's old records);
+ * drop the records past their age (at open). */
+struct mds_ns_reply;
+struct mds_ns_reply *mds_nsi_reply_pending(mds_ns *ns);
+int mds_nsi_reply_put(mds_ns *ns, MDB_txn *t, const struct mds_ns_reply *r);
+int mds_nsi_reply_purge(mds_ns *ns, MDB_txn *t);
 
 /* dbsync.c: start the periodic sync thread (MDS_SYNC_PERIODIC), stop it. */
 int mds_nsi_syncer_start(mds_ns *ns);

@@ -15,6 +15,8 @@
  *   ostuuid  uuid -> u32 index                                             (ostreg.c)
  *   destroy  be64 seq -> u64 txn id, n x { u32 ost, u64 object }          (destroy_log.c)
  *   meta     "next_ino" -> u64 inode number high-water mark
+ *   replies  be64 client + be64 req -> the reply of a mutation, stored in
+ *            its own transaction                                  (reply_log.c)
  *   jobs, qos  key-value tables of mds/jobs.c and mds/qos_store.c (opaque
  *            here; see kv.c)
  *
@@ -43,6 +45,7 @@
 #include <sys/file.h>
 
 #include "mds/ns_i.h"
+#include "mds/reply_log.h"
 
 static void ids_settle(mds_ns *ns, size_t tid, int durable)
 {
@@ -75,12 +78,26 @@ int mds_nsi_wend(mds_ns *ns, MDB_txn *t, int rc, int notify)
 			ids_settle(ns, tid, 0);
 		return rc;
 	}
+	/* The reply of the request this thread runs goes in with its
+	 * operation (mds/reply_log.h); without it the operation fails. */
+	struct mds_ns_reply *r = mds_nsi_reply_pending(ns);
+	if (r) {
+		rc = mds_nsi_reply_put(ns, t, r);
+		if (rc) {
+			mdb_txn_abort(t);
+			if (reserved)
+				ids_settle(ns, tid, 0);
+			return rc;
+		}
+	}
 	rc = lmdb_err(mdb_txn_commit(t));
 	if (rc) {
 		if (reserved)
 			ids_settle(ns, tid, 0);
 		return rc;
 	}
+	if (r)
+		r->done = 1;
 	if (reserved) {
 		if (ns->opts.sync_mode != MDS_SYNC_FULL)
 			rc = mds_nsi_sync(ns, "id reservation");
@@ -315,6 +332,7 @@ int mds_ns_open(const mds_ns_opts *opts, mds_ns **out)
 		{ "cookies", &ns->cookies }, { "xattrs", &ns->xattrs },
 		{ "osts", &ns->osts }, { "ostuuid", &ns->ostuuid },
 		{ "destroy", &ns->destroy }, { "meta", &ns->meta },
+		{ "replies", &ns->replies },
 		{ "jobs", &ns->kv[MDS_KV_JOBS] }, { "qos", &ns->kv[MDS_KV_QOS] },
 	};
 	_Static_assert(MDS_KV_NTABLES == 2, "a DBI per kv table");
@@ -355,6 +373,8 @@ int mds_ns_open(const mds_ns_opts *opts, mds_ns **out)
 	}
 	if (!rc)
 		rc = mds_nsi_ost_load(ns, t);
+	if (!rc)
+		rc = mds_nsi_reply_purge(ns, t);
 	if (rc)
 		goto out_txn;
 	rc = lmdb_err(mdb_txn_commit(t));

@@ -28,9 +28,10 @@
  * sized replies, which are idempotent anyway).
  *
  * Lifetime: in memory.  It survives a client's reconnects (the key is the
- * client id, not the connection) but not an MDS restart; a request that
- * ran just before an MDS crash and is resent after the restart runs again
- * (see mds/README.md "Recovery" for what that means per operation).
+ * client id, not the connection) but not an MDS restart; the namespace
+ * mutations also store their reply in their own transaction
+ * (mds/reply_log.h), which answers a resend after a restart (see
+ * mds/README.md "Recovery").
  *
  * Thread-safe; no global state. */
 #ifndef MDS_REPLY_CACHE_H

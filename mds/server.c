@@ -34,6 +34,10 @@
  * Resends (common/rpc.h): the replies of mutating requests are recorded in
  * a reply cache (mds/reply_cache.h) by (client id, req_id); a request
  * marked PFS_F_RESEND that already ran is answered from it (see dispatch).
+ * The namespace mutations also store their reply in their own LMDB
+ * transaction (mds/reply_log.h, Lustre's last_rcvd): a resend the memory
+ * cache does not know (the MDS restarted between commit and reply) is
+ * answered from that record, with fresh capabilities for a CREATE.
  *
  * Job counters live in a fixed hash table of at most MAX_JOBS jobs;
  * further job ids are counted under one overflow entry "(other)" so
@@ -58,6 +62,7 @@
 #include "common/msg.h"
 #include "common/net.h"
 #include "common/optab.h"
+#include "mds/reply_log.h"
 #include "common/qosmsg.h"
 #include "common/server.h"
 #include "mds/mdqos.h"
@@ -488,6 +493,25 @@ static int setsize_allowed(mds_server *s, const pfs_cred *c, uint64_t ino)
 	return -EACCES;
 }
 
+/* Namespace mutations whose reply is stored with the operation
+ * (mds/reply_log.h); *attr: the reply carries the attributes. */
+static int reply_logged(uint16_t op, int *attr)
+{
+	switch (op) {
+	case PFS_OP_MDS_SETATTR: case PFS_OP_MDS_CREATE: case PFS_OP_MDS_MKNOD:
+	case PFS_OP_MDS_MKDIR: case PFS_OP_MDS_SYMLINK: case PFS_OP_MDS_LINK:
+	case PFS_OP_MDS_SETSIZE:
+		*attr = 1;
+		return 1;
+	case PFS_OP_MDS_UNLINK: case PFS_OP_MDS_RMDIR: case PFS_OP_MDS_RENAME:
+	case PFS_OP_MDS_SETXATTR: case PFS_OP_MDS_REMOVEXATTR: case PFS_OP_MDS_SETSTRIPE:
+		*attr = 0;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* Namespace opcodes: all start with a cred. */
 static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf *b,
 		       pfs_wbuf *out)
@@ -497,12 +521,20 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 	pfs_cred c;
 	pfs_attr a;
 	pfs_layout *lay = NULL;
-	int bad = 0, rc;
+	int bad = 0, rc, with_attr = 0;
+	/* The commit of a mutation stores its reply (CREATE: and the layout,
+	 * set below once allocated): mds/reply_log.h. */
+	mds_ns_reply rr = { s->ns, h->client_id, h->req_id, op, NULL, NULL, 0 };
+	int logged = reply_logged(op, &with_attr);
 
 	rc = pfs_cred_decode(b, &c);
 	if (rc)
 		return rc == -EBADMSG ? rc : -EBADMSG;
 	squash(s, role, &c);
+	if (logged) {
+		rr.attr = with_attr ? &a : NULL;
+		mds_ns_reply_set(&rr);
+	}
 	switch (op) {
 	case PFS_OP_MDS_LOOKUP: {
 		uint64_t parent = pfs_rbuf_u64(b);
@@ -546,6 +578,7 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		rc = decode_end(b, bad);
 		if (!rc && !(lay = malloc(sizeof(*lay))))
 			rc = -ENOMEM;
+		rr.lay = lay;
 		if (!rc)
 			rc = mds_ns_create_at(s->ns, &c, parent, name, mode, flags, ss, sc, so, &a,
 					      lay);
@@ -730,9 +763,6 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 	case PFS_OP_MDS_SETSIZE: {
 		uint64_t ino = pfs_rbuf_u64(b), size = pfs_rbuf_u64(b);
 		int64_t mt = pfs_rbuf_i64(b);
-		rc = decode_end(b, 0);
-		if (!rc)
-			rc = setsize_allowed(s, &c, ino);
 		uint64_t epoch = MDS_EPOCH_ANY, blocks = MDS_BLOCKS_UNKNOWN;
 		/* Optional tail: the truncate epoch the writer saw and the
 		 * blocks its objects use (UINT64_MAX = unknown). */
@@ -740,6 +770,9 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 			epoch = pfs_rbuf_u32(b);
 			blocks = pfs_rbuf_u64(b);
 		}
+		rc = decode_end(b, 0);
+		if (!rc)
+			rc = setsize_allowed(s, &c, ino);
 		if (!rc)
 			rc = mds_ns_setsize_epoch(s->ns, &c, ino, size, mt, epoch, blocks, &a);
 		/* SETSIZE comes with fsync/close: make it durable now. */
@@ -807,6 +840,8 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		rc = -EOPNOTSUPP;
 		break;
 	}
+	if (logged)
+		mds_ns_reply_set(NULL);
 	free(lay);
 	return rc;
 }
@@ -1374,8 +1409,49 @@ static int rc_tracked(uint16_t op)
 	}
 }
 
+/* A resend the reply cache does not know: the reply its operation stored
+ * in the database (mds/reply_log.h), if it committed before a restart.  0:
+ * out holds the reply; else run the request (-ENOENT: no record). */
+static int reply_from_log(mds_server *s, const pfs_hdr *h, unsigned role, pfs_wbuf *out)
+{
+	mds_ns_reply_rec *r = malloc(sizeof(*r));
+	int rc;
+
+	if (!r)
+		return -ENOMEM;
+	rc = mds_ns_reply_get(s->ns, h->client_id, h->req_id, r);
+	if (!rc && r->opcode != h->opcode)
+		rc = -ENOENT; /* another request under that id: not a resend of it */
+	if (rc) {
+		if (rc != -ENOENT)
+			pfs_log(PFS_LOG_WARNING, "%s: reply log: %s (runs again)",
+				pfs_op_name(h->opcode), pfs_strerror(rc));
+		free(r);
+		return rc;
+	}
+	pfs_wbuf_reset(out);
+	if (r->has_attr)
+		pfs_attr_encode(out, &r->attr);
+	if (r->has_lay)
+		pfs_layout_encode(out, &r->lay);
+	if (h->opcode == PFS_OP_MDS_CREATE && r->has_lay) {
+		/* the client opens what it created: count it, new capabilities */
+		if (mds_open_add(s->opens, h->client_id, r->attr.ino))
+			pfs_log(PFS_LOG_DEBUG, "resent create of ino %llu: unlinked since",
+				(unsigned long long)r->attr.ino);
+		put_caps(s, h, role, &r->lay, PFS_CAPA_ALL, out);
+	}
+	rc = pfs_wbuf_error(out);
+	if (rc)
+		pfs_wbuf_reset(out);
+	free(r);
+	return rc;
+}
+
 /* dispatch_run behind the reply cache: a resend of a mutation that already
- * ran gets its recorded reply (status and payload) without running again. */
+ * ran gets its recorded reply (status and payload) without running again;
+ * one the cache does not know (an MDS restart since) gets the reply its
+ * operation stored, if it committed (reply_from_log). */
 static int dispatch(mds_server *s, const pfs_hdr *h, unsigned role, const uint8_t *payload,
 		    size_t len, const char *peer, pfs_sconn *conn, pfs_wbuf *out)
 {
@@ -1398,6 +1474,15 @@ static int dispatch(mds_server *s, const pfs_hdr *h, unsigned role, const uint8_
 		if (rc < 0)
 			return rc;
 		track = rc == MDS_RC_RUN;
+	}
+	int attr;
+	if ((h->flags & PFS_F_RESEND) && reply_logged(h->opcode, &attr) &&
+	    pfs_optab_allowed(h->opcode, role) && reply_from_log(s, h, role, out) == 0) {
+		pfs_log(PFS_LOG_INFO, "%s from %s: resend answered from the reply log",
+			pfs_op_name(h->opcode), peer ? peer : "-");
+		if (track)
+			mds_rc_end(s->rcache, h->client_id, h->req_id, 0, out->data, out->len);
+		return 0;
 	}
 	rc = dispatch_run(s, h, role, payload, len, peer, conn, out);
 	if (track && rc == MDS_LOCKSVC_LATER)

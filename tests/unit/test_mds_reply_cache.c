@@ -4,7 +4,9 @@
  * waiting for its running original (and giving up with -EBUSY), abandon;
  * then through the dispatcher on a real namespace: a resent MKDIR, UNLINK
  * and RENAME that already ran answer with their original replies instead of
- * -EEXIST/-ENOENT, while a new request (new id) still gets -EEXIST. */
+ * -EEXIST/-ENOENT, while a new request (new id) still gets -EEXIST; and
+ * across a restart (mds/reply_log.h): replies stored with their operation
+ * answer the resends the emptied cache does not know. */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -25,6 +27,7 @@
 #include "common/proto.h"
 #include "mds/ns.h"
 #include "mds/reply_cache.h"
+#include "mds/reply_log.h"
 #include "mds/server.h"
 
 static void test_rc_hit_after_end(void **state)
@@ -272,6 +275,140 @@ static void test_rc_dispatch_resends(void **state)
 	pfs_wbuf_free(&out);
 }
 
+/* The MDS dies after committing and before replying: stop the server and
+ * close the namespace (the replies are dropped), open both again (an empty
+ * reply cache). */
+static void fx_restart(struct fx *f)
+{
+	mds_server_opts mo = { .host = "127.0.0.1", .port = 0 };
+	mds_ns_opts no = { .path = f->db, .mapsize = 1ull << 28 };
+
+	mds_server_stop(f->s);
+	assert_int_equal(mds_ns_close(f->ns), 0);
+	assert_int_equal(mds_ns_open(&no, &f->ns), 0);
+	assert_int_equal(mds_server_start(f->ns, &mo, &f->s), 0);
+}
+
+static void mkdir_req(pfs_wbuf *w, const char *name)
+{
+	name_req(w, 1, name);
+	pfs_wbuf_u32(w, 0755);
+}
+
+/* Across a restart: a resent MKDIR, CREATE (O_EXCL) and UNLINK that had
+ * committed get their original replies from the replies table, not
+ * -EEXIST/-ENOENT; a resend of a request that never ran or that failed
+ * runs; records that left the per-client window are gone. */
+static void test_rc_log_survives_restart(void **state)
+{
+	struct fx *f = *state;
+	mds_ost_report r[2];
+	uint32_t idx[2];
+	pfs_wbuf w, out;
+	uint8_t mk[512], cr[4096];
+	size_t mk_len, cr_len;
+	pfs_rbuf rb;
+	pfs_attr a;
+	pfs_layout *lay = malloc(sizeof(*lay));
+
+	assert_non_null(lay);
+	memset(r, 0, sizeof(r));
+	for (int i = 0; i < 2; i++) {
+		snprintf(r[i].uuid, sizeof(r[i].uuid), "uuid-%d", i);
+		r[i].total_bytes = 1ull << 40;
+		r[i].free_bytes = 1ull << 39;
+	}
+	assert_int_equal(mds_ns_oss_register(f->ns, "oss0", "127.0.0.1", 7800, 7801, r, 2, idx),
+			 0);
+	pfs_wbuf_init(&w);
+	pfs_wbuf_init(&out);
+	mkdir_req(&w, "d");
+	assert_int_equal(send_op(f, PFS_OP_MDS_MKDIR, 30, 0, &w, &out), 0);
+	assert_true(out.len <= sizeof(mk));
+	memcpy(mk, out.data, out.len);
+	mk_len = out.len;
+	name_req(&w, 1, "f");
+	pfs_wbuf_u32(&w, 0644);
+	pfs_wbuf_u32(&w, PFS_CREATE_EXCL | PFS_CREATE_READ | PFS_CREATE_WRITE);
+	pfs_wbuf_u32(&w, 0);
+	pfs_wbuf_u32(&w, 2);
+	assert_int_equal(send_op(f, PFS_OP_MDS_CREATE, 31, 0, &w, &out), 0);
+	assert_true(out.len <= sizeof(cr));
+	memcpy(cr, out.data, out.len);
+	cr_len = out.len;
+	name_req(&w, 1, "u");
+	pfs_wbuf_u32(&w, S_IFREG | 0600);
+	pfs_wbuf_u32(&w, 0);
+	assert_int_equal(send_op(f, PFS_OP_MDS_MKNOD, 32, 0, &w, &out), 0);
+	name_req(&w, 1, "u");
+	assert_int_equal(send_op(f, PFS_OP_MDS_UNLINK, 33, 0, &w, &out), 0);
+	mkdir_req(&w, "d");
+	assert_int_equal(send_op(f, PFS_OP_MDS_MKDIR, 34, 0, &w, &out), -EEXIST);
+
+	fx_restart(f);
+	/* MKDIR: the stored attributes, byte for byte; not run again */
+	mkdir_req(&w, "d");
+	assert_int_equal(send_op(f, PFS_OP_MDS_MKDIR, 30, 1, &w, &out), 0);
+	assert_int_equal(out.len, mk_len);
+	assert_memory_equal(out.data, mk, mk_len);
+	/* a second resend is answered by the memory cache, the same */
+	assert_int_equal(send_op(f, PFS_OP_MDS_MKDIR, 30, 1, &w, &out), 0);
+	assert_memory_equal(out.data, mk, mk_len);
+	/* CREATE with O_EXCL: attributes and layout (run again: -EEXIST) */
+	name_req(&w, 1, "f");
+	pfs_wbuf_u32(&w, 0644);
+	pfs_wbuf_u32(&w, PFS_CREATE_EXCL | PFS_CREATE_READ | PFS_CREATE_WRITE);
+	pfs_wbuf_u32(&w, 0);
+	pfs_wbuf_u32(&w, 2);
+	assert_int_equal(send_op(f, PFS_OP_MDS_CREATE, 31, 1, &w, &out), 0);
+	assert_int_equal(out.len, cr_len);
+	assert_memory_equal(out.data, cr, cr_len);
+	pfs_rbuf_init(&rb, out.data, out.len);
+	assert_int_equal(pfs_attr_decode(&rb, &a), 0);
+	assert_true(S_ISREG(a.mode));
+	assert_int_equal(pfs_layout_decode(&rb, lay), 0);
+	assert_int_equal(lay->stripe_count, 2);
+	/* the same request id without PFS_F_RESEND is a new request: runs */
+	assert_int_equal(send_op(f, PFS_OP_MDS_CREATE, 31, 0, &w, &out), -EEXIST);
+	/* UNLINK: success, not -ENOENT */
+	name_req(&w, 1, "u");
+	assert_int_equal(send_op(f, PFS_OP_MDS_UNLINK, 33, 1, &w, &out), 0);
+	/* a failed request stored nothing: its resend runs and fails again */
+	mkdir_req(&w, "d");
+	assert_int_equal(send_op(f, PFS_OP_MDS_MKDIR, 34, 1, &w, &out), -EEXIST);
+	/* a resend of a request that never arrived runs */
+	mkdir_req(&w, "z");
+	assert_int_equal(send_op(f, PFS_OP_MDS_MKDIR, 35, 1, &w, &out), 0);
+	name_req(&w, 1, "z");
+	assert_int_equal(send_op(f, PFS_OP_MDS_LOOKUP, 36, 0, &w, &out), 0);
+
+	/* Request 30 + MDS_REPLY_LOG_WINDOW pushes 30 out of the window (31
+	 * stays); after a restart a resend of 30 runs again (-EEXIST). */
+	mkdir_req(&w, "y");
+	assert_int_equal(send_op(f, PFS_OP_MDS_MKDIR, 30 + MDS_REPLY_LOG_WINDOW, 0, &w, &out), 0);
+	fx_restart(f);
+	mkdir_req(&w, "d");
+	assert_int_equal(send_op(f, PFS_OP_MDS_MKDIR, 30, 1, &w, &out), -EEXIST);
+	name_req(&w, 1, "f");
+	pfs_wbuf_u32(&w, 0644);
+	pfs_wbuf_u32(&w, PFS_CREATE_EXCL | PFS_CREATE_READ | PFS_CREATE_WRITE);
+	pfs_wbuf_u32(&w, 0);
+	pfs_wbuf_u32(&w, 2);
+	assert_int_equal(send_op(f, PFS_OP_MDS_CREATE, 31, 1, &w, &out), 0);
+	assert_memory_equal(out.data, cr, cr_len);
+	/* another client with the same request id is another request */
+	mds_ns_reply_rec *rec = malloc(sizeof(*rec));
+	assert_non_null(rec);
+	assert_int_equal(mds_ns_reply_get(f->ns, 78, 31, rec), -ENOENT);
+	assert_int_equal(mds_ns_reply_get(f->ns, 77, 31, rec), 0);
+	assert_int_equal(rec->opcode, PFS_OP_MDS_CREATE);
+	assert_true(rec->has_attr && rec->has_lay);
+	free(rec);
+	free(lay);
+	pfs_wbuf_free(&w);
+	pfs_wbuf_free(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_rc_bounds),
 		cmocka_unit_test(test_rc_resend_waits_for_original),
 		cmocka_unit_test_setup_teardown(test_rc_dispatch_resends, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rc_log_survives_restart, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
