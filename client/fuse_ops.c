@@ -269,8 +269,6 @@ static void reply_err(fuse_req_t req, int rc)
 	fuse_reply_err(req, e);
 }
 
-/* Note fresh attributes of a known inode and return the size the kernel
- * should see: unpushed local writes count.  The root is always known (the
 /* Note the truncate epoch of fresh attributes (fs->lock held).  A newer
  * one means a truncate (here or on another mount) set the size since this
  * mount's unpushed writes: their high-water mark is dropped, since the MDS
@@ -291,6 +289,8 @@ static void note_epoch(node *n, const pfs_attr *a)
 	n->have_epoch = 1;
 }
 
+/* Note fresh attributes of a known inode and return the size the kernel
+ * should see: unpushed local writes count.  The root is always known (the
  * kernel holds it without a LOOKUP, so it never gets a FORGET either). */
 static uint64_t visible_size(cli_fs *fs, const pfs_attr *a)
 {
@@ -302,9 +302,9 @@ static uint64_t visible_size(cli_fs *fs, const pfs_attr *a)
 	if (n) {
 		n->size = a->size;
 		n->mode = a->mode;
+		note_epoch(n, a);
 		if (n->dirty && n->hw > size)
 			size = n->hw;
-		note_epoch(n, a);
 	}
 	pthread_mutex_unlock(&fs->lock);
 	return size;
@@ -407,6 +407,9 @@ static int push_size(cli_fs *fs, const cli_ctx *c, node *n)
 	}
 	hw = n->hw;
 	mt = n->wmtime;
+	/* The MDS keeps the size if a truncate came after the epoch we
+	 * saw: our bytes from before it were cut with the objects. */
+	epoch = n->have_epoch ? n->tepoch : CLI_MDC_EPOCH_ANY;
 	pthread_mutex_unlock(&fs->lock);
 
 	/* dirty stays set during the call, so GETATTR keeps reporting the
@@ -416,11 +419,9 @@ static int push_size(cli_fs *fs, const cli_ctx *c, node *n)
 	pthread_mutex_lock(&fs->lock);
 	if (rc == 0) {
 		/* Writes that came in meanwhile still need their own push. */
-	/* The MDS keeps the size if a truncate came after the epoch we
-	 * saw: our bytes from before it were cut with the objects. */
-	epoch = n->have_epoch ? n->tepoch : CLI_MDC_EPOCH_ANY;
 		if (n->hw == hw && n->wmtime == mt)
 			n->dirty = 0;
+		note_epoch(n, &a);
 		n->size = a.size;
 		/* Our own writes went through the page cache: what we see
 		 * now is what the cache holds, so the next open may keep it. */
@@ -430,7 +431,6 @@ static int push_size(cli_fs *fs, const cli_ctx *c, node *n)
 	}
 	pthread_mutex_unlock(&fs->lock);
 	return rc;
-		note_epoch(n, &a);
 }
 
 /* ---- operations ---- */

@@ -649,12 +649,27 @@ int cli_mdc_access(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t mask)
 int cli_mdc_setsize(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint64_t size,
 		    int64_t mtime_ns, pfs_attr *attr)
 {
+	return cli_mdc_setsize_epoch(m, c, ino, size, mtime_ns, CLI_MDC_EPOCH_ANY,
+				     CLI_MDC_BLOCKS_UNKNOWN, attr);
+}
+
+int cli_mdc_setsize_epoch(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint64_t size,
+			  int64_t mtime_ns, uint64_t epoch, uint64_t blocks, pfs_attr *attr)
+{
 	pfs_wbuf w;
 
+	/* The tail (u32 epoch, u64 blocks) goes only with an epoch: the MDS
+	 * reads a missing tail as "no epoch, blocks unknown". */
+	if (epoch == CLI_MDC_EPOCH_ANY && blocks != CLI_MDC_BLOCKS_UNKNOWN)
+		return -EINVAL;
 	begin(&w, c);
 	pfs_wbuf_u64(&w, ino);
 	pfs_wbuf_u64(&w, size);
 	pfs_wbuf_i64(&w, mtime_ns);
+	if (epoch != CLI_MDC_EPOCH_ANY) {
+		pfs_wbuf_u32(&w, (uint32_t)epoch);
+		pfs_wbuf_u64(&w, blocks);
+	}
 	return call_attr(m, c, PFS_OP_MDS_SETSIZE, PFS_RPC_IDEMPOTENT, &w, attr, NULL);
 }
 
@@ -668,28 +683,13 @@ int cli_mdc_getlayout_caps(cli_mdc *m, const cli_ctx *c, uint64_t ino, pfs_layou
 {
 	pfs_rpc_reply rep = { 0 };
 	cli_caps *got = NULL;
-{
-	return cli_mdc_setsize_epoch(m, c, ino, size, mtime_ns, CLI_MDC_EPOCH_ANY,
-				     CLI_MDC_BLOCKS_UNKNOWN, attr);
-}
-
-int cli_mdc_setsize_epoch(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint64_t size,
-			  int64_t mtime_ns, uint64_t epoch, uint64_t blocks, pfs_attr *attr)
 	pfs_wbuf w;
 	pfs_rbuf r;
 	int rc;
-	/* The tail (u32 epoch, u64 blocks) goes only with an epoch: the MDS
-	 * reads a missing tail as "no epoch, blocks unknown". */
-	if (epoch == CLI_MDC_EPOCH_ANY && blocks != CLI_MDC_BLOCKS_UNKNOWN)
-		return -EINVAL;
 
 	if (caps)
 		*caps = NULL;
 	begin(&w, c);
-	if (epoch != CLI_MDC_EPOCH_ANY) {
-		pfs_wbuf_u32(&w, (uint32_t)epoch);
-		pfs_wbuf_u64(&w, blocks);
-	}
 	pfs_wbuf_u64(&w, ino);
 	rc = call(m, c->job, PFS_OP_MDS_GETLAYOUT, PFS_RPC_IDEMPOTENT, &w, &rep);
 	if (rc == 0) {
