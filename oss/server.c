@@ -131,9 +131,7 @@ static int data_decode(oss_server *s, const pfs_hdr *h, const uint8_t *p, oss_io
 		need = PFS_CAPA_WRITE;
 		get_capa(&b, 0, &cap, &has);
 		break;
-	case PFS_OP_OSS_STAT:
-		need = PFS_CAPA_READ;
-		/* fall through */
+	case PFS_OP_OSS_STAT:  /* size and blocks: a writer's close sums them */
 	case PFS_OP_OSS_SYNC:  /* any right on the object */
 		io->obj = pfs_rbuf_u64(&b);
 		get_capa(&b, 0, &cap, &has);
