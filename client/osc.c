@@ -80,6 +80,7 @@ typedef struct piece {
 	const char *job;      /* whose credit it holds (the call's tag) */
 	int rc;
 	size_t got;           /* READ bytes received */
+	uint64_t blocks;      /* STAT: 512-byte blocks the object uses */
 	int done;             /* no send pending */
 	int tee_failed;       /* pipe data could not be duplicated */
 	unsigned busy_n;      /* busy answers in this attempt */
@@ -568,6 +569,12 @@ static int piece_finish(piece *p, pfs_rpc_inflight *call)
 		if (rc == 0 && written != p->len)
 			rc = -EIO;
 		break;
+	case PFS_OP_OSS_STAT:
+		pfs_rbuf_init(&r, rep.data, rep.len);
+		(void)pfs_rbuf_u64(&r); /* size */
+		p->blocks = pfs_rbuf_u64(&r);
+		rc = pfs_rbuf_done(&r);
+		break;
 	default:
 		pfs_rbuf_init(&r, rep.data, rep.len);
 		rc = pfs_rbuf_done(&r);
@@ -1052,4 +1059,36 @@ int cli_osc_sync_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
 		      const cli_caps *caps)
 {
 	return per_object(o, tag, l, caps, PFS_OP_OSS_SYNC, 0);
+}
+
+int cli_osc_stat_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+		      const cli_caps *caps, uint64_t *blocks)
+{
+	uint64_t sum = 0;
+	piece *ps;
+	int rc = 0;
+
+	if (l->stripe_count == 0) {
+		*blocks = 0;
+		return 0;
+	}
+	ps = calloc(l->stripe_count, sizeof(*ps));
+	if (!ps)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < l->stripe_count; i++) {
+		pfs_extent e = { .idx = i };
+
+		piece_init(&ps[i], PFS_OP_OSS_STAT, l, caps, &e);
+	}
+	(void)run_pieces(o, tag, ps, l->stripe_count);
+	for (uint32_t i = 0; i < l->stripe_count && rc == 0; i++) {
+		if (ps[i].rc == 0)
+			sum += ps[i].blocks;
+		else if (ps[i].rc != -ENOENT) /* not written yet: no block */
+			rc = ps[i].rc;
+	}
+	free(ps);
+	if (rc == 0)
+		*blocks = sum;
+	return rc;
 }

@@ -151,6 +151,12 @@ int cli_osc_truncate_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *
 			  const cli_caps *caps, uint64_t size);
 int cli_osc_sync_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
 		      const cli_caps *caps);
+/* PFS_OP_OSS_STAT on every object, in parallel: *blocks = the 512-byte
+ * blocks they use together (a missing object - never written - counts 0),
+ * what st_blocks reports once the MDS has it (SETSIZE at close/fsync).
+ * Any right on the object will do (a file opened write-only too). */
+int cli_osc_stat_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+		      const cli_caps *caps, uint64_t *blocks);
 
 /* Pure helpers, exposed for unit tests. */
 

@@ -427,6 +427,9 @@ static int inode_new(mds_ns *ns, MDB_txn *t, const pfs_cred *c, const struct ino
 		in->d.def_ss = dir->d.def_ss;
 		in->d.def_sc = dir->d.def_sc;
 		in->d.def_off1 = dir->d.def_off1;
+	} else if (S_ISREG(mode)) {
+		in->d.fflags = MDS_IF_BLOCKS; /* no block used yet; mounts send the
+					       * objects' count with SETSIZE */
 	}
 	return 0;
 }

@@ -5,6 +5,7 @@
 # stale size of A's truncate epoch), not 2 MiB of zeros.  A's writes after
 # the truncate count; a truncate on the writer's own mount while it holds
 # the file open, and a plain write-then-close, keep the right size.
+# st_blocks follows the objects' space (du of sparse files is small).
 # timeout: 240
 . "$(dirname "$0")/lib.sh"
 HW=$TOOLS/holdwrite
@@ -59,5 +60,26 @@ release
 s=$(sizes up)
 [ "$s" = "3145728 3145728" ] || fail "truncate up during a held write: sizes $s"
 ok "truncate up during a held write keeps the truncate's size"
+
+# 5. st_blocks from the space the objects use (the sum of OSS_STAT that a
+# close sends with the size), seen from the other mount: a 1 GiB
+# `truncate -s` file has none, 1 MiB written about 2048 (the OSTs' file
+# system may add a little), du of a tree of sparse files is small.
+check truncate -s 1G "$MNT/sparse1g"
+b=$(stat -c %b "$MNT2/sparse1g")
+[ "$b" = 0 ] || fail "truncate -s 1G: $b blocks, not 0"
+check dd if=/dev/urandom of="$MNT/dense" bs=1M count=1 status=none
+b=$(stat -c %b "$MNT2/dense")
+[ "$b" -ge 2048 ] && [ "$b" -le 8192 ] || fail "1 MiB written: $b blocks"
+mkdir -p "$MNT/sp" || fail "mkdir sp"
+for i in 1 2 3 4 5; do
+	check truncate -s 10G "$MNT/sp/f$i"
+	check dd if=/dev/urandom of="$MNT/sp/f$i" bs=4k count=1 seek=1000 conv=notrunc status=none
+done
+k=$(du -sk "$MNT2/sp" | cut -f1)
+[ "$k" -lt 1024 ] || fail "du of five sparse 10 GiB files: $k KiB"
+b=$(stat -c %b "$MNT2/sp/f1")
+[ "$b" -ge 8 ] || fail "a sparse file with 4 KiB written: $b blocks"
+ok "st_blocks: 0 for truncate -s 1G, ~2048 for 1 MiB, du of sparse files ${k} KiB"
 
 umount "$MNT2"

@@ -1087,6 +1087,7 @@ static void test_ns_truncate_epoch_blocks(void **state)
 
 	uint64_t ino = mkfile(ns, &root, 1, "ep", 0644);
 	assert_int_equal(mds_ns_getattr(ns, &root, ino, &a), 0);
+	assert_int_equal(a.blocks, 0); /* a new file uses no block */
 	uint32_t e0 = a.tepoch;
 	/* A writes 2 MiB (epoch e0 seen), B truncates to 0: epoch moves. */
 	assert_int_equal(mds_ns_setattr(ns, &root, ino, PFS_SETATTR_SIZE, 0, 0, 0, 0, 0, 0, &b),
@@ -1094,7 +1095,7 @@ static void test_ns_truncate_epoch_blocks(void **state)
 	assert_int_equal(b.tepoch, e0 + 1);
 	assert_int_equal(mds_ns_setsize_epoch(ns, &root, ino, 2 << 20, 555, e0, 4096, &b), 0);
 	assert_int_equal(b.size, 0);
-	assert_int_equal(b.blocks, 0); /* estimated from the size: none known yet */
+	assert_int_equal(b.blocks, 0); /* a stale push sets no block */
 	assert_int_equal(b.mtime_ns, 555); /* it did write */
 	/* With the new epoch it grows, and the blocks are taken. */
 	assert_int_equal(mds_ns_setsize_epoch(ns, &root, ino, 1 << 20, 0, e0 + 1, 2048, &b), 0);
