@@ -392,11 +392,38 @@ static void reply_attr(fuse_req_t req, const pfs_attr *a)
 	fuse_reply_attr(req, &st, fs_of(req)->opts.attr_timeout);
 }
 
-/* Push this client's high-water mark to the MDS (grow-only SETSIZE). */
-static int push_size(cli_fs *fs, const cli_ctx *c, node *n)
+/* The 512-byte blocks h's objects use (OSS_STAT of each, in parallel;
+ * the capabilities renewed once on -EKEYEXPIRED), for st_blocks: the MDS
+ * stores what the SETSIZE of a close or fsync brings.  On any failure
+ * CLI_MDC_BLOCKS_UNKNOWN (the MDS keeps what it had).  Cost: one OSS_STAT
+ * per stripe object at each size push (bench/RESULTS.md "st_blocks"). */
+static uint64_t fh_blocks(cli_fs *fs, fh *h)
 {
+	pfs_rpc_tag tag = fh_tag(h);
+	uint64_t blocks = CLI_MDC_BLOCKS_UNKNOWN;
+	cli_caps *caps = fh_caps(fs, h);
+	int rc = cli_osc_stat_caps(fs->osc, &tag, &h->layout, caps, &blocks);
+
+	if (rc == -EKEYEXPIRED && fh_renew(fs, h) == 0) {
+		cli_caps_put(caps);
+		caps = fh_caps(fs, h);
+		rc = cli_osc_stat_caps(fs->osc, &tag, &h->layout, caps, &blocks);
+	}
+	cli_caps_put(caps);
+	if (rc) {
+		pfs_log(PFS_LOG_DEBUG, "ino %llu: blocks of its objects: %s",
+			(unsigned long long)h->n->ino, pfs_strerror(rc));
+		return CLI_MDC_BLOCKS_UNKNOWN;
+	}
+	return blocks;
+}
+
+/* Push this client's high-water mark to the MDS (grow-only SETSIZE). */
+static int push_size(cli_fs *fs, const cli_ctx *c, fh *h)
+{
+	node *n = h->n;
 	pfs_attr a;
-	uint64_t hw, epoch;
+	uint64_t hw, epoch, blocks;
 	int64_t mt;
 	int rc;
 
@@ -411,11 +438,13 @@ static int push_size(cli_fs *fs, const cli_ctx *c, node *n)
 	 * saw: our bytes from before it were cut with the objects. */
 	epoch = n->have_epoch ? n->tepoch : CLI_MDC_EPOCH_ANY;
 	pthread_mutex_unlock(&fs->lock);
+	/* after every write this push covers: they are on the OSSes */
+	blocks = fh_blocks(fs, h);
 
 	/* dirty stays set during the call, so GETATTR keeps reporting the
 	 * high-water mark until the MDS has it; on failure it stays set for
 	 * the next flush/fsync/release. */
-	rc = cli_mdc_setsize_epoch(fs->mdc, c, n->ino, hw, mt, epoch, CLI_MDC_BLOCKS_UNKNOWN, &a);
+	rc = cli_mdc_setsize_epoch(fs->mdc, c, n->ino, hw, mt, epoch, blocks, &a);
 	pthread_mutex_lock(&fs->lock);
 	if (rc == 0) {
 		/* Writes that came in meanwhile still need their own push. */
@@ -1166,7 +1195,7 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 	end = h->n->dirty && h->n->hw > a.size ? h->n->hw : a.size;
 	pthread_mutex_unlock(&fs->lock);
 	write_buf_at(req, ino, bufv, (off_t)end, fi);
-	rc = push_size(fs, &c, h->n);
+	rc = push_size(fs, &c, h);
 	if (rc)
 		pfs_log(PFS_LOG_WARNING, "append to ino %llu: size update failed: %s",
 			(unsigned long long)ino, pfs_strerror(rc));
@@ -1181,7 +1210,7 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 	cli_locks_flush(fs_of(req)->locks, ino, fi);
 	ctx_fh(req, h, &c);
-	rc = push_size(fs_of(req), &c, h->n);
+	rc = push_size(fs_of(req), &c, h);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -1198,7 +1227,7 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 
 	cli_locks_release(fs->locks, ino, fi);
 	ctx_fh(req, h, &c);
-	rc = push_size(fs, &c, h->n);
+	rc = push_size(fs, &c, h);
 	if (rc)
 		pfs_log(PFS_LOG_ERR, "release of ino %llu: size update failed: %s",
 			(unsigned long long)ino, pfs_strerror(rc));
@@ -1247,7 +1276,7 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 	/* The size is metadata, but without it the data synced is not
 	 * reachable after a crash: push it for fdatasync too. */
 	if (rc == 0)
-		rc = push_size(fs, &c, h->n);
+		rc = push_size(fs, &c, h);
 	if (rc)
 		reply_err(req, rc);
 	else
