@@ -5,7 +5,13 @@
  * sorted list of rows (job, OST) and (job, opcode), so the output order
  * does not depend on the order the servers list things.  Finding a row's
  * previous value is a linear search of that OSS's previous rows: a few
- * hundred jobs per OSS make that cheap next to the network round trip. */
+ * hundred jobs per OSS make that cheap next to the network round trip.
+ *
+ * PADLL (issue 12): each report also asks the MDS for its metadata QoS
+ * status (MDS_MDQOS_SHOW, the data of `pfsadmin qos md show`) and joins
+ * it client-side: per (job, class) the arrival and served rates of the
+ * last control period, the rate the job is held to and the class's Max_R.
+ * No wire change; an MDS that does not serve it just leaves the part out. */
 #include "client/admin_stats.h"
 
 #include <errno.h>
@@ -19,6 +25,7 @@
 #include "client/admin_i.h"
 #include "client/admin_oss.h"
 #include "common/buf.h"
+#include "common/mdqos.h"
 #include "common/qosmsg.h"
 
 /* Smallest wire sizes: an MDS job entry (1-byte id, k), one opcode count,
@@ -451,9 +458,10 @@ static json_t *server_json(const char *key, const char *name, const char *addr, 
 	return e;
 }
 
+/* padll (owned; NULL = the MDS gave no PADLL status) becomes "padll". */
 static int report_json(cli_admin *a, const cli_oss_set *set, const snapshot *prev,
 		       const snapshot *cur, const io_row *io, size_t nio, const op_row *ops,
-		       size_t nops)
+		       size_t nops, json_t *padll)
 {
 	json_t *oss = json_array(), *jobs = json_array(), *mds;
 	double mwin = mds_window(prev, cur);
@@ -492,13 +500,15 @@ static int report_json(cli_admin *a, const cli_oss_set *set, const snapshot *pre
 		json_decref(oss);
 		json_decref(jobs);
 		json_decref(mds);
+		json_decref(padll);
 		return cli__emit(a, NULL);
 	}
-	return cli__emit(a, json_pack("{s:I,s:s,s:o,s:o,s:o,s:o}",
+	return cli__emit(a, json_pack("{s:I,s:s,s:o,s:o,s:o,s:o,s:o}",
 				      "snapshot_ns", cli__ji(report_ns(cur)),
 				      "window", prev ? "interval" : "since_start",
 				      "mds_window_s", mwin > 0 ? json_real(mwin) : json_null(),
-				      "mds", mds, "oss", oss, "jobs", jobs));
+				      "mds", mds, "oss", oss, "jobs", jobs,
+				      "padll", padll ? padll : json_null()));
 }
 
 /* One row of the servers table. */
@@ -638,12 +648,104 @@ static int report_tables(cli_admin *a, const cli_oss_set *set, const snapshot *p
 	return rc;
 }
 
+/* PADLL status from the MDS; 0 with st filled (free it), or -errno. */
+static int padll_fetch(cli_admin *a, pfs_mdq_status *st)
+{
+	pfs_rpc_reply rep = { 0 };
+	pfs_wbuf w;
+	pfs_rbuf r;
+	int rc;
+
+	pfs_wbuf_init(&w);
+	rc = cli__call(a, PFS_OP_MDS_MDQOS_SHOW, &w, PFS_RPC_IDEMPOTENT, &rep);
+	pfs_wbuf_free(&w);
+	if (!rc) {
+		pfs_rbuf_init(&r, rep.data, rep.len);
+		rc = pfs_mdq_status_decode(&r, st);
+	}
+	pfs_rpc_reply_free(&rep);
+	return rc;
+}
+
+/* Does status row i belong in a report for job (NULL or "" = all)? */
+static int padll_wanted(const pfs_mdq_status *md, uint32_t i, const char *job)
+{
+	return !job || !job[0] || strcmp(md->rows[i].job, job) == 0;
+}
+
+static json_t *padll_json(const pfs_mdq_status *md, const char *job)
+{
+	json_t *rows = json_array();
+
+	for (uint32_t i = 0; rows && i < md->n; i++) {
+		const pfs_mdq_jobrow *r = &md->rows[i];
+		double mr = r->cls < PFS_MDQ_NCLASSES ? md->max_r[r->cls] : 0;
+
+		if (!padll_wanted(md, i, job))
+			continue;
+		cli__jpush(&rows, json_pack("{s:s,s:s,s:o,s:f,s:f,s:o,s:o}", "job", r->job,
+					    "class", pfs_mdq_class_name(r->cls),
+					    "demand", r->demand > 0 ? json_real(r->demand) : json_null(),
+					    "arrived_per_s", r->arrived, "served_per_s", r->served,
+					    "rate", r->rate >= 0 && mr > 0 ? json_real(r->rate) : json_null(),
+					    "max_r", mr > 0 ? json_real(mr) : json_null()));
+	}
+	if (!rows)
+		return NULL;
+	return json_pack("{s:s,s:o}", "algo", md->algo, "rates", rows);
+}
+
+static int padll_table(cli_admin *a, const pfs_mdq_status *md, const char *job)
+{
+	static const cli_col cols[] = {
+		{ "JOB", 0 }, { "CLASS", 0 }, { "ARRIVED", 1 }, { "SERVED", 1 },
+		{ "LIMIT", 1 }, { "MAX_R", 1 },
+	};
+	cli_table *t = NULL;
+	unsigned shown = 0;
+	int rc = cli_table_create(cols, 6, &t);
+
+	for (uint32_t i = 0; rc == 0 && i < md->n; i++) {
+		const pfs_mdq_jobrow *r = &md->rows[i];
+		double mr = r->cls < PFS_MDQ_NCLASSES ? md->max_r[r->cls] : 0;
+		char arr[24], srv[24], lim[24], max[24];
+		const char *cells[6] = { r->job, pfs_mdq_class_name(r->cls), arr, srv, lim, max };
+
+		if (!padll_wanted(md, i, job))
+			continue;
+		snprintf(arr, sizeof(arr), "%.1f/s", r->arrived);
+		snprintf(srv, sizeof(srv), "%.1f/s", r->served);
+		if (mr > 0 && r->rate >= 0)
+			snprintf(lim, sizeof(lim), "%.1f/s", r->rate);
+		else
+			snprintf(lim, sizeof(lim), "-");
+		if (mr > 0)
+			snprintf(max, sizeof(max), "%.1f/s", mr);
+		else
+			snprintf(max, sizeof(max), "-");
+		rc = cli_table_add(t, cells);
+		shown++;
+	}
+	if (rc == 0) {
+		fprintf(a->out, "\nPADLL (%s): per-job rates of the last control period\n",
+			md->algo);
+		if (shown)
+			cli_table_print(t, a->out);
+		else
+			fputs("no PADLL rows\n", a->out);
+	}
+	cli_table_free(t);
+	return rc;
+}
+
 static int report(cli_admin *a, const cli_admin_args *args, const cli_oss_set *set,
 		  const snapshot *prev, const snapshot *cur)
 {
 	io_row *io = NULL;
 	op_row *ops = NULL;
 	size_t nio = 0, nops = 0;
+	pfs_mdq_status md;
+	int have_md = padll_fetch(a, &md) == 0;
 	int rc = io_rows(set, prev, cur, args->job, &io, &nio);
 
 	if (rc == 0)
@@ -651,9 +753,14 @@ static int report(cli_admin *a, const cli_admin_args *args, const cli_oss_set *s
 	if (rc)
 		cli__what(a, "jobstats");
 	else if (a->json)
-		rc = report_json(a, set, prev, cur, io, nio, ops, nops);
+		rc = report_json(a, set, prev, cur, io, nio, ops, nops,
+				 have_md ? padll_json(&md, args->job) : NULL);
 	else
 		rc = report_tables(a, set, prev, cur, io, nio, ops, nops);
+	if (rc == 0 && !a->json && have_md)
+		rc = padll_table(a, &md, args->job);
+	if (have_md)
+		pfs_mdq_status_free(&md);
 	free(io);
 	free(ops);
 	return rc;

@@ -3,8 +3,22 @@
  * the rate the MDS's controller gave (mds/mdqos.h).
  *
  * client/mdc.c calls cli_mdqos_wait before every metadata RPC (the one
- * place they go through); it counts the request (the usage report) and
- * sleeps the calling thread until its bucket has a token.  A thread pulls
+ * place they go through), and client/osc.c before every data call (read,
+ * write, truncate/punch: the read and write classes); it counts the
+ * request (the usage report) and sleeps the calling thread until its
+ * bucket has a token.
+ *
+ * Data classes are counted in operations, as PADLL controls operations:
+ * one token per read or write call of the file system (one FUSE request,
+ * up to 1 MiB, whatever number of stripe RPCs it becomes), taken before
+ * the call holds a credit or a connection.  A bytes/s unit would take
+ * len tokens instead; it is not offered yet (the MDS would have to send
+ * the unit with the rates).  The OSS does not enforce PADLL's read and
+ * write rates a second time: its per-job TBF rules (pfsadmin nrs, the
+ * OSS's own token buckets) are the server-side hold for data, and an
+ * admin who needs a client that ignores PADLL held on the data path sets
+ * a TBF rule for the job; PADLL's rates are not turned into TBF rules
+ * automatically (two controllers on one job's data would fight).  A thread pulls
  * the rates every control period with MDS_MDQOS_PULL, which carries the
  * per-(job, class) counts since the last pull (common/mdqos.h).  Until the
  * first answer, and for classes the MDS does not limit, nothing waits.

@@ -15,8 +15,11 @@
 # Then a mount with -o mdqos=off (a client that ignores the rates) runs one
 # job alone with uniform jobs=1 Max_R 200: the MDS's own buckets hold it to
 # 200 + 5 %.  Bad input: unknown class, zero and negative Max_R, unknown
-# algorithm are refused by pfsadmin and by the MDS (raw keys).
-# timeout: 150
+# algorithm are refused by pfsadmin and by the MDS (raw keys).  Data
+# classes: job r's read calls (its read RPCs at the OSS) with Max_R.read =
+# 40 run at 40/s + 5 % (unlimited they run > 80/s), and `pfsadmin jobstats` shows
+# its PADLL read row (rate, limit, Max_R).
+# timeout: 200
 . "$(dirname "$0")/lib.sh"
 
 LOAD=$TOOLS/md_load
@@ -159,3 +162,42 @@ ok "MDS holds a client that ignores its rates"
 # the settings survive an MDS restart? (persisted in LMDB)
 admin --json qos md show | jq -e '.algo == "uniform" and .max_r.create == 200' >/dev/null ||
 	fail "settings not shown"
+
+# ---- data classes (client/osc.c): a job's read calls are held to its
+# read rate (one token per read call; 64 KiB O_DIRECT reads are one call
+# each).  Unlimited it runs far above Max_R (so the check can fail).
+QL=$TOOLS/qos_load
+[ -x "$QL" ] || fail "$QL missing"
+mkdir -p "$MNT/rd"
+PFS_JOBID=r SLURM_JOB_ID=r "$QL" prep "$MNT/rd" --streams 2 --bs 64K --size 4M >/dev/null ||
+	fail "prep"
+# The page cache may serve some of the application's reads (the kernel's
+# readahead makes larger ones), so count what the client sent: job r's
+# read RPCs at the OSS (one per read call: 64 KiB..1 MiB in one stripe).
+rrpcs() { admin --json jobstats | jq '[.jobs[] | select(.job == "r") | .osts[].read_rpcs] | add // 0'; }
+readops() { # -> job r's read calls/s over 5 s (after a 1 s warm-up)
+	local a b t0 t1
+	PFS_JOBID=r SLURM_JOB_ID=r "$QL" read "$MNT/rd" --streams 2 --bs 64K --size 4M --direct \
+		--seconds 1 >/dev/null || fail "read load"
+	a=$(rrpcs); t0=$(date +%s.%N)
+	PFS_JOBID=r SLURM_JOB_ID=r "$QL" read "$MNT/rd" --streams 2 --bs 64K --size 4M --direct \
+		--seconds 5 >/dev/null || fail "read load"
+	t1=$(date +%s.%N); b=$(rrpcs)
+	awk -v a="$a" -v b="$b" -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.1f", (b - a) / (t1 - t0) }'
+}
+free_ops=$(readops)
+RMAX=40
+awk -v g="$free_ops" -v m=$RMAX 'BEGIN {exit !(g > 2 * m)}' ||
+	fail "read: unlimited job r ran only $free_ops calls/s: cannot test a limit of $RMAX"
+setmd algo uniform max_r.read=$RMAX jobs=1
+sleep 2.5 # the mount pulls the new rates (1 s period)
+got=$(readops)
+awk -v g="$got" -v m=$RMAX 'BEGIN {exit !(g <= m * 1.05 && g >= m * 0.7)}' ||
+	fail "read: job r ran $got calls/s, Max_R.read $RMAX (unlimited: $free_ops/s)"
+echo "read: job r $got calls/s under Max_R.read $RMAX (unlimited $free_ops/s)"
+# jobstats joins the MDS's PADLL rows: job r's read class, its limit and Max_R
+admin --json jobstats | jq -e --argjson m $RMAX \
+	'[.padll.rates[] | select(.job == "r" and .class == "read")][0] | .max_r == $m and .rate == $m and .arrived_per_s > 0' \
+	>/dev/null || fail "jobstats: no PADLL read row for r: $(admin --json jobstats | jq -c .padll)"
+admin jobstats | grep -A50 '^PADLL' | grep -q '^r .*read' || fail "jobstats table: no PADLL read row"
+ok "PADLL read class held on the data path; jobstats shows it"
