@@ -865,6 +865,15 @@ static int run_pieces_in(cli_osc *o, const pfs_rpc_tag *tag, piece *ps, size_t n
 				pfs_op_name(ps[i].op), pfs_strerror(ps[i].rc));
 			ps[i].rc = -EIO;
 		}
+		if (ps[i].rc == -ESTALE) {
+			/* The OSS destroyed the object (oss/store.h): this layout
+			 * is stale, e.g. the open was lost with the lease.  The
+			 * application gets a file-system error. */
+			pfs_log(PFS_LOG_WARNING, "osc: OST %u object %llu was destroyed: %s refused",
+				ps[i].ost, (unsigned long long)ps[i].object,
+				pfs_op_name(ps[i].op));
+			ps[i].rc = -EIO;
+		}
 		if (rc == 0)
 			rc = ps[i].rc;
 	}

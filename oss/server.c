@@ -229,8 +229,10 @@ static void io_exec(void *ctx, oss_ostq *q, oss_req *r)
 		break;
 	}
 	if (rc)
-		pfs_log(PFS_LOG_DEBUG, "oss: %s from %s: %s", pfs_op_name(io->hdr.opcode),
-			pfs_sconn_peer(conn), pfs_strerror(rc));
+		/* a destroyed object's I/O (a stale layout) is worth a line */
+		pfs_log(rc == -ESTALE ? PFS_LOG_NOTICE : PFS_LOG_DEBUG,
+			"oss: %s of object %llu from %s: %s", pfs_op_name(io->hdr.opcode),
+			(unsigned long long)io->obj, pfs_sconn_peer(conn), pfs_strerror(rc));
 	/* RCC: the reply leaves now (Alg. 1 ServerSendIOReply). */
 	credit = oss_sched_done(oss_ostq_sched(q), r);
 	pfs_sconn_reply_credit(conn, &io->hdr, rc, credit, out, olen, rbuf, got);

@@ -22,6 +22,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "oss/destroyed.h"
+
 #define UUID_FILE "ost.uuid"
 #define OBJ_DIR "O"
 #define NSUBDIR 256
@@ -56,6 +58,7 @@ struct oss_store {
 	fdent **buckets;      /* guarded by lock */
 	fdent *lru_head, *lru_tail; /* guarded by lock */
 	uint64_t objects;     /* guarded by lock */
+	oss_destroyed *dead;  /* destroyed ids (its own locks) */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -202,7 +205,9 @@ static int dir_sync(oss_store *s, uint64_t obj)
 }
 
 /* Get a referenced entry for obj.  create: make the object if missing.
- * Returns 0, -ENOENT (missing and !create) or another -errno. */
+ * Returns 0, -ENOENT (missing and !create), -ESTALE (destroyed) or another
+ * -errno.  A cached entry is never a destroyed object's: destroy records
+ * the id, then unhashes the entry and unlinks the file under the lock. */
 static int cache_get(oss_store *s, uint64_t obj, int create, fdent **out)
 {
 	char path[48];
@@ -215,6 +220,10 @@ static int cache_get(oss_store *s, uint64_t obj, int create, fdent **out)
 		e->refs++;
 		lru_unlink(s, e);
 		lru_push(s, e);
+		goto out;
+	}
+	if (oss_destroyed_has(s->dead, obj)) {
+		rc = -ESTALE; /* a stale layout's I/O: never brought back */
 		goto out;
 	}
 	obj_path(obj, path, sizeof(path));
@@ -490,6 +499,12 @@ int oss_store_open(const char *dir, const oss_store_opts *opts, oss_store **out,
 	rc = uuid_load(s, err, errlen);
 	if (rc)
 		goto out;
+	rc = oss_destroyed_open(s->rootfd, OSS_DESTROYED_FILE, &s->dead);
+	if (rc) {
+		seterr(err, errlen, "%s/" OSS_DESTROYED_FILE ": %s", dir,
+		       rc == -EINVAL ? "not a record of destroyed objects" : strerror(-rc));
+		goto out;
+	}
 	rc = count_objects(s, &s->objects);
 	if (rc)
 		seterr(err, errlen, "scan %s: %s", dir, strerror(-rc));
@@ -509,6 +524,7 @@ void oss_store_close(oss_store *s)
 	while (s->lru_head)
 		cache_remove(s, s->lru_head); /* no I/O in flight: refs are 0 */
 	free(s->buckets);
+	oss_destroyed_close(s->dead);
 	if (s->objfd >= 0)
 		close(s->objfd);
 	if (s->rootfd >= 0)
@@ -720,6 +736,11 @@ int oss_store_destroy(oss_store *s, uint64_t obj)
 	fdent *e;
 	int rc = 0;
 
+	/* First the record (durable before the unlink), so that no write
+	 * after this call can bring the object back, even after a crash. */
+	rc = oss_destroyed_add(s->dead, obj, s->sync_dirs);
+	if (rc)
+		return rc;
 	obj_path(obj, path, sizeof(path));
 	pthread_mutex_lock(&s->lock);
 	e = cache_find(s, obj);

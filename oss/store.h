@@ -7,11 +7,19 @@
  *   DIR/O/<xx>/<id>         object <id> (lower-case hex, no leading zeros),
  *                           xx = id % 256 as two hex digits, so no directory
  *                           grows past 1/256 of the objects.
+ *   DIR/destroyed           the ids destroyed so far (oss/destroyed.h).
  *
  * Semantics (what the client relies on): a missing object reads as empty (a
  * short read of 0 bytes) and stats as size 0; holes read as zeros; reads
  * past the end are short and the client zero-fills.  Writes create the
- * object.  Destroying a missing object is success.
+ * object.  Destroying a missing object is success.  Ids are never reused
+ * (the MDS's promise), so a destroyed id stays destroyed: read, write,
+ * truncate, punch and sync of it return -ESTALE and create nothing (a
+ * client whose layout is stale, e.g. evicted while it had the file open,
+ * gets an error, not zeros, and leaves no orphan); stat still reports a
+ * destroyed object as missing (0, 0).  Destroy records the id durably
+ * before it unlinks the file, so a crash in between leaves an object that
+ * is refused all the same (and that lfsck lists and destroys again).
  *
  * Durability: creating an object (the first write, or truncate to a
  * non-zero size) fsyncs its directory DIR/O/<xx> before the call returns,
@@ -92,7 +100,8 @@ int oss_store_truncate(oss_store *s, uint64_t obj, uint64_t size);
 /* Deallocate [off, off+len) keeping the size; the range then reads as zeros.
  * Missing object or len 0: success. */
 int oss_store_punch(oss_store *s, uint64_t obj, uint64_t off, uint64_t len);
-/* Remove the object and fsync its directory; missing is success. */
+/* Record the id as destroyed (fdatasync'ed unless sync_dirs is off), then
+ * remove the object and fsync its directory; missing is success. */
 int oss_store_destroy(oss_store *s, uint64_t obj);
 /* Size in bytes and allocated 512-byte blocks; a missing object is 0, 0. */
 int oss_store_stat(oss_store *s, uint64_t obj, uint64_t *size, uint64_t *blocks);

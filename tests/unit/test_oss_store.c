@@ -1,8 +1,8 @@
 /* test_oss_store.c — the OST object store: data round trips, holes, short
  * reads, truncate, punch, destroy, listing, uuid persistence, the fd cache
- * under concurrent I/O with destroys, and the directory fsyncs that make
+ * under concurrent I/O with destroys, the directory fsyncs that make
  * object create and destroy durable (counted and failed through the
- * injectable hook). */
+ * injectable hook), and destroyed ids refused (-ESTALE) for good. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -204,16 +204,102 @@ static void test_store_destroy(void **state)
 	assert_int_equal(oss_store_destroy(f->st, 3), 0);
 	assert_int_equal(oss_store_statfs(f->st, &t, &fr, &objs), 0);
 	assert_int_equal(objs, 0);
-	/* Gone, even though its descriptor was cached. */
-	assert_int_equal(oss_store_read(f->st, 3, 0, r, sizeof(r), &got), 0);
+	/* Gone, even though its descriptor was cached: refused, not empty. */
+	assert_int_equal(oss_store_read(f->st, 3, 0, r, sizeof(r), &got), -ESTALE);
 	assert_int_equal(got, 0);
 	/* Missing: success. */
 	assert_int_equal(oss_store_destroy(f->st, 3), 0);
 	assert_int_equal(oss_store_destroy(f->st, 999999), 0);
-	/* A write after destroy makes a fresh object. */
-	assert_int_equal(oss_store_write(f->st, 3, 10, w, 5), 0);
-	assert_int_equal(oss_store_read(f->st, 3, 0, r, sizeof(r), &got), 0);
+	/* Another object is untouched by all this. */
+	assert_int_equal(oss_store_write(f->st, 4, 10, w, 5), 0);
+	assert_int_equal(oss_store_read(f->st, 4, 0, r, sizeof(r), &got), 0);
 	assert_int_equal(got, 15);
+}
+
+static int obj_exists(fixture *f, uint64_t obj)
+{
+	char p[160];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/O/%02x/%llx", f->dir, (unsigned)(obj & 0xff),
+		 (unsigned long long)obj);
+	return stat(p, &st) == 0;
+}
+
+/* A destroyed id is refused by every data call, creates nothing, and stays
+ * refused after a reopen; a destroy of an id never written counts too. */
+static void test_store_destroyed_stale(void **state)
+{
+	fixture *f = *state;
+	oss_store_opts o = { 4, 0 };
+	uint8_t w[100], r[100];
+	uint64_t size = 1, blocks = 1, t, fr, objs;
+	size_t got = 7;
+	char err[256];
+
+	fill(w, sizeof(w), 9);
+	assert_int_equal(oss_store_write(f->st, 0x21, 0, w, sizeof(w)), 0);
+	assert_int_equal(oss_store_write(f->st, 0x22, 0, w, sizeof(w)), 0);
+	assert_int_equal(oss_store_destroy(f->st, 0x21), 0);
+	assert_int_equal(oss_store_destroy(f->st, 0x5000), 0); /* never written */
+	for (int pass = 0; pass < 2; pass++) {
+		const uint64_t ids[] = { 0x21, 0x5000 };
+
+		for (size_t i = 0; i < 2; i++) {
+			uint64_t id = ids[i];
+
+			assert_int_equal(oss_store_write(f->st, id, 0, w, 10), -ESTALE);
+			assert_int_equal(oss_store_read(f->st, id, 0, r, sizeof(r), &got), -ESTALE);
+			assert_int_equal(got, 0);
+			assert_int_equal(oss_store_truncate(f->st, id, 4096), -ESTALE);
+			assert_int_equal(oss_store_truncate(f->st, id, 0), -ESTALE);
+			assert_int_equal(oss_store_punch(f->st, id, 0, 10), -ESTALE);
+			assert_int_equal(oss_store_sync(f->st, id), -ESTALE);
+			/* stat reports it missing; destroy again is success */
+			assert_int_equal(oss_store_stat(f->st, id, &size, &blocks), 0);
+			assert_int_equal(size, 0);
+			assert_int_equal(oss_store_destroy(f->st, id), 0);
+			assert_false(obj_exists(f, id));
+		}
+		/* the live neighbour is served as before */
+		assert_int_equal(oss_store_read(f->st, 0x22, 0, r, sizeof(r), &got), 0);
+		assert_int_equal(got, sizeof(w));
+		assert_memory_equal(r, w, sizeof(w));
+		assert_int_equal(oss_store_write(f->st, 0x23, 0, w, 1), 0);
+		assert_int_equal(oss_store_statfs(f->st, &t, &fr, &objs), 0);
+		assert_int_equal(objs, 2);
+		/* after a restart, the same */
+		oss_store_close(f->st);
+		f->st = NULL;
+		assert_int_equal(oss_store_open(f->dir, &o, &f->st, err, sizeof(err)), 0);
+	}
+}
+
+/* A crash between the record and the unlink leaves the file: it is
+ * refused all the same (and listed, for lfsck to destroy again). */
+static void test_store_destroyed_file_left(void **state)
+{
+	fixture *f = *state;
+	char p[160];
+	uint8_t r[8];
+	size_t got;
+	uint64_t ids[8];
+	size_t n;
+	int eof, fd;
+
+	assert_int_equal(oss_store_destroy(f->st, 0x77), 0);
+	snprintf(p, sizeof(p), "%s/O/77/77", f->dir);
+	fd = open(p, O_WRONLY | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "old", 3), 3);
+	close(fd);
+	assert_int_equal(oss_store_read(f->st, 0x77, 0, r, sizeof(r), &got), -ESTALE);
+	assert_int_equal(oss_store_write(f->st, 0x77, 0, "new", 3), -ESTALE);
+	assert_int_equal(oss_store_list(f->st, 0, ids, 8, &n, &eof), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ids[0], 0x77);
+	assert_int_equal(oss_store_destroy(f->st, 0x77), 0);
+	assert_false(obj_exists(f, 0x77));
 }
 
 static void test_store_list_paging(void **state)
@@ -313,8 +399,8 @@ static void test_store_bad_uuid_file(void **state)
 /* ---- concurrency: writers and readers verify their data while another
  * thread destroys objects under them and the cache (4 entries) churns. ---- */
 
-#define CONC_OBJS 16
 #define CONC_ITERS 400
+#define CONC_ID(t, i) ((uint64_t)(t) * 1000 + 1 + (i))
 
 typedef struct conc {
 	oss_store *st;
@@ -328,21 +414,23 @@ static void *conc_io(void *arg)
 	uint8_t w[512], r[512];
 
 	for (unsigned i = 0; i < CONC_ITERS; i++) {
-		/* Each thread owns the objects id*100 + k: data it reads back must
-		 * be its own (whole) or absent (destroyed, read as empty). */
-		uint64_t obj = c->id * 100 + 1 + i % CONC_OBJS;
-		size_t got;
+		/* Each thread owns the objects CONC_ID(id, k), a fresh one each
+		 * round: data it reads back must be its own (whole) or refused
+		 * (destroyed meanwhile: -ESTALE, and from then on for good). */
+		uint64_t obj = CONC_ID(c->id, i);
+		size_t got = 0;
+		int wrc, rrc;
 
 		fill(w, sizeof(w), c->id + i);
-		if (oss_store_write(c->st, obj, 0, w, sizeof(w)))
+		wrc = oss_store_write(c->st, obj, 0, w, sizeof(w));
+		if (wrc && wrc != -ESTALE)
 			c->errors++;
-		if (oss_store_read(c->st, obj, 0, r, sizeof(r), &got))
+		rrc = oss_store_read(c->st, obj, 0, r, sizeof(r), &got);
+		if (rrc && rrc != -ESTALE)
 			c->errors++;
-		if (got == sizeof(r) && memcmp(r, w, sizeof(r))) {
-			/* Destroyed and rewritten by nobody else: must match. */
-			c->errors++;
-		}
-		if (got != 0 && got != sizeof(r))
+		if (wrc == -ESTALE && rrc != -ESTALE)
+			c->errors++; /* a destroyed object came back */
+		if (!rrc && (got != sizeof(r) || memcmp(r, w, sizeof(r))))
 			c->errors++;
 	}
 	return NULL;
@@ -354,7 +442,7 @@ static void *conc_destroy(void *arg)
 
 	for (unsigned i = 0; i < CONC_ITERS; i++)
 		for (unsigned t = 0; t < 4; t++)
-			if (oss_store_destroy(c->st, t * 100 + 1 + i % CONC_OBJS))
+			if (oss_store_destroy(c->st, CONC_ID(t, i)))
 				c->errors++;
 	return NULL;
 }
@@ -384,6 +472,8 @@ static void test_store_concurrent_fd_cache(void **state)
 	assert_int_equal(oss_store_list(f->st, 0, ids, 128, &n, &eof), 0);
 	assert_true(eof);
 	assert_int_equal(objs, n);
+	/* every id was destroyed, and none came back */
+	assert_int_equal(n, 0);
 }
 
 static void test_store_o_direct_option(void **state)
@@ -558,6 +648,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_truncate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_punch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_destroy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_destroyed_stale, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_destroyed_file_left, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_list_paging, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_uuid_persists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_bad_uuid_file, setup, teardown),
