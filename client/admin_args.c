@@ -1,6 +1,6 @@
 /* admin_args.c — the pfsadmin command line (see admin_args.h): global
  * options, the command words, and the options of ost list, df, setstripe,
- * getstripe and ping.  The job, jobstats, qos and nrs families take their
+ * getstripe, ping and lfsck.  The job, jobstats, qos and nrs families take their
  * options in admin_args_qos.c through the same cli__getopt.
  *
  * Commands are found in one table of words (cli__cmdwords), longest match
@@ -46,6 +46,7 @@ const cli__cmdword cli__cmdwords[] = {
 	{ CLI_ADMIN_SETSTRIPE, 0, { "setstripe" } },
 	{ CLI_ADMIN_GETSTRIPE, 0, { "getstripe" } },
 	{ CLI_ADMIN_PING, 0, { "ping" } },
+	{ CLI_ADMIN_LFSCK, 0, { "lfsck" } },
 	{ CLI_ADMIN_JOB_REGISTER, 0, { "job", "register" } },
 	{ CLI_ADMIN_JOB_END, 0, { "job", "end" } },
 	{ CLI_ADMIN_JOB_LIST, 0, { "job", "list" } },
@@ -85,7 +86,8 @@ const char *cli_admin_cmd_name(cli_admin_cmd cmd)
 		[CLI_ADMIN_HELP] = "",
 		[CLI_ADMIN_OST_LIST] = "ost list", [CLI_ADMIN_DF] = "df",
 		[CLI_ADMIN_SETSTRIPE] = "setstripe", [CLI_ADMIN_GETSTRIPE] = "getstripe",
-		[CLI_ADMIN_PING] = "ping", [CLI_ADMIN_JOB_REGISTER] = "job register",
+		[CLI_ADMIN_PING] = "ping", [CLI_ADMIN_LFSCK] = "lfsck",
+		[CLI_ADMIN_JOB_REGISTER] = "job register",
 		[CLI_ADMIN_JOB_END] = "job end", [CLI_ADMIN_JOB_LIST] = "job list",
 		[CLI_ADMIN_JOB_SHOW] = "job show", [CLI_ADMIN_JOBSTATS] = "jobstats",
 		[CLI_ADMIN_QOS_SHOW] = "qos show", [CLI_ADMIN_QOS_POLICY_SET] = "qos policy set",
@@ -385,7 +387,7 @@ static int parse_help(int n, char *const *words, cli_admin_args *a, char *err, s
 	return cli__fail(err, errlen, "no command '%s' to help with", words[0]);
 }
 
-/* ---- the options of ost list, df, setstripe, getstripe, ping ---- */
+/* ---- the options of ost list, df, setstripe, getstripe, ping, lfsck ---- */
 
 enum { O_HUMAN = 'h', O_INODES = 'i' };
 
@@ -411,6 +413,10 @@ static const struct option getstripe_opts[] = {
 };
 static const struct option ping_opts[] = {
 	{ "count", required_argument, NULL, 'c' },
+	{ NULL, 0, NULL, 0 },
+};
+static const struct option lfsck_opts[] = {
+	{ "dry-run", no_argument, NULL, 'n' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -445,6 +451,9 @@ static int base_opt(int opt, const char *val, cli_admin_args *a, char *err, size
 			opt == 'i' ? CLI_SEL_INDEX : 0;
 		a->yaml |= opt == 'y';
 		return 0; /* -d: the directory itself, which is all pfsadmin shows */
+	case CLI_ADMIN_LFSCK:
+		a->dry_run = 1;
+		return 0;
 	default: /* CLI_ADMIN_PING */
 		return parse_ping_count(val, &a->ping_count, err, errlen);
 	}
@@ -462,6 +471,7 @@ static int parse_base(int argc, char **argv, cli_admin_args *a, char *err, size_
 		[CLI_ADMIN_SETSTRIPE] = { "c:S:i:d", setstripe_opts, 1 },
 		[CLI_ADMIN_GETSTRIPE] = { "cSiyd", getstripe_opts, -1 },
 		[CLI_ADMIN_PING] = { "c:", ping_opts, 1 },
+		[CLI_ADMIN_LFSCK] = { "n", lfsck_opts, 0 },
 	};
 	const char *name = cli_admin_cmd_name(a->cmd);
 	const cli_stripe_req *s = &a->stripe;
@@ -543,6 +553,7 @@ int cli_admin_parse_args(int argc, char **argv, cli_admin_args *a, char *err, si
 	case CLI_ADMIN_SETSTRIPE:
 	case CLI_ADMIN_GETSTRIPE:
 	case CLI_ADMIN_PING:
+	case CLI_ADMIN_LFSCK:
 		return parse_base(argc - i, argv + i, a, err, errlen);
 	default:
 		return cli__parse_qos(argc - i, argv + i, a, err, errlen);

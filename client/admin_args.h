@@ -10,6 +10,7 @@
  *     getstripe [-c|--stripe-count] [-S|--stripe-size] [-i|--stripe-index] [-y|--yaml]
  *               [-d|--directory] PATH...
  *     ping [-c|--count N] [PATH]
+ *     lfsck [-n|--dry-run]
  *     job register JOBID [--nodes N] [--priority P] [--uid U] [--limit RATE]
  *                        [--no-throttle]
  *     job end JOBID | job list [--all] | job show JOBID
@@ -66,6 +67,7 @@ typedef enum cli_admin_cmd {
 	CLI_ADMIN_NRS_RULE,    /* verb in nrs_verb */
 	CLI_ADMIN_MDQOS_SHOW,  /* qos md show */
 	CLI_ADMIN_MDQOS_SET,   /* qos md set KEY=VALUE..., qos md algo NAME [KEY=VALUE...] (verb 1) */
+	CLI_ADMIN_LFSCK,       /* lfsck [--dry-run] */
 	CLI_ADMIN_VERSION,
 	CLI_ADMIN_CMD_COUNT,
 } cli_admin_cmd;
@@ -136,6 +138,7 @@ typedef struct cli_admin_args {
 	unsigned select;     /* getstripe CLI_SEL_* (0 = everything) */
 	int yaml;            /* getstripe -y */
 	unsigned ping_count; /* ping -c, default 1 */
+	int dry_run;         /* lfsck --dry-run */
 
 	/* job, jobstats, qos, nrs */
 	const char *job;     /* JOBID of job register/end/show, or --job ID (NULL: all) */

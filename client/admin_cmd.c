@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "client/admin_df.h"
+#include "client/admin_lfsck.h"
 #include "client/admin_i.h"
 #include "client/admin_job.h"
 #include "client/admin_nrs.h"
@@ -385,6 +386,7 @@ static int (*const run_table[CLI_ADMIN_CMD_COUNT])(cli_admin *, const cli_admin_
 	[CLI_ADMIN_SETSTRIPE] = cli_admin_run_setstripe,
 	[CLI_ADMIN_GETSTRIPE] = cli_admin_run_getstripe,
 	[CLI_ADMIN_PING] = run_ping,
+	[CLI_ADMIN_LFSCK] = cli_admin_lfsck,
 	[CLI_ADMIN_JOB_REGISTER] = cli_admin_job_register,
 	[CLI_ADMIN_JOB_END] = cli_admin_job_end,
 	[CLI_ADMIN_JOB_LIST] = cli_admin_job_list,

@@ -31,7 +31,7 @@
  *
  * The commands live in admin_df.h (ost list, df), admin_stripe.h
  * (setstripe, getstripe), admin_job.h, admin_qos.h, admin_stats.h and
- * admin_nrs.h.  Some print before they can fail: nrs shows every OSS's
+ * admin_nrs.h, admin_lfsck.h.  Some print before they can fail: nrs shows every OSS's
  * result and fails when one failed; jobstats --watch prints a report per
  * interval before any later error; getstripe with several paths prints the
  * ones it could read and reports each failure on a->err.  jobstats lists

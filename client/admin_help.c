@@ -48,6 +48,13 @@ static const struct {
 	  "every field: the PATH's object, or {\"paths\": [...]} for several PATHs.\n" },
 	{ CLI_ADMIN_PING, "ping [-c N] [PATH]", "round trip time to the MDS",
 	  "  -c, --count N  N round trips, 1..1000 (default 1)\n" },
+	{ CLI_ADMIN_LFSCK, "lfsck [--dry-run]",
+	  "find (and destroy) objects on the OSTs that no file references",
+	  "  -n, --dry-run  count the orphan objects, destroy nothing\n"
+	  "Per OST that answered: objects seen, referenced (by a layout, an open-unlinked\n"
+	  "file or the destroy log), orphaned, and destroyed (queued to the destroyer,\n"
+	  "which removes them in the background).  Root on an admin key only.  A large\n"
+	  "file system may need a longer --timeout.\n" },
 	{ CLI_ADMIN_JOB_REGISTER,
 	  "job register JOBID [--nodes N] [--priority P] [--uid U] [--limit RATE] "
 	  "[--no-throttle]",

@@ -2,7 +2,8 @@
  * (pfs_server on a loopback port chosen at run time) that answers with known
  * OSTs, statfs and layouts and records what it was asked: ost list and df
  * in lfs's form (golden tables), setstripe/getstripe with every option, ping,
- * errors and their messages, a silent server bounded by the timeout; and the
+ * errors and their messages, lfsck's counts per OST (table and JSON, dry
+ * run on the wire), a silent server bounded by the timeout; and the
  * pfsadmin binary for exit statuses (help, version, bad addresses from
  * --mds and $PFS_MDS alike, unresolvable names, --timeout). */
 #include <errno.h>
@@ -26,6 +27,7 @@
 #include "client/admin_cmd.h"
 #include "client/admin_df.h"
 #include "client/admin_fmt.h"
+#include "client/admin_lfsck.h"
 #include "client/admin_stripe.h"
 #include "client/admin_version.h"
 #include "common/buf.h"
@@ -69,6 +71,7 @@ typedef struct fake_mds {
 	char cr_name[PFS_NAME_MAX + 1];
 	uint32_t cr_mode, cr_flags, cr_size, cr_count, cr_first;
 	char last_job[PFS_JOBID_MAX + 1];
+	int lfsck_dry;     /* LFSCK's dry_run byte (-1: not asked) */
 } fake_mds;
 
 static const pfs_ost_info fake_osts[3] = {
@@ -120,6 +123,29 @@ static void fake_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *pay
 	case PFS_OP_PING:
 		pfs_wbuf_bytes(&w, payload, h->payload_len);
 		break;
+	case PFS_OP_MDS_LFSCK: {
+		/* OST 0: 12 seen, 3 orphans; OST 10 not reached */
+		int dry = pfs_rbuf_u8(&r);
+
+		if (pfs_rbuf_done(&r)) {
+			status = -EBADMSG;
+			break;
+		}
+		m->lfsck_dry = dry;
+		pfs_wbuf_u64(&w, 0);
+		pfs_wbuf_u32(&w, 2);
+		pfs_wbuf_u32(&w, 0);
+		pfs_wbuf_u8(&w, 1);
+		pfs_wbuf_u64(&w, 12);
+		pfs_wbuf_u64(&w, 3);
+		pfs_wbuf_u64(&w, dry ? 0 : 3);
+		pfs_wbuf_u32(&w, 10);
+		pfs_wbuf_u8(&w, 0);
+		pfs_wbuf_u64(&w, 0);
+		pfs_wbuf_u64(&w, 0);
+		pfs_wbuf_u64(&w, 0);
+		break;
+	}
 	case PFS_OP_MDS_OST_LIST:
 		pfs_wbuf_u32(&w, m->bad_ost_list ? 1000 : 3);
 		for (int i = 0; i < 3; i++)
@@ -405,6 +431,54 @@ static void assert_keys(json_t *o, const char *const *keys)
 
 #define JI(o, k) json_integer_value(json_object_get((o), (k)))
 #define JS(o, k) json_string_value(json_object_get((o), (k)))
+
+/* ----------------------------------------------------------- lfsck */
+
+static void test_admin_cmd_lfsck(void **state)
+{
+	fixture *x = *state;
+	cli_admin_args args = { .cmd = CLI_ADMIN_LFSCK };
+
+	x->m.lfsck_dry = -1;
+	assert_int_equal(cli_admin_lfsck(&x->a, &args), 0);
+	assert_int_equal(x->m.lfsck_dry, 0);
+	assert_string_equal(output(x),
+		"OST          seen  referenced  orphaned  destroyed\n"
+		"pfs-OST0000    12           9         3          3\n"
+		"pfs-OST000a  : not reached (down or did not answer)\n"
+		"3 orphan object(s) found, 3 queued for destruction; 1 OST(s) not checked\n");
+}
+
+static void test_admin_cmd_lfsck_dry_json(void **state)
+{
+	static const char *const keys[] = {
+		"index", "name", "reached", "seen", "referenced", "orphaned", "destroyed", NULL,
+	};
+	fixture *x = *state;
+	cli_admin_args args = { .cmd = CLI_ADMIN_LFSCK, .dry_run = 1 };
+	json_t *j, *o;
+
+	x->a.json = 1;
+	assert_int_equal(cli_admin_lfsck(&x->a, &args), 0);
+	assert_int_equal(x->m.lfsck_dry, 1);
+	j = output_json(x);
+	assert_true(json_is_true(json_object_get(j, "dry_run")));
+	assert_int_equal(JI(j, "seen"), 12);
+	assert_int_equal(JI(j, "referenced"), 9);
+	assert_int_equal(JI(j, "orphaned"), 3);
+	assert_int_equal(JI(j, "destroyed"), 0);
+	assert_int_equal(json_array_size(json_object_get(j, "osts")), 2);
+	o = json_array_get(json_object_get(j, "osts"), 0);
+	assert_keys(o, keys);
+	assert_string_equal(JS(o, "name"), "pfs-OST0000");
+	assert_int_equal(JI(o, "orphaned"), 3);
+	o = json_array_get(json_object_get(j, "osts"), 1);
+	assert_keys(o, keys);
+	assert_int_equal(JI(o, "index"), 10);
+	assert_true(json_is_false(json_object_get(o, "reached")));
+	assert_true(json_is_null(json_object_get(o, "seen")));
+	json_decref(j);
+}
 
 /* ----------------------------------------------------------- ost list */
 
@@ -1460,6 +1534,8 @@ static void test_admin_bin_df(void **state)
 int main(void)
 {
 	const struct CMUnitTest cmds[] = {
+		FX(test_admin_cmd_lfsck),
+		FX(test_admin_cmd_lfsck_dry_json),
 		FX(test_admin_cmd_ost_list_table),
 		FX(test_admin_cmd_ost_list_json),
 		FX(test_admin_cmd_df_table),

@@ -269,6 +269,17 @@ static void test_admin_args_good(void **state)
 	assert_int_equal(a.ping_count, 5);
 	assert_int_equal(parse(&a, err, "ping", "--count=7", NULL), 0);
 	assert_int_equal(a.ping_count, 7);
+
+	assert_int_equal(parse(&a, err, "lfsck", NULL), 0);
+	assert_int_equal(a.cmd, CLI_ADMIN_LFSCK);
+	assert_int_equal(a.dry_run, 0);
+	assert_int_equal(parse(&a, err, "lfsck", "--dry-run", "--json", NULL), 0);
+	assert_int_equal(a.dry_run, 1);
+	assert_int_equal(a.json, 1);
+	assert_int_equal(parse(&a, err, "lfsck", "-n", NULL), 0);
+	assert_int_equal(a.dry_run, 1);
+	assert_int_equal(parse(&a, err, "lfsck", "/mnt", NULL), -EINVAL);
+	assert_int_equal(parse(&a, err, "lfsck", "--dry", "--force", NULL), -EINVAL);
 }
 
 /* Help and version from everywhere; df -h stays human-readable. */
