@@ -74,6 +74,8 @@ typedef struct fh {
 	cli_caps *caps;
 	pfs_cred cred;
 	int wr;               /* opened for writing (ftruncate needs no W_OK then) */
+	int unsynced;         /* written through since its objects were last synced
+	                         (sync_on_close); guarded by fs->lock */
 } fh;
 
 static int fh_renew(cli_fs *fs, fh *h);
@@ -418,8 +420,13 @@ static uint64_t fh_blocks(cli_fs *fs, fh *h)
 	return blocks;
 }
 
-/* Push this client's high-water mark to the MDS (grow-only SETSIZE). */
-static int push_size(cli_fs *fs, const cli_ctx *c, fh *h)
+/* Push this client's high-water mark to the MDS (grow-only SETSIZE);
+ * *sent (may be NULL) = 1 when a SETSIZE was answered, whose reply means
+ * the MDS has the size on disk (mds/README.md "Transactions and
+ * durability").  The call goes through the RPC layer's resends for the
+ * recovery window (recovery_window_s), so an MDS restarting meanwhile
+ * gets it; only after the window does it fail (-EIO). */
+static int push_size_sent(cli_fs *fs, const cli_ctx *c, fh *h, int *sent)
 {
 	node *n = h->n;
 	pfs_attr a;
@@ -427,6 +434,8 @@ static int push_size(cli_fs *fs, const cli_ctx *c, fh *h)
 	int64_t mt;
 	int rc;
 
+	if (sent)
+		*sent = 0;
 	pthread_mutex_lock(&fs->lock);
 	if (!n->dirty) {
 		pthread_mutex_unlock(&fs->lock);
@@ -457,9 +466,16 @@ static int push_size(cli_fs *fs, const cli_ctx *c, fh *h)
 		n->have_seen = 1;
 		n->seen_size = a.size;
 		n->seen_mtime = a.mtime_ns;
+		if (sent)
+			*sent = 1;
 	}
 	pthread_mutex_unlock(&fs->lock);
 	return rc;
+}
+
+static int push_size(cli_fs *fs, const cli_ctx *c, fh *h)
+{
+	return push_size_sent(fs, c, h, NULL);
 }
 
 /* ---- operations ---- */
@@ -847,6 +863,7 @@ static fh *open_handle(cli_fs *fs, const cli_ctx *c, const pfs_attr *a, const pf
 	n->seen_size = a->size;
 	n->seen_mtime = a->mtime_ns;
 	n->size = a->size;
+	note_epoch(n, a);
 	n->nopen++;
 	if (created)
 		n->nlookup++;
@@ -864,7 +881,6 @@ static fh *open_handle(cli_fs *fs, const cli_ctx *c, const pfs_attr *a, const pf
 	fi->fh = (uint64_t)(uintptr_t)h;
 	/* O_APPEND writes land where the MDS append lock says, not where the
 	 * kernel's page cache thinks the end is: no cache for them */
-	note_epoch(n, a);
 	fi->direct_io = (fi->flags & (O_DIRECT | O_APPEND)) != 0;
 	return h;
 }
@@ -1063,6 +1079,7 @@ static void write_done(fuse_req_t req, fh *h, off_t off, size_t size, int rc)
 		h->n->hw = (uint64_t)off + size;
 	h->n->dirty = 1;
 	h->n->wmtime = pfs_clock_wall_ns();
+	h->unsynced = 1;
 	pthread_mutex_unlock(&fs->lock);
 	fuse_reply_write(req, size);
 }
@@ -1202,6 +1219,57 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 	cli_locks_append_unlock(fs->locks, ino, token);
 }
 
+/* OSS_SYNC of every object of h's file (objects never written are
+ * skipped by the OSS), with h's capabilities, renewed once on
+ * -EKEYEXPIRED.  Every object, not only those this descriptor wrote: the
+ * file's other descriptors on this mount write through to the same
+ * objects, and a sync of an object with nothing dirty costs the OSS one
+ * fsync of a clean file.  On success h is marked synced, unless it was
+ * written again meanwhile. */
+static int fh_sync_objects(cli_fs *fs, fh *h)
+{
+	pfs_rpc_tag tag = fh_tag(h);
+	cli_caps *caps;
+	int rc;
+
+	pthread_mutex_lock(&fs->lock);
+	h->unsynced = 0; /* a write from now on sets it again */
+	pthread_mutex_unlock(&fs->lock);
+	caps = fh_caps(fs, h);
+	rc = cli_osc_sync_caps(fs->osc, &tag, &h->layout, caps);
+	if (rc == -EKEYEXPIRED && fh_renew(fs, h) == 0) {
+		cli_caps_put(caps);
+		caps = fh_caps(fs, h);
+		rc = cli_osc_sync_caps(fs->osc, &tag, &h->layout, caps);
+	}
+	cli_caps_put(caps);
+	if (rc) {
+		pthread_mutex_lock(&fs->lock);
+		h->unsynced = 1; /* the next close or fsync tries again */
+		pthread_mutex_unlock(&fs->lock);
+	}
+	return rc;
+}
+
+/* With sync_on_close: the objects written through h reach the OSSes'
+ * disks before the size reaches the MDS (data before metadata, as ext4
+ * data=ordered), so after a power loss a size the MDS kept never covers
+ * bytes the OSS lost.  0 when there is nothing to do. */
+static int fh_sync_if_ordered(cli_fs *fs, fh *h)
+{
+	int need;
+
+	if (!fs->opts.sync_on_close)
+		return 0;
+	pthread_mutex_lock(&fs->lock);
+	need = h->unsynced;
+	pthread_mutex_unlock(&fs->lock);
+	return need ? fh_sync_objects(fs, h) : 0;
+}
+
+/* FLUSH, at every close(2) of a descriptor: its error is close's.  With
+ * sync_on_close the data is synced first and a failed sync keeps the size
+ * back (RELEASE pushes it anyway, see there). */
 static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	fh *h = (fh *)(uintptr_t)fi->fh;
@@ -1210,13 +1278,20 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 	cli_locks_flush(fs_of(req)->locks, ino, fi);
 	ctx_fh(req, h, &c);
-	rc = push_size(fs_of(req), &c, h);
+	rc = fh_sync_if_ordered(fs_of(req), h);
+	if (rc == 0)
+		rc = push_size(fs_of(req), &c, h);
 	if (rc)
 		reply_err(req, rc);
 	else
 		fuse_reply_err(req, 0);
 }
 
+/* RELEASE, after the last close of an open file (nobody waits for its
+ * answer).  The size push is resent through the recovery window like any
+ * MDS request; with sync_on_close a sync that fails here is logged and the
+ * size pushed anyway: the bytes are on the OSS (only maybe not on its
+ * disk), and holding the size back would hide them for good. */
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	cli_fs *fs = fs_of(req);
@@ -1227,6 +1302,10 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 
 	cli_locks_release(fs->locks, ino, fi);
 	ctx_fh(req, h, &c);
+	rc = fh_sync_if_ordered(fs, h);
+	if (rc)
+		pfs_log(PFS_LOG_ERR, "release of ino %llu: sync of its objects failed: %s",
+			(unsigned long long)ino, pfs_strerror(rc));
 	rc = push_size(fs, &c, h);
 	if (rc)
 		pfs_log(PFS_LOG_ERR, "release of ino %llu: size update failed: %s",
@@ -1254,29 +1333,46 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	fuse_reply_err(req, 0);
 }
 
+/* fsync and fdatasync: the data of every object on its OSS's disk, then
+ * the size on the MDS's disk (SETSIZE, whose reply means durable), or,
+ * with no size to push, an MDS_SYNC, so that the file's name and every
+ * earlier namespace change are durable too (POSIX leaves that to fsync of
+ * the directory; Linux file systems give it, and a created file must not
+ * vanish).  fdatasync does the same: without the size the synced data is
+ * unreachable after a crash.  Any failure is the caller's EIO (or the
+ * server's errno); the data stays marked unsynced so the next fsync or
+ * close tries again. */
 static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
 	cli_fs *fs = fs_of(req);
 	fh *h = (fh *)(uintptr_t)fi->fh;
-	cli_caps *caps;
+	cli_ctx c;
+	int rc, sent = 0;
+
+	ctx_fh(req, h, &c);
+	rc = fh_sync_objects(fs, h);
+	if (rc == 0)
+		rc = push_size_sent(fs, &c, h, &sent);
+	if (rc == 0 && !sent)
+		rc = cli_mdc_sync(fs->mdc, &c, ino);
+	if (rc)
+		reply_err(req, rc);
+	else
+		fuse_reply_err(req, 0);
+}
+
+/* fsyncdir: the MDS database on disk, so every name change in the
+ * directory (and every other one the MDS answered before) survives a
+ * power loss.  Without this handler the kernel turns ENOSYS into success
+ * and rename + fsync(dir) promised nothing. */
+static void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
+			struct fuse_file_info *fi)
+{
 	cli_ctx c;
 	int rc;
 
-	pfs_rpc_tag tag = fh_tag(h);
-
-	ctx_fh(req, h, &c);
-	caps = fh_caps(fs, h);
-	rc = cli_osc_sync_caps(fs->osc, &tag, &h->layout, caps);
-	if (rc == -EKEYEXPIRED && fh_renew(fs, h) == 0) {
-		cli_caps_put(caps);
-		caps = fh_caps(fs, h);
-		rc = cli_osc_sync_caps(fs->osc, &tag, &h->layout, caps);
-	}
-	cli_caps_put(caps);
-	/* The size is metadata, but without it the data synced is not
-	 * reachable after a crash: push it for fdatasync too. */
-	if (rc == 0)
-		rc = push_size(fs, &c, h);
+	ctx_of(req, &c);
+	rc = cli_mdc_sync(fs_of(req)->mdc, &c, ino);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -1511,6 +1607,7 @@ static const struct fuse_lowlevel_ops ops = {
 	.opendir = op_opendir,
 	.readdir = op_readdir,
 	.releasedir = op_releasedir,
+	.fsyncdir = op_fsyncdir,
 	.statfs = op_statfs,
 	.setxattr = op_setxattr,
 	.getxattr = op_getxattr,

@@ -33,6 +33,10 @@ typedef struct cli_fs_opts {
 	double attr_timeout;  /* seconds; also used for entries */
 	unsigned max_io;      /* max_read/max_write in bytes (<= PFS_MAX_IO) */
 	int splice;           /* receive WRITE data by splice and pass it on by splice */
+	int sync_on_close;    /* close (FLUSH) syncs the objects written through the
+	                         descriptor on their OSSes before the size goes to
+	                         the MDS: data before metadata, like ext4
+	                         data=ordered (client/README.md "Durability") */
 } cli_fs_opts;
 
 /* mdc, osc and jobid are borrowed and must outlive the cli_fs. */

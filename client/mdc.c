@@ -953,3 +953,12 @@ int cli_mdc_lock_release(cli_mdc *m, const char *job, uint64_t ino, uint64_t own
 	pfs_rpc_reply_free(&rep);
 	return rc;
 }
+
+int cli_mdc_sync(cli_mdc *m, const cli_ctx *c, uint64_t ino)
+{
+	pfs_wbuf w;
+
+	begin(&w, c);
+	pfs_wbuf_u64(&w, ino);
+	return call_empty(m, c, PFS_OP_MDS_SYNC, PFS_RPC_IDEMPOTENT, &w);
+}

@@ -164,13 +164,6 @@ int cli_mdc_close(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t left);
 /* Grow-only size update (size = max(size, current)); mtime_ns 0 = keep. */
 int cli_mdc_setsize(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint64_t size,
 		    int64_t mtime_ns, pfs_attr *attr);
-/* A file's layout; a directory's reply (its default, no stripes) is
- * -EBADMSG here, see cli_mdc_getlayout_any. */
-int cli_mdc_getlayout(cli_mdc *m, const cli_ctx *c, uint64_t ino, pfs_layout *layout);
-/* The same three calls keeping the capabilities that follow the layout
- * (*caps = NULL when there are none; the caller puts it).  The plain calls
- * above read and drop them.  GETLAYOUT is also the renewal: an unlinked
- * file has no layout and gets none. */
 /* The same with the truncate epoch this mount last saw (pfs_attr.tepoch):
  * the MDS keeps the size if a truncate came after it; and the 512-byte
  * blocks the objects use (CLI_MDC_BLOCKS_UNKNOWN = keep the MDS's).
@@ -179,6 +172,13 @@ int cli_mdc_getlayout(cli_mdc *m, const cli_ctx *c, uint64_t ino, pfs_layout *la
 #define CLI_MDC_BLOCKS_UNKNOWN UINT64_MAX
 int cli_mdc_setsize_epoch(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint64_t size,
 			  int64_t mtime_ns, uint64_t epoch, uint64_t blocks, pfs_attr *attr);
+/* A file's layout; a directory's reply (its default, no stripes) is
+ * -EBADMSG here, see cli_mdc_getlayout_any. */
+int cli_mdc_getlayout(cli_mdc *m, const cli_ctx *c, uint64_t ino, pfs_layout *layout);
+/* The same three calls keeping the capabilities that follow the layout
+ * (*caps = NULL when there are none; the caller puts it).  The plain calls
+ * above read and drop them.  GETLAYOUT is also the renewal: an unlinked
+ * file has no layout and gets none. */
 int cli_mdc_open_caps(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint32_t flags,
 		      pfs_attr *attr, pfs_layout *layout, cli_caps **caps);
 int cli_mdc_create_file_caps(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
@@ -238,5 +238,13 @@ int cli_mdc_lock_cancel(cli_mdc *m, const char *job, uint64_t ino, uint64_t owne
 /* Drop every lock of owner on ino of the kinds in mask (1 << PFS_LK_*). */
 int cli_mdc_lock_release(cli_mdc *m, const char *job, uint64_t ino, uint64_t owner,
 			 uint32_t kinds);
+
+/* ---- durability (issue 8) ---- */
+
+/* PFS_OP_MDS_SYNC: the MDS database is on disk when this returns 0 (every
+ * namespace change and size the MDS answered before is durable); the MDS's
+ * sync error otherwise.  ino (0 = none) names the file or directory being
+ * synced, for the MDS's logs.  Resent through the recovery window. */
+int cli_mdc_sync(cli_mdc *m, const cli_ctx *c, uint64_t ino);
 
 #endif

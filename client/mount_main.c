@@ -79,6 +79,7 @@ typedef struct mount_cfg {
 	int idle_threads;
 	int max_threads;
 	int splice;
+	int sync_on_close;
 	int rcc_credits;
 	int mdqos;
 	double rcc_lmax_ms;
@@ -129,6 +130,9 @@ static const pfs_cfg_opt mount_opts[] = {
 	N(PFS_CFG_BOOL, ro, "0", "mount read-only", 0, 0),
 	N(PFS_CFG_BOOL, splice, "1",
 	  "move WRITE data from the kernel to the OSS socket with splice (no copy)", 0, 0),
+	N(PFS_CFG_BOOL, sync_on_close, "0",
+	  "close syncs the data on the OSSes before the size goes to the MDS (data=ordered)",
+	  0, 0),
 	N(PFS_CFG_BOOL, clone_fd, "1",
 	  "one /dev/fuse descriptor per worker thread (less lock contention in the kernel)", 0, 0),
 	N(PFS_CFG_INT, idle_threads, "16", "FUSE worker threads kept waiting for requests", 1, 4096),
@@ -485,7 +489,7 @@ int main(int argc, char **argv)
 	pfs_rpc_pool_set_recovery_ms(cli_mdc_pool(mdc), cfg.recovery_window_s * 1000);
 	cli_mdc_set_fs_errors(mdc, 1);
 	cli_fs_opts fo = { .attr_timeout = cfg.attr_timeout_s, .max_io = PFS_MAX_IO,
-			   .splice = cfg.splice };
+			   .splice = cfg.splice, .sync_on_close = cfg.sync_on_close };
 	rc = cli_fs_create(mdc, osc, jobid, &fo, &fs);
 	if (rc) {
 		fprintf(stderr, "mount.pfs: %s\n", pfs_strerror(rc));
