@@ -20,7 +20,9 @@
  * mds-only: the mount has no default_permissions, so the MDS alone checks;
  * FIFOs and device nodes are then not checked at all (the kernel never
  * sends OPEN for them) and that case is skipped.
- * Open-but-unlinked semantics are not checked.  Prints one line per check
+ * Open-but-unlinked files on the same mount: read, write, fstat (nlink 0)
+ * and fsync through a descriptor whose file was unlinked, and one whose
+ * name was renamed over (the new file untouched).  Prints one line per check
  * and "N passed, M failed"; exits 1 if anything failed.
  *
  * Built by `make` into build/tests/tools/ (needs root for chown and the
@@ -651,6 +653,78 @@ static void check_permissions(void)
 	rmdir(p("shared"));
 }
 
+/* One descriptor whose file loses its last name (how: 0 unlink, 1 renamed
+ * over) on this mount: the old bytes, writes, fstat nlink 0, fsync. */
+static void check_open_unlinked_one(int how)
+{
+	const char *tag = how ? "renamed over" : "unlinked";
+	const size_t n = 3u << 20; /* several stripes of 1M */
+	uint8_t *w = malloc(n), *r = malloc(n);
+	char name[160];
+	struct stat st;
+	size_t got = 0;
+	int fd = -1;
+
+	if (!w || !r) {
+		result(0, "open-unlinked: memory", "malloc");
+		goto out;
+	}
+	pattern(w, n, 4242 + (uint64_t)how);
+	snprintf(name, sizeof(name), "open-unlinked (%s): setup", tag);
+	CHECK(name, write_file(p("ou"), w, n, O_TRUNC, 0644) == 0 &&
+		    (fd = open(p("ou"), O_RDWR)) >= 0);
+	if (fd < 0)
+		goto out;
+	if (how) {
+		snprintf(name, sizeof(name), "open-unlinked (%s): rename over it", tag);
+		CHECK(name, write_file(p("ou.new"), "new file\n", 9, O_TRUNC, 0644) == 0 &&
+			    rename(p("ou.new"), p("ou")) == 0);
+	} else {
+		snprintf(name, sizeof(name), "open-unlinked (%s): unlink", tag);
+		CHECK(name, unlink(p("ou")) == 0 && stat(p("ou"), &st) < 0 && errno == ENOENT);
+	}
+	snprintf(name, sizeof(name), "open-unlinked (%s): fstat nlink 0, size kept", tag);
+	CHECK(name, fstat(fd, &st) == 0 && st.st_nlink == 0 && (size_t)st.st_size == n);
+	snprintf(name, sizeof(name), "open-unlinked (%s): read the old bytes", tag);
+	memset(r, 0, n);
+	while (got < n) {
+		ssize_t k = pread(fd, r + got, n - got, (off_t)got);
+
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	CHECK(name, got == n && memcmp(r, w, n) == 0);
+	snprintf(name, sizeof(name), "open-unlinked (%s): write, fsync, read back", tag);
+	CHECK(name, pwrite(fd, "tail after unlink", 17, (off_t)n) == 17 && fsync(fd) == 0 &&
+		    pread(fd, r, 17, (off_t)n) == 17 && memcmp(r, "tail after unlink", 17) == 0);
+	snprintf(name, sizeof(name), "open-unlinked (%s): fstat sees the write", tag);
+	CHECK(name, fstat(fd, &st) == 0 && (size_t)st.st_size == n + 17 && st.st_nlink == 0);
+	snprintf(name, sizeof(name), "open-unlinked (%s): close", tag);
+	CHECK(name, close(fd) == 0);
+	fd = -1;
+	if (how) {
+		uint8_t *c;
+
+		snprintf(name, sizeof(name), "open-unlinked (%s): the new file untouched", tag);
+		c = read_file(p("ou"), &got);
+		CHECK(name, c && got == 9 && memcmp(c, "new file\n", 9) == 0);
+		free(c);
+		unlink(p("ou"));
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(w);
+	free(r);
+}
+
+static void check_open_unlinked(void)
+{
+	check_open_unlinked_one(0);
+	check_open_unlinked_one(1);
+}
+
 int main(int argc, char **argv)
 {
 	struct stat st;
@@ -673,6 +747,7 @@ int main(int argc, char **argv)
 	check_dirs();
 	check_xattr_attr();
 	check_permissions();
+	check_open_unlinked();
 	unlink(p("f1"));
 	unlink(p("ap"));
 	unlink(p("t"));
