@@ -22,7 +22,8 @@
  * sends OPEN for them) and that case is skipped.
  * Open-but-unlinked files on the same mount: read, write, fstat (nlink 0)
  * and fsync through a descriptor whose file was unlinked, and one whose
- * name was renamed over (the new file untouched).  Prints one line per check
+ * name was renamed over (the new file untouched).  fsync of a directory
+ * after a rename in it, also as uid 65534 (check_fsyncdir).  Prints one line per check
  * and "N passed, M failed"; exits 1 if anything failed.
  *
  * Built by `make` into build/tests/tools/ (needs root for chown and the
@@ -725,6 +726,64 @@ static void check_open_unlinked(void)
 	check_open_unlinked_one(1);
 }
 
+/* Issue 8: fsync of a directory after a rename in it (FSYNCDIR, which
+ * mount.pfs answers with MDS_SYNC; t_powerloss checks that it is durable):
+ * it succeeds through a read-only directory descriptor, fdatasync too, and
+ * the rename is what everyone sees after it.  As uid 65534 (a sync needs
+ * no write permission): fsync of root's directory and of a file opened
+ * read-only succeed. */
+static void check_fsyncdir(void)
+{
+	struct stat st;
+	int dfd, fd, status;
+	pid_t pid;
+
+	mkdir(p("fsd"), 0755);
+	chmod(p("fsd"), 0755);
+	CHECK("fsyncdir: setup, file written and fsync'ed",
+	      write_file(p("fsd/a"), "durable", 7, O_TRUNC, 0644) == 0 &&
+		      (fd = open(p("fsd/a"), O_RDWR)) >= 0 && fsync(fd) == 0 && close(fd) == 0);
+	CHECK("fsyncdir: rename in the directory", rename(p("fsd/a"), p("fsd/b")) == 0);
+	dfd = open(p("fsd"), O_RDONLY | O_DIRECTORY);
+	CHECK("fsyncdir: fsync and fdatasync of the directory",
+	      dfd >= 0 && fsync(dfd) == 0 && fdatasync(dfd) == 0);
+	if (dfd >= 0)
+		close(dfd);
+	CHECK("fsyncdir: the new name is there, the old one gone",
+	      stat(p("fsd/b"), &st) == 0 && st.st_size == 7 && stat(p("fsd/a"), &st) < 0 &&
+		      errno == ENOENT);
+	if (geteuid() == 0) {
+		pid = fork();
+		if (pid == 0) {
+			/* relative names: the directories above the mount
+			 * point are not ours to search (see check_permissions) */
+			if (chdir(base) || setgroups(0, NULL) || setgid(65534) || setuid(65534))
+				_exit(1);
+			dfd = open("fsd", O_RDONLY | O_DIRECTORY);
+			if (dfd < 0)
+				_exit(2);
+			if (fsync(dfd))
+				_exit(errno < 100 ? 100 + errno : 3);
+			fd = open("fsd/b", O_RDONLY);
+			if (fd < 0)
+				_exit(4);
+			if (fsync(fd) || fdatasync(fd))
+				_exit(errno < 100 ? 150 + errno : 5);
+			_exit(0);
+		}
+		status = -1;
+		if (pid > 0)
+			waitpid(pid, &status, 0);
+		/* exit 2/4: open failed; 100 + errno: fsync of the directory;
+		 * 150 + errno: of the file */
+		result(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		       "fsyncdir: uid 65534 fsyncs root's directory and a read-only file",
+		       "child status 0x%x", (unsigned)status);
+	}
+	unlink(p("fsd/b"));
+	rmdir(p("fsd"));
+}
+
 int main(int argc, char **argv)
 {
 	struct stat st;
@@ -748,6 +807,7 @@ int main(int argc, char **argv)
 	check_xattr_attr();
 	check_permissions();
 	check_open_unlinked();
+	check_fsyncdir();
 	unlink(p("f1"));
 	unlink(p("ap"));
 	unlink(p("t"));
