@@ -42,6 +42,8 @@ typedef struct node {
 	uint64_t hw;          /* end of the highest byte written here */
 	int dirty;            /* hw / wmtime not yet pushed to the MDS */
 	int64_t wmtime;       /* time of the last write */
+	int wb_err;           /* first failed write-back WRITE since the last flush
+	                         or fsync (negative errno), reported by the next */
 	uint32_t tepoch;      /* newest truncate epoch the MDS reported */
 	int have_epoch;       /* tepoch valid */
 	struct node *next;
@@ -53,6 +55,7 @@ struct cli_fs {
 	cli_jobid *jobid;
 	cli_locks *locks;            /* fcntl/flock/append locks (fuse_locks.h) */
 	cli_fs_opts opts;
+	int wb;                      /* the kernel's write-back cache is on (set at INIT) */
 	int null_fd;                 /* /dev/null, to drain WRITE pipes; -1 if none */
 	pthread_mutex_t lock;
 	node *buckets[NODE_BUCKETS]; /* guarded by lock */
@@ -487,8 +490,23 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	conn->max_write = fs->opts.max_io;
 	conn->max_read = fs->opts.max_io;
 	conn->max_readahead = fs->opts.max_io;
-	/* Write-through, so size and data reach the servers at write time. */
-	conn->want &= ~(unsigned)FUSE_CAP_WRITEBACK_CACHE;
+	/* Write-through, so size and data reach the servers at write time,
+	 * unless the writeback option asks for the kernel's cache (client/
+	 * README.md "Write-back and readahead"). */
+	if (fs->opts.writeback && (conn->capable & FUSE_CAP_WRITEBACK_CACHE)) {
+		conn->want |= FUSE_CAP_WRITEBACK_CACHE;
+		fs->wb = 1;
+	} else {
+		conn->want &= ~(unsigned)FUSE_CAP_WRITEBACK_CACHE;
+		if (fs->opts.writeback)
+			pfs_log(PFS_LOG_WARNING, "writeback: the kernel offers no write-back "
+				"cache; writing through");
+	}
+	/* Requests the kernel sends without a caller waiting (readahead,
+	 * write-back): more in flight, so a stream keeps several OSSes busy
+	 * (libfuse's default is 12; the kernel's congestion mark 3/4 of it). */
+	conn->max_background = 64;
+	conn->congestion_threshold = 48;
 	/* The kernel truncates with SETATTR before OPEN, so open never sees
 	 * O_TRUNC and truncation has one code path. */
 	conn->want &= ~(unsigned)FUSE_CAP_ATOMIC_O_TRUNC;
@@ -838,7 +856,7 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const 
 /* Register an open handle of ino with fresh attributes a; decides
  * keep_cache.  Returns the handle or NULL (ENOMEM). */
 static fh *open_handle(cli_fs *fs, const cli_ctx *c, const pfs_attr *a, const pfs_layout *lay,
-		       cli_caps *caps, struct fuse_file_info *fi, int created)
+		       cli_caps *caps, struct fuse_file_info *fi, int created, int nocache)
 {
 	fh *h = calloc(1, sizeof(*h));
 	node *n;
@@ -880,8 +898,9 @@ static fh *open_handle(cli_fs *fs, const cli_ctx *c, const pfs_attr *a, const pf
 	pthread_mutex_init(&h->caps_lock, NULL);
 	fi->fh = (uint64_t)(uintptr_t)h;
 	/* O_APPEND writes land where the MDS append lock says, not where the
-	 * kernel's page cache thinks the end is: no cache for them */
-	fi->direct_io = (fi->flags & (O_DIRECT | O_APPEND)) != 0;
+	 * kernel's page cache thinks the end is: no cache for them (nor, with
+	 * the write-back cache, for a write-only open that may not read) */
+	fi->direct_io = (fi->flags & (O_DIRECT | O_APPEND)) != 0 || nocache;
 	return h;
 }
 
@@ -954,15 +973,28 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	pfs_layout lay;
 	cli_caps *caps = NULL;
 	fh *h;
-	int rc;
+	int rc, nocache = 0;
 
 	ctx_of(req, &c);
+	/* With the write-back cache the kernel reads pages through any
+	 * open, a write-only one too, to fill the rest of a page written in
+	 * part: such an open asks the MDS for read as well (its capabilities
+	 * then allow READ); one that may not read writes through. */
+	if (fs->wb && (fi->flags & O_ACCMODE) == O_WRONLY && !(fi->flags & (O_APPEND | O_DIRECT))) {
+		uint32_t rw = ((uint32_t)fi->flags & ~(uint32_t)O_ACCMODE) | O_RDWR;
+
+		rc = cli_mdc_open_caps(fs->mdc, &c, ino, rw, &a, &lay, &caps);
+		if (rc != -EACCES && rc != -EPERM)
+			goto opened;
+		nocache = 1;
+	}
 	rc = cli_mdc_open_caps(fs->mdc, &c, ino, (uint32_t)fi->flags, &a, &lay, &caps);
+opened:
 	if (rc) {
 		reply_err(req, rc);
 		return;
 	}
-	h = open_handle(fs, &c, &a, &lay, caps, fi, 0);
+	h = open_handle(fs, &c, &a, &lay, caps, fi, 0, nocache);
 	if (!h) {
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -1000,7 +1032,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 		reply_err(req, rc);
 		return;
 	}
-	h = open_handle(fs, &c, &a, &lay, caps, fi, 1);
+	h = open_handle(fs, &c, &a, &lay, caps, fi, 1, 0);
 	if (!h) {
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -1065,12 +1097,25 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 }
 
 /* After the data of a write reached its OSSes: remember the high-water
- * mark (pushed to the MDS on flush/fsync/close) and answer the kernel. */
-static void write_done(fuse_req_t req, fh *h, off_t off, size_t size, int rc)
+ * mark (pushed to the MDS on flush/fsync/close) and answer the kernel.
+ * A failed write-back WRITE (cached: nobody waits for it but the kernel's
+ * flusher) is also kept in the inode for its next flush or fsync, so the
+ * error reaches the application even if the kernel's own report of it
+ * went to another descriptor. */
+static void write_done(fuse_req_t req, fh *h, off_t off, size_t size, int rc, int cached)
 {
 	cli_fs *fs = fs_of(req);
 
 	if (rc) {
+		if (cached) {
+			pthread_mutex_lock(&fs->lock);
+			if (!h->n->wb_err)
+				h->n->wb_err = rc;
+			pthread_mutex_unlock(&fs->lock);
+			pfs_log(PFS_LOG_WARNING, "write-back of ino %llu at %lld+%zu: %s",
+				(unsigned long long)h->n->ino, (long long)off, size,
+				pfs_strerror(rc));
+		}
 		reply_err(req, rc);
 		return;
 	}
@@ -1148,7 +1193,7 @@ static void write_buf_at(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 	}
 	if (bufv->count == 1 && bufv->off == 0 && !(b->flags & FUSE_BUF_IS_FD)) {
 		rc = fh_write(fs, h, &tag, (uint64_t)off, size, b->mem, -1);
-		write_done(req, h, off, size, rc);
+		write_done(req, h, off, size, rc, fi->writepage);
 		return;
 	}
 	if (bufv->count == 1 && bufv->off == 0 && (b->flags & FUSE_BUF_IS_FD) &&
@@ -1157,7 +1202,7 @@ static void write_buf_at(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 		if (rc != -EXDEV) {
 			/* Answer first: the OSS has the bytes, and the drain only
 			 * drops our references to the pages. */
-			write_done(req, h, off, size, rc);
+			write_done(req, h, off, size, rc, fi->writepage);
 			if (rc == 0)
 				drain_pipe(fs, bufv, size);
 			return;
@@ -1176,7 +1221,7 @@ static void write_buf_at(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 	else
 		rc = fh_write(fs, h, &tag, (uint64_t)off, size, mem.buf[0].mem, -1);
 	free(mem.buf[0].mem);
-	write_done(req, h, off, size, rc);
+	write_done(req, h, off, size, rc, fi->writepage);
 }
 
 /* O_APPEND across mounts: under the MDS append lock (fuse_locks.h), write
@@ -1192,7 +1237,9 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 	cli_ctx c;
 	int rc;
 
-	if (!(fi->flags & O_APPEND)) {
+	/* A write-back WRITE may come through an O_APPEND open (the kernel
+	 * picks any writable one): its offset is the page's. */
+	if (!(fi->flags & O_APPEND) || fi->writepage) {
 		write_buf_at(req, ino, bufv, off, fi);
 		return;
 	}
@@ -1267,6 +1314,20 @@ static int fh_sync_if_ordered(cli_fs *fs, fh *h)
 	return need ? fh_sync_objects(fs, h) : 0;
 }
 
+/* The write-back error kept for h's inode, cleared: 0 or negative errno.
+ * The kernel sends a file's dirty pages before its FLUSH and FSYNC, so a
+ * failed WRITE of them is known by then. */
+static int take_wb_err(cli_fs *fs, fh *h)
+{
+	int rc;
+
+	pthread_mutex_lock(&fs->lock);
+	rc = h->n->wb_err;
+	h->n->wb_err = 0;
+	pthread_mutex_unlock(&fs->lock);
+	return rc;
+}
+
 /* FLUSH, at every close(2) of a descriptor: its error is close's.  With
  * sync_on_close the data is synced first and a failed sync keeps the size
  * back (RELEASE pushes it anyway, see there). */
@@ -1274,13 +1335,16 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	fh *h = (fh *)(uintptr_t)fi->fh;
 	cli_ctx c;
-	int rc;
+	int rc, wb;
 
 	cli_locks_flush(fs_of(req)->locks, ino, fi);
 	ctx_fh(req, h, &c);
+	wb = take_wb_err(fs_of(req), h);
 	rc = fh_sync_if_ordered(fs_of(req), h);
 	if (rc == 0)
 		rc = push_size(fs_of(req), &c, h);
+	if (rc == 0)
+		rc = wb;
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -1347,14 +1411,17 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 	cli_fs *fs = fs_of(req);
 	fh *h = (fh *)(uintptr_t)fi->fh;
 	cli_ctx c;
-	int rc, sent = 0;
+	int rc, sent = 0, wb;
 
 	ctx_fh(req, h, &c);
+	wb = take_wb_err(fs, h);
 	rc = fh_sync_objects(fs, h);
 	if (rc == 0)
 		rc = push_size_sent(fs, &c, h, &sent);
 	if (rc == 0 && !sent)
 		rc = cli_mdc_sync(fs->mdc, &c, ino);
+	if (rc == 0)
+		rc = wb;
 	if (rc)
 		reply_err(req, rc);
 	else

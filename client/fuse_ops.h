@@ -9,7 +9,8 @@
  * MDS root is 1 = FUSE_ROOT_ID), so st_ino is the pfs ino.
  *
  * Consistency model (as NFS): attribute and entry timeouts of about a second,
- * no writeback cache, close-to-open.  OPEN fetches fresh attributes from the
+ * close-to-open; write-through unless the writeback option asks for the
+ * kernel's write-back cache (client/README.md "Write-back and readahead").  OPEN fetches fresh attributes from the
  * MDS and keeps the kernel page cache only when size and mtime are what this
  * client last saw; writes go straight to the OSSes, and each open inode keeps
  * the highest byte written by this client, pushed to the MDS with the
@@ -37,6 +38,7 @@ typedef struct cli_fs_opts {
 	                         descriptor on their OSSes before the size goes to
 	                         the MDS: data before metadata, like ext4
 	                         data=ordered (client/README.md "Durability") */
+	int writeback;        /* ask the kernel for FUSE_CAP_WRITEBACK_CACHE */
 } cli_fs_opts;
 
 /* mdc, osc and jobid are borrowed and must outlive the cli_fs. */

@@ -31,6 +31,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* The session loop's thread cap (fuse_loop_cfg_set_max_threads) exists
@@ -58,6 +60,43 @@
 #define MNT_EX_SYSERR 2 /* system error (out of memory, cannot fork) */
 #define MNT_EX_FAIL 32  /* mount failure */
 
+/* The readahead window of the mount (readahead_kb): the kernel gives a
+ * FUSE mount's bdi 128 KiB and lowers it to the INIT reply's
+ * max_readahead, never raises it, so it is set through
+ * /sys/class/bdi/MAJ:MIN/read_ahead_kb once INIT is through.  A stat of
+ * the mount point is the wait: the kernel holds every request until the
+ * INIT reply is processed.  Runs on its own thread while the session loop
+ * serves that stat; failures are logged and leave the kernel's window. */
+typedef struct ra_arg {
+	const char *mnt;
+	unsigned kb;
+} ra_arg;
+
+static void *ra_main(void *arg)
+{
+	const ra_arg *a = arg;
+	char path[96];
+	struct stat st;
+	FILE *f;
+
+	if (stat(a->mnt, &st)) {
+		pfs_log(PFS_LOG_WARNING, "readahead: stat %s: %s", a->mnt, strerror(errno));
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "/sys/class/bdi/%u:%u/read_ahead_kb", major(st.st_dev),
+		 minor(st.st_dev));
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%u\n", a->kb) < 0 || fclose(f)) {
+		pfs_log(PFS_LOG_WARNING, "readahead: %s: %s (the kernel's window stays)", path,
+			strerror(errno));
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	pfs_log(PFS_LOG_INFO, "readahead: %u KiB (%s)", a->kb, path);
+	return NULL;
+}
+
 typedef struct mount_cfg {
 	char jobid_var[512];
 	char jobid_source[16];
@@ -80,6 +119,8 @@ typedef struct mount_cfg {
 	int max_threads;
 	int splice;
 	int sync_on_close;
+	int writeback;
+	int readahead_kb;
 	int rcc_credits;
 	int mdqos;
 	double rcc_lmax_ms;
@@ -133,6 +174,12 @@ static const pfs_cfg_opt mount_opts[] = {
 	N(PFS_CFG_BOOL, sync_on_close, "0",
 	  "close syncs the data on the OSSes before the size goes to the MDS (data=ordered)",
 	  0, 0),
+	N(PFS_CFG_BOOL, writeback, "0",
+	  "kernel write-back cache: write(2) returns once the page cache has the data, "
+	  "the kernel sends it in 1 MiB WRITEs later (at the latest at fsync and close)", 0, 0),
+	N(PFS_CFG_INT, readahead_kb, "4096",
+	  "the mount's readahead window in KiB (the kernel's FUSE default is 128; 0 keeps it)",
+	  0, 65536),
 	N(PFS_CFG_BOOL, clone_fd, "1",
 	  "one /dev/fuse descriptor per worker thread (less lock contention in the kernel)", 0, 0),
 	N(PFS_CFG_INT, idle_threads, "16", "FUSE worker threads kept waiting for requests", 1, 4096),
@@ -382,7 +429,9 @@ int main(int argc, char **argv)
 	cli_ctx probe;
 	uint16_t port;
 	sigset_t hup;
-	pthread_t hup_thread;
+	pthread_t hup_thread, ra_thread;
+	ra_arg ra = { 0 };
+	int ra_started = 0;
 	int foreground = 0, rc, status = MNT_EX_FAIL, mounted = 0, handlers = 0, hup_started = 0;
 	int pid_written = 0;
 
@@ -489,7 +538,8 @@ int main(int argc, char **argv)
 	pfs_rpc_pool_set_recovery_ms(cli_mdc_pool(mdc), cfg.recovery_window_s * 1000);
 	cli_mdc_set_fs_errors(mdc, 1);
 	cli_fs_opts fo = { .attr_timeout = cfg.attr_timeout_s, .max_io = PFS_MAX_IO,
-			   .splice = cfg.splice, .sync_on_close = cfg.sync_on_close };
+			   .splice = cfg.splice, .sync_on_close = cfg.sync_on_close,
+			   .writeback = cfg.writeback };
 	rc = cli_fs_create(mdc, osc, jobid, &fo, &fs);
 	if (rc) {
 		fprintf(stderr, "mount.pfs: %s\n", pfs_strerror(rc));
@@ -576,6 +626,14 @@ int main(int argc, char **argv)
 			pfs_log(PFS_LOG_NOTICE, "splice off: fs.pipe-max-size is %lu, needs %u "
 				"(sysctl fs.pipe-max-size=2097152)", pmax, 2u * PFS_MAX_IO);
 	}
+	if (cfg.readahead_kb > 0) {
+		ra.mnt = mnt;
+		ra.kb = (unsigned)cfg.readahead_kb;
+		if (pthread_create(&ra_thread, NULL, ra_main, &ra) == 0)
+			ra_started = 1;
+		else
+			pfs_log(PFS_LOG_WARNING, "readahead: no thread: the kernel's window stays");
+	}
 	lc = fuse_loop_cfg_create();
 	if (!lc) {
 		pfs_log(PFS_LOG_ERR, "out of memory for the session loop");
@@ -608,6 +666,9 @@ out:
 		fuse_remove_signal_handlers(se);
 	if (se)
 		fuse_session_destroy(se);
+	/* After the session: its stat has an answer or ENOTCONN by now. */
+	if (ra_started)
+		pthread_join(ra_thread, NULL);
 	fuse_opt_free_args(&args);
 	cli_fs_destroy(fs);
 	cli_osc_destroy(osc);
