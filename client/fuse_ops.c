@@ -991,7 +991,11 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	rc = cli_mdc_open_caps(fs->mdc, &c, ino, (uint32_t)fi->flags, &a, &lay, &caps);
 opened:
 	if (rc) {
-		reply_err(req, rc);
+		/* The inode is gone (unlinked and closed everywhere) while the
+		 * kernel still had its name cached: ESTALE makes the VFS look
+		 * the name up again (LOOKUP_REVAL) and open what it names now,
+		 * or create it for O_CREAT, instead of failing with ENOENT. */
+		reply_err(req, rc == -ENOENT ? -ESTALE : rc);
 		return;
 	}
 	h = open_handle(fs, &c, &a, &lay, caps, fi, 0, nocache);
