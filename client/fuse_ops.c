@@ -41,6 +41,9 @@ typedef struct node {
 	int64_t seen_mtime;
 	uint64_t hw;          /* end of the highest byte written here */
 	int dirty;            /* hw / wmtime not yet pushed to the MDS */
+	int unsynced;         /* written since its objects were last synced
+	                         (sync_on_close): per inode, as the kernel sends a
+	                         file's cached writes through any of its handles */
 	int64_t wmtime;       /* time of the last write */
 	int wb_err;           /* first failed write-back WRITE since the last flush
 	                         or fsync (negative errno), reported by the next */
@@ -77,8 +80,6 @@ typedef struct fh {
 	cli_caps *caps;
 	pfs_cred cred;
 	int wr;               /* opened for writing (ftruncate needs no W_OK then) */
-	int unsynced;         /* written through since its objects were last synced
-	                         (sync_on_close); guarded by fs->lock */
 } fh;
 
 static int fh_renew(cli_fs *fs, fh *h);
@@ -1128,7 +1129,7 @@ static void write_done(fuse_req_t req, fh *h, off_t off, size_t size, int rc, in
 		h->n->hw = (uint64_t)off + size;
 	h->n->dirty = 1;
 	h->n->wmtime = pfs_clock_wall_ns();
-	h->unsynced = 1;
+	h->n->unsynced = 1;
 	pthread_mutex_unlock(&fs->lock);
 	fuse_reply_write(req, size);
 }
@@ -1273,10 +1274,10 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 /* OSS_SYNC of every object of h's file (objects never written are
  * skipped by the OSS), with h's capabilities, renewed once on
  * -EKEYEXPIRED.  Every object, not only those this descriptor wrote: the
- * file's other descriptors on this mount write through to the same
- * objects, and a sync of an object with nothing dirty costs the OSS one
- * fsync of a clean file.  On success h is marked synced, unless it was
- * written again meanwhile. */
+ * file's other descriptors on this mount write to the same objects, and a
+ * sync of an object with nothing dirty costs the OSS one fsync of a clean
+ * file.  On success the inode is marked synced, unless it was written
+ * again meanwhile. */
 static int fh_sync_objects(cli_fs *fs, fh *h)
 {
 	pfs_rpc_tag tag = fh_tag(h);
@@ -1284,7 +1285,7 @@ static int fh_sync_objects(cli_fs *fs, fh *h)
 	int rc;
 
 	pthread_mutex_lock(&fs->lock);
-	h->unsynced = 0; /* a write from now on sets it again */
+	h->n->unsynced = 0; /* a write from now on sets it again */
 	pthread_mutex_unlock(&fs->lock);
 	caps = fh_caps(fs, h);
 	rc = cli_osc_sync_caps(fs->osc, &tag, &h->layout, caps);
@@ -1296,16 +1297,16 @@ static int fh_sync_objects(cli_fs *fs, fh *h)
 	cli_caps_put(caps);
 	if (rc) {
 		pthread_mutex_lock(&fs->lock);
-		h->unsynced = 1; /* the next close or fsync tries again */
+		h->n->unsynced = 1; /* the next close or fsync tries again */
 		pthread_mutex_unlock(&fs->lock);
 	}
 	return rc;
 }
 
-/* With sync_on_close: the objects written through h reach the OSSes'
- * disks before the size reaches the MDS (data before metadata, as ext4
- * data=ordered), so after a power loss a size the MDS kept never covers
- * bytes the OSS lost.  0 when there is nothing to do. */
+/* With sync_on_close: the objects of a file written on this mount reach
+ * the OSSes' disks before the size reaches the MDS (data before metadata,
+ * as ext4 data=ordered), so after a power loss a size the MDS kept never
+ * covers bytes the OSS lost.  0 when there is nothing to do. */
 static int fh_sync_if_ordered(cli_fs *fs, fh *h)
 {
 	int need;
@@ -1313,7 +1314,7 @@ static int fh_sync_if_ordered(cli_fs *fs, fh *h)
 	if (!fs->opts.sync_on_close)
 		return 0;
 	pthread_mutex_lock(&fs->lock);
-	need = h->unsynced;
+	need = h->n->unsynced;
 	pthread_mutex_unlock(&fs->lock);
 	return need ? fh_sync_objects(fs, h) : 0;
 }

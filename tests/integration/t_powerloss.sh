@@ -9,6 +9,8 @@
 # before exiting:
 #   - every fsync'ed file is there byte for byte under its name (the one
 #     after a rename + fsyncdir: mount.pfs's FSYNCDIR sends MDS_SYNC);
+#   - files closed without fsync on a second mount with sync_on_close=1
+#     are there byte for byte (close synced the data before the size);
 #   - new files get object ids and inode numbers never handed out before
 #     the crash, and a hole in a new file reads zeros (no old object bytes).
 # The MDS runs db_sync=periodic with an hour between syncs, so only what
@@ -58,7 +60,16 @@ lz_umount() {
 	LZ_PID[$1]=
 }
 lz_ctl() { echo "$2" >"$CLUSTER/$1/.lazyfs_ctl"; }
+M2=$T/m2
+m2_down() {
+	[ -f "$T/m2.pid" ] && kill -KILL "$(cat "$T/m2.pid")" 2>/dev/null
+	rm -f "$T/m2.pid"
+	if grep -q " $M2 fuse" /proc/mounts; then
+		umount -l "$M2" 2>/dev/null || fusermount3 -uz "$M2" 2>/dev/null
+	fi
+}
 all_down() {
+	m2_down
 	"$REPO/deploy/pfs-cluster" stop "$CLUSTER" >/dev/null 2>&1
 	for l in $LAYERS; do lz_umount "$l"; done
 }
@@ -81,6 +92,12 @@ for l in $LAYERS; do lz_mount "$l"; done
 start_cluster --oss "$NOSS" $PL_MDS_OPTS
 for l in $LAYERS; do lz_ctl "$l" sync || fail "sync $l"; done
 ok "cluster on $NOSS+1 lazyfs layers"
+# A second client with sync_on_close=1 (data=ordered close).
+mkdir -p "$M2"
+m2_auth="key=$CLUSTER/keys/client.key"
+[ "${PFS_AUTH:-on}" = off ] && m2_auth=auth=0
+"$PFS_BIN/mount.pfs" "$MDS" "$M2" -o "$m2_auth,log=file:$T/m2.log,pid_file=$T/m2.pid,sync_on_close=1" ||
+	fail "mount with sync_on_close=1"
 
 # --- the workload ---
 cd "$MNT" || fail "cd $MNT"
@@ -97,12 +114,19 @@ check dd if="$T/patch" of=d/f2 bs=4096 seek=2 conv=notrunc,fsync status=none
 dd if="$T/patch" of="$T/src2" bs=4096 seek=2 conv=notrunc status=none
 # Written, never synced: may be lost, but their ids must not come back.
 for i in 1 2 3 4; do head -c 200000 /dev/urandom >"d/u$i"; done
+# Closed without fsync on the sync_on_close mount: close syncs the data.
+for i in 1 2 3 4; do
+	head -c $((150000 + i * 7919)) /dev/urandom >"$T/oc$i"
+	check cp "$T/oc$i" "$M2/d/c$i"
+done
 mv d/f1 d/r1 && check sync d                      # last: rename + fsyncdir
 SYNCED_OBJ=$(obj_ids d/r1 d/f2 d/f3 d/f4 d/f5 d/f6 d/f7 d/f8 | sort -u)
-PRE_OBJ=$(obj_ids d/r1 d/f2 d/f3 d/f4 d/f5 d/f6 d/f7 d/f8 d/u1 d/u2 d/u3 d/u4 | sort -u)
-PRE_INO=$(stat -c %i d d/r1 d/f2 d/f3 d/f4 d/f5 d/f6 d/f7 d/f8 d/u1 d/u2 d/u3 d/u4 | sort -u)
+PRE_OBJ=$(obj_ids d/r1 d/f2 d/f3 d/f4 d/f5 d/f6 d/f7 d/f8 d/u1 d/u2 d/u3 d/u4 \
+	d/c1 d/c2 d/c3 d/c4 | sort -u)
+PRE_INO=$(stat -c %i d d/r1 d/f2 d/f3 d/f4 d/f5 d/f6 d/f7 d/f8 d/u1 d/u2 d/u3 d/u4 \
+	d/c1 d/c2 d/c3 d/c4 | sort -u)
 [ -n "$PRE_OBJ" ] || fail "no object ids from getstripe"
-ok "workload: 8 files fsync'ed, a rename + fsyncdir, 4 unsynced files"
+ok "workload: 8 files fsync'ed, a rename + fsyncdir, 4 unsynced files, 4 closed with sync_on_close"
 cd / || fail "cd /"
 
 # --- power off: every layer at once, then the daemons and the client ---
@@ -112,6 +136,7 @@ if [ "${PL_SYNC_OSTS:-0}" = 1 ]; then
 	for l in $LAYERS; do [ "$l" = mds ] || lz_ctl "$l" sync || fail "sync $l"; done
 fi
 for l in $LAYERS; do lz_ctl "$l" crash || fail "crash $l"; done
+m2_down
 "$REPO/deploy/pfs-cluster" kill "$CLUSTER" client KILL >/dev/null 2>&1
 "$REPO/deploy/pfs-cluster" crash "$CLUSTER" >/dev/null 2>&1
 all_down
@@ -148,6 +173,16 @@ for i in 1 2 3 4 5 6 7 8; do
 done
 [ -e d/f1 ] && nok "d/f1 is back although the rename was fsyncdir'ed"
 [ $bad = 0 ] && ok "every fsync'ed file is there byte for byte"
+before=$bad
+for i in 1 2 3 4; do
+	if [ ! -e "d/c$i" ]; then
+		nok "d/c$i (closed on the sync_on_close mount) is gone"
+	elif ! cmp -s "d/c$i" "$T/oc$i"; then
+		nok "d/c$i (closed on the sync_on_close mount) differs: size $(stat -c %s "d/c$i"), want $(
+			stat -c %s "$T/oc$i")$(cmp "d/c$i" "$T/oc$i" 2>&1 | sed 's/^/; /')"
+	fi
+done
+[ $bad = "$before" ] && ok "files closed with sync_on_close are there byte for byte"
 
 # No id comes back: new files, each with a hole before its data.
 before=$bad
