@@ -362,6 +362,31 @@ static void test_server_ops(void **state)
 	assert_int_equal(a2.size, 5000);
 	free(out);
 
+	/* MDS_SYNC (fsync, fsyncdir): after a commit that is not synced
+	 * (SETXATTR), the reply comes once the database is on disk; an empty
+	 * reply; a malformed request syncs nothing.  (The periodic thread
+	 * syncs once a second: it may add syncs, hardly in this window.) */
+	mds_sync_stats st0, st1;
+	pfs_cred_encode(&b, &root);
+	pfs_wbuf_u64(&b, a.ino);
+	pfs_wbuf_str(&b, "user.sync");
+	pfs_wbuf_str(&b, "v");
+	pfs_wbuf_u32(&b, 0);
+	assert_int_equal(call(f, PFS_OP_MDS_SETXATTR, "jobA", &b, NULL, NULL), 0);
+	mds_ns_sync_stats(f->ns, &st0);
+	pfs_cred_encode(&b, &root);
+	pfs_wbuf_u64(&b, a.ino);
+	assert_int_equal(call(f, PFS_OP_MDS_SYNC, "jobA", &b, &out, &len), 0);
+	assert_int_equal(len, 0);
+	free(out);
+	mds_ns_sync_stats(f->ns, &st1);
+	assert_true(st1.syncs >= st0.syncs + 1);
+	assert_true(st1.durable_txn >= st0.last_txn);
+	pfs_cred_encode(&b, &root);
+	pfs_wbuf_u64(&b, 0);
+	pfs_wbuf_u8(&b, 1);
+	assert_int_equal(call(f, PFS_OP_MDS_SYNC, "jobA", &b, NULL, NULL), -EBADMSG);
+
 	/* xattr round trip. */
 	pfs_cred_encode(&b, &root);
 	pfs_wbuf_u64(&b, a.ino);
