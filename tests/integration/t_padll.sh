@@ -34,7 +34,6 @@ padll_cleanup() {
 trap padll_cleanup EXIT
 
 start_cluster --oss 1
-MAXR=400
 JOBS="a b c d"
 
 # run SECS [job:delay ...]: md_load per job into $T/out.JOB
@@ -70,6 +69,8 @@ expect() { # expect JOB WANT
 	echo "$ALGO: job $1 $got/s (allocation $2)"
 }
 setmd() { admin qos md "$@" >/dev/null || fail "qos md $*"; }
+# sc X: X scaled by F (every rate below is written for Max_R = 400)
+sc() { awk -v x="$1" -v f="$F" 'BEGIN {printf "%g", x * f}'; }
 
 # ---- bad input
 for bad in max_r.bogus=10 max_r.create=0 max_r.create=-5 algo=fair frob=1; do
@@ -82,12 +83,26 @@ admin --json qos md show | jq -e '.algo == "none" and (.max_r | length) == 0' >/
 	fail "a refused setting changed something"
 ok "bad input refused"
 
+# ---- capacity: Max_R must be well below what this machine serves (a
+# sanitizer build on a loaded 2-CPU VM serves a few hundred rounds/s, a
+# normal one thousands), else no algorithm can be held to its allocation.
+# Unlimited rounds/s of the four jobs give Max_R = 400, or less: half the
+# measured capacity, a multiple of 40 (so every allocation below stays a
+# whole number); F scales every expected rate.
+run 4 a b c d
+CAP=$(for j in $JOBS; do awk -F, '$1>=1 && $1<3 {s+=$2; n++} END {print n ? s/n : 0}' "$T/out.$j"; done |
+	awk '{s += $1} END {printf "%d", s}')
+MAXR=$(awk -v c="$CAP" 'BEGIN {m = int(c / 2 / 40) * 40; if (m > 400) m = 400; print m}')
+[ "$MAXR" -ge 80 ] || fail "the MDS serves only $CAP rounds/s unlimited: too slow to test PADLL"
+F=$(awk -v m="$MAXR" 'BEGIN {print m / 400}')
+echo "capacity: $CAP rounds/s unlimited; Max_R = $MAXR (rates scaled by $F)"
+
 # ---- uniform
 ALGO=uniform
 setmd algo uniform max_r.create=$MAXR max_r.unlink=$MAXR jobs=4
 sleep 6 # the mount's probe job ages out of the static population
 run 9 a b c d
-for j in $JOBS; do expect $j 100; done
+for j in $JOBS; do expect $j "$(sc 100)"; done
 aggregate $JOBS
 ok "uniform"
 
@@ -99,7 +114,7 @@ for p in "a 1" "b 2" "c 3" "d 4"; do
 done
 setmd algo priority weight_sum=10
 run 9 a b c d
-expect a 40; expect b 80; expect c 120; expect d 160
+expect a "$(sc 40)"; expect b "$(sc 80)"; expect c "$(sc 120)"; expect d "$(sc 160)"
 aggregate $JOBS
 ok "priority"
 
@@ -108,13 +123,14 @@ ALGO=proportional
 setmd algo proportional
 for jd in "a 50" "b 100" "c 300" "d 300"; do
 	set -- $jd
-	admin qos md set --job "$1" "demand.create=$2" "demand.unlink=$2" >/dev/null ||
+	d=$(sc "$2")
+	admin qos md set --job "$1" "demand.create=$d" "demand.unlink=$d" >/dev/null ||
 		fail "demand $1"
 done
 run 9 a b c d
-expect a 50; expect b 100; expect c 125; expect d 125
+expect a "$(sc 50)"; expect b "$(sc 100)"; expect c "$(sc 125)"; expect d "$(sc 125)"
 aggregate $JOBS
-admin --json qos md show | jq -e '[.rates[] | select(.job == "a" and .class == "create")][0].demand == 50' \
+admin --json qos md show | jq -e --argjson d "$(sc 50)" '[.rates[] | select(.job == "a" and .class == "create")][0].demand == $d' \
 	>/dev/null || fail "demand not shown"
 ok "proportional"
 
@@ -122,25 +138,25 @@ ok "proportional"
 ALGO=psfa
 setmd algo psfa epsilon=0.5
 for j in $JOBS; do
-	admin qos md set --job "$j" demand.create=200 demand.unlink=200 >/dev/null || fail "demand $j"
+	admin qos md set --job "$j" demand.create="$(sc 200)" demand.unlink="$(sc 200)" >/dev/null || fail "demand $j"
 done
 run 14 a b c d:6
 for j in a b c; do
 	got=$(mean $j 2 6)
-	near "$got" 133.3 10 || fail "psfa: busy job $j got $got/s while d idled (want 133)"
+	near "$got" "$(sc 133.3)" 10 || fail "psfa: busy job $j got $got/s while d idled (want $(sc 133.3))"
 done
 echo "psfa: a b c while d idle: $(mean a 2 6) $(mean b 2 6) $(mean c 2 6)"
 # d starts at second 6: within two control periods (seconds 6..8) it must
 # be served at least half its fair share, and it keeps growing.
 got=$(mean d 7 9)
-awk -v g="$got" 'BEGIN {exit !(g >= 50)}' || fail "psfa: d got $got/s in its first 2 periods"
+awk -v g="$got" -v w="$(sc 50)" 'BEGIN {exit !(g >= w)}' || fail "psfa: d got $got/s in its first 2 periods"
 echo "psfa: d after waking: s7-8 $got/s, s11-13 $(mean d 11 14)/s; a $(mean a 11 14)/s"
 aggregate $JOBS
 ok "psfa"
 
 # ---- a client that ignores the rates
 ALGO=enforce
-MAXR=200
+MAXR=$(sc 200)
 setmd algo uniform max_r.create=$MAXR max_r.unlink=$MAXR jobs=1
 mkdir -p "$OFF"
 if [ "${PFS_AUTH:-on}" = off ]; then AO=auth=0; else AO=key=$CLUSTER/keys/client.key; fi
