@@ -105,6 +105,16 @@ static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 	case PFS_OP_MDS_READLINK:
 		pfs_wbuf_str(&w, "target/path");
 		break;
+	case PFS_OP_MDS_SYNC:
+		/* ino 13: the database sync failed; 14: a reply with a byte */
+		last_u64 = pfs_rbuf_u64(&r);
+		if ((rc = pfs_rbuf_done(&r)))
+			break;
+		if (last_u64 == 13)
+			rc = -EIO;
+		if (last_u64 == 14)
+			pfs_wbuf_u8(&w, 0);
+		break;
 	case PFS_OP_MDS_GETXATTR:
 		pfs_rbuf_u64(&r);
 		pfs_rbuf_cstr(&r, last_name, sizeof(last_name));
@@ -342,6 +352,21 @@ static void test_mdc_ping(void **state)
 }
 
 /* A wrapped pool is used, handed out, and left open by destroy. */
+/* MDS_SYNC (fsync, fsyncdir): cred and ino on the wire, the MDS's sync
+ * error returned, a non-empty reply refused. */
+static void test_mdc_sync(void **state)
+{
+	cli_ctx c = mkctx();
+
+	last_u64 = 0;
+	assert_int_equal(cli_mdc_sync(mdc, &c, 9), 0);
+	assert_int_equal(last_hdr.opcode, PFS_OP_MDS_SYNC);
+	assert_int_equal(last_u64, 9);
+	assert_int_equal(last_cred.uid, 1000);
+	assert_int_equal(cli_mdc_sync(mdc, &c, 13), -EIO);
+	assert_int_equal(cli_mdc_sync(mdc, &c, 14), -EBADMSG);
+}
+
 static void test_mdc_wrap(void **state)
 {
 	pfs_rpc_opts ro = { .max_conns = 1, .timeout_ms = 5000, .retry_ms = 500 };
@@ -377,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_mdc_getlayout_any),
 		cmocka_unit_test(test_mdc_ping),
 		cmocka_unit_test(test_mdc_wrap),
+		cmocka_unit_test(test_mdc_sync),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
