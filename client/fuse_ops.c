@@ -703,6 +703,15 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		pthread_mutex_unlock(&fs->lock);
 	}
 	rc = cli_mdc_setattr(fs->mdc, &c, ino, &sa, &a);
+	if (rc == -EPERM && fs->wb && (sa.valid & PFS_SETATTR_FD) &&
+	    !(sa.valid & ~(uint32_t)(PFS_SETATTR_FD | PFS_SETATTR_MTIME | PFS_SETATTR_CTIME))) {
+		/* With the write-back cache the kernel writes back the mtime
+		 * of cached writes itself, through a writable open (only an
+		 * explicit utimens has no open): a writer who does not own
+		 * the file may not set an explicit time, but may set "now". */
+		sa.valid = (sa.valid & ~(uint32_t)PFS_SETATTR_MTIME) | PFS_SETATTR_MTIME_NOW;
+		rc = cli_mdc_setattr(fs->mdc, &c, ino, &sa, &a);
+	}
 	if (rc == 0 && (sa.valid & PFS_SETATTR_SIZE))
 		rc = truncate_objects(fs, &c, ino, fi, sa.size);
 	if (rc == 0 && (sa.valid & PFS_SETATTR_SIZE)) {

@@ -60,40 +60,52 @@
 #define MNT_EX_SYSERR 2 /* system error (out of memory, cannot fork) */
 #define MNT_EX_FAIL 32  /* mount failure */
 
-/* The readahead window of the mount (readahead_kb): the kernel gives a
- * FUSE mount's bdi 128 KiB and lowers it to the INIT reply's
- * max_readahead, never raises it, so it is set through
- * /sys/class/bdi/MAJ:MIN/read_ahead_kb once INIT is through.  A stat of
- * the mount point is the wait: the kernel holds every request until the
- * INIT reply is processed.  Runs on its own thread while the session loop
- * serves that stat; failures are logged and leave the kernel's window. */
-typedef struct ra_arg {
+/* The mount's bdi settings, once INIT is through:
+ * - readahead_kb: the kernel gives a FUSE mount's bdi 128 KiB of readahead
+ *   and lowers it to the INIT reply's max_readahead, never raises it;
+ * - dirty_mb (with writeback): a FUSE bdi is held to a strict 1 % share of
+ *   the dirty memory (tens of MiB), too little to absorb a burst of small
+ *   writes; max_bytes sets the share in bytes.
+ * Both are written to /sys/class/bdi/MAJ:MIN/.  A stat of the mount point
+ * is the wait: the kernel holds every request until the INIT reply is
+ * processed.  Runs on its own thread while the session loop serves that
+ * stat; failures are logged and leave the kernel's values. */
+typedef struct bdi_arg {
 	const char *mnt;
-	unsigned kb;
-} ra_arg;
+	unsigned ra_kb;      /* 0 = leave */
+	unsigned dirty_mb;   /* 0 = leave */
+} bdi_arg;
 
-static void *ra_main(void *arg)
+static void bdi_write(unsigned maj, unsigned min, const char *name, unsigned long long v)
 {
-	const ra_arg *a = arg;
 	char path[96];
-	struct stat st;
 	FILE *f;
 
-	if (stat(a->mnt, &st)) {
-		pfs_log(PFS_LOG_WARNING, "readahead: stat %s: %s", a->mnt, strerror(errno));
-		return NULL;
-	}
-	snprintf(path, sizeof(path), "/sys/class/bdi/%u:%u/read_ahead_kb", major(st.st_dev),
-		 minor(st.st_dev));
+	snprintf(path, sizeof(path), "/sys/class/bdi/%u:%u/%s", maj, min, name);
 	f = fopen(path, "w");
-	if (!f || fprintf(f, "%u\n", a->kb) < 0 || fclose(f)) {
-		pfs_log(PFS_LOG_WARNING, "readahead: %s: %s (the kernel's window stays)", path,
-			strerror(errno));
+	if (!f || fprintf(f, "%llu\n", v) < 0 || fclose(f)) {
+		pfs_log(PFS_LOG_WARNING, "%s: %s (the kernel's value stays)", path, strerror(errno));
 		if (f)
 			fclose(f);
+		return;
+	}
+	pfs_log(PFS_LOG_INFO, "%s = %llu", path, v);
+}
+
+static void *bdi_main(void *arg)
+{
+	const bdi_arg *a = arg;
+	struct stat st;
+
+	if (stat(a->mnt, &st)) {
+		pfs_log(PFS_LOG_WARNING, "bdi: stat %s: %s", a->mnt, strerror(errno));
 		return NULL;
 	}
-	pfs_log(PFS_LOG_INFO, "readahead: %u KiB (%s)", a->kb, path);
+	if (a->ra_kb)
+		bdi_write(major(st.st_dev), minor(st.st_dev), "read_ahead_kb", a->ra_kb);
+	if (a->dirty_mb)
+		bdi_write(major(st.st_dev), minor(st.st_dev), "max_bytes",
+			  (unsigned long long)a->dirty_mb << 20);
 	return NULL;
 }
 
@@ -121,6 +133,7 @@ typedef struct mount_cfg {
 	int sync_on_close;
 	int writeback;
 	int readahead_kb;
+	int dirty_mb;
 	int rcc_credits;
 	int mdqos;
 	double rcc_lmax_ms;
@@ -180,6 +193,9 @@ static const pfs_cfg_opt mount_opts[] = {
 	N(PFS_CFG_INT, readahead_kb, "4096",
 	  "the mount's readahead window in KiB (the kernel's FUSE default is 128; 0 keeps it)",
 	  0, 65536),
+	N(PFS_CFG_INT, dirty_mb, "512",
+	  "with writeback: dirty data the mount may hold, MiB (the kernel's FUSE default is "
+	  "a strict 1 % of the dirty memory; 0 keeps it)", 0, 1048576),
 	N(PFS_CFG_BOOL, clone_fd, "1",
 	  "one /dev/fuse descriptor per worker thread (less lock contention in the kernel)", 0, 0),
 	N(PFS_CFG_INT, idle_threads, "16", "FUSE worker threads kept waiting for requests", 1, 4096),
@@ -430,7 +446,7 @@ int main(int argc, char **argv)
 	uint16_t port;
 	sigset_t hup;
 	pthread_t hup_thread, ra_thread;
-	ra_arg ra = { 0 };
+	bdi_arg ra = { 0 };
 	int ra_started = 0;
 	int foreground = 0, rc, status = MNT_EX_FAIL, mounted = 0, handlers = 0, hup_started = 0;
 	int pid_written = 0;
@@ -626,14 +642,13 @@ int main(int argc, char **argv)
 			pfs_log(PFS_LOG_NOTICE, "splice off: fs.pipe-max-size is %lu, needs %u "
 				"(sysctl fs.pipe-max-size=2097152)", pmax, 2u * PFS_MAX_IO);
 	}
-	if (cfg.readahead_kb > 0) {
-		ra.mnt = mnt;
-		ra.kb = (unsigned)cfg.readahead_kb;
-		if (pthread_create(&ra_thread, NULL, ra_main, &ra) == 0)
-			ra_started = 1;
-		else
-			pfs_log(PFS_LOG_WARNING, "readahead: no thread: the kernel's window stays");
-	}
+	ra.mnt = mnt;
+	ra.ra_kb = (unsigned)cfg.readahead_kb;
+	ra.dirty_mb = cfg.writeback ? (unsigned)cfg.dirty_mb : 0;
+	if ((ra.ra_kb || ra.dirty_mb) && pthread_create(&ra_thread, NULL, bdi_main, &ra) == 0)
+		ra_started = 1;
+	else if (ra.ra_kb || ra.dirty_mb)
+		pfs_log(PFS_LOG_WARNING, "bdi: no thread: the kernel's readahead and dirty limit stay");
 	lc = fuse_loop_cfg_create();
 	if (!lc) {
 		pfs_log(PFS_LOG_ERR, "out of memory for the session loop");
