@@ -54,6 +54,7 @@ void pfs_attr_encode(pfs_wbuf *b, const pfs_attr *a)
 	pfs_wbuf_i64(b, a->mtime_ns);
 	pfs_wbuf_i64(b, a->ctime_ns);
 	pfs_wbuf_u32(b, a->tepoch);
+	pfs_wbuf_u32(b, a->flags);
 }
 
 int pfs_attr_decode(pfs_rbuf *b, pfs_attr *a)
@@ -70,6 +71,7 @@ int pfs_attr_decode(pfs_rbuf *b, pfs_attr *a)
 	a->mtime_ns = pfs_rbuf_i64(b);
 	a->ctime_ns = pfs_rbuf_i64(b);
 	a->tepoch = pfs_rbuf_u32(b);
+	a->flags = pfs_rbuf_u32(b);
 	return pfs_rbuf_error(b);
 }
 

@@ -37,7 +37,15 @@ typedef struct pfs_attr {
 	 * MDS; a SETSIZE from before the last truncate cannot grow the size
 	 * (mds/README.md "Size, truncate epochs and blocks"). */
 	uint32_t tepoch;
+	/* PFS_ATTR_* flags (regular files; encoded last). */
+	uint32_t flags;
 } pfs_attr;
+
+/* pfs_attr.flags: the size may be stale - a client opened the file for
+ * writing and has not closed it (it may hold a size it has not pushed, or
+ * have died holding it): a reader that is not writing the file itself
+ * glimpses the size from the objects (client/README.md "Durability"). */
+#define PFS_ATTR_SIZE_STALE 1u
 
 typedef struct pfs_statfs {
 	uint32_t bsize;

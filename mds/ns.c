@@ -77,6 +77,8 @@ static void to_attr(const struct inode *in, pfs_attr *a)
 		a->blocks = (a->size + 511) / 512;
 	if (S_ISREG(in->d.mode))
 		a->tepoch = in->d.tepoch;
+	if (S_ISREG(in->d.mode) && (in->d.fflags & MDS_IF_SIZE_STALE))
+		a->flags |= PFS_ATTR_SIZE_STALE;
 	a->atime_ns = in->d.atime;
 	a->mtime_ns = in->d.mtime;
 	a->ctime_ns = in->d.ctime;
@@ -1053,6 +1055,29 @@ int mds_ns_setsize_epoch(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t s
 	if (!rc)
 		to_attr(&w->a, out);
 out:
+	rc = t ? mds_nsi_wend(ns, t, rc, 0) : rc;
+	free(w);
+	return rc;
+}
+
+int mds_ns_size_stale(mds_ns *ns, uint64_t ino, int stale)
+{
+	struct work *w = work_new();
+	MDB_txn *t = NULL;
+	int rc;
+
+	if (!w)
+		return -ENOMEM;
+	rc = wbegin(ns, &t);
+	if (!rc)
+		rc = mds_nsi_ino_get(ns, t, ino, &w->a);
+	if (!rc && S_ISREG(w->a.d.mode) && !(w->a.d.fflags & MDS_IF_SIZE_STALE) != !stale) {
+		if (stale)
+			w->a.d.fflags |= MDS_IF_SIZE_STALE;
+		else
+			w->a.d.fflags &= ~MDS_IF_SIZE_STALE;
+		rc = mds_nsi_ino_put(ns, t, &w->a);
+	}
 	rc = t ? mds_nsi_wend(ns, t, rc, 0) : rc;
 	free(w);
 	return rc;

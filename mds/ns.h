@@ -103,6 +103,11 @@ int mds_ns_setsize(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t size,
 #define MDS_BLOCKS_UNKNOWN UINT64_MAX
 int mds_ns_setsize_epoch(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint64_t size,
 			 int64_t mtime_ns, uint64_t epoch, uint64_t blocks, pfs_attr *out);
+/* Set (stale 1) or clear the "size may be stale" flag of regular file ino
+ * (PFS_ATTR_SIZE_STALE; mds/open.h sets it at a write open, clears it when
+ * no writer is left).  No permission check: the open table decides.  A
+ * write transaction only when the flag changes; other types: no-op. */
+int mds_ns_size_stale(mds_ns *ns, uint64_t ino, int stale);
 /* Layout of a file; stripe_count 0 for other non-directories.  For a
  * directory *is_dir is set and lay holds its default for new files:
  * stripe_size and stripe_count as given to setstripe (0 = file system

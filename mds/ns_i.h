@@ -69,6 +69,9 @@ struct ino_disk {
 /* ino_disk.fflags: blocks holds what the objects use (files made since
  * the field exists; older records estimate from the size). */
 #define MDS_IF_BLOCKS 1u
+/* ino_disk.fflags: the size may be stale (a writer opened the file and has
+ * not closed it; mds/open.h); read as PFS_ATTR_SIZE_STALE. */
+#define MDS_IF_SIZE_STALE 2u
 
 struct inode {
 	uint64_t ino;

@@ -24,6 +24,7 @@ struct oent {
 	uint64_t client, ino;
 	uint32_t count;
 	int orphan;     /* ino has no name left (the hook kept it) */
+	int writer;     /* opened for writing at least once (until the count is 0) */
 	struct oent *next;
 };
 
@@ -80,6 +81,15 @@ static int ino_open(mds_open *o, uint64_t ino)
 {
 	for (struct oent *e = o->ob[hash64(ino, OBUCKETS)]; e; e = e->next)
 		if (e->ino == ino)
+			return 1;
+	return 0;
+}
+
+/* 1 if some client has ino open for writing. */
+static int ino_written(mds_open *o, uint64_t ino)
+{
+	for (struct oent *e = o->ob[hash64(ino, OBUCKETS)]; e; e = e->next)
+		if (e->ino == ino && e->writer)
 			return 1;
 	return 0;
 }
@@ -201,6 +211,18 @@ static void destroy_orphans(mds_open *o, const uint64_t *inos, size_t n)
 	}
 }
 
+/* Set or clear ino's "size may be stale" flag (mds_ns_size_stale),
+ * outside mu; a failure to clear only costs readers a glimpse. */
+static int size_stale(mds_open *o, uint64_t ino, int stale)
+{
+	int rc = mds_ns_size_stale(o->ns, ino, stale);
+
+	if (rc && rc != -ENOENT)
+		pfs_log(PFS_LOG_WARNING, "open: size flag of ino %llu not %s: %s",
+			(unsigned long long)ino, stale ? "set" : "cleared", pfs_strerror(rc));
+	return rc == -ENOENT ? 0 : rc;
+}
+
 int mds_open_add(mds_open *o, uint64_t client, uint64_t ino)
 {
 	struct oent *e;
@@ -219,17 +241,54 @@ int mds_open_add(mds_open *o, uint64_t client, uint64_t ino)
 
 void mds_open_close(mds_open *o, uint64_t client, uint64_t ino, uint32_t left)
 {
-	int last, orphan;
+	int last, orphan, was_writer, clear;
+	struct oent *e;
 
 	pthread_mutex_lock(&o->mu);
 	orphan = ino_orphan(o, ino);
+	e = *ent_slot(o, client, ino);
+	was_writer = e && e->writer;
 	if (ent_set(o, client, ino, left))
 		pfs_log(PFS_LOG_WARNING, "open: no memory for the opens of ino %llu",
 			(unsigned long long)ino);
 	last = orphan && !ino_open(o, ino) && !ino_restored(o, ino);
+	/* The client pushes its size (SETSIZE) before its last CLOSE: with
+	 * no writer left the MDS's size is the file's. */
+	clear = was_writer && !ino_written(o, ino);
 	pthread_mutex_unlock(&o->mu);
+	if (clear && !last)
+		size_stale(o, ino, 0);
 	if (last)
 		destroy_orphans(o, &ino, 1);
+}
+
+int mds_open_writer(mds_open *o, uint64_t client, uint64_t ino)
+{
+	struct oent *e;
+	int rc = 0;
+
+	pthread_mutex_lock(&o->mu);
+	e = *ent_slot(o, client, ino);
+	if (e)
+		e->writer = 1;
+	pthread_mutex_unlock(&o->mu);
+	/* Set each time (a transaction only when it changes): a writer that
+	 * opened before an MDS restart is not in the table, so the flag of
+	 * an earlier writer may be gone by now (mds/README.md). */
+	if (e)
+		rc = size_stale(o, ino, 1);
+	return rc;
+}
+
+void mds_open_size_pushed(mds_open *o, uint64_t ino)
+{
+	int written;
+
+	pthread_mutex_lock(&o->mu);
+	written = ino_written(o, ino);
+	pthread_mutex_unlock(&o->mu);
+	if (!written)
+		size_stale(o, ino, 0);
 }
 
 int mds_open_held(mds_open *o, uint64_t client, uint64_t ino)
@@ -299,6 +358,8 @@ void mds_open_reap(mds_open *o, int64_t now_ms)
 				(unsigned long long)e->ino);
 			if (e->orphan)
 				cand[n++] = e->ino;
+			/* a writer's size flag stays set: readers glimpse
+			 * the size it never pushed from the objects */
 			*p = e->next;
 			free(e);
 			o->nopen--;

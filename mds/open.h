@@ -38,6 +38,14 @@ int mds_open_add(mds_open *o, uint64_t client, uint64_t ino);
 /* The client closed ino and still has left opens of it.  At the last open
  * of an orphan anywhere, the orphan is destroyed. */
 void mds_open_close(mds_open *o, uint64_t client, uint64_t ino, uint32_t left);
+/* Size recovery (issue 8): client's open of ino (counted by mds_open_add)
+ * is for writing: set the inode's "size may be stale" flag
+ * (PFS_ATTR_SIZE_STALE), which readers see and then glimpse the size from
+ * the objects.  It is cleared when the last writer closes (after its
+ * SETSIZE), or at a SETSIZE when no writer is open (mds_open_size_pushed:
+ * a reader's glimpse after the writer's lease expired).  0 or -errno. */
+int mds_open_writer(mds_open *o, uint64_t client, uint64_t ino);
+void mds_open_size_pushed(mds_open *o, uint64_t ino);
 /* Take back one mds_open_add (the OPEN failed or was no regular file). */
 void mds_open_undo(mds_open *o, uint64_t client, uint64_t ino);
 /* 1 if client has ino open (claiming a restored orphan: see the top). */

@@ -109,7 +109,8 @@ static void test_buf_msg_types(void **state)
 	pfs_rbuf r;
 	pfs_cred c = { 1000, 100, 2, { 5, 6 } }, c2;
 	pfs_attr a = { .ino = 9, .mode = 0100644, .nlink = 1, .uid = 1, .gid = 2, .size = 77,
-		       .mtime_ns = -3, .blocks = 2048, .tepoch = 0xfffffffeu }, a2;
+		       .mtime_ns = -3, .blocks = 2048, .tepoch = 0xfffffffeu,
+		       .flags = PFS_ATTR_SIZE_STALE }, a2;
 
 	pfs_wbuf_init(&w);
 	pfs_cred_encode(&w, &c);
@@ -130,6 +131,11 @@ static void test_buf_msg_types(void **state)
 	assert_int_equal(a2.mtime_ns, a.mtime_ns);
 	assert_int_equal(a2.blocks, a.blocks);
 	assert_int_equal(a2.tepoch, a.tepoch);
+	assert_int_equal(a2.flags, PFS_ATTR_SIZE_STALE);
+	/* the flags come last: an attr cut before them does not decode */
+	pfs_rbuf_init(&r, w.data, w.len - 4);
+	assert_int_equal(pfs_cred_decode(&r, &c2), 0);
+	assert_int_equal(pfs_attr_decode(&r, &a2), -EBADMSG);
 
 	/* Too many groups on the wire. */
 	pfs_wbuf_reset(&w);

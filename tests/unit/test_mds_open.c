@@ -239,6 +239,74 @@ static void test_lease_expiry(void **state)
 	assert_int_equal(destroys(f), 2);
 }
 
+static int stale(struct fx *f, uint64_t ino)
+{
+	pfs_attr a;
+
+	assert_int_equal(mds_ns_getattr(f->ns, &root, ino, &a), 0);
+	return (a.flags & PFS_ATTR_SIZE_STALE) != 0;
+}
+
+/* Size recovery: a writer's open flags the size as maybe stale; readers do
+ * not; the last writer's close clears it, a reader's close does not. */
+static void test_size_flag_close(void **state)
+{
+	struct fx *f = *state;
+	pfs_layout lay;
+	uint64_t x = mkfile(f, "x", &lay);
+
+	assert_false(stale(f, x));
+	assert_int_equal(mds_open_add(f->op, CLI_B, x), 0); /* a reader */
+	assert_false(stale(f, x));
+	assert_int_equal(mds_open_add(f->op, CLI_A, x), 0);
+	assert_int_equal(mds_open_writer(f->op, CLI_A, x), 0);
+	assert_true(stale(f, x));
+	/* two writers: one close leaves it set */
+	assert_int_equal(mds_open_add(f->op, CLI_B, x), 0);
+	assert_int_equal(mds_open_writer(f->op, CLI_B, x), 0);
+	mds_open_close(f->op, CLI_B, x, 0);
+	assert_true(stale(f, x));
+	/* a SETSIZE while a writer is open keeps it */
+	mds_open_size_pushed(f->op, x);
+	assert_true(stale(f, x));
+	/* A closes one of two opens: still a writer */
+	assert_int_equal(mds_open_add(f->op, CLI_A, x), 0);
+	mds_open_close(f->op, CLI_A, x, 1);
+	assert_true(stale(f, x));
+	mds_open_close(f->op, CLI_A, x, 0);
+	assert_false(stale(f, x));
+	/* the flag is on disk: it survives a restart */
+	assert_int_equal(mds_open_add(f->op, CLI_A, x), 0);
+	assert_int_equal(mds_open_writer(f->op, CLI_A, x), 0);
+	fx_close(f);
+	fx_open(f);
+	assert_true(stale(f, x));
+	/* a writer unknown to the table (no add): nothing set */
+	uint64_t y = mkfile(f, "y", &lay);
+	assert_int_equal(mds_open_writer(f->op, CLI_B, y), 0);
+	assert_false(stale(f, y));
+}
+
+/* A writer whose lease expires (crashed before CLOSE) leaves the flag set;
+ * the next SETSIZE with no writer open (a reader's glimpse) clears it. */
+static void test_size_flag_lease(void **state)
+{
+	struct fx *f = *state;
+	pfs_layout lay;
+	uint64_t x = mkfile(f, "x", &lay);
+
+	assert_int_equal(mds_open_add(f->op, CLI_A, x), 0);
+	assert_int_equal(mds_open_writer(f->op, CLI_A, x), 0);
+	mds_open_reap(f->op, mds_open_now_ms() + 20001);
+	assert_true(stale(f, x));
+	mds_open_size_pushed(f->op, x);
+	assert_false(stale(f, x));
+	/* not a regular file: never flagged */
+	assert_int_equal(mds_open_add(f->op, CLI_A, 1), 0);
+	assert_int_equal(mds_open_writer(f->op, CLI_A, 1), 0);
+	assert_false(stale(f, 1));
+}
+
 /* Restart: the orphan list survives; a client that claims its orphan within
  * the lease keeps it until its close; an unclaimed one goes after the lease. */
 static void test_restart(void **state)
@@ -343,6 +411,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_link_keeps_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lease_expiry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_size_flag_close, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_size_flag_lease, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_undo_and_relink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lfsck_judge, setup, teardown),
 	};
