@@ -585,6 +585,8 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		if (!rc && mds_open_add(s->opens, h->client_id, a.ino))
 			pfs_log(PFS_LOG_DEBUG, "create of ino %llu: unlinked before its open counted",
 				(unsigned long long)a.ino);
+		else if (!rc) /* the reply is logged as it was: the flag not in it */
+			(void)mds_open_writer(s->opens, h->client_id, a.ino);
 		if (!rc) {
 			pfs_attr_encode(out, &a);
 			pfs_layout_encode(out, lay);
@@ -744,6 +746,11 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 			if (rc || !S_ISREG(a.mode))
 				mds_open_undo(s->opens, h->client_id, ino);
 		}
+		/* size recovery: a writer marks the size as maybe stale */
+		if (!rc && S_ISREG(a.mode) &&
+		    ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)) &&
+		    mds_open_writer(s->opens, h->client_id, ino) == 0)
+			a.flags |= PFS_ATTR_SIZE_STALE;
 		if (!rc) {
 			pfs_attr_encode(out, &a);
 			pfs_layout_encode(out, lay);
@@ -775,6 +782,12 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 			rc = setsize_allowed(s, &c, ino);
 		if (!rc)
 			rc = mds_ns_setsize_epoch(s->ns, &c, ino, size, mt, epoch, blocks, &a);
+		/* no writer open any more: the size is the file's (mds/open.h) */
+		if (!rc && (a.flags & PFS_ATTR_SIZE_STALE)) {
+			mds_open_size_pushed(s->opens, ino);
+			if (mds_ns_getattr(s->ns, &c, ino, &a))
+				a.flags &= ~PFS_ATTR_SIZE_STALE;
+		}
 		/* SETSIZE comes with fsync/close: make it durable now. */
 		if (!rc && s->opts.sync_on_setsize)
 			rc = mds_ns_sync(s->ns);
@@ -1439,6 +1452,8 @@ static int reply_from_log(mds_server *s, const pfs_hdr *h, unsigned role, pfs_wb
 		if (mds_open_add(s->opens, h->client_id, r->attr.ino))
 			pfs_log(PFS_LOG_DEBUG, "resent create of ino %llu: unlinked since",
 				(unsigned long long)r->attr.ino);
+		else
+			(void)mds_open_writer(s->opens, h->client_id, r->attr.ino);
 		put_caps(s, h, role, &r->lay, PFS_CAPA_ALL, out);
 	}
 	rc = pfs_wbuf_error(out);
