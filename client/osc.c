@@ -81,6 +81,7 @@ typedef struct piece {
 	int rc;
 	size_t got;           /* READ bytes received */
 	uint64_t blocks;      /* STAT: 512-byte blocks the object uses */
+	uint64_t osize;       /* STAT: the object's size */
 	int done;             /* no send pending */
 	int tee_failed;       /* pipe data could not be duplicated */
 	unsigned busy_n;      /* busy answers in this attempt */
@@ -571,7 +572,7 @@ static int piece_finish(piece *p, pfs_rpc_inflight *call)
 		break;
 	case PFS_OP_OSS_STAT:
 		pfs_rbuf_init(&r, rep.data, rep.len);
-		(void)pfs_rbuf_u64(&r); /* size */
+		p->osize = pfs_rbuf_u64(&r);
 		p->blocks = pfs_rbuf_u64(&r);
 		rc = pfs_rbuf_done(&r);
 		break;
@@ -1070,8 +1071,11 @@ int cli_osc_sync_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
 	return per_object(o, tag, l, caps, PFS_OP_OSS_SYNC, 0);
 }
 
-int cli_osc_stat_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
-		      const cli_caps *caps, uint64_t *blocks)
+/* OSS_STAT of every object of l, in parallel: *blocks = their blocks
+ * together, and (sizes non-NULL) sizes[i] = object i's size; a missing
+ * object (never written) is 0 of both. */
+static int stat_objects(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+			const cli_caps *caps, uint64_t *sizes, uint64_t *blocks)
 {
 	uint64_t sum = 0;
 	piece *ps;
@@ -1091,6 +1095,8 @@ int cli_osc_stat_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
 	}
 	(void)run_pieces(o, tag, ps, l->stripe_count);
 	for (uint32_t i = 0; i < l->stripe_count && rc == 0; i++) {
+		if (sizes)
+			sizes[i] = ps[i].rc == 0 ? ps[i].osize : 0;
 		if (ps[i].rc == 0)
 			sum += ps[i].blocks;
 		else if (ps[i].rc != -ENOENT) /* not written yet: no block */
@@ -1100,4 +1106,40 @@ int cli_osc_stat_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
 	if (rc == 0)
 		*blocks = sum;
 	return rc;
+}
+
+int cli_osc_stat_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+		      const cli_caps *caps, uint64_t *blocks)
+{
+	return stat_objects(o, tag, l, caps, NULL, blocks);
+}
+
+int cli_osc_glimpse_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+			 const cli_caps *caps, uint64_t *size)
+{
+	uint64_t sizes[PFS_MAX_STRIPES], blocks;
+	int rc;
+
+	if (l->stripe_count > PFS_MAX_STRIPES)
+		return -EINVAL;
+	rc = stat_objects(o, tag, l, caps, sizes, &blocks);
+	if (rc == 0)
+		*size = cli_osc_size_from_objects(l, sizes);
+	return rc;
+}
+
+uint64_t cli_osc_size_from_objects(const pfs_layout *l, const uint64_t *sizes)
+{
+	uint64_t size = 0;
+
+	for (uint32_t i = 0; i < l->stripe_count && i < PFS_MAX_STRIPES; i++) {
+		uint64_t end;
+
+		if (sizes[i] == 0)
+			continue;
+		end = pfs_layout_file_offset(l, i, sizes[i] - 1) + 1;
+		if (end > size)
+			size = end;
+	}
+	return size;
 }

@@ -157,8 +157,18 @@ int cli_osc_sync_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
  * Any right on the object will do (a file opened write-only too). */
 int cli_osc_stat_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
 		      const cli_caps *caps, uint64_t *blocks);
+/* Glimpse (issue 8, Lustre's size glimpse): OSS_STAT of every object, in
+ * parallel, and *size = the file size they hold
+ * (cli_osc_size_from_objects).  For a file whose writer may have died
+ * holding a size it never pushed (PFS_ATTR_SIZE_STALE).  0 or -errno. */
+int cli_osc_glimpse_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+			 const cli_caps *caps, uint64_t *size);
 
 /* Pure helpers, exposed for unit tests. */
+
+/* The file size stripe objects of sizes[0..stripe_count) make: the largest
+ * file offset one past an object's last byte (0-size objects: none). */
+uint64_t cli_osc_size_from_objects(const pfs_layout *l, const uint64_t *sizes);
 
 /* pfs_layout_map, with every extent also cut to at most max_piece bytes (the
  * largest payload one RPC may carry).  Same return rule as pfs_layout_map. */

@@ -214,6 +214,16 @@ static void oss_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payl
 			break;
 		rc = find_obj(f, ost, id, 0) ? 0 : -ENOENT;
 		break;
+	case PFS_OP_OSS_STAT:
+		if ((rc = pfs_rbuf_done(&r)))
+			break;
+		o = find_obj(f, ost, id, 0);
+		rc = o ? 0 : -ENOENT;
+		if (o) {
+			pfs_wbuf_u64(&w, o->size);
+			pfs_wbuf_u64(&w, (o->size + 511) / 512);
+		}
+		break;
 	default:
 		rc = -EOPNOTSUPP;
 	}
@@ -442,6 +452,57 @@ static void test_osc_holes(void **state)
 	assert_int_equal(got, 20);
 	assert_memory_equal(dst + 10, data, 10);
 	free(dst);
+}
+
+/* The file size stripe objects make: the end of the object that reaches
+ * furthest into the file; empty objects count nothing. */
+static void test_osc_size_from_objects(void **state)
+{
+	pfs_layout l = mklayout(1 << 20, 4);
+	uint64_t s[4] = { 0, 0, 0, 0 };
+
+	assert_int_equal(cli_osc_size_from_objects(&l, s), 0);
+	s[0] = 1;
+	assert_int_equal(cli_osc_size_from_objects(&l, s), 1);
+	s[0] = 1 << 20; /* a full first stripe: 1 MiB */
+	assert_int_equal(cli_osc_size_from_objects(&l, s), 1 << 20);
+	s[2] = 10; /* stripe 2 starts at 2 MiB */
+	assert_int_equal(cli_osc_size_from_objects(&l, s), (2u << 20) + 10);
+	/* object 1's second stripe unit: file bytes 5 MiB..6 MiB */
+	s[1] = (1u << 20) + 7;
+	assert_int_equal(cli_osc_size_from_objects(&l, s), (5u << 20) + 7);
+	/* object 0 two full units: ends at 4 MiB + 1 MiB */
+	s[1] = 0;
+	s[0] = 2u << 20;
+	assert_int_equal(cli_osc_size_from_objects(&l, s), 5u << 20);
+	/* one stripe: the object's size */
+	l = mklayout(1 << 20, 1);
+	s[0] = 12345;
+	assert_int_equal(cli_osc_size_from_objects(&l, s), 12345);
+}
+
+/* Glimpse against the servers: 3 MiB + 5 written over 4 objects (the
+ * last unit short) and a file with a hole at its start. */
+static void test_osc_glimpse(void **state)
+{
+	fixture *fx = *state;
+	pfs_layout l = mklayout(1 << 20, 4), l2 = mklayout(1 << 20, 4);
+	size_t n = (3u << 20) + 5;
+	uint8_t *data = calloc(1, n);
+	uint64_t size = 1;
+
+	assert_non_null(data);
+	assert_int_equal(cli_osc_glimpse_caps(fx->osc, &tag_j, &l, NULL, &size), 0);
+	assert_int_equal(size, 0); /* nothing written: no object at all */
+	assert_int_equal(cli_osc_write(fx->osc, &tag_j, &l, 0, n, data), 0);
+	assert_int_equal(cli_osc_glimpse_caps(fx->osc, &tag_j, &l, NULL, &size), 0);
+	assert_int_equal(size, n);
+	for (uint32_t i = 0; i < 4; i++)
+		l2.stripe[i].object += 1000;
+	assert_int_equal(cli_osc_write(fx->osc, &tag_j, &l2, (6u << 20) + 3, 1, data), 0);
+	assert_int_equal(cli_osc_glimpse_caps(fx->osc, &tag_j, &l2, NULL, &size), 0);
+	assert_int_equal(size, (6u << 20) + 4);
+	free(data);
 }
 
 static void test_osc_truncate_sync(void **state)
@@ -913,6 +974,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_osc_write_read, setup4, teardown),
 		cmocka_unit_test_setup_teardown(test_osc_holes, setup4, teardown),
 		cmocka_unit_test_setup_teardown(test_osc_truncate_sync, setup4, teardown),
+		cmocka_unit_test(test_osc_size_from_objects),
+		cmocka_unit_test_setup_teardown(test_osc_glimpse, setup4, teardown),
 		cmocka_unit_test_setup_teardown(test_osc_sync_missing, setup4, teardown),
 		cmocka_unit_test_setup_teardown(test_osc_concurrent_pieces, setup4, teardown),
 		cmocka_unit_test_setup_teardown(test_osc_shared_oss_waves, setup_shared, teardown),
