@@ -17,8 +17,8 @@
 # NETCUT_LONG=1 cuts for 2 minutes instead of 20 s (about 3 minutes in
 # all, past run.sh's limit below): run it directly,
 #   NETCUT_LONG=1 PFS_BIN=$PWD/build/bin bash tests/integration/t_netcut.sh
-# NETCUT_MOUNT_OPTS adds mount options (recovery_window_s=5 shows the test
-# failing: the writer gets EIO once the window is over).
+# NETCUT_MOUNT_OPTS adds mount options (recovery_window_s=5,retry_ms=2000
+# shows the test failing: the writer gets EIO once the window is over).
 # timeout: 180
 . "$(dirname "$0")/lib.sh"
 command -v ip >/dev/null || { echo "skip: no ip(8)"; exit 0; }
@@ -34,6 +34,13 @@ netcut_cleanup() {
 	[ -n "$CP" ] && kill "$CP" 2>/dev/null
 	"$REPO/deploy/pfs-netns" heal "$N" oss0 >/dev/null 2>&1
 	"$REPO/deploy/pfs-netns" stop "$N" >/dev/null 2>&1
+	if grep -l "ERROR: AddressSanitizer\|runtime error:\|ERROR: LeakSanitizer" \
+		"$N"/*.log "$T/client.out" >/dev/null 2>&1; then
+		echo "sanitizer report:" >&2
+		grep -h -A15 "ERROR: AddressSanitizer\|runtime error:\|ERROR: LeakSanitizer" \
+			"$N"/*.log "$T/client.out" | head -60 >&2
+		rc=1
+	fi
 	if [ $rc -ne 0 ] || [ $_failed -ne 0 ]; then
 		for f in "$N"/*.log "$T/client.log"; do
 			[ -f "$f" ] || continue
