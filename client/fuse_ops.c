@@ -482,6 +482,61 @@ static int push_size(cli_fs *fs, const cli_ctx *c, fh *h)
 	return push_size_sent(fs, c, h, NULL);
 }
 
+/* Size recovery (issue 8 item 2; client/README.md "Durability"): a is
+ * flagged PFS_ATTR_SIZE_STALE when a client opened the file for writing
+ * and has not closed it; it may hold a size it never pushed, or have died
+ * holding it (its lease then ended without CLOSE).  Unless this mount has
+ * unpushed writes of its own (its size counts already, visible_size),
+ * glimpse the size from the objects (OSS_STAT of each, through lay and caps
+ * or, NULL, a GETLAYOUT's) and, when it is larger, make it a's; then push
+ * it (grow-only SETSIZE with the truncate epoch seen in a, so a truncate
+ * since wins), which also lets the MDS clear the flag when no writer is
+ * open any more.  Files without the flag cost nothing; a failure leaves a
+ * as the MDS sent it. */
+static void glimpse(cli_fs *fs, const cli_ctx *c, pfs_attr *a, const pfs_layout *lay,
+		    const cli_caps *caps)
+{
+	pfs_rpc_tag tag = { 0 };
+	pfs_layout own;
+	cli_caps *own_caps = NULL;
+	uint64_t size, blocks;
+	pfs_attr b;
+	node *n;
+	int rc, mine;
+
+	if (!S_ISREG(a->mode) || !(a->flags & PFS_ATTR_SIZE_STALE))
+		return;
+	pthread_mutex_lock(&fs->lock);
+	n = node_find(fs, a->ino);
+	mine = n && n->dirty;
+	pthread_mutex_unlock(&fs->lock);
+	if (mine)
+		return;
+	if (!lay) {
+		rc = cli_mdc_getlayout_caps(fs->mdc, c, a->ino, &own, &own_caps);
+		if (rc)
+			goto out;
+		lay = &own;
+		caps = own_caps;
+	}
+	tag.job = c->job;
+	tag.uid = c->cred.uid;
+	tag.gid = c->cred.gid;
+	rc = cli_osc_glimpse_caps(fs->osc, &tag, lay, caps, &size, &blocks);
+	if (rc)
+		goto out;
+	if (size > a->size)
+		a->size = size;
+	rc = cli_mdc_setsize_epoch(fs->mdc, c, a->ino, size, 0, a->tepoch, blocks, &b);
+	if (rc == 0 && b.tepoch == a->tepoch)
+		*a = b;
+out:
+	if (rc)
+		pfs_log(PFS_LOG_DEBUG, "ino %llu: glimpse of its size: %s",
+			(unsigned long long)a->ino, pfs_strerror(rc));
+	cli_caps_put(own_caps);
+}
+
 /* ---- operations ---- */
 
 static void op_init(void *userdata, struct fuse_conn_info *conn)
@@ -535,6 +590,8 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 	ctx_of(req, &c);
 	rc = cli_mdc_lookup(fs_of(req)->mdc, &c, parent, name, &a);
+	if (!rc)
+		glimpse(fs_of(req), &c, &a, NULL, NULL);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -580,6 +637,8 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 
 	ctx_of(req, &c);
 	rc = cli_mdc_getattr(fs_of(req)->mdc, &c, ino, &a);
+	if (!rc)
+		glimpse(fs_of(req), &c, &a, NULL, NULL);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -1008,6 +1067,7 @@ opened:
 		reply_err(req, rc == -ENOENT ? -ESTALE : rc);
 		return;
 	}
+	glimpse(fs, &c, &a, &lay, caps);
 	h = open_handle(fs, &c, &a, &lay, caps, fi, 0, nocache);
 	if (!h) {
 		fuse_reply_err(req, ENOMEM);

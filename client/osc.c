@@ -1095,8 +1095,9 @@ static int stat_objects(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
 	}
 	(void)run_pieces(o, tag, ps, l->stripe_count);
 	for (uint32_t i = 0; i < l->stripe_count && rc == 0; i++) {
-		if (sizes)
-			sizes[i] = ps[i].rc == 0 ? ps[i].osize : 0;
+		/* run_pieces may reorder them (by endpoint): by extent */
+		if (sizes && ps[i].ext.idx < l->stripe_count)
+			sizes[ps[i].ext.idx] = ps[i].rc == 0 ? ps[i].osize : 0;
 		if (ps[i].rc == 0)
 			sum += ps[i].blocks;
 		else if (ps[i].rc != -ENOENT) /* not written yet: no block */
@@ -1115,17 +1116,20 @@ int cli_osc_stat_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
 }
 
 int cli_osc_glimpse_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
-			 const cli_caps *caps, uint64_t *size)
+			 const cli_caps *caps, uint64_t *size, uint64_t *blocks)
 {
-	uint64_t sizes[PFS_MAX_STRIPES], blocks;
+	uint64_t sizes[PFS_MAX_STRIPES], b;
 	int rc;
 
 	if (l->stripe_count > PFS_MAX_STRIPES)
 		return -EINVAL;
-	rc = stat_objects(o, tag, l, caps, sizes, &blocks);
-	if (rc == 0)
-		*size = cli_osc_size_from_objects(l, sizes);
-	return rc;
+	rc = stat_objects(o, tag, l, caps, sizes, &b);
+	if (rc)
+		return rc;
+	*size = l->stripe_count ? cli_osc_size_from_objects(l, sizes) : 0;
+	if (blocks)
+		*blocks = b;
+	return 0;
 }
 
 uint64_t cli_osc_size_from_objects(const pfs_layout *l, const uint64_t *sizes)

@@ -159,10 +159,11 @@ int cli_osc_stat_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
 		      const cli_caps *caps, uint64_t *blocks);
 /* Glimpse (issue 8, Lustre's size glimpse): OSS_STAT of every object, in
  * parallel, and *size = the file size they hold
- * (cli_osc_size_from_objects).  For a file whose writer may have died
- * holding a size it never pushed (PFS_ATTR_SIZE_STALE).  0 or -errno. */
+ * (cli_osc_size_from_objects), *blocks (may be NULL) = the blocks they
+ * use.  For a file whose writer may have died holding a size it never
+ * pushed (PFS_ATTR_SIZE_STALE).  0 or -errno. */
 int cli_osc_glimpse_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
-			 const cli_caps *caps, uint64_t *size);
+			 const cli_caps *caps, uint64_t *size, uint64_t *blocks);
 
 /* Pure helpers, exposed for unit tests. */
 

@@ -489,19 +489,20 @@ static void test_osc_glimpse(void **state)
 	pfs_layout l = mklayout(1 << 20, 4), l2 = mklayout(1 << 20, 4);
 	size_t n = (3u << 20) + 5;
 	uint8_t *data = calloc(1, n);
-	uint64_t size = 1;
+	uint64_t size = 1, blocks = 0;
 
 	assert_non_null(data);
-	assert_int_equal(cli_osc_glimpse_caps(fx->osc, &tag_j, &l, NULL, &size), 0);
+	assert_int_equal(cli_osc_glimpse_caps(fx->osc, &tag_j, &l, NULL, &size, NULL), 0);
 	assert_int_equal(size, 0); /* nothing written: no object at all */
 	assert_int_equal(cli_osc_write(fx->osc, &tag_j, &l, 0, n, data), 0);
-	assert_int_equal(cli_osc_glimpse_caps(fx->osc, &tag_j, &l, NULL, &size), 0);
+	assert_int_equal(cli_osc_glimpse_caps(fx->osc, &tag_j, &l, NULL, &size, NULL), 0);
 	assert_int_equal(size, n);
 	for (uint32_t i = 0; i < 4; i++)
 		l2.stripe[i].object += 1000;
 	assert_int_equal(cli_osc_write(fx->osc, &tag_j, &l2, (6u << 20) + 3, 1, data), 0);
-	assert_int_equal(cli_osc_glimpse_caps(fx->osc, &tag_j, &l2, NULL, &size), 0);
+	assert_int_equal(cli_osc_glimpse_caps(fx->osc, &tag_j, &l2, NULL, &size, &blocks), 0);
 	assert_int_equal(size, (6u << 20) + 4);
+	assert_int_equal(blocks, ((1u << 20) + 4 + 511) / 512); /* the fake's count */
 	free(data);
 }
 
