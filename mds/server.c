@@ -746,11 +746,12 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 			if (rc || !S_ISREG(a.mode))
 				mds_open_undo(s->opens, h->client_id, ino);
 		}
-		/* size recovery: a writer marks the size as maybe stale */
+		/* size recovery: a writer marks the size as maybe stale (the
+		 * reply keeps the flag as read: set if another writer has it
+		 * open or died holding it, mds/open.h) */
 		if (!rc && S_ISREG(a.mode) &&
-		    ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)) &&
-		    mds_open_writer(s->opens, h->client_id, ino) == 0)
-			a.flags |= PFS_ATTR_SIZE_STALE;
+		    ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)))
+			(void)mds_open_writer(s->opens, h->client_id, ino);
 		if (!rc) {
 			pfs_attr_encode(out, &a);
 			pfs_layout_encode(out, lay);
