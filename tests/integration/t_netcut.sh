@@ -17,7 +17,7 @@
 # NETCUT_LONG=1 cuts for 2 minutes instead of 20 s (about 3 minutes in
 # all, past run.sh's limit below): run it directly,
 #   NETCUT_LONG=1 PFS_BIN=$PWD/build/bin bash tests/integration/t_netcut.sh
-# NETCUT_MOUNT_OPTS adds mount options (recovery_window_s=5,retry_ms=2000
+# NETCUT_WRITER=dd forces the dd writer.  NETCUT_MOUNT_OPTS adds mount options (recovery_window_s=5,retry_ms=2000
 # shows the test failing: the writer gets EIO once the window is over).
 # timeout: 180
 . "$(dirname "$0")/lib.sh"
@@ -58,6 +58,7 @@ mkdir -p "$T/m" "$T/src"
 for i in $(seq 1 8); do head -c $((3 * 1048576 + i * 4099)) /dev/urandom > "$T/src/s$i"; done
 WRITER=dd
 command -v fio >/dev/null && WRITER=fio
+[ -n "${NETCUT_WRITER:-}" ] && WRITER=$NETCUT_WRITER   # dd or fio
 export WRITER
 
 # The client host: mount, run the loops until $T/stop, then verify through
