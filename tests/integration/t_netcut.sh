@@ -34,6 +34,14 @@ netcut_cleanup() {
 	[ -n "$CP" ] && kill "$CP" 2>/dev/null
 	"$REPO/deploy/pfs-netns" heal "$N" oss0 >/dev/null 2>&1
 	"$REPO/deploy/pfs-netns" stop "$N" >/dev/null 2>&1
+	# A namespace outlives `ip netns del` while a killed daemon's sockets
+	# still hold it (FIN_WAIT towards a peer that is gone): delete the
+	# host ends of its veths by name, which removes both ends now.
+	if [ -n "${PREFIX:-}" ]; then
+		for l in mds cli oss0 oss1 br; do
+			ip link del "$PREFIX$l" 2>/dev/null
+		done
+	fi
 	if grep -l "ERROR: AddressSanitizer\|runtime error:\|ERROR: LeakSanitizer" \
 		"$N"/*.log "$T/client.out" >/dev/null 2>&1; then
 		echo "sanitizer report:" >&2
