@@ -762,12 +762,16 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		pthread_mutex_unlock(&fs->lock);
 	}
 	rc = cli_mdc_setattr(fs->mdc, &c, ino, &sa, &a);
-	if (rc == -EPERM && fs->wb && (sa.valid & PFS_SETATTR_FD) &&
-	    !(sa.valid & ~(uint32_t)(PFS_SETATTR_FD | PFS_SETATTR_MTIME | PFS_SETATTR_CTIME))) {
-		/* With the write-back cache the kernel writes back the mtime
-		 * of cached writes itself, through a writable open (only an
-		 * explicit utimens has no open): a writer who does not own
-		 * the file may not set an explicit time, but may set "now". */
+	if (rc == -EPERM && fs->wb && (sa.valid & PFS_SETATTR_MTIME) &&
+	    !(sa.valid & (PFS_SETATTR_ATIME | PFS_SETATTR_MODE | PFS_SETATTR_UID |
+			  PFS_SETATTR_GID))) {
+		/* With the write-back cache the kernel keeps mtime itself and
+		 * sends it as an explicit time where it would have sent "now":
+		 * its write-back of cached writes' mtime, O_TRUNC, ftruncate,
+		 * touch.  A writer who does not own the file may not set an
+		 * explicit time but may set "now" (an explicit utimens by a
+		 * non-owner the kernel refuses itself with default_permissions;
+		 * without, it becomes "now" here). */
 		sa.valid = (sa.valid & ~(uint32_t)PFS_SETATTR_MTIME) | PFS_SETATTR_MTIME_NOW;
 		rc = cli_mdc_setattr(fs->mdc, &c, ino, &sa, &a);
 	}
