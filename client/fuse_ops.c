@@ -492,9 +492,10 @@ static int push_size(cli_fs *fs, const cli_ctx *c, fh *h)
  * it (grow-only SETSIZE with the truncate epoch seen in a, so a truncate
  * since wins), which also lets the MDS clear the flag when no writer is
  * open any more.  Files without the flag cost nothing; a failure leaves a
- * as the MDS sent it. */
-static void glimpse(cli_fs *fs, const cli_ctx *c, pfs_attr *a, const pfs_layout *lay,
-		    const cli_caps *caps)
+ * as the MDS sent it.  1 if a was flagged and not this mount's to
+ * size (a glimpse was tried), else 0. */
+static int glimpse(cli_fs *fs, const cli_ctx *c, pfs_attr *a, const pfs_layout *lay,
+		   const cli_caps *caps)
 {
 	pfs_rpc_tag tag = { 0 };
 	pfs_layout own;
@@ -505,13 +506,13 @@ static void glimpse(cli_fs *fs, const cli_ctx *c, pfs_attr *a, const pfs_layout 
 	int rc, mine;
 
 	if (!S_ISREG(a->mode) || !(a->flags & PFS_ATTR_SIZE_STALE))
-		return;
+		return 0;
 	pthread_mutex_lock(&fs->lock);
 	n = node_find(fs, a->ino);
 	mine = n && n->dirty;
 	pthread_mutex_unlock(&fs->lock);
 	if (mine)
-		return;
+		return 0;
 	if (!lay) {
 		rc = cli_mdc_getlayout_caps(fs->mdc, c, a->ino, &own, &own_caps);
 		if (rc)
@@ -535,6 +536,7 @@ out:
 		pfs_log(PFS_LOG_DEBUG, "ino %llu: glimpse of its size: %s",
 			(unsigned long long)a->ino, pfs_strerror(rc));
 	cli_caps_put(own_caps);
+	return 1;
 }
 
 /* ---- operations ---- */
@@ -1071,12 +1073,27 @@ opened:
 		reply_err(req, rc == -ENOENT ? -ESTALE : rc);
 		return;
 	}
-	glimpse(fs, &c, &a, &lay, caps);
 	h = open_handle(fs, &c, &a, &lay, caps, fi, 0, nocache);
 	if (!h) {
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
+	/* Only now that the handle counts: a RELEASE of this inode's last
+	 * other handle meanwhile would tell the MDS no open is left. */
+	caps = fh_caps(fs, h);
+	if (glimpse(fs, &c, &a, &h->layout, caps)) {
+		/* a writer that may have died changed bytes without telling
+		 * the MDS (no mtime): the cache cannot be trusted */
+		fi->keep_cache = 0;
+		pthread_mutex_lock(&fs->lock);
+		if (a.size > h->n->size)
+			h->n->size = a.size;
+		h->n->seen_size = a.size;
+		h->n->seen_mtime = a.mtime_ns;
+		note_epoch(h->n, &a);
+		pthread_mutex_unlock(&fs->lock);
+	}
+	cli_caps_put(caps);
 	if (fuse_reply_open(req, fi))
 		close_handle(fs, h, 0);
 }
