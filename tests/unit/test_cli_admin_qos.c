@@ -567,7 +567,9 @@ static void fake_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *pay
 	pthread_mutex_lock(&f->lock);
 	if (h->opcode < 400)
 		f->nreq[h->opcode]++;
-	if (h->opcode != PFS_OP_MDS_OST_LIST) {
+	/* OST_LIST and MDQOS_SHOW are side requests (df's OSTs, jobstats'
+	 * PADLL rows): the request under test is the one before them. */
+	if (h->opcode != PFS_OP_MDS_OST_LIST && h->opcode != PFS_OP_MDS_MDQOS_SHOW) {
 		f->last_op = h->opcode;
 		f->last_uid = h->uid;
 		f->last_gid = h->gid;
