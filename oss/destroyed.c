@@ -336,8 +336,10 @@ void oss_destroyed_close(oss_destroyed *d)
 {
 	if (!d)
 		return;
-	if (d->fd >= 0)
+	if (d->fd >= 0) {
+		(void)!fdatasync(d->fd); /* records appended without a sync */
 		close(d->fd);
+	}
 	pthread_mutex_destroy(&d->io_mu);
 	pthread_mutex_destroy(&d->set_mu);
 	free(d->r);
@@ -403,6 +405,17 @@ int oss_destroyed_add(oss_destroyed *d, uint64_t id, int sync)
 	}
 	if (!rc)
 		maybe_compact(d);
+	pthread_mutex_unlock(&d->io_mu);
+	return rc;
+}
+
+int oss_destroyed_sync(oss_destroyed *d)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&d->io_mu);
+	if (fdatasync(d->fd))
+		rc = -errno;
 	pthread_mutex_unlock(&d->io_mu);
 	return rc;
 }

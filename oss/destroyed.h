@@ -38,6 +38,8 @@ int oss_destroyed_has(oss_destroyed *d, uint64_t id);
 /* Record id as destroyed (already recorded: nothing written); with sync the
  * record is on disk when it returns 0.  On error id is not in the set. */
 int oss_destroyed_add(oss_destroyed *d, uint64_t id, int sync);
+/* Make every record added so far durable (fdatasync); 0 or -errno. */
+int oss_destroyed_sync(oss_destroyed *d);
 /* Ranges in memory and records in the file (for tests and statistics). */
 void oss_destroyed_counts(oss_destroyed *d, size_t *ranges, size_t *records);
 

@@ -49,6 +49,7 @@ struct oss_store {
 	int objfd;  /* DIR/O */
 	_Atomic int o_direct; /* cleared when the file system refuses O_DIRECT */
 	int sync_dirs;
+	_Atomic int dir_sync_owed; /* a destroy's directory fsync failed */
 	int (*dir_fsync)(int dirfd, void *arg);
 	void *dir_fsync_arg;
 	pthread_mutex_t lock;
@@ -734,28 +735,44 @@ int oss_store_destroy(oss_store *s, uint64_t obj)
 {
 	char path[48];
 	fdent *e;
-	int rc = 0;
+	int rc, had;
 
-	/* First the record (durable before the unlink), so that no write
-	 * after this call can bring the object back, even after a crash. */
-	rc = oss_destroyed_add(s->dead, obj, s->sync_dirs);
+	/* First the record, so that no write after this call can bring the
+	 * object back.  It must be on disk before an object file goes (a crash
+	 * between the two would let a stale write re-create it); for an object
+	 * that was never written there is nothing to lose, so its record is
+	 * only appended and becomes durable with the next synced one (a crash
+	 * before that at worst lets a stale client make an orphan that lfsck
+	 * removes).  This keeps unlinks of empty files, which never had
+	 * objects, free of fsyncs on the OSS. */
+	rc = oss_destroyed_add(s->dead, obj, 0);
 	if (rc)
 		return rc;
 	obj_path(obj, path, sizeof(path));
+	had = faccessat(s->objfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	if (had && s->sync_dirs) {
+		rc = oss_destroyed_sync(s->dead);
+		if (rc)
+			return rc;
+	}
 	pthread_mutex_lock(&s->lock);
 	e = cache_find(s, obj);
 	if (e)
 		cache_remove(s, e); /* in-flight I/O keeps its descriptor */
 	if (unlinkat(s->objfd, path, 0) == 0) {
+		had = 1;
 		if (s->objects)
 			s->objects--;
 	} else if (errno != ENOENT) {
 		rc = -errno;
 	}
 	pthread_mutex_unlock(&s->lock);
-	/* Also when it was missing: an earlier unlink's fsync may have failed. */
-	if (!rc)
+	/* The directory after an unlink, or when an earlier destroy's fsync
+	 * failed (its retry finds the object gone). */
+	if (!rc && (had || s->dir_sync_owed)) {
 		rc = dir_sync(s, obj);
+		s->dir_sync_owed = rc != 0;
+	}
 	return rc;
 }
 
