@@ -170,7 +170,8 @@ for h in prolog epilog; do
 #!/bin/sh
 # slurmd gives its hooks no settings of its own: they ride in here.
 PFS_MDS='$MDS' PFSADMIN='$PFS_BIN/pfsadmin' PFS_SLURM_LOG='$S/hooks.log' PFS_TIMEOUT=10
-export PFS_MDS PFSADMIN PFS_SLURM_LOG PFS_TIMEOUT
+PFS_KEY='${PFS_KEY:-}'
+export PFS_MDS PFSADMIN PFS_SLURM_LOG PFS_TIMEOUT PFS_KEY
 exec '$REPO/deploy/slurm/$h'
 EOF
 	chmod 755 "$S/$h"

@@ -108,11 +108,19 @@ ok "no pfsadmin or no job id: exit 0"
 # The real pfsadmin against a closed port.
 if [ -x "$PFS_BIN/pfsadmin" ]; then
 	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	# A key of its own (an admin key, as the hooks need), through PFS_KEY
+	# of the hooks' configuration.
+	"$PFS_BIN/pfsadmin" key gen --role mds "$T/mds.key" >/dev/null || fail "key gen mds"
+	"$PFS_BIN/pfsadmin" key gen --role admin --master "$T/mds.key" "$T/admin.key" >/dev/null ||
+		fail "key gen admin"
+	printf 'PFS_KEY=%s\n' "$T/admin.key" >"$T/keyed.conf"
 	hook prolog SLURM_JOB_ID=8 SLURM_JOB_NUM_NODES=2 SLURM_JOB_UID=1000 \
-		PFSADMIN="$PFS_BIN/pfsadmin" PFS_MDS="127.0.0.1:$port" PFS_TIMEOUT=15
+		PFSADMIN="$PFS_BIN/pfsadmin" PFS_MDS="127.0.0.1:$port" PFS_TIMEOUT=15 \
+		PFS_SLURM_CONF="$T/keyed.conf"
 	grep -q "failed (exit 1): pfsadmin: job register 8 on MDS 127.0.0.1:$port" "$T/err" ||
 		fail "real pfsadmin: $(cat "$T/err")"
-	hook epilog SLURM_JOB_ID=8 PFSADMIN="$PFS_BIN/pfsadmin" PFS_MDS="127.0.0.1:$port"
+	hook epilog SLURM_JOB_ID=8 PFSADMIN="$PFS_BIN/pfsadmin" PFS_MDS="127.0.0.1:$port" \
+		PFS_SLURM_CONF="$T/keyed.conf"
 	grep -q "failed (exit 1): pfsadmin: job end 8" "$T/err" || fail "real pfsadmin: $(cat "$T/err")"
 	ok "real pfsadmin, MDS down: logged, exit 0"
 else
