@@ -83,16 +83,17 @@ check as_nobody cat ro
 ok "permissions for a non-root user"
 
 if [ -x "$TOOLS/posix_check" ]; then
-	"$TOOLS/posix_check" "$MNT" || fail "posix_check"
+	# The default mount: the MDS alone checks (no default_permissions).
+	"$TOOLS/posix_check" "$MNT" mds-only || fail "posix_check"
 	ok "posix_check"
-	# The same checks with the MDS alone (no default_permissions: the
-	# kernel walks cached names without checking): a second mount,
+	# The same checks with the kernel's checks too (default_permissions,
+	# which also covers FIFO and device node opens): a second mount,
 	# $CLUSTER/mnt2 so that pfs-cluster stop unmounts it too.
 	MNT2=$CLUSTER/mnt2
 	mkdir -p "$MNT2"
-	check "$PFS_BIN/mount.pfs" "$MDS" "$MNT2" -o "key=$CLUSTER/keys/client.key,log=file:$CLUSTER/client2.log,default_permissions=0"
-	"$TOOLS/posix_check" "$MNT2" mds-only || fail "posix_check mds-only"
+	check "$PFS_BIN/mount.pfs" "$MDS" "$MNT2" -o "key=$CLUSTER/keys/client.key,log=file:$CLUSTER/client2.log,default_permissions=1"
+	"$TOOLS/posix_check" "$MNT2" || fail "posix_check with default_permissions"
 	umount "$MNT2"
-	ok "posix_check without default_permissions"
+	ok "posix_check with default_permissions (FIFOs and device nodes too)"
 fi
 cd /
