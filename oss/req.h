@@ -7,6 +7,11 @@
  * fuzzed on its own (tests/fuzz/fuzz_oss.c).  The caller then looks the
  * OST up (oss_server_lookup) and queues the request.
  *
+ * An object request may carry a capability (common/capa.h) after its fixed
+ * fields (before a WRITE's bulk): it is recognised when exactly
+ * PFS_CAPA_LEN bytes (plus the bulk) remain, and returned with the right
+ * the request needs; checking it is the caller's (it holds K_cap).
+ *
  * Errors, as the data port replies them: -EBADMSG for a short payload or
  * trailing bytes, -EINVAL for a READ/WRITE longer than PFS_MAX_IO,
  * -EOPNOTSUPP for an opcode the data port does not serve. */
@@ -16,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/capa.h"
+
 typedef struct oss_req_msg {
 	uint16_t opcode;
 	uint32_t ost;             /* cluster-wide OST index */
@@ -23,6 +30,9 @@ typedef struct oss_req_msg {
 	uint64_t off;             /* READ/WRITE/PUNCH offset */
 	uint64_t len;             /* READ/WRITE/PUNCH length; TRUNCATE size */
 	const uint8_t *data;      /* WRITE: len bytes inside the payload */
+	int has_cap;              /* a capability followed the fixed fields */
+	pfs_capa cap;
+	uint32_t need;            /* PFS_CAPA_* right it needs (0: any; STATFS: none) */
 } oss_req_msg;
 
 /* Decode the payload p[0..n) of a data-port request with this opcode into

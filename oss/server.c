@@ -28,6 +28,7 @@
 #include "common/server.h"
 #include "oss/ctl.h"
 #include "oss/nrs_tbf.h"
+#include "oss/req.h"
 
 struct oss_server {
 	pfs_server *data, *ctl;
@@ -69,89 +70,31 @@ int oss_server_lookup(const oss_server *s, uint32_t ost, oss_ostq **out)
 	return unknown ? -EAGAIN : -ENODEV;
 }
 
-/* The optional capability after the fixed fields: *has = 1 and c filled
- * when exactly PFS_CAPA_LEN bytes (plus want_after bytes of bulk) remain. */
-static void get_capa(pfs_rbuf *b, size_t want_after, pfs_capa *c, int *has)
-{
-	*has = pfs_rbuf_left(b) == want_after + PFS_CAPA_LEN;
-	if (*has)
-		pfs_capa_decode(b, c);
-}
-
-/* Decode a data request into io; *q receives its OST.  0 or the errno to
- * reply. */
+/* Decode a data request into io (oss/req.c, the one decoder) and check
+ * its capability; *q receives its OST.  0 or the errno to reply. */
 static int data_decode(oss_server *s, const pfs_hdr *h, const uint8_t *p, oss_io *io,
 		       oss_ostq **q)
 {
-	pfs_rbuf b;
-	pfs_capa cap;
-	uint32_t ost, need = 0;
-	int rc, has = 0;
+	oss_req_msg m;
+	int rc = oss_req_decode(h->opcode, p, h->payload_len, &m);
 
-	pfs_rbuf_init(&b, p, h->payload_len);
-	ost = pfs_rbuf_u32(&b);
-	switch (h->opcode) {
-	case PFS_OP_OSS_READ:
-		io->obj = pfs_rbuf_u64(&b);
-		io->off = pfs_rbuf_u64(&b);
-		io->len = pfs_rbuf_u32(&b);
-		get_capa(&b, 0, &cap, &has);
-		if (pfs_rbuf_done(&b))
-			return -EBADMSG;
-		if (io->len > PFS_MAX_IO)
-			return -EINVAL;
-		io->req.bytes = io->len;
-		need = PFS_CAPA_READ;
-		break;
-	case PFS_OP_OSS_WRITE:
-		io->obj = pfs_rbuf_u64(&b);
-		io->off = pfs_rbuf_u64(&b);
-		io->len = pfs_rbuf_u32(&b);
-		if (pfs_rbuf_error(&b))
-			return -EBADMSG;
-		if (io->len > PFS_MAX_IO)
-			return -EINVAL;
-		get_capa(&b, (size_t)io->len, &cap, &has);
-		io->data = pfs_rbuf_bytes(&b, (size_t)io->len);
-		if (pfs_rbuf_done(&b))
-			return -EBADMSG;
-		io->req.bytes = io->len;
-		need = PFS_CAPA_WRITE;
-		break;
-	case PFS_OP_OSS_TRUNCATE:
-		io->obj = pfs_rbuf_u64(&b);
-		io->len = pfs_rbuf_u64(&b);
-		need = PFS_CAPA_TRUNCATE;
-		get_capa(&b, 0, &cap, &has);
-		break;
-	case PFS_OP_OSS_PUNCH:
-		io->obj = pfs_rbuf_u64(&b);
-		io->off = pfs_rbuf_u64(&b);
-		io->len = pfs_rbuf_u64(&b);
-		need = PFS_CAPA_WRITE;
-		get_capa(&b, 0, &cap, &has);
-		break;
-	case PFS_OP_OSS_STAT:  /* size and blocks: a writer's close sums them */
-	case PFS_OP_OSS_SYNC:  /* any right on the object */
-		io->obj = pfs_rbuf_u64(&b);
-		get_capa(&b, 0, &cap, &has);
-		break;
-	case PFS_OP_OSS_STATFS:
-		break;
-	default:
-		return -EOPNOTSUPP;
-	}
-	if (pfs_rbuf_done(&b))
-		return -EBADMSG;
+	if (rc)
+		return rc;
+	io->obj = m.obj;
+	io->off = m.off;
+	io->len = m.len;
+	io->data = m.data;
+	if (h->opcode == PFS_OP_OSS_READ || h->opcode == PFS_OP_OSS_WRITE)
+		io->req.bytes = m.len;
 	if (s->have_capa && h->opcode != PFS_OP_OSS_STATFS) {
-		rc = has ? pfs_capa_check(&cap, s->capa_key, ost, io->obj, h->client_id, need,
-					  (uint64_t)time(NULL))
-			 : -EACCES;
+		rc = m.has_cap ? pfs_capa_check(&m.cap, s->capa_key, m.ost, m.obj, h->client_id,
+						m.need, (uint64_t)time(NULL))
+			       : -EACCES;
 		if (rc)
 			return rc;
 	}
-	io->req.ost = ost;
-	rc = oss_server_lookup(s, ost, q);
+	io->req.ost = m.ost;
+	rc = oss_server_lookup(s, m.ost, q);
 	if (!rc)
 		io->st = oss_ostq_store(*q);
 	return rc;
