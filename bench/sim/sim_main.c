@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "common/file.h"
 #include "bench/sim/sim_decide.h"
 #include "bench/sim/sim_policy.h"
 #include "bench/sim/sim_report.h"
@@ -59,29 +60,9 @@ static const qos_policy_ops *policy_or_die(const char *name)
 
 static char *read_all(FILE *f, size_t *len)
 {
-	size_t n = 0, cap = 65536;
-	char *buf = malloc(cap);
-	while (buf) {
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-		if (n == cap) {
-			char *b = realloc(buf, cap * 2);
-			if (!b) {
-				free(buf);
-				return NULL;
-			}
-			buf = b;
-			cap *= 2;
-		}
-	}
-	if (buf && ferror(f)) {
-		free(buf);
-		return NULL;
-	}
-	*len = n;
-	return buf;
+	char *buf;
+
+	return pfs_file_read_stream(f, &buf, len) ? NULL : buf;
 }
 
 typedef struct cli {

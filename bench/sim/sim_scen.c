@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/file.h"
 #include "bench/sim/sim_json.h"
 #include "bench/sim/sim_rng.h"
 
@@ -571,7 +572,7 @@ static int scen_load(const char *path, long long seed_override, sim_scenario *sc
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0;
 	int rc;
 
 	memset(sc, 0, sizeof(*sc));
@@ -580,24 +581,9 @@ static int scen_load(const char *path, long long seed_override, sim_scenario *sc
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return rc;
 	}
-	for (;;) {
-		if (n == cap) {
-			char *b = realloc(buf, cap ? cap * 2 : 65536);
-			if (!b) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			buf = b;
-			cap = cap ? cap * 2 : 65536;
-		}
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		rc = -EIO;
-		snprintf(err, errlen, "%s: read error", path);
+	rc = pfs_file_read_stream(f, &buf, &n);
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", path, rc == -ENOMEM ? "out of memory" : "read error");
 		goto out;
 	}
 	rc = scen_parse(buf, n, seed_override, sc, err, errlen, cluster_only);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/file.h"
 #include "bench/sim/sim_rng.h"
 
 enum col {
@@ -475,7 +476,7 @@ int sim_trace_load(const char *path, sim_scenario *sc, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0;
 	int rc;
 
 	if (!f) {
@@ -484,26 +485,12 @@ int sim_trace_load(const char *path, sim_scenario *sc, char *err, size_t errlen)
 		sim_scen_free(sc);
 		return rc;
 	}
-	for (;;) {
-		if (n == cap) {
-			char *b = realloc(buf, cap ? cap * 2 : 65536);
-			if (!b) {
-				rc = -ENOMEM;
-				snprintf(err, errlen, "out of memory");
-				sim_scen_free(sc);
-				goto out;
-			}
-			buf = b;
-			cap = cap ? cap * 2 : 65536;
-		}
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		rc = -EIO;
-		snprintf(err, errlen, "%s: read error", path);
+	rc = pfs_file_read_stream(f, &buf, &n);
+	if (rc) {
+		if (rc == -ENOMEM)
+			snprintf(err, errlen, "out of memory");
+		else
+			snprintf(err, errlen, "%s: read error", path);
 		sim_scen_free(sc);
 		goto out;
 	}
