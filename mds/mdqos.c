@@ -858,10 +858,30 @@ done:
 
 /* ------------------------------------------------------- admin views */
 
+/* One more zeroed row in st (grown by doubling, at most PFS_MDQ_ROWS_MAX);
+ * NULL when full or out of memory. */
+static pfs_mdq_jobrow *row_add(pfs_mdq_status *st, size_t *cap)
+{
+	pfs_mdq_jobrow *r;
+
+	if (st->n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		pfs_mdq_jobrow *nr = nc <= PFS_MDQ_ROWS_MAX ?
+			realloc(st->rows, nc * sizeof(*nr)) : NULL;
+
+		if (!nr)
+			return NULL;
+		st->rows = nr;
+		*cap = nc;
+	}
+	r = &st->rows[st->n++];
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
 int mds_mdqos_show(mds_mdqos *q, pfs_mdq_status *st)
 {
 	size_t cap = 0;
-	int rc = 0;
 
 	memset(st, 0, sizeof(*st));
 	pthread_mutex_lock(&q->lock);
@@ -873,23 +893,16 @@ int mds_mdqos_show(mds_mdqos *q, pfs_mdq_status *st)
 	st->generation = q->generation;
 	st->held = q->held;
 	memcpy(st->max_r, q->cfg.max_r, sizeof(st->max_r));
-	for (unsigned b = 0; b < NBUCKETS && !rc; b++)
-		for (struct mjob *j = q->jobs[b]; j && !rc; j = j->next)
+	for (unsigned b = 0; b < NBUCKETS; b++)
+		for (struct mjob *j = q->jobs[b]; j; j = j->next)
 			for (unsigned c = 1; c < PFS_MDQ_NCLASSES; c++) {
 				struct cell *x = &j->c[c];
 				struct demand *d = demand_find(&q->cfg, j->job, c);
 				if (!j->job[0] || (!x->arr_rate && !x->srv_rate && !x->has_rate && !d))
 					continue;
-				if (st->n == cap) {
-					size_t nc = cap ? cap * 2 : 64;
-					pfs_mdq_jobrow *nr = nc <= PFS_MDQ_ROWS_MAX ?
-						realloc(st->rows, nc * sizeof(*nr)) : NULL;
-					if (!nr)
-						break;
-					st->rows = nr;
-					cap = nc;
-				}
-				pfs_mdq_jobrow *r = &st->rows[st->n++];
+				pfs_mdq_jobrow *r = row_add(st, &cap);
+				if (!r)
+					break;
 				snprintf(r->job, sizeof(r->job), "%s", j->job);
 				r->cls = (uint8_t)c;
 				r->demand = d ? d->v : 0;
@@ -902,23 +915,15 @@ int mds_mdqos_show(mds_mdqos *q, pfs_mdq_status *st)
 		const struct demand *d = &q->cfg.d[i];
 		if (job_find(q, d->job, 0))
 			continue;
-		if (st->n == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			pfs_mdq_jobrow *nr = nc <= PFS_MDQ_ROWS_MAX ?
-				realloc(st->rows, nc * sizeof(*nr)) : NULL;
-			if (!nr)
-				break;
-			st->rows = nr;
-			cap = nc;
-		}
-		pfs_mdq_jobrow *r = &st->rows[st->n++];
-		memset(r, 0, sizeof(*r));
+		pfs_mdq_jobrow *r = row_add(st, &cap);
+		if (!r)
+			break;
 		snprintf(r->job, sizeof(r->job), "%s", d->job);
 		r->cls = d->cls;
 		r->demand = d->v;
 	}
 	pthread_mutex_unlock(&q->lock);
-	return rc;
+	return 0;
 }
 
 void mds_mdqos_each(mds_mdqos *q, void (*fn)(void *arg, const pfs_mdq_jobrow *r), void *arg)
