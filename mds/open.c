@@ -248,6 +248,14 @@ void mds_open_close(mds_open *o, uint64_t client, uint64_t ino, uint32_t left)
 	orphan = ino_orphan(o, ino);
 	e = *ent_slot(o, client, ino);
 	was_writer = e && e->writer;
+	/* One open fewer, but never fewer than the client says it still has.
+	 * The client counts left before its CLOSE goes out, while an OPEN of
+	 * the same inode from another of its threads may already be counted
+	 * here: setting the count to left would forget that open (and destroy
+	 * an open-unlinked file under it).  left still repairs a count that
+	 * a lost CLOSE or an MDS restart left too low. */
+	if (e && e->count > 0 && e->count - 1 > left)
+		left = e->count - 1;
 	if (ent_set(o, client, ino, left))
 		pfs_log(PFS_LOG_WARNING, "open: no memory for the opens of ino %llu",
 			(unsigned long long)ino);

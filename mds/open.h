@@ -2,8 +2,10 @@
  * leases, and the end of open-unlinked files (mds/open.c).
  *
  * Every OPEN and CREATE of a regular file counts one open of (client id,
- * ino); MDS_CLOSE carries how many the client still has, so the count is
- * exact whatever was lost.  The table installs the namespace's open hook
+ * ino); MDS_CLOSE carries how many the client still has, which repairs a
+ * count that an MDS restart left too low (a CLOSE lost for good leaves it
+ * one too high: the orphan then lives until that client's lease ends,
+ * never shorter than an open).  The table installs the namespace's open hook
  * (mds/orphan.h): the last name of an open file leaves an orphan, which is
  * destroyed when its last open goes, by a CLOSE or because the holding
  * client was not heard from (any request) for lease_s seconds (the lock
@@ -35,7 +37,9 @@ int mds_open_create(mds_ns *ns, unsigned lease_s, int no_thread, mds_open **out)
 void mds_open_destroy(mds_open *o);
 /* One more open of ino by client: 0, or -ENOENT when ino was just destroyed. */
 int mds_open_add(mds_open *o, uint64_t client, uint64_t ino);
-/* The client closed ino and still has left opens of it.  At the last open
+/* The client closed ino and still has left opens of it: the count becomes
+ * max(count - 1, left), since an OPEN the client sent after counting left
+ * may have arrived first.  At the last open
  * of an orphan anywhere, the orphan is destroyed. */
 void mds_open_close(mds_open *o, uint64_t client, uint64_t ino, uint32_t left);
 /* Size recovery (issue 8): client's open of ino (counted by mds_open_add)

@@ -167,6 +167,28 @@ static void test_unlink_open_then_close(void **state)
 	assert_int_equal(o + c + r, 0);
 }
 
+/* A client's CLOSE (left = 0, counted before it was sent) overtaken by an
+ * OPEN of the same inode from another of its threads: the reopened file
+ * stays open, and unlinking it keeps its data until that open closes. */
+static void test_close_overtaken_by_open(void **state)
+{
+	struct fx *f = *state;
+	pfs_layout lay;
+	pfs_attr a;
+	uint64_t ino = mkfile(f, "f", &lay);
+
+	assert_int_equal(mds_open_add(f->op, CLI_A, ino), 0); /* first open */
+	assert_int_equal(mds_open_add(f->op, CLI_A, ino), 0); /* reopen arrives first */
+	mds_open_close(f->op, CLI_A, ino, 0);                   /* first close, late */
+	assert_true(mds_open_held(f->op, CLI_A, ino));
+	assert_int_equal(mds_ns_unlink(f->ns, &root, 1, "f"), 0);
+	assert_int_equal(mds_ns_getattr(f->ns, &root, ino, &a), 0);
+	assert_int_equal(destroys(f), 0);
+	mds_open_close(f->op, CLI_A, ino, 0);
+	assert_int_equal(mds_ns_getattr(f->ns, &root, ino, &a), -ENOENT);
+	assert_int_equal(destroys(f), 1);
+}
+
 /* Rename over an open file keeps it; a close of a file that is not an
  * orphan destroys nothing. */
 static void test_rename_over_open(void **state)
@@ -264,6 +286,7 @@ static void test_size_flag_close(void **state)
 	/* two writers: one close leaves it set */
 	assert_int_equal(mds_open_add(f->op, CLI_B, x), 0);
 	assert_int_equal(mds_open_writer(f->op, CLI_B, x), 0);
+	mds_open_close(f->op, CLI_B, x, 1);
 	mds_open_close(f->op, CLI_B, x, 0);
 	assert_true(stale(f, x));
 	/* a SETSIZE while a writer is open keeps it */
@@ -407,6 +430,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_unlink_closed_destroys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unlink_open_then_close, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_close_overtaken_by_open, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rename_over_open, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_link_keeps_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lease_expiry, setup, teardown),
