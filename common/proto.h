@@ -167,6 +167,13 @@ enum pfs_opcode {
 	PFS_OP_MDS_LOCK_RELEASE,    /* u64 ino, u64 owner, u32 kinds (1 << PFS_LK_*)
 	                               -> (empty): every lock of (client, owner) on ino of
 	                               those kinds (close/flush: POSIX; release: FLOCK) */
+	PFS_OP_MDS_LOCK_RECLAIM,    /* u8 flags (PFS_LK_RECLAIM_*), u32 n, n x { u64 ino,
+	                               lock } -> u64 instance, u32 lease_ms, u32
+	                               recovery_left_ms, u32 n, n x u32 status (0 or
+	                               -errno as u32): after an MDS restart a client
+	                               re-asserts the locks it holds (Lustre's lock
+	                               replay, mds/locksvc.h); n = 0: a probe of the
+	                               MDS instance (the lease ping) */
 
 	/* ---- MDS: administration (pfsadmin) ---- */
 	PFS_OP_MDS_OST_LIST = 200,  /* (empty) -> u32 n, n x ost_info (msg.h) */
@@ -278,6 +285,12 @@ enum pfs_opcode {
 #define PFS_LK_WRITE 2
 #define PFS_LK_UNLOCK 3
 #define PFS_LK_WAIT_MAX_MS 30000
+/* LOCK_RECLAIM flags: this is the client's last batch (its reclaim is
+ * complete).  PFS_LK_ERECOVER: the status (as -errno) of a lock request
+ * the MDS cannot answer yet because it is in its lock recovery window
+ * after a restart: send it again a little later. */
+#define PFS_LK_RECLAIM_LAST 0x1u
+#define PFS_LK_ERECOVER EBUSY
 
 /* PFS_OP_MDS_SETATTR valid bits. */
 #define PFS_SETATTR_MODE 0x01u
