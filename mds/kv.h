@@ -8,8 +8,9 @@
 typedef struct mds_ns mds_ns;
 
 /* ---- key-value tables for other MDS modules ----
- * The job registry (mds/jobs.c) and the QoS controller (mds/qos_store.c)
- * keep their records in DBIs of their own in the namespace's environment,
+ * The job registry (mds/jobs.c), the QoS controller (mds/qos_store.c) and
+ * the lock service (mds/locksvc.c) keep their records in DBIs of their own
+ * in the namespace's environment,
  * so they get its transactions and its durability (sync mode) without
  * seeing LMDB.
  * Keys are 1..MDS_KV_KEY_MAX bytes, compared bytewise (memcmp, shorter
@@ -23,6 +24,8 @@ typedef struct mds_ns mds_ns;
 typedef enum mds_kv_table {
 	MDS_KV_JOBS = 0,   /* job id -> record (mds/jobs.c) */
 	MDS_KV_QOS,        /* name -> record (mds/qos_store.c) */
+	MDS_KV_LOCKS,      /* be64 client -> (empty): mounts that hold locks
+	                      (mds/locksvc.c's lock recovery after a restart) */
 	MDS_KV_NTABLES
 } mds_kv_table;
 

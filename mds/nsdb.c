@@ -334,8 +334,9 @@ int mds_ns_open(const mds_ns_opts *opts, mds_ns **out)
 		{ "destroy", &ns->destroy }, { "meta", &ns->meta },
 		{ "replies", &ns->replies },
 		{ "jobs", &ns->kv[MDS_KV_JOBS] }, { "qos", &ns->kv[MDS_KV_QOS] },
+		{ "locks", &ns->kv[MDS_KV_LOCKS] },
 	};
-	_Static_assert(MDS_KV_NTABLES == 2, "a DBI per kv table");
+	_Static_assert(MDS_KV_NTABLES == 3, "a DBI per kv table");
 	for (size_t i = 0; i < sizeof(dbs) / sizeof(dbs[0]) && !rc; i++)
 		rc = lmdb_err(mdb_dbi_open(t, dbs[i].name, MDB_CREATE, dbs[i].dbi));
 	if (rc)
