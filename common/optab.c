@@ -87,6 +87,7 @@ static const pfs_optab_row rows[] = {
 	ROW(OSS_STAT, CLI, 0, DATA_READ),
 	ROW(OSS_SYNC, CLI, 0, DATA_WRITE),
 	ROW(OSS_STATFS, CLI | ADM | MDS, 0, CONTROL),
+	ROW(OSS_GRANT, CLI, 0, CONTROL),
 	/* OSS control port: the MDS; pfsadmin for read-only stats and rules */
 	ROW(OSS_DESTROY, MDS, 0, CONTROL),
 	ROW(OSS_LIST_OBJECTS, MDS, 0, CONTROL),

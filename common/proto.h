@@ -49,6 +49,13 @@
 #define PFS_OSS_CAPA_LEN 48 /* == PFS_CAPA_LEN of common/capa.h */
 #define PFS_OSS_WRITE_FIELDS_CAPA (PFS_OSS_WRITE_FIELDS + PFS_OSS_CAPA_LEN)
 
+/* Grant bytes one OSS_WRITE of len bytes costs (oss/grant.h,
+ * client/wcache.h): len rounded up to 4 KiB pages plus one page, so that
+ * a misaligned write's partial pages are covered. */
+#define PFS_GRANT_PAGE 4096u
+#define PFS_GRANT_COST(len) \
+	((((uint64_t)(len) + PFS_GRANT_PAGE - 1) & ~(uint64_t)(PFS_GRANT_PAGE - 1)) + PFS_GRANT_PAGE)
+
 /* Header flags.  PFS_F_RESEND marks a request sent again after its
  * connection broke before the reply came (common/rpc.h): same client_id and
  * req_id as the first send, so a server's reply cache (mds/reply_cache.h)
@@ -248,6 +255,10 @@ enum pfs_opcode {
 	PFS_OP_OSS_STAT,            /* u32 ost, u64 object, [capa] -> u64 size, u64 blocks */
 	PFS_OP_OSS_SYNC,            /* u32 ost, u64 object, [capa] -> (empty) */
 	PFS_OP_OSS_STATFS,          /* u32 ost -> u64 total_bytes, u64 free_bytes, u64 objects */
+	PFS_OP_OSS_GRANT,           /* u32 ost, u64 want, u64 giveback -> u64 granted:
+	                               write grant of the frame's client_id on that OST
+	                               (oss/grant.h): giveback bytes returned, then up to
+	                               want more; the reply is the client's grant now */
 
 	/* ---- OSS: control port (MDS/pfsadmin -> OSS) ---- */
 	PFS_OP_OSS_DESTROY = 350,   /* u32 ost, u64 object -> (empty); missing is success */
