@@ -847,20 +847,26 @@ static void put_lock(pfs_wbuf *w, uint64_t ino, const cli_lock *l)
 	pfs_wbuf_u32(w, l->pid);
 }
 
-/* LOCK_SET and LOCK_WAIT: reply u32 lease_ms. */
-static int lock_call(cli_mdc *m, const char *job, uint16_t op, pfs_wbuf *w, uint32_t *lease_ms)
+/* LOCK_SET and LOCK_WAIT: reply u32 lease_ms[, u64 instance]. */
+static int lock_call(cli_mdc *m, const char *job, uint16_t op, pfs_wbuf *w, uint32_t *lease_ms,
+		     uint64_t *instance)
 {
 	pfs_rpc_reply rep = { 0 };
 	pfs_rbuf r;
 	uint32_t lease;
+	uint64_t inst = 0;
 	int rc = call(m, job, op, PFS_RPC_IDEMPOTENT, w, &rep);
 
 	if (rc == 0) {
 		pfs_rbuf_init(&r, rep.data, rep.len);
 		lease = pfs_rbuf_u32(&r);
+		if (pfs_rbuf_left(&r))
+			inst = pfs_rbuf_u64(&r);
 		rc = pfs_rbuf_done(&r);
 		if (rc == 0 && lease_ms)
 			*lease_ms = lease;
+		if (rc == 0 && instance)
+			*instance = inst;
 	}
 	pfs_rpc_reply_free(&rep);
 	return rc;
@@ -895,22 +901,68 @@ int cli_mdc_lock_get(cli_mdc *m, const char *job, uint64_t ino, const cli_lock *
 int cli_mdc_lock_set(cli_mdc *m, const char *job, uint64_t ino, const cli_lock *req,
 		     uint32_t *lease_ms)
 {
+	return cli_mdc_lock_set_inst(m, job, ino, req, lease_ms, NULL);
+}
+
+int cli_mdc_lock_set_inst(cli_mdc *m, const char *job, uint64_t ino, const cli_lock *req,
+			  uint32_t *lease_ms, uint64_t *instance)
+{
 	pfs_wbuf w;
 
 	pfs_wbuf_init(&w);
 	put_lock(&w, ino, req);
-	return lock_call(m, job, PFS_OP_MDS_LOCK_SET, &w, lease_ms);
+	return lock_call(m, job, PFS_OP_MDS_LOCK_SET, &w, lease_ms, instance);
 }
 
 int cli_mdc_lock_wait(cli_mdc *m, const char *job, uint64_t ino, const cli_lock *req,
 		      uint32_t wait_ms, uint32_t *lease_ms)
+{
+	return cli_mdc_lock_wait_inst(m, job, ino, req, wait_ms, lease_ms, NULL);
+}
+
+int cli_mdc_lock_wait_inst(cli_mdc *m, const char *job, uint64_t ino, const cli_lock *req,
+			   uint32_t wait_ms, uint32_t *lease_ms, uint64_t *instance)
 {
 	pfs_wbuf w;
 
 	pfs_wbuf_init(&w);
 	put_lock(&w, ino, req);
 	pfs_wbuf_u32(&w, wait_ms);
-	return lock_call(m, job, PFS_OP_MDS_LOCK_WAIT, &w, lease_ms);
+	return lock_call(m, job, PFS_OP_MDS_LOCK_WAIT, &w, lease_ms, instance);
+}
+
+int cli_mdc_lock_reclaim(cli_mdc *m, const char *job, uint32_t flags, uint32_t n,
+			 const uint64_t *inos, const cli_lock *locks, int32_t *status,
+			 cli_lock_rinfo *info)
+{
+	pfs_rpc_reply rep = { 0 };
+	cli_lock_rinfo ri;
+	pfs_wbuf w;
+	pfs_rbuf r;
+	int rc;
+
+	pfs_wbuf_init(&w);
+	pfs_wbuf_u8(&w, (uint8_t)flags);
+	pfs_wbuf_u32(&w, n);
+	for (uint32_t i = 0; i < n; i++)
+		put_lock(&w, inos[i], &locks[i]);
+	rc = call(m, job, PFS_OP_MDS_LOCK_RECLAIM, PFS_RPC_IDEMPOTENT, &w, &rep);
+	if (rc == 0) {
+		pfs_rbuf_init(&r, rep.data, rep.len);
+		ri.instance = pfs_rbuf_u64(&r);
+		ri.lease_ms = pfs_rbuf_u32(&r);
+		ri.recovery_left_ms = pfs_rbuf_u32(&r);
+		if (pfs_rbuf_u32(&r) != n)
+			rc = -EBADMSG;
+		for (uint32_t i = 0; i < n && !rc; i++)
+			status[i] = (int32_t)pfs_rbuf_u32(&r);
+		if (!rc)
+			rc = pfs_rbuf_done(&r);
+		if (!rc && info)
+			*info = ri;
+	}
+	pfs_rpc_reply_free(&rep);
+	return rc;
 }
 
 int cli_mdc_lock_cancel(cli_mdc *m, const char *job, uint64_t ino, uint64_t owner)

@@ -233,6 +233,25 @@ int cli_mdc_lock_set(cli_mdc *m, const char *job, uint64_t ino, const cli_lock *
  * again); -EINTR cancelled (cli_mdc_lock_cancel); -EDEADLK. */
 int cli_mdc_lock_wait(cli_mdc *m, const char *job, uint64_t ino, const cli_lock *req,
 		      uint32_t wait_ms, uint32_t *lease_ms);
+/* The same two calls also returning the MDS instance that granted the
+ * lock (*instance, may be NULL; 0 from an MDS that sends none). */
+int cli_mdc_lock_set_inst(cli_mdc *m, const char *job, uint64_t ino, const cli_lock *req,
+			  uint32_t *lease_ms, uint64_t *instance);
+int cli_mdc_lock_wait_inst(cli_mdc *m, const char *job, uint64_t ino, const cli_lock *req,
+			   uint32_t wait_ms, uint32_t *lease_ms, uint64_t *instance);
+/* LOCK_RECLAIM's reply besides the statuses. */
+typedef struct cli_lock_rinfo {
+	uint64_t instance;         /* the MDS's instance (changes at each start) */
+	uint32_t lease_ms;
+	uint32_t recovery_left_ms; /* 0: the MDS is not in its recovery window */
+} cli_lock_rinfo;
+/* LOCK_RECLAIM: re-assert n locks held on inos[i] after an MDS restart
+ * (flags PFS_LK_RECLAIM_LAST on the last batch); status[i] = 0 or -errno
+ * (-ENOLCK: lost).  n = 0: a probe of the instance.  Statuses of a
+ * non-zero return are unset. */
+int cli_mdc_lock_reclaim(cli_mdc *m, const char *job, uint32_t flags, uint32_t n,
+			 const uint64_t *inos, const cli_lock *locks, int32_t *status,
+			 cli_lock_rinfo *info);
 /* Answer this client's waiting LOCK_WAITs of owner on ino with -EINTR. */
 int cli_mdc_lock_cancel(cli_mdc *m, const char *job, uint64_t ino, uint64_t owner);
 /* Drop every lock of owner on ino of the kinds in mask (1 << PFS_LK_*). */

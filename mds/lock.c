@@ -505,6 +505,19 @@ int mds_lock_client_busy(mds_lock_tab *t, uint64_t client)
 	return 0;
 }
 
+int mds_lock_holds(mds_lock_tab *t, uint64_t ino, const mds_lock *req)
+{
+	const ent *e = ent_find(t, ino, 0);
+
+	/* own locks of one type never overlap and touching ones are merged:
+	 * a range held with that type is inside a single lock */
+	for (const lk *p = e ? e->locks : NULL; p; p = p->next)
+		if (same_owner(&p->l, req) && p->l.type == req->type &&
+		    p->l.start <= req->start && p->l.end >= req->end)
+			return 1;
+	return 0;
+}
+
 unsigned mds_lock_count(mds_lock_tab *t)
 {
 	return t->nlocks;

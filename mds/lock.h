@@ -73,7 +73,10 @@ int mds_lock_check(const mds_lock *l);
 /* F_GETLK: 1 and *conflict = the first lock that would block req (its
  * owner, pid, type, range), 0 if req could be granted now. */
 int mds_lock_test(mds_lock_tab *t, uint64_t ino, const mds_lock *req, mds_lock *conflict);
-/* F_SETLK: 0 granted (or unlocked), -EAGAIN conflict, -ENOMEM, -EINVAL. */
+/* F_SETLK: 0 granted (or unlocked), -EAGAIN conflict, -ENOMEM, -EINVAL.
+ * Setting again a lock the owner already holds is granted and changes
+ * nothing (a conflict needs another owner), so a resent LOCK_SET whose
+ * first copy was granted never fails against itself. */
 int mds_lock_set(mds_lock_tab *t, uint64_t ino, const mds_lock *req);
 /* F_SETLKW: 0 granted now; 1 queued (cookie will reach the grant callback
  * exactly once, unless cancelled by mds_lock_cancel_cookie); -EDEADLK,
@@ -95,6 +98,10 @@ int mds_lock_release_owner(mds_lock_tab *t, uint64_t ino, uint64_t client, uint6
 int mds_lock_release_client(mds_lock_tab *t, uint64_t client);
 /* 1 if client holds a lock or has a waiter anywhere. */
 int mds_lock_client_busy(mds_lock_tab *t, uint64_t client);
+/* 1 if req's (client, owner, kind) holds a lock of req's type over all
+ * of [req->start, req->end] on ino (what it reclaims after an MDS restart
+ * is still its own), else 0. */
+int mds_lock_holds(mds_lock_tab *t, uint64_t ino, const mds_lock *req);
 /* Locks and waiters in the table, for tests and logs. */
 unsigned mds_lock_count(mds_lock_tab *t);
 unsigned mds_lock_waiters(mds_lock_tab *t);

@@ -15,9 +15,28 @@
  * renews it (mds_locksvc_seen, called by the dispatcher), and mount.pfs
  * pings while it holds locks.  A reaper thread (4 times per lease) releases
  * every lock and waiter of a client silent for lease_s seconds, so the
- * locks of a crashed or cut-off mount go away.  All state is in memory: an
- * MDS restart drops every lock (clients are not told; Lustre would replay
- * them). */
+ * locks of a crashed or cut-off mount go away.
+ *
+ * Recovery after a restart (Lustre's lock replay): the locks are in memory,
+ * but the ids of the mounts that hold any are kept in the namespace's
+ * MDS_KV_LOCKS table (written when a mount's lease starts, deleted when it
+ * ends).  An MDS that finds ids there at start opens a recovery window of
+ * one lease (the restart hold mds/open.h gives its orphans): the mounts,
+ * which notice the new MDS instance (a random id in every grant and in the
+ * LOCK_RECLAIM reply that is their lease ping), re-assert the locks they
+ * hold with LOCK_RECLAIM.  During the window a request that would take a
+ * lock (LOCK_SET, LOCK_WAIT, LOCK_GET) is answered -PFS_LK_ERECOVER (send
+ * again later), unless a reclaimed lock already conflicts with it
+ * (LOCK_SET: -EAGAIN, LOCK_GET: that lock); unlocks, releases and cancels
+ * run as usual.  The window closes when its time is up or when every mount
+ * of the table sent its last reclaim batch (PFS_LK_RECLAIM_LAST); the locks
+ * nobody reclaimed are gone then, and a reclaim after the window is refused
+ * (-ENOLCK) for every lock the mount does not still hold.  A reclaim that
+ * conflicts with an already reclaimed lock is refused too (-ENOLCK).
+ *
+ * Resends: LOCK_SET and LOCK_RELEASE are in the reply cache; a resend the
+ * cache does not know (after a restart) runs again, which is harmless since
+ * setting a lock its owner already holds is granted (mds/lock.h). */
 #ifndef MDS_LOCKSVC_H
 #define MDS_LOCKSVC_H
 
@@ -33,8 +52,27 @@ typedef struct mds_locksvc mds_locksvc;
 #define MDS_LOCKSVC_LATER 1
 #define MDS_LOCK_LEASE_S_DEFAULT 30
 
+/* Most LOCK_RECLAIM entries one request may carry. */
+#define MDS_LOCKSVC_RECLAIM_MAX 4096u
+
+typedef struct mds_ns mds_ns;
+
+typedef struct mds_locksvc_opts {
+	unsigned lease_s;      /* 0 = MDS_LOCK_LEASE_S_DEFAULT; also the recovery window */
+	mds_ns *ns;            /* where lock holders are remembered (borrowed);
+	                          NULL = nowhere: no recovery after a restart */
+	/* Clock of the recovery window in ms; NULL = pfs_clock_ms.  Tests. */
+	uint64_t (*clock_ms)(void *arg);
+	void *clock_arg;
+} mds_locksvc_opts;
+
 /* lease_s 0 = MDS_LOCK_LEASE_S_DEFAULT.  Starts the reaper. */
 int mds_locksvc_start(unsigned lease_s, mds_locksvc **out);
+/* The same with a namespace: reads the lock holders of the previous
+ * instance and, if there are any, opens the recovery window. */
+int mds_locksvc_start_opts(const mds_locksvc_opts *o, mds_locksvc **out);
+/* 1 while the recovery window is open (closing it if it is over). */
+int mds_locksvc_recovering(mds_locksvc *s);
 /* Stops the reaper; waiters are answered -ENOLCK (after the server has
  * stopped that reply fails quietly), every lock is dropped.  NULL-safe. */
 void mds_locksvc_stop(mds_locksvc *s);

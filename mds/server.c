@@ -101,7 +101,7 @@ struct op_row {
 
 /* The opcode table, defined after the handlers: NOPS rows; counter slot
  * NOPS counts unknown opcodes. */
-#define NOPS 49
+#define NOPS 50
 #define NSLOTS (NOPS + 1)
 static const struct op_row ops[NOPS];
 
@@ -1342,6 +1342,7 @@ static const struct op_row ops[NOPS] = {
 	{ PFS_OP_MDS_LOCK_WAIT, h_lock, 0 },
 	{ PFS_OP_MDS_LOCK_CANCEL, h_lock, 0 },
 	{ PFS_OP_MDS_LOCK_RELEASE, h_lock, 0 },
+	{ PFS_OP_MDS_LOCK_RECLAIM, h_lock, 0 },
 	{ PFS_OP_MDS_OST_LIST, h_ost_list, 0 },
 	{ PFS_OP_MDS_LFSCK, h_lfsck, 1 },
 	{ PFS_OP_MDS_JOB_REGISTER, h_job_register, 0 },
@@ -1628,7 +1629,9 @@ int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 	} else if (opts->auth && pfs_auth_cap_key(opts->auth, s->capa_key) == 0) {
 		s->have_capa = 1;
 	}
-	rc = mds_locksvc_start(opts->lock_lease_s, &s->locks);
+	/* the namespace remembers the lock holders: lock replay after a restart */
+	rc = mds_locksvc_start_opts(&(mds_locksvc_opts){ .lease_s = opts->lock_lease_s,
+							 .ns = ns }, &s->locks);
 	if (rc) {
 		free(s);
 		return rc;
