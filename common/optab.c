@@ -76,6 +76,8 @@ static const pfs_optab_row rows[] = {
 	/* ASCAR rule sets: pfsadmin qos ascar; mount.pfs fetches them */
 	ROW(MDS_ASCAR_SET, ADM, 0, ADMIN),
 	ROW(MDS_ASCAR_GET, CLI | ADM, 0, CONTROL),
+	/* metadata lease invalidations: mount.pfs's notify channel */
+	ROW(MDS_NOTIFY_WAIT, CLI, 0, CONTROL),
 	/* OSS -> MDS control channel */
 	ROW(MDS_OSS_REGISTER, OSS, 0, CONTROL),
 	ROW(MDS_OSS_HEARTBEAT, OSS, 0, CONTROL),

@@ -230,6 +230,20 @@ enum pfs_opcode {
 	PFS_OP_MDS_ASCAR_GET,          /* (empty) -> u64 version (0 = never set),
 	                                  str rules ("" = off) */
 
+	/* ---- MDS: metadata lease invalidations (mds/lease.h, client/notify.h) ---- */
+	PFS_OP_MDS_NOTIFY_WAIT = 240,  /* (mount.pfs keeps one outstanding) u64 ack (the seq
+	                                  of the last batch received, 0 = none), u32
+	                                  wait_ms (capped at PFS_NOTIFY_WAIT_MAX_MS),
+	                                  u8 flags (PFS_NOTIFY_BYE: close the channel,
+	                                  answered at once) -> u64 boot_id (the MDS
+	                                  instance), u32 lease_ms (0 = no leases), u8
+	                                  flags (PFS_NOTIFY_RESET: records were lost),
+	                                  u64 seq, u32 n, n x { u8 kind (PFS_NOTIFY_INO
+	                                  | ENTRY | PERM), u64 ino, str name ("" but
+	                                  for ENTRY) }: held (no thread) until records
+	                                  are queued or wait_ms passed; the first wait
+	                                  of a client is answered at once */
+
 	/* ---- MDS: control channel (OSS -> MDS) ---- */
 	PFS_OP_MDS_OSS_REGISTER = 250, /* str oss_name, str host, u16 data_port,
 	                                  u16 ctl_port, u32 n, n x { str ost_uuid,
@@ -302,6 +316,16 @@ enum pfs_opcode {
  * after a restart: send it again a little later. */
 #define PFS_LK_RECLAIM_LAST 0x1u
 #define PFS_LK_ERECOVER EBUSY
+
+/* PFS_OP_MDS_NOTIFY_WAIT: request and reply flags, record kinds (an
+ * inode's attributes; a name in directory ino; a directory's permissions:
+ * the names cached below it too). */
+#define PFS_NOTIFY_WAIT_MAX_MS 30000
+#define PFS_NOTIFY_BYE 0x1u
+#define PFS_NOTIFY_RESET 0x1u
+#define PFS_NOTIFY_INO 1
+#define PFS_NOTIFY_ENTRY 2
+#define PFS_NOTIFY_PERM 3
 
 /* PFS_OP_MDS_SETATTR valid bits. */
 #define PFS_SETATTR_MODE 0x01u
