@@ -22,17 +22,20 @@
 #include "common/auth.h"
 #include "common/buf.h"
 #include "common/capa.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/msg.h"
 #include "common/optab.h"
 #include "common/server.h"
 #include "oss/ctl.h"
+#include "oss/grant.h"
 #include "oss/nrs_tbf.h"
 #include "oss/req.h"
 
 struct oss_server {
 	pfs_server *data, *ctl;
 	oss_ostq **q;            /* [n_osts] */
+	oss_grant **grant;       /* [n_osts]: write grants (grant.h) */
 	size_t n_osts;
 	oss_sched_budget *budget;
 	oss_qos *qos;
@@ -115,6 +118,59 @@ static size_t put_le(uint8_t *out, size_t pos, uint64_t v, size_t n)
 	return pos + n;
 }
 
+static void reply_err(pfs_sconn *c, const pfs_hdr *h, int rc, uint32_t credit);
+
+/* The grants of q's OST. */
+static oss_grant *grant_of(const oss_server *s, const oss_ostq *q)
+{
+	for (size_t i = 0; i < s->n_osts; i++)
+		if (s->q[i] == q)
+			return s->grant[i];
+	return NULL;
+}
+
+static int store_free(void *arg, uint64_t *free_bytes)
+{
+	uint64_t total, objects;
+
+	return oss_store_statfs(arg, &total, free_bytes, &objects);
+}
+
+/* PFS_OP_OSS_GRANT (grant.h), on the server's loop: no store I/O but a
+ * statvfs.  Silent clients' grants are taken back first. */
+static void grant_handler(oss_server *s, pfs_sconn *c, const pfs_hdr *h, const uint8_t *p)
+{
+	uint64_t want, back, total = 0, fr = 0, objects, got = 0, now = pfs_clock_ms();
+	oss_ostq *q = NULL;
+	uint8_t out[8];
+	oss_grant *g;
+	pfs_rbuf r;
+	uint32_t ost;
+	int rc;
+
+	pfs_rbuf_init(&r, p, h->payload_len);
+	ost = pfs_rbuf_u32(&r);
+	want = pfs_rbuf_u64(&r);
+	back = pfs_rbuf_u64(&r);
+	rc = pfs_rbuf_done(&r);
+	if (rc == 0)
+		rc = oss_server_lookup(s, ost, &q);
+	g = rc == 0 ? grant_of(s, q) : NULL;
+	if (rc == 0 && !g)
+		rc = -ENODEV;
+	if (rc == 0) {
+		oss_grant_expire(g, now, OSS_GRANT_TIMEOUT_MS_DEFAULT);
+		rc = oss_store_statfs(oss_ostq_store(q), &total, &fr, &objects);
+	}
+	if (rc == 0)
+		rc = oss_grant_request(g, h->client_id, want, back, total, fr, now, &got);
+	if (rc) {
+		reply_err(c, h, rc, 0);
+		return;
+	}
+	pfs_sconn_reply(c, h, 0, out, put_le(out, 0, got, 8), NULL, 0);
+}
+
 /* Execute one request on the store and reply; runs on an I/O thread of
  * the request's OST, which hands it over here (ostq.h). */
 static void io_exec(void *ctx, oss_ostq *q, oss_req *r)
@@ -147,7 +203,11 @@ static void io_exec(void *ctx, oss_ostq *q, oss_req *r)
 		rc = oss_store_read(io->st, io->obj, io->off, rbuf, io->len, &got);
 		break;
 	case PFS_OP_OSS_WRITE:
-		rc = oss_store_write(io->st, io->obj, io->off, io->data, io->len);
+		/* the writer's grant first; space others were granted is theirs */
+		rc = oss_grant_write(grant_of(s, q), io->hdr.client_id, io->len, pfs_clock_ms(),
+				     store_free, io->st);
+		if (rc == 0)
+			rc = oss_store_write(io->st, io->obj, io->off, io->data, io->len);
 		olen = put_le(out, 0, io->len, 4);
 		break;
 	case PFS_OP_OSS_TRUNCATE:
@@ -218,6 +278,11 @@ static void data_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *pay
 	if (!oss_server_allowed(s, c, h)) {
 		free(payload);
 		reply_err(c, h, -EACCES, 0);
+		return;
+	}
+	if (h->opcode == PFS_OP_OSS_GRANT) {
+		grant_handler(s, c, h, payload);
+		free(payload);
 		return;
 	}
 	io = calloc(1, sizeof(*io));
@@ -357,7 +422,10 @@ int oss_server_start(const oss_server_opts *opts, oss_server **out, char *err,
 	}
 	s->n_osts = opts->n_osts;
 	s->q = calloc(s->n_osts, sizeof(*s->q));
-	if (!s->q ||
+	s->grant = calloc(s->n_osts, sizeof(*s->grant));
+	for (size_t i = 0; s->grant && i < s->n_osts && rc == 0; i++)
+		rc = oss_grant_create(&s->grant[i]);
+	if (!s->q || !s->grant || rc ||
 	    oss_sched_budget_create(opts->oss_max_rpcs ? opts->oss_max_rpcs : OSS_MAX_RPCS_DEFAULT,
 				    opts->oss_max_bytes ? opts->oss_max_bytes
 							: OSS_MAX_BYTES_DEFAULT,
@@ -437,6 +505,9 @@ void oss_server_stop(oss_server *s)
 		oss_ostq_stop(s->q[i]);
 	oss_nrs_admin_destroy(s->admin);
 	oss_sched_budget_destroy(s->budget);
+	for (size_t i = 0; s->grant && i < s->n_osts; i++)
+		oss_grant_destroy(s->grant[i]);
+	free(s->grant);
 	pfs_optab_log_destroy(&s->refusals);
 	explicit_bzero(s->capa_key, sizeof(s->capa_key));
 	free(s->q);
