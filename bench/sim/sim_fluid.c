@@ -117,3 +117,20 @@ void sim_fluid_bandwidth(const sim_fluid_job *job, double *effective, double *se
 	*effective = isfinite(p) ? p * bytes : 0;
 	*served = rate;
 }
+
+double sim_fluid_busy_capacity(const sim_fluid_job *jobs, size_t n_jobs, const double *capacity,
+			       size_t n_osts, unsigned char *mark)
+{
+	double c = 0;
+	memset(mark, 0, n_osts);
+	for (size_t j = 0; j < n_jobs; j++)
+		for (size_t k = 0; k < jobs[j].n; k++) {
+			const sim_stream *s = &jobs[j].s[k];
+			if (s->remaining <= 0 || s->ost < 0 || (size_t)s->ost >= n_osts ||
+			    mark[s->ost])
+				continue;
+			mark[s->ost] = 1;
+			c += capacity[s->ost];
+		}
+	return c;
+}

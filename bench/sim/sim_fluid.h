@@ -73,5 +73,11 @@ void sim_fluid_advance(sim_fluid_job *jobs, size_t n_jobs, double dt);
 int sim_fluid_done(const sim_fluid_job *job);
 /* The job's effective and total served bandwidth at the current rates. */
 void sim_fluid_bandwidth(const sim_fluid_job *job, double *effective, double *served);
+/* Capacity of the OSTs serving I/O now: sum of capacity[o] over the OSTs
+ * with at least one unfinished stream (whether or not it has a rate yet).
+ * mark: caller's scratch of n_osts bytes.  The bandwidth of these OSTs that
+ * does not advance a job in step is GIFT sec. 2's waste (sim_run.h). */
+double sim_fluid_busy_capacity(const sim_fluid_job *jobs, size_t n_jobs, const double *capacity,
+			       size_t n_osts, unsigned char *mark);
 
 #endif

@@ -319,6 +319,9 @@ static void print_table(const sim_scenario *sc, const char *pol, const char *ref
 		{"mean_run_time", "s", r->m.mean_run_time, rr->m.mean_run_time, 0},
 		{"effective_bandwidth", "MB/s", r->m.effective_bandwidth,
 		 rr->m.effective_bandwidth, 1},
+		{"effective_system_bandwidth", "MB/s", r->m.effective_system_bandwidth,
+		 rr->m.effective_system_bandwidth, 1},
+		{"waste_bandwidth", "MB/s", r->waste_bandwidth, rr->waste_bandwidth, 0},
 		{"throughput", "jobs/h", r->m.throughput, rr->m.throughput, 1},
 		{"jain", "", r->m.jain, rr->m.jain, 1},
 		{"outstanding_node_hours", "node-h", r->m.outstanding_node_hours,
@@ -333,7 +336,7 @@ static void print_table(const sim_scenario *sc, const char *pol, const char *ref
 	       "seed %llu\n",
 	       sc->name[0] ? sc->name : "(unnamed)", sc->n_osts, sc->nodes, sc->n_jobs,
 	       n_apps, sc->duration / 86400.0, (unsigned long long)sc->seed);
-	printf("%-32s %12s %12s %9s\n", "metric", pol, ref, "change");
+	printf("%-36s %12s %12s %9s\n", "metric", pol, ref, "change");
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		char name[48], ch[32] = "-";
 		if (rows[i].b != 0 && isfinite(rows[i].a) && isfinite(rows[i].b))
@@ -341,9 +344,9 @@ static void print_table(const sim_scenario *sc, const char *pol, const char *ref
 				 (rows[i].a - rows[i].b) / rows[i].b * 100);
 		snprintf(name, sizeof(name), "%s%s%s%s", rows[i].name, rows[i].unit[0] ? " (" : "",
 			 rows[i].unit, rows[i].unit[0] ? ")" : "");
-		printf("%-32s %12.6g %12.6g %9s\n", name, rows[i].a, rows[i].b, ch);
+		printf("%-36s %12.6g %12.6g %9s\n", name, rows[i].a, rows[i].b, ch);
 	}
-	printf("%-32s %12.6g\n", "frac_worse_than_pofs", r->m.frac_worse_than_pofs);
+	printf("%-36s %12.6g\n", "frac_worse_than_pofs", r->m.frac_worse_than_pofs);
 	printf("completed jobs %zu / %zu (reference %zu); decisions %llu; busy %.1f%% of the "
 	       "time; allocations over capacity in %llu decisions\n",
 	       r->completed, r->n_jobs, rr->completed, (unsigned long long)r->decisions,
@@ -482,6 +485,9 @@ static int cmd_run(int argc, char **argv)
 		json_object_set_new(j, "mean_io_time", num_or_null(r.m.mean_io_time));
 		json_object_set_new(j, "mean_run_time", num_or_null(r.m.mean_run_time));
 		json_object_set_new(j, "effective_bandwidth", num_or_null(r.m.effective_bandwidth));
+		json_object_set_new(j, "effective_system_bandwidth",
+				    num_or_null(r.m.effective_system_bandwidth));
+		json_object_set_new(j, "waste_bandwidth", num_or_null(r.waste_bandwidth));
 		json_object_set_new(j, "throughput", num_or_null(r.m.throughput));
 		json_object_set_new(j, "frac_worse_than_pofs",
 				    num_or_null(r.m.frac_worse_than_pofs));
@@ -491,6 +497,21 @@ static int cmd_run(int argc, char **argv)
 		json_object_set_new(j, "mean_loss_worse", num_or_null(loss_worse));
 		json_object_set_new(j, "max_outstanding_node_hours",
 				    num_or_null(r.max_outstanding_nh));
+		/* the reference's headline metrics, so one run gives both */
+		json_t *rf = json_object();
+		if (!rf || json_object_set_new(j, "reference", rf)) {
+			json_decref(j);
+			rc = 1;
+			goto out;
+		}
+		json_object_set_new(rf, "policy", json_string(ref->name));
+		json_object_set_new(rf, "mean_io_time", num_or_null(rr.m.mean_io_time));
+		json_object_set_new(rf, "mean_run_time", num_or_null(rr.m.mean_run_time));
+		json_object_set_new(rf, "effective_bandwidth", num_or_null(rr.m.effective_bandwidth));
+		json_object_set_new(rf, "effective_system_bandwidth",
+				    num_or_null(rr.m.effective_system_bandwidth));
+		json_object_set_new(rf, "waste_bandwidth", num_or_null(rr.waste_bandwidth));
+		json_object_set_new(rf, "throughput", num_or_null(rr.m.throughput));
 		if (r.has_gift && json_object_set_new(j, "gift_gate", gate_json(&r))) {
 			json_decref(j);
 			rc = 1;

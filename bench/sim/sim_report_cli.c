@@ -265,6 +265,8 @@ static json_t *metrics_json(const sim_scenario *sc, const sim_run_result *r,
 	int bad = json_object_set_new(o, "mean_io_time", num(r->m.mean_io_time));
 	bad |= json_object_set_new(o, "mean_run_time", num(r->m.mean_run_time));
 	bad |= json_object_set_new(o, "effective_bandwidth", num(r->m.effective_bandwidth));
+	bad |= json_object_set_new(o, "effective_system_bandwidth",
+				   num(r->m.effective_system_bandwidth));
 	bad |= json_object_set_new(o, "throughput", num(r->m.throughput));
 	bad |= json_object_set_new(o, "jain", num(r->m.jain));
 	bad |= json_object_set_new(o, "completed", json_integer((json_int_t)r->completed));
@@ -279,6 +281,9 @@ static json_t *metrics_json(const sim_scenario *sc, const sim_run_result *r,
 		bad |= json_object_set_new(o, "effective_bandwidth_change",
 					   num(rel(r->m.effective_bandwidth,
 						   ref->m.effective_bandwidth)));
+		bad |= json_object_set_new(o, "effective_system_bandwidth_change",
+					   num(rel(r->m.effective_system_bandwidth,
+						   ref->m.effective_system_bandwidth)));
 		bad |= json_object_set_new(o, "throughput_change",
 					   num(rel(r->m.throughput, ref->m.throughput)));
 		bad |= json_object_set_new(o, "frac_worse_than_reference", num(frac));

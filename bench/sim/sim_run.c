@@ -35,6 +35,8 @@ typedef struct sim {
 	size_t *io, n_io;          /* jobs in an I/O phase */
 	sim_fluid_job *fj;         /* parallel to io */
 	uint8_t *app_busy;         /* an appearance of the app is running */
+	unsigned char *ost_mark;   /* scratch for sim_fluid_busy_capacity */
+	double cap_total;          /* sum of the OSTs' capacities */
 	double *app_coupon;        /* last outstanding worth reported */
 	double *app_bytes, *app_ost_time; /* for the per-OST rate of an app */
 	int free_nodes;
@@ -51,7 +53,7 @@ typedef struct sim {
 	/* CSV window */
 	double csv_next, w_eff, w_served;
 	/* totals */
-	double eff_bytes, served_bytes;
+	double eff_bytes, served_bytes, waste_bytes;
 	double objective;
 	uint64_t n_objective;
 } sim;
@@ -371,6 +373,9 @@ static void finish_metrics(sim *S)
 	o->m.throughput = (double)n / (sc->duration / 3600.0);
 	o->m.effective_bandwidth = o->busy_time > 0 ? S->eff_bytes / o->busy_time : 0;
 	o->served_bandwidth = o->busy_time > 0 ? S->served_bytes / o->busy_time : 0;
+	o->waste_bandwidth = o->busy_time > 0 ? S->waste_bytes / o->busy_time : 0;
+	/* GIFT sec. 4: overall system bandwidth minus the wasted bandwidth */
+	o->m.effective_system_bandwidth = o->busy_time > 0 ? S->cap_total - o->waste_bandwidth : 0;
 	o->m.jain = n && js2 > 0 ? js * js / ((double)n * js2) : NAN;
 	o->m.outstanding_node_hours = outstanding_nh(S);
 	o->m.frac_worse_than_pofs = NAN;
@@ -390,14 +395,18 @@ static int sim_init(sim *S, const sim_scenario *sc)
 	S->app_bytes = calloc(sc->n_apps, sizeof(double));
 	S->app_ost_time = calloc(sc->n_apps, sizeof(double));
 	S->scratch = malloc(2 * n * sizeof(double));
+	S->ost_mark = malloc(n ? n : 1);
 	S->ost_ids = malloc(n * sizeof(*S->ost_ids));
 	S->ost_names = malloc(n * sizeof(*S->ost_names));
 	S->out->jobs = calloc(nj, sizeof(*S->out->jobs));
 	if (!S->rt || !S->queue || !S->running || !S->io || !S->fj || !S->app_busy ||
-	    !S->app_coupon || !S->app_bytes || !S->app_ost_time || !S->scratch || !S->ost_ids ||
-	    !S->ost_names || !S->out->jobs)
+	    !S->app_coupon || !S->app_bytes || !S->app_ost_time || !S->scratch || !S->ost_mark ||
+	    !S->ost_ids || !S->ost_names || !S->out->jobs)
 		return -ENOMEM;
 	S->out->n_jobs = nj;
+	S->cap_total = 0;
+	for (size_t o = 0; o < n; o++)
+		S->cap_total += sc->capacity[o];
 	for (size_t o = 0; o < n; o++) {
 		snprintf(S->ost_names[o], sizeof(S->ost_names[o]), "ost%zu", o);
 		S->ost_ids[o] = S->ost_names[o];
@@ -451,6 +460,7 @@ static void sim_fini(sim *S)
 	free(S->app_bytes);
 	free(S->app_ost_time);
 	free(S->scratch);
+	free(S->ost_mark);
 	free(S->ost_ids);
 	free(S->ost_names);
 	free(S->jobs);
@@ -599,7 +609,12 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, sim_run_result *ou
 			served += s;
 		}
 		if (S.n_io) {
+			/* sec. 2 waste: what the OSTs serving I/O do not
+			 * turn into in-step progress */
+			double w = sim_fluid_busy_capacity(S.fj, S.n_io, sc->capacity,
+							   sc->n_osts, S.ost_mark) - eff;
 			out->busy_time += dt;
+			S.waste_bytes += (w > 0 ? w : 0) * dt;
 			S.eff_bytes += eff * dt;
 			S.served_bytes += served * dt;
 			S.w_eff += eff * dt;

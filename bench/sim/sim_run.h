@@ -26,9 +26,27 @@
  * Metrics, over jobs completed within the simulated duration:
  *   mean_io_time         s, time a job spends in its I/O phases
  *   mean_run_time        s, start to end
- *   effective_bandwidth  capacity units (MB/s), effective bandwidth
- *                        (sim_fluid.h) averaged over the time any I/O is
- *                        in flight
+ *   effective_bandwidth  capacity units (MB/s), useful bandwidth: the
+ *                        bandwidth that advances jobs in step (sim_fluid.h),
+ *                        averaged over the time any I/O is in flight.  An
+ *                        open workload pins it (every byte must move
+ *                        anyway): it changes only with the work completed.
+ *   effective_system_bandwidth  capacity units (MB/s), GIFT sec. 4's
+ *                        "Effective System Bandwidth ... overall system
+ *                        bandwidth minus the wasted bandwidth (Sec. 2)",
+ *                        at each instant
+ *                          sum_j C_j - sum_{j serving I/O} (C_j - useful_j)
+ *                        averaged over the time any I/O is in flight.
+ *                        Waste (sec. 2, Figs. 5-6) is bandwidth of an OST
+ *                        serving I/O that does not advance its jobs in
+ *                        step: POFS's excess over a job's most contended
+ *                        OST (Fig. 5's checkered boxes) and the gaps BSIP
+ *                        leaves (sec. 3.3: BSIP "would have ... incurred
+ *                        50% bandwidth waste on OST2").  An OST no job
+ *                        does I/O on wastes nothing: no application asked
+ *                        for it.  So a policy that finishes the same bytes
+ *                        with less waste scores higher, which the useful
+ *                        bandwidth above cannot show.
  *   throughput           jobs completed per hour
  *   frac_worse_than_pofs fraction of applications whose I/O time (summed
  *                        over appearances completed in both runs) is
@@ -62,7 +80,8 @@ typedef struct sim_job_result {
 typedef struct sim_metrics {
 	double mean_io_time;
 	double mean_run_time;
-	double effective_bandwidth;
+	double effective_bandwidth;         /* useful, see above */
+	double effective_system_bandwidth;  /* GIFT sec. 4, see above */
 	double throughput;
 	double frac_worse_than_pofs;
 	double outstanding_node_hours;
@@ -78,6 +97,8 @@ typedef struct sim_run_result {
 	uint64_t overcommits;       /* decisions whose allocations exceeded an OST */
 	double busy_time;           /* s with I/O in flight */
 	double served_bandwidth;    /* mean served rate while busy */
+	double waste_bandwidth;     /* mean waste while busy: capacity of the
+				     * OSTs serving I/O minus useful */
 	double mean_objective;      /* mean of the policy's qos_result.effective
 				     * over decisions (NaN if it never sets it) */
 	double max_outstanding_nh;  /* largest outstanding_node_hours after any

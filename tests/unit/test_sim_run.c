@@ -93,6 +93,35 @@ static void test_run_two_jobs_split_per_allocations(void **state)
 	sim_run_result_free(&r);
 }
 
+/* GIFT sec. 4's effective system bandwidth: capacity minus the waste of
+ * the OSTs serving I/O.  With a second OST nobody uses (it wastes
+ * nothing): fixed gives B 75 and A 25 MB/s for 10 s (no waste), then A
+ * alone keeps its 25 MB/s cap for 20 s (75 wasted): mean waste over the
+ * 30 s busy = 50, system 200 - 50 = 150; useful 1500 MB / 30 s = 50.
+ * Alone on one OST: no waste, 200 - 0. */
+static void test_run_effective_system_bandwidth(void **state)
+{
+	const char *s = "{\"duration_s\": 100, \"nodes\": 2, \"osts\": [100, 100],"
+			" \"apps\": [{\"id\": \"A\", \"io_mb_per_rank\": 750},"
+			"          {\"id\": \"B\", \"io_mb_per_rank\": 750}],"
+			" \"jobs\": [{\"app\": \"A\", \"osts\": [0]}, {\"app\": \"B\", \"osts\": [0]}]}";
+	const char *alone = "{\"duration_s\": 100, \"nodes\": 1, \"osts\": [100, 100],"
+			    " \"apps\": [{\"id\": \"A\", \"io_mb_per_rank\": 1000}],"
+			    " \"jobs\": [{\"app\": \"A\", \"osts\": [0]}]}";
+	sim_run_result r;
+	run_text(s, &fixed, &r);
+	assert_true(NEAR(r.busy_time, 30));
+	assert_true(NEAR(r.m.effective_bandwidth, 50));
+	assert_true(NEAR(r.waste_bandwidth, 50));
+	assert_true(NEAR(r.m.effective_system_bandwidth, 150));
+	sim_run_result_free(&r);
+	run_text(alone, &sim_policy_equal, &r);
+	assert_true(NEAR(r.m.effective_bandwidth, 100));
+	assert_true(NEAR(r.waste_bandwidth, 0));
+	assert_true(NEAR(r.m.effective_system_bandwidth, 200));
+	sim_run_result_free(&r);
+}
+
 /* The same with work_conserving: A gets B's capacity once B is done:
  * 750 - 10 x 25 = 500 MB left at 10 s, at 100 MB/s -> 15 s (30 s without). */
 static void test_run_work_conserving(void **state)
@@ -279,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_run_alone_full_bandwidth),
 		cmocka_unit_test(test_run_two_jobs_split_per_allocations),
 		cmocka_unit_test(test_run_work_conserving),
+		cmocka_unit_test(test_run_effective_system_bandwidth),
 		cmocka_unit_test(test_run_phase_ends_at_slowest_rank),
 		cmocka_unit_test(test_run_queue_and_backfill),
 		cmocka_unit_test(test_run_compare_and_determinism),
