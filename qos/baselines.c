@@ -1,11 +1,17 @@
 /* baselines.c — POFS, BSIP, MBW, TSA, ESA, TMF, RND (gift.txt sec. 2, 4)
  * over the fair-share blocks of gift.c and the LP of gift_lp.c.
  *
- * The throttling baselines share one core: pick a set Y by a rule, let the
- * LP throttle members of Y by up to B_thres and expand anyone into the
- * gaps, with effective bandwidth at least BSIP's.  Unlike GIFT there is no
- * constraint (3) and no coupon: the throttled are never paid back, which is
- * the point of the comparison. */
+ * The throttling baselines share one core (qos_baseline_throttle): a fixed
+ * rule picks whom to throttle, those jobs are throttled by B_thres
+ * (b_bsip (1 - B_thres), the same B_thres as GIFT), and the LP expands the
+ * others into the gaps (BSIP's and the ones the throttling opened).  The
+ * rule decides, not the LP: sec. 4 describes TSA, TMF and RND as picking
+ * "applications for bandwidth throttling" by a characteristic or at random,
+ * and finds them about as good as BSIP, so a throttled job is throttled
+ * whether or not that pays.  There is no constraint (2) or (3) and no
+ * coupon: the throttled are never paid back, which is the point of the
+ * comparison with GIFT (which throttles only members of Y, only when the LP
+ * gains more than the coupons are worth, and rewards them later). */
 #include "qos/baselines.h"
 
 #include <errno.h>
@@ -202,7 +208,7 @@ int qos_baseline_throttle(const qos_instance *in, const uint8_t *Y,
 			  double B_thres, qos_result *res)
 {
 	qos_gift_sets s;
-	double *lo = NULL, *b = NULL, E = 0.0;
+	double *lo = NULL, *hi = NULL, *b = NULL, E = 0.0;
 	uint8_t *thr = NULL;
 	int rc;
 
@@ -213,25 +219,29 @@ int qos_baseline_throttle(const qos_instance *in, const uint8_t *Y,
 		return rc;
 	rc = -ENOMEM;
 	lo = malloc((in->n_jobs + 1) * sizeof(*lo));
+	hi = malloc((in->n_jobs + 1) * sizeof(*hi));
 	b = malloc((in->n_jobs + 1) * sizeof(*b));
 	thr = calloc(in->n_jobs + 1, 1);
-	if (!lo || !b || !thr)
+	if (!lo || !hi || !b || !thr)
 		goto out;
 	for (size_t i = 0; i < in->n_jobs; i++) {
 		thr[i] = Y[i] && s.b_bsip[i] > 0 && B_thres > 0;
+		/* the rule's picks are throttled (lo = hi), the rest may grow */
 		lo[i] = thr[i] ? s.b_bsip[i] * (1.0 - B_thres) : s.b_bsip[i];
+		hi[i] = thr[i] ? lo[i] : s.cap_min[i];
 	}
 	qos_gift_lp lp = {
 		.n_jobs = in->n_jobs, .n_osts = in->n_osts,
 		.capacity = in->capacity, .ost_off = s.off, .ost_idx = s.idx,
-		.lo = lo, .hi = s.cap_min, .base = s.b_bsip, .throttle = thr,
-		.E_min = s.E_bsip,
+		.lo = lo, .hi = hi,
 	};
 	rc = qos_gift_lp_solve(&lp, b, &E);
 	if (rc == -EDOM) {
-		/* fall back to BSIP, which is always feasible */
-		memcpy(b, s.b_bsip, in->n_jobs * sizeof(*b));
-		E = s.E_bsip;
+		/* lo is always feasible (lo <= BSIP); fall back to it */
+		memcpy(b, lo, in->n_jobs * sizeof(*b));
+		E = 0.0;
+		for (size_t i = 0; i < in->n_jobs; i++)
+			E += (double)(s.off[i + 1] - s.off[i]) * b[i];
 		rc = 0;
 	}
 	if (rc)
@@ -240,6 +250,7 @@ int qos_baseline_throttle(const qos_instance *in, const uint8_t *Y,
 	res->effective = E;
 out:
 	free(lo);
+	free(hi);
 	free(b);
 	free(thr);
 	qos_gift_sets_free(&s);

@@ -13,8 +13,10 @@
  *         optima GLPK's vertex decides, so which of two interchangeable
  *         jobs wins is arbitrary but deterministic.
  *   tsa   Throttle Small Applications: jobs with fewer nodes than the
- *         median of the active jobs may be throttled to b_bsip (1 - B_thres)
- *         and the LP expands whoever fills gaps; no coupons, no payback.
+ *         median of the active jobs are throttled to b_bsip (1 - B_thres)
+ *         (the rule decides, whether or not it pays), and the LP expands
+ *         the others into the gaps, with no floor on the total (no
+ *         constraint (2) or (3)); no coupons, no payback.
  *   esa   Expand Small Applications: BSIP, then the gaps go to the jobs
  *         with fewer nodes than the median, smallest first, each getting
  *         the smallest gap over its OSTs (the paper's "longer-running,
@@ -25,7 +27,7 @@
  *         active after not being active in the previous decision) is above
  *         the median of the active jobs.  Counts are kept per job id for
  *         the life of the policy state.
- *   rnd   Throttle Randomly: like tsa with each active job throttle-able
+ *   rnd   Throttle Randomly: like tsa with each active job throttled
  *         with probability 1/2, from a splitmix64 stream seeded by
  *         qos_params.seed (advances across decisions).
  *
@@ -48,8 +50,9 @@ int qos_baseline_pofs(const qos_instance *in, qos_result *res);
 int qos_baseline_bsip(const qos_instance *in, qos_result *res);
 int qos_baseline_mbw(const qos_instance *in, qos_result *res);
 int qos_baseline_esa(const qos_instance *in, qos_result *res);
-/* BSIP floors, with jobs where Y[i] != 0 allowed down to
- * b_bsip (1 - B_thres), then the LP (effective at least BSIP's): the
+/* Jobs where Y[i] != 0 (and b_bsip > 0, B_thres > 0) get exactly
+ * b_bsip (1 - B_thres); the others get at least b_bsip, expanded by the
+ * LP (gift_lp.h, maximum sum_i |S_i| b_i, no constraint (2) or (3)): the
  * common core of tsa, tmf and rnd. */
 int qos_baseline_throttle(const qos_instance *in, const uint8_t *Y,
 			  double B_thres, qos_result *res);
