@@ -24,17 +24,31 @@ static void patch_u32(pfs_wbuf *w, size_t at, uint32_t v)
 		w->data[at + (size_t)i] = (uint8_t)(v >> (8 * i));
 }
 
+/* u32 ost, then one or more u64 objects of that OST (a batch from the
+ * MDS's destroyer: one write and at most one fdatasync for all). */
 static int ctl_destroy(oss_server *s, pfs_rbuf *b, pfs_wbuf *w)
 {
 	uint32_t ost = pfs_rbuf_u32(b);
-	uint64_t obj = pfs_rbuf_u64(b);
+	size_t n = pfs_rbuf_left(b) / 8;
+	uint64_t *objs;
 	oss_ostq *q;
 	int rc;
 
-	if (pfs_rbuf_done(b))
+	if (pfs_rbuf_error(b) || n == 0 || pfs_rbuf_left(b) % 8)
 		return -EBADMSG;
 	rc = oss_server_lookup(s, ost, &q);
-	return rc ? rc : oss_store_destroy(oss_ostq_store(q), obj);
+	if (rc)
+		return rc;
+	objs = malloc(n * sizeof(*objs));
+	if (!objs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		objs[i] = pfs_rbuf_u64(b);
+	rc = pfs_rbuf_done(b);
+	if (!rc)
+		rc = oss_store_destroy_many(oss_ostq_store(q), objs, n);
+	free(objs);
+	return rc;
 }
 
 static int ctl_list_objects(oss_server *s, pfs_rbuf *b, pfs_wbuf *w)

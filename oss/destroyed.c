@@ -409,6 +409,94 @@ int oss_destroyed_add(oss_destroyed *d, uint64_t id, int sync)
 	return rc;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Room for `extra` more ranges, so inserting them cannot fail half-way. */
+static int set_reserve(oss_destroyed *d, size_t extra)
+{
+	size_t nc = d->cap ? d->cap : 64;
+	range *nr;
+
+	while (nc - d->n < extra)
+		nc *= 2;
+	if (nc == d->cap)
+		return 0;
+	nr = realloc(d->r, nc * sizeof(*nr));
+	if (!nr)
+		return -ENOMEM;
+	d->r = nr;
+	d->cap = nc;
+	return 0;
+}
+
+int oss_destroyed_add_many(oss_destroyed *d, const uint64_t *ids, size_t n, int sync)
+{
+	uint64_t *v;
+	uint8_t *recs;
+	size_t m = 0, runs = 0, i;
+	int rc = 0;
+
+	if (n == 0)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	recs = malloc(n * REC);
+	if (!v || !recs) {
+		free(v);
+		free(recs);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&d->io_mu);
+	/* The new ids, sorted and unique; then one record per run of
+	 * consecutive ids, all in one write. */
+	for (i = 0; i < n; i++)
+		if (!oss_destroyed_has(d, ids[i]))
+			v[m++] = ids[i];
+	qsort(v, m, sizeof(*v), cmp_u64);
+	for (i = 0; i < m;) {
+		size_t j = i + 1;
+
+		while (j < m && v[j] <= v[j - 1] + 1 && j - i < UINT32_MAX)
+			j++;
+		/* duplicates inside the batch: a run from v[i] to v[j-1] */
+		rec_encode(recs + runs * REC, v[i], (uint32_t)(v[j - 1] - v[i] + 1));
+		runs++;
+		i = j;
+	}
+	if (runs) {
+		pthread_mutex_lock(&d->set_mu);
+		rc = set_reserve(d, runs);
+		pthread_mutex_unlock(&d->set_mu);
+	}
+	if (!rc && runs) {
+		rc = write_all(d->fd, recs, runs * REC);
+		if (rc) /* no torn record before the next append */
+			(void)!ftruncate(d->fd, (off_t)((d->records + 1) * REC));
+	}
+	if (!rc && sync && fdatasync(d->fd))
+		rc = -errno;
+	if (!rc && runs) {
+		d->records += runs;
+		pthread_mutex_lock(&d->set_mu);
+		for (i = 0; i < runs; i++) {
+			uint64_t lo = get_le(recs + i * REC, 8);
+			uint32_t count = (uint32_t)get_le(recs + i * REC + 8, 4);
+
+			(void)set_insert(d, lo, lo + (count - 1)); /* room reserved */
+		}
+		pthread_mutex_unlock(&d->set_mu);
+		maybe_compact(d);
+	}
+	pthread_mutex_unlock(&d->io_mu);
+	free(v);
+	free(recs);
+	return rc;
+}
+
 int oss_destroyed_sync(oss_destroyed *d)
 {
 	int rc = 0;

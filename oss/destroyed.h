@@ -9,7 +9,8 @@
  * file of 16-byte records (le64 first id, le32 count, le32 check), after a
  * 16-byte header.  Each oss_destroyed_add appends one record and, with
  * sync, fdatasyncs it before returning (so a destroy's reply never precedes
- * its record).  A torn or damaged record (power loss during an append)
+ * its record); oss_destroyed_add_many appends a batch's records in one
+ * write and syncs them once.  A torn or damaged record (power loss during an append)
  * fails its check and is skipped.  The file is rewritten compacted (tmp +
  * fsync + rename + directory fsync) at open and whenever it holds more
  * than twice the records the set needs plus 1024, so its size is bounded
@@ -38,6 +39,12 @@ int oss_destroyed_has(oss_destroyed *d, uint64_t id);
 /* Record id as destroyed (already recorded: nothing written); with sync the
  * record is on disk when it returns 0.  On error id is not in the set. */
 int oss_destroyed_add(oss_destroyed *d, uint64_t id, int sync);
+/* Record n ids (any order, duplicates and known ones allowed) with one
+ * write: one record per run of consecutive new ids; with sync one
+ * fdatasync for all (a group commit of the batch).  On error no id of the
+ * batch is in the set (the file may hold some of them: they load at the
+ * next open, which only destroys more). */
+int oss_destroyed_add_many(oss_destroyed *d, const uint64_t *ids, size_t n, int sync);
 /* Make every record added so far durable (fdatasync); 0 or -errno. */
 int oss_destroyed_sync(oss_destroyed *d);
 /* Ranges in memory and records in the file (for tests and statistics). */

@@ -733,47 +733,65 @@ int oss_store_punch(oss_store *s, uint64_t obj, uint64_t off, uint64_t len)
 
 int oss_store_destroy(oss_store *s, uint64_t obj)
 {
-	char path[48];
-	fdent *e;
-	int rc, had;
+	return oss_store_destroy_many(s, &obj, 1);
+}
 
-	/* First the record, so that no write after this call can bring the
-	 * object back.  It must be on disk before an object file goes (a crash
-	 * between the two would let a stale write re-create it); for an object
-	 * that was never written there is nothing to lose, so its record is
-	 * only appended and becomes durable with the next synced one (a crash
-	 * before that at worst lets a stale client make an orphan that lfsck
-	 * removes).  This keeps unlinks of empty files, which never had
-	 * objects, free of fsyncs on the OSS. */
-	rc = oss_destroyed_add(s->dead, obj, 0);
+int oss_store_destroy_many(oss_store *s, const uint64_t *objs, size_t n)
+{
+	char path[48];
+	uint8_t unlinked[256 / 8] = { 0 }; /* directories O/<xx> to fsync */
+	fdent *e;
+	int rc, had = 0, err = 0;
+
+	/* First the records, so that no write after this call can bring an
+	 * object back.  They must be on disk before an object file goes (a
+	 * crash between the two would let a stale write re-create it); for
+	 * objects that were never written there is nothing to lose, so their
+	 * records are only appended and become durable with the next synced
+	 * one (a crash before that at worst lets a stale client make an orphan
+	 * that lfsck removes).  This keeps unlinks of empty files, which never
+	 * had objects, free of fsyncs on the OSS; a batch costs one write and
+	 * at most one fdatasync, and one fsync per directory it unlinked in. */
+	rc = oss_destroyed_add_many(s->dead, objs, n, 0);
 	if (rc)
 		return rc;
-	obj_path(obj, path, sizeof(path));
-	had = faccessat(s->objfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	for (size_t i = 0; i < n && !had; i++) {
+		obj_path(objs[i], path, sizeof(path));
+		had = faccessat(s->objfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	}
 	if (had && s->sync_dirs) {
 		rc = oss_destroyed_sync(s->dead);
 		if (rc)
 			return rc;
 	}
-	pthread_mutex_lock(&s->lock);
-	e = cache_find(s, obj);
-	if (e)
-		cache_remove(s, e); /* in-flight I/O keeps its descriptor */
-	if (unlinkat(s->objfd, path, 0) == 0) {
-		had = 1;
-		if (s->objects)
-			s->objects--;
-	} else if (errno != ENOENT) {
-		rc = -errno;
+	for (size_t i = 0; i < n; i++) {
+		obj_path(objs[i], path, sizeof(path));
+		pthread_mutex_lock(&s->lock); /* per object: I/O goes on between */
+		e = cache_find(s, objs[i]);
+		if (e)
+			cache_remove(s, e); /* in-flight I/O keeps its descriptor */
+		if (unlinkat(s->objfd, path, 0) == 0) {
+			unlinked[(objs[i] & 0xff) / 8] |= (uint8_t)(1u << (objs[i] & 7));
+			if (s->objects)
+				s->objects--;
+		} else if (errno != ENOENT && !err) {
+			err = -errno;
+		}
+		pthread_mutex_unlock(&s->lock);
 	}
-	pthread_mutex_unlock(&s->lock);
-	/* The directory after an unlink, or when an earlier destroy's fsync
-	 * failed (its retry finds the object gone). */
-	if (!rc && (had || s->dir_sync_owed)) {
-		rc = dir_sync(s, obj);
-		s->dir_sync_owed = rc != 0;
-	}
-	return rc;
+	/* Each directory after its unlinks, and when an earlier destroy's
+	 * fsync failed every directory of this batch (its retry finds the
+	 * objects gone). */
+	if (err)
+		return err;
+	if (s->dir_sync_owed)
+		for (size_t i = 0; i < n; i++)
+			unlinked[(objs[i] & 0xff) / 8] |= (uint8_t)(1u << (objs[i] & 7));
+	for (unsigned x = 0; x < 256 && !err; x++)
+		if (unlinked[x / 8] & (1u << (x % 8)))
+			err = dir_sync(s, x);
+	s->dir_sync_owed = err != 0;
+	return err;
 }
 
 int oss_store_stat(oss_store *s, uint64_t obj, uint64_t *size, uint64_t *blocks)

@@ -103,6 +103,11 @@ int oss_store_punch(oss_store *s, uint64_t obj, uint64_t off, uint64_t len);
 /* Record the id as destroyed (fdatasync'ed unless sync_dirs is off), then
  * remove the object and fsync its directory; missing is success. */
 int oss_store_destroy(oss_store *s, uint64_t obj);
+/* The same for n objects at once: their records in one write and at most
+ * one fdatasync (only when one of them exists), one fsync per directory
+ * unlinked in.  The first error is returned (the caller retries the whole
+ * batch: destroying is idempotent). */
+int oss_store_destroy_many(oss_store *s, const uint64_t *objs, size_t n);
 /* Size in bytes and allocated 512-byte blocks; a missing object is 0, 0. */
 int oss_store_stat(oss_store *s, uint64_t obj, uint64_t *size, uint64_t *blocks);
 /* fsync the object (missing: success). */

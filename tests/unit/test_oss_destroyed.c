@@ -96,6 +96,41 @@ static void test_destroyed_ranges(void **state)
 	oss_destroyed_close(d);
 }
 
+/* A batch: one record per run of consecutive new ids, in one write; ids
+ * already known and duplicates add nothing; all of it survives a reopen. */
+static void test_destroyed_add_many(void **state)
+{
+	fixture *f = *state;
+	oss_destroyed *d;
+	size_t ranges, recs;
+	const uint64_t a[] = { 9, 5, 7, 6, 5, 100 }, b[] = { 6, 101, 5, 101 };
+
+	assert_int_equal(oss_destroyed_open(f->dirfd, OSS_DESTROYED_FILE, &d), 0);
+	assert_int_equal(oss_destroyed_add_many(d, a, 6, 1), 0);
+	oss_destroyed_counts(d, &ranges, &recs);
+	assert_int_equal(recs, 3); /* 5-7, 9, 100 */
+	assert_int_equal(ranges, 3);
+	assert_int_equal(file_size(f), 16 + 3 * 16);
+	for (uint64_t id = 5; id <= 7; id++)
+		assert_true(oss_destroyed_has(d, id));
+	assert_false(oss_destroyed_has(d, 8));
+	assert_true(oss_destroyed_has(d, 9));
+	assert_true(oss_destroyed_has(d, 100));
+	assert_int_equal(oss_destroyed_add_many(d, b, 4, 0), 0);
+	oss_destroyed_counts(d, &ranges, &recs);
+	assert_int_equal(recs, 4); /* only 101 was new */
+	assert_int_equal(ranges, 3); /* 100-101 */
+	assert_int_equal(oss_destroyed_add_many(d, b, 0, 1), 0);
+	oss_destroyed_close(d);
+	assert_int_equal(oss_destroyed_open(f->dirfd, OSS_DESTROYED_FILE, &d), 0);
+	for (uint64_t id = 5; id <= 7; id++)
+		assert_true(oss_destroyed_has(d, id));
+	assert_true(oss_destroyed_has(d, 101));
+	assert_false(oss_destroyed_has(d, 8));
+	assert_false(oss_destroyed_has(d, 102));
+	oss_destroyed_close(d);
+}
+
 static void test_destroyed_persists(void **state)
 {
 	fixture *f = *state;
@@ -202,6 +237,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_destroyed_ranges, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_destroyed_add_many, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destroyed_persists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destroyed_torn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destroyed_compaction, setup, teardown),

@@ -606,6 +606,39 @@ static void test_store_dir_sync_on_create_destroy(void **state)
 	assert_int_equal(d.calls, 3);
 }
 
+/* A batch destroy: every object gone and refused afterwards (-ESTALE),
+ * one fsync per directory it unlinked in, none for a batch of objects
+ * that were never written. */
+static void test_store_destroy_many(void **state)
+{
+	fixture *f = *state;
+	struct dsync d = { 0 };
+	const uint64_t objs[] = { 0x105, 0x205, 0x106, 0x500 }, empty[] = { 0x601, 0x602 };
+	uint64_t size, blocks, count;
+	uint8_t b[4];
+	size_t got;
+
+	oss_store_set_dir_fsync(f->st, count_dir_fsync, &d);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(oss_store_write(f->st, objs[i], 0, "abcd", 4), 0);
+	assert_int_equal(d.calls, 3);
+	assert_int_equal(oss_store_statfs(f->st, &size, &blocks, &count), 0);
+	assert_int_equal(count, 3);
+	assert_int_equal(oss_store_destroy_many(f->st, objs, 4), 0);
+	assert_int_equal(d.calls, 5); /* 05 and 06, once each */
+	assert_int_equal(oss_store_statfs(f->st, &size, &blocks, &count), 0);
+	assert_int_equal(count, 0);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(oss_store_read(f->st, objs[i], 0, b, 4, &got), -ESTALE);
+		assert_int_equal(oss_store_write(f->st, objs[i], 0, "x", 1), -ESTALE);
+	}
+	/* again (a resent batch): success, nothing to sync */
+	assert_int_equal(oss_store_destroy_many(f->st, objs, 4), 0);
+	assert_int_equal(oss_store_destroy_many(f->st, empty, 2), 0);
+	assert_int_equal(d.calls, 5);
+	assert_int_equal(oss_store_write(f->st, 0x602, 0, "x", 1), -ESTALE);
+}
+
 /* A failed directory fsync is the caller's error, and whoever uses the
  * object next syncs again before succeeding, even after many other
  * objects went through the small cache. */
@@ -665,6 +698,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_fd_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_dir_sync_on_create_destroy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_dir_sync_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_destroy_many, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
