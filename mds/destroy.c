@@ -7,7 +7,15 @@
  * OST index, recreated when the OST's registered address changes.  Connect
  * failures fail fast (retry window 1 ms) so one dead OSS does not stall the
  * pass; its records wait for a later pass.  An object on an OST index the
- * registry does not know can never be reached and counts as gone (logged). */
+ * registry does not know can never be reached and counts as gone (logged).
+ *
+ * Batches.  A round takes up to ROUND_RECS durable records, sends each OST
+ * its objects in one PFS_OP_OSS_DESTROY per OSS_BATCH ids (the OSS records
+ * them with one write and at most one fdatasync), and deletes the records
+ * whose objects are all gone in one transaction: unlinking N files costs
+ * about N / ROUND_RECS round trips per OST and commits, not N of each.  An
+ * OSS that refuses a batch with -EBADMSG (one that predates batches) gets
+ * its objects one per request from then on. */
 #include "mds/destroy.h"
 
 #include <errno.h>
@@ -20,10 +28,21 @@
 #include "common/log.h"
 #include "common/rpc.h"
 
+#define ROUND_RECS 256 /* records per round */
+#define OSS_BATCH 512  /* object ids per DESTROY request */
+
 struct ost_pool {
 	char host[64];
 	uint16_t port;
 	pfs_rpc_pool *pool;
+	int single;           /* the OSS takes one id per request */
+};
+
+/* One object of a round and the record (index in the round) it is from. */
+struct item {
+	uint32_t ost;
+	uint32_t rec;
+	uint64_t obj;
 };
 
 struct mds_destroyer {
@@ -77,6 +96,7 @@ static pfs_rpc_pool *pool_for(mds_destroyer *d, uint32_t ost, int *down)
 		}
 		memcpy(p->host, host, sizeof(p->host));
 		p->port = port;
+		p->single = 0;
 	}
 	return p->pool;
 }
@@ -124,27 +144,126 @@ static int stopping(mds_destroyer *d)
 	return s;
 }
 
-static void pass(mds_destroyer *d)
+/* Destroy it[0..n) (all on one OST) in batches; 0 when all are gone, else
+ * a negative errno (the round's records of this OST wait for a later one). */
+static int destroy_ost(mds_destroyer *d, const struct item *it, size_t n)
+{
+	uint32_t ost = it[0].ost;
+	int down, rc = 0;
+	pfs_rpc_pool *p = pool_for(d, ost, &down);
+
+	if (!p) {
+		if (down)
+			return -EHOSTDOWN;
+		pfs_log(PFS_LOG_WARNING, "destroy: %zu object(s) on unknown OST %u dropped", n,
+			ost);
+		return 0;
+	}
+	for (size_t i = 0; i < n && !rc;) {
+		size_t m = n - i < OSS_BATCH ? n - i : OSS_BATCH;
+		struct ost_pool *op = &d->pools[ost];
+		pfs_rpc_reply rep = { 0 };
+		pfs_wbuf b;
+
+		if (op->single) {
+			pfs_stripe st = { .ost = ost, .object = it[i].obj };
+			rc = destroy_one(d, &st);
+			i++;
+			continue;
+		}
+		pfs_wbuf_init(&b);
+		pfs_wbuf_u32(&b, ost);
+		for (size_t j = 0; j < m; j++)
+			pfs_wbuf_u64(&b, it[i + j].obj);
+		rc = pfs_wbuf_error(&b);
+		pfs_rpc_reply_init(&rep);
+		if (!rc)
+			rc = pfs_rpc_call(p, PFS_OP_OSS_DESTROY, "mds", PFS_RPC_IDEMPOTENT, b.data,
+					  b.len, NULL, 0, &rep);
+		pfs_rpc_reply_free(&rep);
+		pfs_wbuf_free(&b);
+		if (rc == -EBADMSG && m > 1) {
+			pfs_log(PFS_LOG_NOTICE, "destroy: OST %u takes one object per request",
+				ost);
+			op->single = 1;
+			rc = 0;
+			continue;
+		}
+		if (rc == -ENOENT)
+			rc = 0;
+		if (rc)
+			pfs_log(PFS_LOG_INFO, "destroy: OST %u, %zu object(s): %s (will retry)", ost,
+				m, pfs_strerror(rc));
+		i += m;
+	}
+	return rc;
+}
+
+static int item_cmp(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	if (x->ost != y->ost)
+		return x->ost < y->ost ? -1 : 1;
+	return x->obj < y->obj ? -1 : x->obj > y->obj;
+}
+
+/* One round from the record after *after: 1 if it took records (more may
+ * follow), 0 when the log has no durable record left, -ENOMEM. */
+static int round_run(mds_destroyer *d, uint64_t *after, uint64_t *seqs, uint8_t *failed,
+		     struct item *it)
 {
 	pfs_stripe st[MDS_DESTROY_MAX];
-	uint64_t after = 0, seq;
+	size_t nrec = 0, nit = 0, ndone = 0;
+	uint64_t seq;
 	uint32_t n;
 
-	while (!stopping(d) && mds_ns_destroy_next_durable(d->ns, after, &seq, st, &n) == 0) {
-		int failed = 0;
-
-		after = seq;
+	while (nrec < ROUND_RECS && !stopping(d) &&
+	       mds_ns_destroy_next_durable(d->ns, *after, &seq, st, &n) == 0) {
+		*after = seq;
 		for (uint32_t i = 0; i < n; i++)
-			if (destroy_one(d, &st[i]))
-				failed = 1;
-		if (failed)
-			continue;
-		if (mds_ns_destroy_done(d->ns, seq) == 0) {
-			pthread_mutex_lock(&d->lock);
-			d->destroyed += n;
-			pthread_mutex_unlock(&d->lock);
-		}
+			it[nit++] = (struct item){ .ost = st[i].ost, .rec = (uint32_t)nrec,
+						   .obj = st[i].object };
+		failed[nrec] = 0;
+		seqs[nrec++] = seq;
 	}
+	if (nrec == 0)
+		return 0;
+	qsort(it, nit, sizeof(*it), item_cmp);
+	for (size_t i = 0; i < nit;) {
+		size_t j = i + 1;
+
+		while (j < nit && it[j].ost == it[i].ost)
+			j++;
+		if (stopping(d) || destroy_ost(d, it + i, j - i))
+			for (size_t k = i; k < j; k++)
+				failed[it[k].rec] = 1;
+		i = j;
+	}
+	for (size_t r = 0; r < nrec; r++)
+		if (!failed[r])
+			seqs[ndone++] = seqs[r];
+	if (ndone && mds_ns_destroy_done_many(d->ns, seqs, ndone) == 0) {
+		pthread_mutex_lock(&d->lock);
+		for (size_t k = 0; k < nit; k++)
+			d->destroyed += !failed[it[k].rec];
+		pthread_mutex_unlock(&d->lock);
+	}
+	return 1;
+}
+
+static void pass(mds_destroyer *d)
+{
+	uint64_t after = 0, *seqs = malloc(ROUND_RECS * sizeof(*seqs));
+	uint8_t *failed = malloc(ROUND_RECS);
+	struct item *it = malloc((size_t)ROUND_RECS * MDS_DESTROY_MAX * sizeof(*it));
+
+	if (seqs && failed && it)
+		while (!stopping(d) && round_run(d, &after, seqs, failed, it) > 0)
+			;
+	free(seqs);
+	free(failed);
+	free(it);
 }
 
 static void *destroyer_main(void *arg)

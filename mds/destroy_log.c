@@ -5,7 +5,8 @@
  * inode, and asks mds_nsi_wend to call the notify hook after the commit;
  * the destroyer thread of mds/destroy.c walks the log with
  * mds_ns_destroy_next and deletes a record with mds_ns_destroy_done once
- * its objects are gone.  So a crash at any point leaks no object and loses
+ * its objects are gone (a round of records in one transaction with
+ * mds_ns_destroy_done_many).  So a crash at any point leaks no object and loses
  * no file.  Key be64 sequence number (the last one + 1), value u64 LMDB
  * transaction id that logged it (host order), then n x { u32 OST, u64
  * object } packed, 12 bytes each, n <= MDS_DESTROY_MAX (records of older
@@ -145,6 +146,28 @@ int mds_ns_destroy_done(mds_ns *ns, uint64_t seq)
 		return rc;
 	be64_put(kb, seq);
 	rc = lmdb_err(mdb_del(t, ns->destroy, &k, NULL));
+	return mds_nsi_wend(ns, t, rc, 0);
+}
+
+int mds_ns_destroy_done_many(mds_ns *ns, const uint64_t *seqs, size_t n)
+{
+	MDB_txn *t = NULL;
+	uint8_t kb[8];
+	MDB_val k = { 8, kb };
+	int rc;
+
+	if (n == 0)
+		return 0;
+	rc = wbegin(ns, &t);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++) {
+		be64_put(kb, seqs[i]);
+		rc = mdb_del(t, ns->destroy, &k, NULL);
+		if (rc == MDB_NOTFOUND)
+			rc = 0; /* already gone: the batch still goes */
+		rc = lmdb_err(rc);
+	}
 	return mds_nsi_wend(ns, t, rc, 0);
 }
 

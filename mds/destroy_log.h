@@ -4,6 +4,7 @@
 #ifndef MDS_DESTROY_LOG_H
 #define MDS_DESTROY_LOG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/layout.h"
@@ -29,6 +30,9 @@ int mds_ns_destroy_next_durable(mds_ns *ns, uint64_t after, uint64_t *seq, pfs_s
 				uint32_t *n);
 /* Remove record seq once its objects are gone (missing is fine). */
 int mds_ns_destroy_done(mds_ns *ns, uint64_t seq);
+/* Remove the records seqs[0..n) in one transaction (one commit for a
+ * round of the destroyer, not one per record); a missing one is skipped. */
+int mds_ns_destroy_done_many(mds_ns *ns, const uint64_t *seqs, size_t n);
 /* Number of records in the log. */
 int mds_ns_destroy_count(mds_ns *ns, uint64_t *n);
 
