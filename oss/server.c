@@ -27,6 +27,7 @@
 #include "common/msg.h"
 #include "common/optab.h"
 #include "common/server.h"
+#include "oss/bufpool.h"
 #include "oss/ctl.h"
 #include "oss/grant.h"
 #include "oss/nrs_tbf.h"
@@ -41,6 +42,7 @@ struct oss_server {
 	oss_qos *qos;
 	oss_nrs_admin *admin;
 	oss_blkio *blkio;        /* non-NULL only with blkio enforcement */
+	oss_bufpool *rbufs;      /* READ reply buffers (no mmap/munmap per READ) */
 	pfs_optab_log refusals;  /* role and capability refusals, once per peer */
 	int have_capa;           /* capa_key holds K_cap: check capabilities */
 	uint8_t capa_key[PFS_CAPA_KEY_LEN];
@@ -196,7 +198,7 @@ static void io_exec(void *ctx, oss_ostq *q, oss_req *r)
 	switch (io->hdr.opcode) {
 	case PFS_OP_OSS_READ:
 		/* Aligned, so O_DIRECT can read straight into it. */
-		if (io->len && posix_memalign(&rbuf, OSS_STORE_ALIGN, io->len)) {
+		if (io->len && !(rbuf = oss_bufpool_get(s->rbufs, io->len))) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -239,7 +241,7 @@ static void io_exec(void *ctx, oss_ostq *q, oss_req *r)
 	/* RCC: the reply leaves now (Alg. 1 ServerSendIOReply). */
 	credit = oss_sched_done(oss_ostq_sched(q), r);
 	pfs_sconn_reply_credit(conn, &io->hdr, rc, credit, out, olen, rbuf, got);
-	free(rbuf);
+	oss_bufpool_put(s->rbufs, rbuf, io->len); /* the reply copied what it kept */
 	io_free(io);
 	pfs_sconn_put(conn);
 }
@@ -400,6 +402,7 @@ int oss_server_start(const oss_server_opts *opts, oss_server **out, char *err,
 	pfs_server_opts so = { 0 };
 	oss_qos_opts qo = { 0 };
 	char ebuf[128];
+	size_t keep;
 	int rc = 0;
 
 	if (!err || !errlen) {
@@ -432,6 +435,13 @@ int oss_server_start(const oss_server_opts *opts, oss_server **out, char *err,
 				    &s->budget)) {
 		snprintf(err, errlen, "out of memory");
 		rc = -ENOMEM;
+		goto fail;
+	}
+	/* Idle READ buffers kept: one per I/O thread, at most 32 MiB. */
+	keep = s->n_osts * (opts->io_threads ? opts->io_threads : OSS_IO_THREADS_DEFAULT);
+	rc = oss_bufpool_create(PFS_MAX_IO, OSS_STORE_ALIGN, keep < 32 ? keep : 32, &s->rbufs);
+	if (rc) {
+		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
 	rc = start_osts(s, opts, err, errlen);
@@ -503,6 +513,7 @@ void oss_server_stop(oss_server *s)
 	oss_qos_destroy(s->qos);
 	for (size_t i = 0; s->q && i < s->n_osts; i++)
 		oss_ostq_stop(s->q[i]);
+	oss_bufpool_destroy(s->rbufs); /* no I/O thread left */
 	oss_nrs_admin_destroy(s->admin);
 	oss_sched_budget_destroy(s->budget);
 	for (size_t i = 0; s->grant && i < s->n_osts; i++)
