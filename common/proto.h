@@ -275,7 +275,7 @@ enum pfs_opcode {
 	                               want more; the reply is the client's grant now */
 
 	/* ---- OSS: control port (MDS/pfsadmin -> OSS) ---- */
-	PFS_OP_OSS_DESTROY = 350,   /* u32 ost, u64 object -> (empty); missing is success */
+	PFS_OP_OSS_DESTROY = 350,   /* u32 ost, u64 object [u64 object...] (a batch of one OST) -> (empty); missing is success */
 	PFS_OP_OSS_LIST_OBJECTS,    /* u32 ost, u64 after, u32 max -> u32 n, u8 eof, n x u64 */
 	PFS_OP_OSS_JOBSTATS,        /* (empty) -> u32 n, n x job_stats (msg.h) */
 	PFS_OP_OSS_QOS_STATS,       /* u8 mode (PFS_QOS_STATS_*) -> u64 snapshot_ns
