@@ -1147,3 +1147,47 @@ uint64_t cli_osc_size_from_objects(const pfs_layout *l, const uint64_t *sizes)
 	}
 	return size;
 }
+
+/* PFS_OP_OSS_GRANT to the OSS of OST ost (client/wcache.h), within this
+ * client's credit for that OSS like any of its requests.  Never resent:
+ * a give-back executed twice would make the OSS hold less than we think. */
+int cli_osc_grant(cli_osc *o, const pfs_rpc_tag *tag, uint32_t ost, uint64_t want,
+		  uint64_t giveback, uint64_t *granted)
+{
+	pfs_rpc_reply rep = { 0 };
+	pfs_rpc_tag t = *tag;
+	piece p;
+	pfs_wbuf w;
+	pfs_rbuf r;
+	uint64_t sent;
+	int rc;
+
+	memset(&p, 0, sizeof(p));
+	p.ost = ost;
+	rc = resolve(o, tag->job, &p);
+	if (rc)
+		return rc;
+	pfs_wbuf_init(&w);
+	pfs_wbuf_u32(&w, ost);
+	pfs_wbuf_u64(&w, want);
+	pfs_wbuf_u64(&w, giveback);
+	rc = pfs_wbuf_error(&w);
+	if (rc) {
+		pfs_wbuf_free(&w);
+		return rc;
+	}
+	pfs_rpc_reply_init(&rep);
+	t.credit = cli_credit_acquire(p.credit, tag->job);
+	sent = pfs_clock_us();
+	rc = pfs_rpc_call_tag(p.pool, PFS_OP_OSS_GRANT, &t, PFS_RPC_NO_RESEND, w.data, w.len,
+			      NULL, 0, &rep);
+	cli_credit_done(p.credit, tag->job, rep.hdr.credit, rep.hdr.opcode ? sent : 0);
+	if (rc == 0) {
+		pfs_rbuf_init(&r, rep.data, rep.len);
+		*granted = pfs_rbuf_u64(&r);
+		rc = pfs_rbuf_done(&r);
+	}
+	pfs_rpc_reply_free(&rep);
+	pfs_wbuf_free(&w);
+	return rc;
+}

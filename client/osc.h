@@ -165,6 +165,12 @@ int cli_osc_stat_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
 int cli_osc_glimpse_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
 			 const cli_caps *caps, uint64_t *size, uint64_t *blocks);
 
+/* Write grant (PFS_OP_OSS_GRANT, oss/grant.h) on OST ost: give back
+ * giveback bytes, ask for want more; *granted = this client's grant there
+ * now.  One attempt (never resent), within the OSS's credit.  0 or -errno. */
+int cli_osc_grant(cli_osc *o, const pfs_rpc_tag *tag, uint32_t ost, uint64_t want,
+		  uint64_t giveback, uint64_t *granted);
+
 /* Pure helpers, exposed for unit tests. */
 
 /* The file size stripe objects of sizes[0..stripe_count) make: the largest
