@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "client/fuse_locks.h"
+#include "client/notify.h"
 #include "common/clock.h"
 #include "common/log.h"
 
@@ -325,8 +326,12 @@ static uint64_t visible_size(cli_fs *fs, const pfs_attr *a)
  * 0111, the common 0755); below any other (0700, 0750) it gets no entry
  * timeout and every walk through it is a LOOKUP with the walker's
  * credentials.  A chmod of the directory takes effect for names already
- * cached within the entry timeout, like any other attribute change. */
-static double entry_timeout(cli_fs *fs, uint64_t parent)
+ * cached within the entry timeout, like any other attribute change.
+ *
+ * With metadata leases (client/notify.h) the timeout may be the lease:
+ * another mount's chmod or chown of the directory then makes the MDS
+ * revoke it, and the names cached below it are dropped at once. */
+static double entry_timeout(cli_fs *fs, uint64_t parent, const char *name, const pfs_attr *a)
 {
 	node *n;
 	int open = 0;
@@ -336,7 +341,35 @@ static double entry_timeout(cli_fs *fs, uint64_t parent)
 	if (n && S_ISDIR(n->mode) && (n->mode & 0111) == 0111)
 		open = 1;
 	pthread_mutex_unlock(&fs->lock);
-	return open ? fs->opts.attr_timeout : 0;
+	if (!fs->opts.notify)
+		return open ? fs->opts.attr_timeout : 0;
+	return cli_notify_entry_timeout(fs->opts.notify, open ? fs->opts.attr_timeout : 0,
+					parent, name, a);
+}
+
+/* How long the kernel may cache attributes a: attr_timeout, or up to the
+ * lease while the notify channel is up, except for a size that may move
+ * without the MDS knowing (a writer has the file open somewhere, or this
+ * mount has writes it has not pushed): there the kernel asks again after
+ * attr_timeout, as before (the glimpse). */
+static double attr_timeout(cli_fs *fs, const pfs_attr *a)
+{
+	node *n;
+	int mine = 0;
+
+	if (!fs->opts.notify)
+		return fs->opts.attr_timeout;
+	if (S_ISREG(a->mode)) {
+		if (a->flags & PFS_ATTR_SIZE_STALE)
+			return fs->opts.attr_timeout;
+		pthread_mutex_lock(&fs->lock);
+		n = node_find(fs, a->ino);
+		mine = n && n->dirty;
+		pthread_mutex_unlock(&fs->lock);
+		if (mine)
+			return fs->opts.attr_timeout;
+	}
+	return cli_notify_attr_timeout(fs->opts.notify, fs->opts.attr_timeout);
 }
 
 static void attr_to_stat(cli_fs *fs, const pfs_attr *a, struct stat *st)
@@ -361,7 +394,7 @@ static void attr_to_stat(cli_fs *fs, const pfs_attr *a, struct stat *st)
 
 /* Reply with the entry of a name in parent; the kernel now holds one more
  * lookup reference. */
-static void reply_entry(fuse_req_t req, uint64_t parent, const pfs_attr *a)
+static void reply_entry(fuse_req_t req, uint64_t parent, const char *name, const pfs_attr *a)
 {
 	cli_fs *fs = fs_of(req);
 	struct fuse_entry_param e;
@@ -369,8 +402,8 @@ static void reply_entry(fuse_req_t req, uint64_t parent, const pfs_attr *a)
 
 	memset(&e, 0, sizeof(e));
 	e.ino = a->ino;
-	e.attr_timeout = fs->opts.attr_timeout;
-	e.entry_timeout = entry_timeout(fs, parent);
+	e.attr_timeout = attr_timeout(fs, a);
+	e.entry_timeout = entry_timeout(fs, parent, name, a);
 	pthread_mutex_lock(&fs->lock);
 	n = node_get(fs, a->ino);
 	if (n)
@@ -395,7 +428,7 @@ static void reply_attr(fuse_req_t req, const pfs_attr *a)
 	struct stat st;
 
 	attr_to_stat(fs_of(req), a, &st);
-	fuse_reply_attr(req, &st, fs_of(req)->opts.attr_timeout);
+	fuse_reply_attr(req, &st, attr_timeout(fs_of(req), a));
 }
 
 /* The 512-byte blocks h's objects use (OSS_STAT of each, in parallel;
@@ -597,7 +630,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	if (rc)
 		reply_err(req, rc);
 	else
-		reply_entry(req, parent, &a);
+		reply_entry(req, parent, name, &a);
 }
 
 static void forget_one(cli_fs *fs, fuse_ino_t ino, uint64_t nlookup)
@@ -833,7 +866,7 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	if (rc)
 		reply_err(req, rc);
 	else
-		reply_entry(req, parent, &a);
+		reply_entry(req, parent, name, &a);
 }
 
 static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
@@ -847,7 +880,7 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	if (rc)
 		reply_err(req, rc);
 	else
-		reply_entry(req, parent, &a);
+		reply_entry(req, parent, name, &a);
 }
 
 static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -888,7 +921,7 @@ static void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, cons
 	if (rc)
 		reply_err(req, rc);
 	else
-		reply_entry(req, parent, &a);
+		reply_entry(req, parent, name, &a);
 }
 
 static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -925,7 +958,7 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const 
 	if (rc)
 		reply_err(req, rc);
 	else
-		reply_entry(req, newparent, &a);
+		reply_entry(req, newparent, newname, &a);
 }
 
 /* Register an open handle of ino with fresh attributes a; decides
@@ -1134,8 +1167,8 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	}
 	memset(&e, 0, sizeof(e));
 	e.ino = a.ino;
-	e.attr_timeout = fs->opts.attr_timeout;
-	e.entry_timeout = entry_timeout(fs, parent);
+	e.attr_timeout = attr_timeout(fs, &a);
+	e.entry_timeout = entry_timeout(fs, parent, name, &a);
 	attr_to_stat(fs, &a, &e.attr);
 	if (fuse_reply_create(req, &e, fi))
 		close_handle(fs, h, 1);

@@ -39,6 +39,9 @@ typedef struct cli_fs_opts {
 	                         the MDS: data before metadata, like ext4
 	                         data=ordered (client/README.md "Durability") */
 	int writeback;        /* ask the kernel for FUSE_CAP_WRITEBACK_CACHE */
+	struct cli_notify *notify; /* metadata leases (client/notify.h; borrowed):
+	                              timeouts up to the lease while its channel
+	                              is up; NULL = attr_timeout always */
 } cli_fs_opts;
 
 /* mdc, osc and jobid are borrowed and must outlive the cli_fs. */

@@ -1014,3 +1014,49 @@ int cli_mdc_sync(cli_mdc *m, const cli_ctx *c, uint64_t ino)
 	pfs_wbuf_u64(&w, ino);
 	return call_empty(m, c, PFS_OP_MDS_SYNC, PFS_RPC_IDEMPOTENT, &w);
 }
+
+/* ---- metadata lease invalidations ---- */
+
+int cli_mdc_notify_wait(cli_mdc *m, uint64_t ack, uint32_t wait_ms, uint8_t flags,
+			cli_notify_batch *out)
+{
+	pfs_rpc_reply rep = { 0 };
+	pfs_wbuf w;
+	pfs_rbuf r;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	pfs_wbuf_init(&w);
+	pfs_wbuf_u64(&w, ack);
+	pfs_wbuf_u32(&w, wait_ms);
+	pfs_wbuf_u8(&w, flags);
+	rc = call(m, "", PFS_OP_MDS_NOTIFY_WAIT, 0, &w, &rep);
+	if (rc == 0) {
+		pfs_rbuf_init(&r, rep.data, rep.len);
+		out->boot_id = pfs_rbuf_u64(&r);
+		out->lease_ms = pfs_rbuf_u32(&r);
+		out->flags = pfs_rbuf_u8(&r);
+		out->seq = pfs_rbuf_u64(&r);
+		out->n = pfs_rbuf_u32(&r);
+		/* each record is at least 13 bytes: bound n before allocating */
+		if (!pfs_rbuf_error(&r) && out->n > pfs_rbuf_left(&r) / 13)
+			rc = -EBADMSG;
+		else if (!pfs_rbuf_error(&r) && out->n &&
+			 !(out->v = calloc(out->n, sizeof(*out->v))))
+			rc = -ENOMEM;
+		for (uint32_t i = 0; rc == 0 && out->v && i < out->n; i++) {
+			out->v[i].kind = pfs_rbuf_u8(&r);
+			out->v[i].ino = pfs_rbuf_u64(&r);
+			pfs_rbuf_cstr(&r, out->v[i].name, sizeof(out->v[i].name));
+		}
+		if (rc == 0)
+			rc = pfs_rbuf_done(&r);
+		if (rc) {
+			free(out->v);
+			out->v = NULL;
+			out->n = 0;
+		}
+	}
+	pfs_rpc_reply_free(&rep);
+	return rc;
+}

@@ -258,6 +258,32 @@ int cli_mdc_lock_cancel(cli_mdc *m, const char *job, uint64_t ino, uint64_t owne
 int cli_mdc_lock_release(cli_mdc *m, const char *job, uint64_t ino, uint64_t owner,
 			 uint32_t kinds);
 
+/* ---- metadata lease invalidations (issue 11, client/notify.h) ---- */
+
+/* One record of a NOTIFY_WAIT batch: kind PFS_NOTIFY_INO (ino's
+ * attributes), PFS_NOTIFY_ENTRY (name in directory ino) or PFS_NOTIFY_PERM
+ * (directory ino's permissions: the names cached below it too). */
+typedef struct cli_notify_rec {
+	uint8_t kind;
+	uint64_t ino;
+	char name[PFS_NAME_MAX + 1];
+} cli_notify_rec;
+typedef struct cli_notify_batch {
+	uint64_t boot_id;   /* the MDS instance */
+	uint32_t lease_ms;  /* 0: the MDS grants no leases */
+	uint8_t flags;      /* PFS_NOTIFY_RESET: records were lost */
+	uint64_t seq;       /* acknowledge with the next wait */
+	uint32_t n;
+	cli_notify_rec *v;  /* malloc'd (NULL when n is 0); the caller frees it */
+} cli_notify_batch;
+/* PFS_OP_MDS_NOTIFY_WAIT: held by the MDS until it has records for this
+ * client or wait_ms passed; ack = the seq of the last batch received (0 =
+ * none); flags PFS_NOTIFY_BYE closes the channel.  Resent through a
+ * server restart like every call (the MDS keeps what it sent until it is
+ * acknowledged, so a lost reply loses nothing). */
+int cli_mdc_notify_wait(cli_mdc *m, uint64_t ack, uint32_t wait_ms, uint8_t flags,
+			cli_notify_batch *out);
+
 /* ---- durability (issue 8) ---- */
 
 /* PFS_OP_MDS_SYNC: the MDS database is on disk when this returns 0 (every

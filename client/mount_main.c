@@ -45,6 +45,7 @@
 #include "client/jobid.h"
 #include "client/mdc.h"
 #include "client/mdqos.h"
+#include "client/notify.h"
 #include "client/osc.h"
 #include "client/qos_fetch.h"
 #include "common/auth.h"
@@ -122,6 +123,7 @@ typedef struct mount_cfg {
 	int oss_recovery_waiters;
 	int jobid_ttl_ms;
 	double attr_timeout_s;
+	double md_lease_s;
 	int allow_other;
 	int default_permissions;
 	char fsname[256];
@@ -175,6 +177,11 @@ static const pfs_cfg_opt mount_opts[] = {
 	  "keep it below max_threads)", 1, 4096),
 	N(PFS_CFG_DOUBLE, attr_timeout_s, "1.0", "seconds the kernel caches attributes and names",
 	  0, 86400),
+	/* Metadata leases (issue 11, client/notify.h): the MDS's md_lease_s
+	 * (default 10) and this cap, whichever is shorter. */
+	N(PFS_CFG_DOUBLE, md_lease_s, "30",
+	  "with the MDS's invalidations (a notify channel), cache names and attributes up to "
+	  "this long (at most the MDS's lease; 0 = off: attr_timeout_s only)", 0, 30),
 	N(PFS_CFG_BOOL, allow_other, "1", "let every user use the mount (the MDS checks permissions)",
 	  0, 0),
 	/* Off by default: with it the kernel drops a directory's attributes
@@ -441,6 +448,7 @@ int main(int argc, char **argv)
 	cli_mdqos *mdq = NULL;
 	cli_osc *osc = NULL;
 	cli_fs *fs = NULL;
+	cli_notify *notify = NULL;
 	pfs_rpc_opts ro = { 0 };
 	cli_osc_opts oo = { 0 };
 	cli_credit_policy pol = { .job_slots = 1 };
@@ -559,9 +567,20 @@ int main(int argc, char **argv)
 	 * and give applications file-system errors only. */
 	pfs_rpc_pool_set_recovery_ms(cli_mdc_pool(mdc), cfg.recovery_window_s * 1000);
 	cli_mdc_set_fs_errors(mdc, 1);
+	if (cfg.md_lease_s > 0) {
+		cli_notify_opts no = { .lease_s = cfg.md_lease_s,
+				       .wait_ms = cfg.timeout_ms / 2 < 5000 ?
+						  (unsigned)cfg.timeout_ms / 2 : 5000 };
+
+		if (cli_notify_create(mdc, &no, &notify)) {
+			fprintf(stderr, "mount.pfs: out of memory\n");
+			status = MNT_EX_SYSERR;
+			goto out;
+		}
+	}
 	cli_fs_opts fo = { .attr_timeout = cfg.attr_timeout_s, .max_io = PFS_MAX_IO,
 			   .splice = cfg.splice, .sync_on_close = cfg.sync_on_close,
-			   .writeback = cfg.writeback };
+			   .writeback = cfg.writeback, .notify = notify };
 	rc = cli_fs_create(mdc, osc, jobid, &fo, &fs);
 	if (rc) {
 		fprintf(stderr, "mount.pfs: %s\n", pfs_strerror(rc));
@@ -621,6 +640,10 @@ int main(int argc, char **argv)
 		pfs_log(PFS_LOG_WARNING, "no SIGHUP thread: the log file will not be reopened");
 	/* PADLL's rate puller: a thread, so only now that this is the daemon
 	 * (fork keeps no thread but the caller's). */
+	/* The notify channel's thread, likewise the daemon's. */
+	if (notify && cli_notify_start(notify, se))
+		pfs_log(PFS_LOG_WARNING, "md_lease: no notify thread: names and attributes are "
+			"cached for attr_timeout_s only");
 	if (mdq && cli_mdqos_start(mdq))
 		pfs_log(PFS_LOG_WARNING, "mdqos: no rate puller thread: metadata QoS rates stay as they are");
 	/* After daemonizing (the thread must be the daemon's).  The credits
@@ -676,6 +699,8 @@ int main(int argc, char **argv)
 		pfs_log(PFS_LOG_NOTICE, "unmounting %s", mnt);
 	log_osc_stats(osc);
 out:
+	/* before the session goes: the thread invalidates through it */
+	cli_notify_stop(notify);
 	if (hup_started) {
 		hup_stop = 1;
 		pthread_kill(hup_thread, SIGHUP);
@@ -692,6 +717,7 @@ out:
 		pthread_join(ra_thread, NULL);
 	fuse_opt_free_args(&args);
 	cli_fs_destroy(fs);
+	cli_notify_destroy(notify);
 	cli_osc_destroy(osc);
 	cli_qos_fetch_stop(qfetch);
 	cli_ascar_destroy(ascar);

@@ -358,6 +358,11 @@ int mds_lease_watched(mds_lease *t, uint64_t except, uint64_t ino)
 	return w;
 }
 
+int mds_lease_active(mds_lease *t)
+{
+	return t && t->o.lease_ms && __atomic_load_n(&t->nclients, __ATOMIC_RELAXED) != 0;
+}
+
 /* Bump the change sequence of ino (under mu). */
 static void bump(mds_lease *t, uint64_t ino)
 {

@@ -100,6 +100,8 @@ void mds_lease_grant_name(mds_lease *t, uint64_t client, uint64_t parent, const 
 /* 1 if a client other than except holds a lease on ino (callers use it to
  * skip looking up what a change is about to remove). */
 int mds_lease_watched(mds_lease *t, uint64_t except, uint64_t ino);
+/* 1 if any client has a notify channel (changes are worth reporting). */
+int mds_lease_active(mds_lease *t);
 /* After client by changed ino (what: MDS_LEASE_ATTR | MDS_LEASE_PERM). */
 void mds_lease_changed(mds_lease *t, uint64_t by, uint64_t ino, unsigned what);
 /* After client by changed (created, removed, renamed) name in parent. */

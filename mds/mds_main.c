@@ -92,6 +92,7 @@ struct mds_cfg {
 	int handshake_ms;
 	uint64_t conn_max_queued_bytes;
 	int lock_lease_s;
+	int md_lease_s;
 	char auth_key[PATH_MAX];
 	int auth;
 	char integrity[16];
@@ -165,6 +166,9 @@ static const pfs_cfg_opt mds_opts[] = {
 	OPT("lock_lease_s", PFS_CFG_INT, lock_lease_s, "30",
 	    "seconds without a request after which a client's fcntl/flock locks are released",
 	    1, 3600),
+	OPT("md_lease_s", PFS_CFG_INT, md_lease_s, "10",
+	    "metadata leases: mounts with a notify channel may cache names and attributes "
+	    "this long, revoked when another mount changes them (0 = off)", 0, 30),
 	STR("auth_key", auth_key, "/etc/pfs/mds.key",
 	    "key file (role mds, 0600; pfsadmin key gen --role mds FILE)"),
 	OPT("auth", PFS_CFG_BOOL, auth, "on",
@@ -352,6 +356,7 @@ int main(int argc, char **argv)
 			       .root_squash_gid = (uint32_t)cfg.root_squash_gid,
 			       .capa_lifetime_s = (unsigned)cfg.capa_lifetime_s,
 			       .lock_lease_s = (unsigned)cfg.lock_lease_s,
+			       .md_lease_s = (unsigned)cfg.md_lease_s,
 			       .lfsck_after_start = 1,
 			       .auth = authp, .capa_key = authp ? capa_key : NULL };
 	if (pfs_optab_roles_parse(cfg.nosquash_roles, &so.nosquash_roles)) {

@@ -67,6 +67,7 @@
 #include "common/server.h"
 #include "mds/mdqos.h"
 #include "mds/ascar_store.h"
+#include "mds/lease.h"
 #include "mds/lfsck.h"
 #include "mds/locksvc.h"
 #include "mds/open.h"
@@ -101,7 +102,7 @@ struct op_row {
 
 /* The opcode table, defined after the handlers: NOPS rows; counter slot
  * NOPS counts unknown opcodes. */
-#define NOPS 50
+#define NOPS 51
 #define NSLOTS (NOPS + 1)
 static const struct op_row ops[NOPS];
 
@@ -125,6 +126,7 @@ struct mds_server {
 	mds_rcache *rcache;        /* replies for resends (mds/reply_cache.h) */
 	mds_open *opens;           /* open files and orphans (mds/open.h) */
 	mds_lfsck_timer *lfsck;    /* the scrub after start (mds/lfsck.h) */
+	mds_lease *lease;          /* metadata leases (mds/lease.h); NULL = off */
 	int have_capa;             /* capa_key holds K_cap */
 	uint8_t capa_key[PFS_CAPA_KEY_LEN];
 };
@@ -512,6 +514,47 @@ static int reply_logged(uint16_t op, int *attr)
 	}
 }
 
+/* Leases of a reply that gives client an entry (name in parent, inode
+ * ino); made: the entry is new (CREATE, MKDIR, ...), so the others'
+ * leases on parent are revoked (after the grant: never the maker's). */
+static void lease_entry(mds_server *s, uint64_t client, uint64_t parent, const char *name,
+			uint64_t ino, uint64_t since, int made)
+{
+	if (!mds_lease_active(s->lease))
+		return;
+	mds_lease_grant_name(s->lease, client, parent, name, since);
+	mds_lease_grant(s->lease, client, ino, since);
+	if (made) {
+		mds_lease_name_changed(s->lease, client, parent, name);
+		mds_lease_changed(s->lease, client, parent, MDS_LEASE_ATTR);
+	}
+}
+
+/* The inode a name change is about to remove or replace (0: none, or
+ * nobody to tell), read before the change. */
+static uint64_t lease_child(mds_server *s, uint64_t parent, const char *name)
+{
+	pfs_cred root;
+	pfs_attr a;
+
+	if (!mds_lease_active(s->lease))
+		return 0;
+	memset(&root, 0, sizeof(root));
+	return mds_ns_lookup(s->ns, &root, parent, name, &a) == 0 ? a.ino : 0;
+}
+
+/* After name in parent went (unlink, rmdir, either side of a rename). */
+static void lease_removed(mds_server *s, uint64_t client, uint64_t parent, const char *name,
+			  uint64_t child)
+{
+	if (!mds_lease_active(s->lease))
+		return;
+	mds_lease_name_changed(s->lease, client, parent, name);
+	mds_lease_changed(s->lease, client, parent, MDS_LEASE_ATTR);
+	if (child)
+		mds_lease_changed(s->lease, client, child, MDS_LEASE_ATTR);
+}
+
 /* Namespace opcodes: all start with a cred. */
 static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf *b,
 		       pfs_wbuf *out)
@@ -526,6 +569,9 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 	 * set below once allocated): mds/reply_log.h. */
 	mds_ns_reply rr = { s->ns, h->client_id, h->req_id, op, NULL, NULL, 0 };
 	int logged = reply_logged(op, &with_attr);
+	/* metadata leases (mds/lease.h): granted after a read with the change
+	 * sequence from before it, revoked after a change's commit */
+	uint64_t since = mds_lease_begin(s->lease), cid = h->client_id, child = 0, child2 = 0;
 
 	rc = pfs_cred_decode(b, &c);
 	if (rc)
@@ -543,6 +589,8 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		if (!rc)
 			rc = mds_ns_lookup(s->ns, &c, parent, name, &a);
 		if (!rc)
+			lease_entry(s, cid, parent, name, a.ino, since, 0);
+		if (!rc)
 			pfs_attr_encode(out, &a);
 		break;
 	}
@@ -551,6 +599,8 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		rc = decode_end(b, 0);
 		if (!rc)
 			rc = mds_ns_getattr(s->ns, &c, ino, &a);
+		if (!rc)
+			mds_lease_grant(s->lease, cid, ino, since);
 		if (!rc)
 			pfs_attr_encode(out, &a);
 		break;
@@ -564,8 +614,13 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		rc = decode_end(b, 0);
 		if (!rc)
 			rc = mds_ns_setattr(s->ns, &c, ino, valid, mode, uid, gid, size, at, mt, &a);
-		if (!rc)
+		if (!rc) {
+			mds_lease_grant(s->lease, cid, ino, since);
+			mds_lease_changed(s->lease, cid, ino, MDS_LEASE_ATTR |
+					  (S_ISDIR(a.mode) && (valid & (PFS_SETATTR_MODE |
+						PFS_SETATTR_UID | PFS_SETATTR_GID)) ? MDS_LEASE_PERM : 0));
 			pfs_attr_encode(out, &a);
+		}
 		break;
 	}
 	case PFS_OP_MDS_CREATE: {
@@ -588,6 +643,7 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		else if (!rc) /* the reply is logged as it was: the flag not in it */
 			(void)mds_open_writer(s->opens, h->client_id, a.ino);
 		if (!rc) {
+			lease_entry(s, cid, parent, name, a.ino, since, 1);
 			pfs_attr_encode(out, &a);
 			pfs_layout_encode(out, lay);
 			put_caps(s, h, role, lay, PFS_CAPA_ALL, out);
@@ -602,6 +658,8 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		if (!rc)
 			rc = mds_ns_mknod(s->ns, &c, parent, name, mode, rdev, &a);
 		if (!rc)
+			lease_entry(s, cid, parent, name, a.ino, since, 1);
+		if (!rc)
 			pfs_attr_encode(out, &a);
 		break;
 	}
@@ -613,6 +671,8 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		if (!rc)
 			rc = mds_ns_mkdir(s->ns, &c, parent, name, mode, &a);
 		if (!rc)
+			lease_entry(s, cid, parent, name, a.ino, since, 1);
+		if (!rc)
 			pfs_attr_encode(out, &a);
 		break;
 	}
@@ -622,8 +682,12 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		get_name(b, name, PFS_NAME_MAX, &bad);
 		rc = decode_end(b, bad);
 		if (!rc)
+			child = lease_child(s, parent, name);
+		if (!rc)
 			rc = op == PFS_OP_MDS_UNLINK ? mds_ns_unlink(s->ns, &c, parent, name)
 						     : mds_ns_rmdir(s->ns, &c, parent, name);
+		if (!rc)
+			lease_removed(s, cid, parent, name, child);
 		break;
 	}
 	case PFS_OP_MDS_RENAME: {
@@ -633,8 +697,16 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		get_name(b, name2, PFS_NAME_MAX, &bad);
 		uint32_t flags = pfs_rbuf_u32(b);
 		rc = decode_end(b, bad);
+		if (!rc) {
+			child = lease_child(s, parent, name);
+			child2 = lease_child(s, np, name2);
+		}
 		if (!rc)
 			rc = mds_ns_rename(s->ns, &c, parent, name, np, name2, flags);
+		if (!rc) {
+			lease_removed(s, cid, parent, name, child);
+			lease_removed(s, cid, np, name2, child2);
+		}
 		break;
 	}
 	case PFS_OP_MDS_READDIR:
@@ -652,6 +724,8 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		rc = decode_end(b, bad);
 		if (!rc)
 			rc = mds_ns_symlink(s->ns, &c, parent, name, target, &a);
+		if (!rc)
+			lease_entry(s, cid, parent, name, a.ino, since, 1);
 		if (!rc)
 			pfs_attr_encode(out, &a);
 		free(target);
@@ -674,6 +748,10 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		rc = decode_end(b, bad);
 		if (!rc)
 			rc = mds_ns_link(s->ns, &c, ino, np, name, &a);
+		if (!rc) {
+			lease_entry(s, cid, np, name, a.ino, since, 1);
+			mds_lease_changed(s->lease, cid, ino, MDS_LEASE_ATTR);
+		}
 		if (!rc)
 			pfs_attr_encode(out, &a);
 		break;
@@ -696,6 +774,8 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		rc = decode_end(b, bad == -ENAMETOOLONG ? -ERANGE : bad);
 		if (!rc)
 			rc = mds_ns_setxattr(s->ns, &c, ino, name, val, vlen, flags);
+		if (!rc)
+			mds_lease_changed(s->lease, cid, ino, MDS_LEASE_ATTR);
 		break;
 	}
 	case PFS_OP_MDS_GETXATTR: {
@@ -729,6 +809,8 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		rc = decode_end(b, bad == -ENAMETOOLONG ? -ERANGE : bad);
 		if (!rc)
 			rc = mds_ns_removexattr(s->ns, &c, ino, name);
+		if (!rc)
+			mds_lease_changed(s->lease, cid, ino, MDS_LEASE_ATTR);
 		break;
 	}
 	case PFS_OP_MDS_OPEN: {
@@ -750,8 +832,11 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		 * reply keeps the flag as read: set if another writer has it
 		 * open or died holding it, mds/open.h) */
 		if (!rc && S_ISREG(a.mode) &&
-		    ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)))
+		    ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))) {
 			(void)mds_open_writer(s->opens, h->client_id, ino);
+			/* others' cached sizes: the file may grow from now on */
+			mds_lease_changed(s->lease, cid, ino, MDS_LEASE_ATTR);
+		}
 		if (!rc) {
 			pfs_attr_encode(out, &a);
 			pfs_layout_encode(out, lay);
@@ -789,6 +874,8 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 			if (mds_ns_getattr(s->ns, &c, ino, &a))
 				a.flags &= ~PFS_ATTR_SIZE_STALE;
 		}
+		if (!rc)
+			mds_lease_changed(s->lease, cid, ino, MDS_LEASE_ATTR);
 		/* SETSIZE comes with fsync/close: make it durable now. */
 		if (!rc && s->opts.sync_on_setsize)
 			rc = mds_ns_sync(s->ns);
@@ -1189,6 +1276,15 @@ static int h_lock(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *r
 	return mds_locksvc_handle(s->locks, rq->conn, h, b, out);
 }
 
+/* NOTIFY_WAIT: the mount's invalidation channel (mds/lease.h); held
+ * without a thread like LOCK_WAIT (the same "later" return). */
+_Static_assert(MDS_LEASE_LATER == MDS_LOCKSVC_LATER, "one deferred-reply value");
+static int h_notify(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
+		    pfs_wbuf *out)
+{
+	return mds_lease_wait(s->lease, rq->conn, h, b, out);
+}
+
 /* PFS_OP_MDS_ASCAR_SET (root): str rules -> u64 version. */
 static int h_ascar_set(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
 		       pfs_wbuf *out)
@@ -1359,6 +1455,7 @@ static const struct op_row ops[NOPS] = {
 	{ PFS_OP_MDS_MDQOS_SET, h_mdqos_set, 1 },
 	{ PFS_OP_MDS_ASCAR_SET, h_ascar_set, 1 },
 	{ PFS_OP_MDS_ASCAR_GET, h_ascar_get, 0 },
+	{ PFS_OP_MDS_NOTIFY_WAIT, h_notify, 0 },
 	{ PFS_OP_MDS_OSS_REGISTER, h_oss_register, 0 },
 	{ PFS_OP_MDS_OSS_HEARTBEAT, h_oss_heartbeat, 0 },
 };
@@ -1649,6 +1746,18 @@ int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 		free(s);
 		return rc;
 	}
+	if (opts->md_lease_s) {
+		mds_lease_opts lo = { .lease_ms = opts->md_lease_s * 1000 };
+
+		rc = mds_lease_create(&lo, &s->lease);
+		if (rc) {
+			mds_locksvc_stop(s->locks);
+			mds_rc_destroy(s->rcache);
+			mds_open_destroy(s->opens);
+			free(s);
+			return rc;
+		}
+	}
 	pthread_mutex_init(&s->jobs_lock, NULL);
 	pfs_optab_log_init(&s->refusals);
 	so.host = opts->host;
@@ -1663,6 +1772,7 @@ int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 		mds_locksvc_stop(s->locks);
 		mds_rc_destroy(s->rcache);
 		mds_open_destroy(s->opens);
+		mds_lease_destroy(s->lease);
 		free(s);
 		return rc;
 	}
@@ -1688,6 +1798,8 @@ void mds_server_stop(mds_server *s)
 	pfs_server_stop(s->srv);
 	mds_lfsck_timer_stop(s->lfsck);
 	mds_open_destroy(s->opens);
+	/* after the server, like the lock service's held waits */
+	mds_lease_destroy(s->lease);
 	/* after the server: held LOCK_WAITs are answered into closed connections */
 	mds_locksvc_stop(s->locks);
 	mds_rc_destroy(s->rcache);

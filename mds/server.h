@@ -53,6 +53,8 @@ typedef struct mds_server_opts {
 	unsigned capa_lifetime_s; /* 0 = PFS_CAPA_LIFETIME_DEFAULT */
 	unsigned lock_lease_s;    /* lock leases (mds/locksvc.h); 0 = default 30; also
 	                             the open leases of mds/open.h */
+	unsigned md_lease_s;      /* metadata leases and invalidations (mds/lease.h),
+	                             seconds; 0 = off (NOTIFY_WAIT -EOPNOTSUPP) */
 	int lfsck_after_start;    /* run the orphan object scrub (mds/lfsck.h) once,
 	                             two leases after the start */
 } mds_server_opts;

@@ -1,0 +1,421 @@
+/* notify.c — the notify thread and the lease-length cache timeouts of
+ * mount.pfs (see notify.h). */
+#include "client/notify.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <fuse_lowlevel.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/rpc.h"
+
+#define DIR_BUCKETS 4096
+#define RECENT 256
+#define RECENT_MS 2000
+#define UP_SLACK_MS 5000
+#define RETRY_MS 1000
+
+/* A directory the kernel got an entry for: where its dentry is. */
+typedef struct dirent_rec {
+	uint64_t ino, parent;
+	uint64_t until_ms;    /* names below were given long timeouts until then */
+	struct dirent_rec *next;
+	char name[];
+} dirent_rec;
+
+struct cli_notify {
+	cli_mdc *mdc;
+	cli_notify_opts o;
+	struct fuse_session *se;
+	pthread_t thread;
+	int started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int stop;                  /* guarded by mu; also read by the interrupt check */
+	/* channel state (mu) */
+	int ok;                    /* the last wait was answered */
+	uint64_t sent_ms;          /* when the wait in flight was sent */
+	uint32_t lease_ms;         /* the effective lease (min of MDS's and ours) */
+	uint64_t boot_id, ack;
+	/* directories (mu) */
+	dirent_rec *dirs[DIR_BUCKETS];
+	unsigned ndirs;
+	uint64_t swept_ms;
+	/* directories with names invalidated lately (mu) */
+	struct { uint64_t ino, ms; } recent[RECENT];
+	cli_notify_stats st;
+};
+
+static unsigned hash64(uint64_t x, unsigned mod)
+{
+	return (unsigned)((x * 0x9E3779B97F4A7C15ull) >> 40) % mod;
+}
+
+static int up_locked(cli_notify *n, uint64_t now)
+{
+	return n->ok && n->lease_ms && now < n->sent_ms + n->o.wait_ms + UP_SLACK_MS;
+}
+
+int cli_notify_up(cli_notify *n)
+{
+	int up;
+
+	if (!n)
+		return 0;
+	pthread_mutex_lock(&n->mu);
+	up = up_locked(n, pfs_clock_ms());
+	pthread_mutex_unlock(&n->mu);
+	return up;
+}
+
+double cli_notify_attr_timeout(cli_notify *n, double dflt)
+{
+	double t = dflt;
+
+	if (!n)
+		return dflt;
+	pthread_mutex_lock(&n->mu);
+	if (up_locked(n, pfs_clock_ms()) && n->lease_ms / 1000.0 > dflt)
+		t = n->lease_ms / 1000.0;
+	pthread_mutex_unlock(&n->mu);
+	return t;
+}
+
+static dirent_rec **dir_slot(cli_notify *n, uint64_t ino)
+{
+	dirent_rec **pp = &n->dirs[hash64(ino, DIR_BUCKETS)];
+
+	while (*pp && (*pp)->ino != ino)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+/* Forget directories below which no long timeout is left (mu held; at
+ * most once a second). */
+static void dir_sweep(cli_notify *n, uint64_t now)
+{
+	if (now - n->swept_ms < 1000)
+		return;
+	n->swept_ms = now;
+	for (unsigned b = 0; b < DIR_BUCKETS; b++)
+		for (dirent_rec **pp = &n->dirs[b]; *pp;) {
+			dirent_rec *d = *pp;
+
+			if (d->until_ms < now) {
+				*pp = d->next;
+				free(d);
+				n->ndirs--;
+			} else {
+				pp = &d->next;
+			}
+		}
+}
+
+/* Note directory ino's entry (parent, name) (mu held). */
+static void dir_note(cli_notify *n, uint64_t ino, uint64_t parent, const char *name,
+		     uint64_t now)
+{
+	dirent_rec **pp = dir_slot(n, ino), *d = *pp;
+	size_t len = strlen(name);
+
+	if (d && d->parent == parent && strcmp(d->name, name) == 0)
+		return;
+	if (d) {
+		/* renamed since: the dentry the kernel has now is this one */
+		*pp = d->next;
+		free(d);
+		n->ndirs--;
+	}
+	if (n->ndirs >= n->o.max_dirs)
+		dir_sweep(n, now);
+	if (n->ndirs >= n->o.max_dirs || !(d = malloc(sizeof(*d) + len + 1)))
+		return;
+	d->ino = ino;
+	d->parent = parent;
+	d->until_ms = now;
+	memcpy(d->name, name, len + 1);
+	pp = &n->dirs[hash64(ino, DIR_BUCKETS)];
+	d->next = *pp;
+	*pp = d;
+	n->ndirs++;
+}
+
+double cli_notify_entry_timeout(cli_notify *n, double dflt, uint64_t parent, const char *name,
+				const pfs_attr *a)
+{
+	double t = dflt;
+	uint64_t now;
+	dirent_rec *d;
+	unsigned r = hash64(parent, RECENT);
+
+	if (!n)
+		return dflt;
+	now = pfs_clock_ms();
+	pthread_mutex_lock(&n->mu);
+	if (S_ISDIR(a->mode))
+		dir_note(n, a->ino, parent, name, now);
+	/* the names of a directory this mount can drop on a PERM record, and
+	 * none just invalidated there */
+	d = up_locked(n, now) && dflt > 0 ? *dir_slot(n, parent) : NULL;
+	if (d && !(n->recent[r].ino == parent && now - n->recent[r].ms < RECENT_MS) &&
+	    n->lease_ms / 1000.0 > dflt) {
+		t = n->lease_ms / 1000.0;
+		if (d->until_ms < now + n->lease_ms)
+			d->until_ms = now + n->lease_ms;
+	}
+	pthread_mutex_unlock(&n->mu);
+	return t;
+}
+
+/* ---- the thread ---- */
+
+static void note_recent(cli_notify *n, uint64_t dir, uint64_t now)
+{
+	unsigned r = hash64(dir, RECENT);
+
+	pthread_mutex_lock(&n->mu);
+	n->recent[r].ino = dir;
+	n->recent[r].ms = now;
+	pthread_mutex_unlock(&n->mu);
+}
+
+/* Apply a batch; counts into st (the caller adds them under mu). */
+static void apply(cli_notify *n, const cli_notify_batch *b, cli_notify_stats *st)
+{
+	uint64_t now = pfs_clock_ms();
+
+	for (uint32_t i = 0; i < b->n; i++) {
+		const cli_notify_rec *r = &b->v[i];
+		char name[PFS_NAME_MAX + 1];
+		uint64_t parent = 0;
+
+		switch (r->kind) {
+		case PFS_NOTIFY_INO:
+			/* attributes only (offset < 0): the page cache is the
+			 * open's to judge (close-to-open, fuse_ops.c) */
+			(void)fuse_lowlevel_notify_inval_inode(n->se, r->ino, -1, 0);
+			st->inval_inode++;
+			break;
+		case PFS_NOTIFY_ENTRY:
+			note_recent(n, r->ino, now);
+			(void)fuse_lowlevel_notify_inval_entry(n->se, r->ino, r->name,
+							       strlen(r->name));
+			st->inval_entry++;
+			break;
+		case PFS_NOTIFY_PERM:
+			note_recent(n, r->ino, now);
+			(void)fuse_lowlevel_notify_inval_inode(n->se, r->ino, -1, 0);
+			pthread_mutex_lock(&n->mu);
+			{
+				dirent_rec *d = *dir_slot(n, r->ino);
+
+				if (d) {
+					parent = d->parent;
+					memcpy(name, d->name, strlen(d->name) + 1);
+				}
+			}
+			pthread_mutex_unlock(&n->mu);
+			/* the directory's own dentry: the kernel drops the
+			 * names below it with it */
+			if (parent)
+				(void)fuse_lowlevel_notify_inval_entry(n->se, parent, name,
+								       strlen(name));
+			st->inval_perm++;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static int stop_check(void *arg)
+{
+	cli_notify *n = arg;
+	int s;
+
+	pthread_mutex_lock(&n->mu);
+	s = n->stop;
+	pthread_mutex_unlock(&n->mu);
+	return s;
+}
+
+/* Sleep ms unless stopped; 1 if stopped. */
+static int nap(cli_notify *n, unsigned ms)
+{
+	struct timespec ts;
+	int s;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+	ts.tv_sec += ts.tv_nsec / 1000000000L;
+	ts.tv_nsec %= 1000000000L;
+	pthread_mutex_lock(&n->mu);
+	if (!n->stop)
+		pthread_cond_timedwait(&n->cv, &n->mu, &ts);
+	s = n->stop;
+	pthread_mutex_unlock(&n->mu);
+	return s;
+}
+
+static void *notify_main(void *arg)
+{
+	cli_notify *n = arg;
+	int logged_down = 0;
+
+	pfs_rpc_set_interrupt(stop_check, n);
+	while (!stop_check(n)) {
+		cli_notify_batch b;
+		cli_notify_stats st = { 0 };
+		uint64_t ack;
+		int rc;
+
+		pthread_mutex_lock(&n->mu);
+		n->sent_ms = pfs_clock_ms();
+		ack = n->ack;
+		pthread_mutex_unlock(&n->mu);
+		rc = cli_mdc_notify_wait(n->mdc, ack, n->o.wait_ms, 0, &b);
+		if (stop_check(n)) {
+			free(b.v);
+			break;
+		}
+		if (rc || !b.lease_ms) {
+			pthread_mutex_lock(&n->mu);
+			n->ok = 0;
+			n->st.failures += rc != 0;
+			pthread_mutex_unlock(&n->mu);
+			if (!logged_down)
+				pfs_log(PFS_LOG_NOTICE, "md_lease: notify channel down (%s): names "
+					"and attributes cached for the short timeout",
+					rc ? pfs_strerror(rc) : "the MDS grants no leases");
+			logged_down = 1;
+			free(b.v);
+			/* an MDS without leases is asked again now and then */
+			if (nap(n, rc ? RETRY_MS : 30000))
+				break;
+			continue;
+		}
+		if (logged_down || !n->boot_id)
+			pfs_log(PFS_LOG_NOTICE, "md_lease: notify channel up (lease %u ms)",
+				b.lease_ms);
+		logged_down = 0;
+		if (n->boot_id && b.boot_id != n->boot_id)
+			pfs_log(PFS_LOG_NOTICE, "md_lease: the MDS restarted: names and attributes "
+				"cached before may be stale for one lease at most");
+		if (b.flags & PFS_NOTIFY_RESET) {
+			pfs_log(PFS_LOG_NOTICE, "md_lease: the MDS dropped invalidations: names and "
+				"attributes cached may be stale for one lease at most");
+			st.resets++;
+		}
+		apply(n, &b, &st);
+		pthread_mutex_lock(&n->mu);
+		n->boot_id = b.boot_id;
+		n->ack = b.seq;
+		n->lease_ms = b.lease_ms;
+		if (n->o.lease_s * 1000.0 < n->lease_ms)
+			n->lease_ms = (uint32_t)(n->o.lease_s * 1000.0);
+		n->ok = 1;
+		n->st.batches++;
+		n->st.inval_inode += st.inval_inode;
+		n->st.inval_entry += st.inval_entry;
+		n->st.inval_perm += st.inval_perm;
+		n->st.resets += st.resets;
+		pthread_mutex_unlock(&n->mu);
+		free(b.v);
+	}
+	pfs_rpc_set_interrupt(NULL, NULL);
+	return NULL;
+}
+
+int cli_notify_create(cli_mdc *mdc, const cli_notify_opts *o, cli_notify **out)
+{
+	cli_notify *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	n->mdc = mdc;
+	n->o = *o;
+	if (!n->o.wait_ms)
+		n->o.wait_ms = 5000;
+	if (n->o.wait_ms > PFS_NOTIFY_WAIT_MAX_MS)
+		n->o.wait_ms = PFS_NOTIFY_WAIT_MAX_MS;
+	if (!n->o.max_dirs)
+		n->o.max_dirs = 65536;
+	pthread_mutex_init(&n->mu, NULL);
+	pthread_cond_init(&n->cv, NULL);
+	*out = n;
+	return 0;
+}
+
+int cli_notify_start(cli_notify *n, struct fuse_session *se)
+{
+	int rc;
+
+	n->se = se;
+	rc = pthread_create(&n->thread, NULL, notify_main, n);
+	if (rc)
+		return -rc;
+	n->started = 1;
+	return 0;
+}
+
+/* The BYE's own interrupt: give up after a few seconds. */
+static int bye_check(void *arg)
+{
+	return pfs_clock_ms() > *(uint64_t *)arg;
+}
+
+void cli_notify_stop(cli_notify *n)
+{
+	cli_notify_batch b;
+	uint64_t deadline;
+	int ok;
+
+	if (!n || !n->started)
+		return;
+	pthread_mutex_lock(&n->mu);
+	n->stop = 1;
+	ok = n->ok;
+	pthread_cond_broadcast(&n->cv);
+	pthread_mutex_unlock(&n->mu);
+	/* the MDS answers the held wait (-ECANCELED) and forgets the leases */
+	if (ok) {
+		deadline = pfs_clock_ms() + 3000;
+		pfs_rpc_set_interrupt(bye_check, &deadline);
+		if (cli_mdc_notify_wait(n->mdc, 0, 0, PFS_NOTIFY_BYE, &b) == 0)
+			free(b.v);
+		pfs_rpc_set_interrupt(NULL, NULL);
+	}
+	pthread_join(n->thread, NULL);
+	n->started = 0;
+}
+
+void cli_notify_destroy(cli_notify *n)
+{
+	if (!n)
+		return;
+	cli_notify_stop(n);
+	for (unsigned b = 0; b < DIR_BUCKETS; b++)
+		while (n->dirs[b]) {
+			dirent_rec *d = n->dirs[b];
+
+			n->dirs[b] = d->next;
+			free(d);
+		}
+	pthread_cond_destroy(&n->cv);
+	pthread_mutex_destroy(&n->mu);
+	free(n);
+}
+
+void cli_notify_get_stats(cli_notify *n, cli_notify_stats *st)
+{
+	pthread_mutex_lock(&n->mu);
+	*st = n->st;
+	pthread_mutex_unlock(&n->mu);
+}
