@@ -54,6 +54,7 @@ int qos_gd_create(size_t m, qos_gd **out)
 		return -ENOMEM;
 	gd->m = m;
 	gd->ms = (m + 3) & ~(size_t)3;
+	gd->perturb = GD_PERTURB;
 	gd->g = calloc(m, sizeof(double));
 	gd->su = calloc(m, sizeof(double));
 	gd->sst = calloc(m, 1);
@@ -90,6 +91,7 @@ void qos_gd_destroy(qos_gd *gd)
 	if (!gd)
 		return;
 	free(gd->c);
+	free(gd->c0);
 	free(gd->u);
 	free(gd->beg);
 	free(gd->len);
@@ -154,7 +156,7 @@ static int gd_reserve_slot(qos_gd *gd)
 			return -ENOMEM;                            \
 		gd->f = p_;                                        \
 	} while (0)
-	GROW(c); GROW(u); GROW(beg); GROW(len); GROW(room); GROW(st);
+	GROW(c); GROW(c0); GROW(u); GROW(beg); GROW(len); GROW(room); GROW(st);
 	GROW(dead); GROW(listed); GROW(pos); GROW(x); GROW(d); GROW(alpha);
 	GROW(free_list); GROW(mv); GROW(cidx);
 #undef GROW
@@ -853,6 +855,52 @@ static int gd_pack_movable(qos_gd *gd)
 	return 0;
 }
 
+void qos_gd_set_perturb(qos_gd *gd, double rel)
+{
+	gd->perturb = rel > 0 && isfinite(rel) ? rel : 0;
+}
+
+static uint64_t gd_mix64(uint64_t z)
+{
+	z += 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Cost perturbation against dual degeneracy.  GIFT's costs are small
+ * integers (|S_i|, its reduced costs sums of 1 - y_j over S_i), so many
+ * reduced costs are exactly 0 and most ratio tests tie at a zero step:
+ * up to 70 % of the pivots of a cold solve moved no dual objective.
+ * Each movable slot's cost moves by (1 + |c_j|) perturb (1 + r_j), r_j
+ * in [0, 1) from a hash of the slot (the same every solve), in the
+ * direction that keeps its reduced cost on the side its bound asks for.
+ * The solve then runs on the perturbed costs; once they are optimal the
+ * true costs come back (gd_unperturb) and the usual rounds repair what
+ * they change, so the answer is the unperturbed LP's optimum. */
+static void gd_perturb(qos_gd *gd)
+{
+	gd->perturbed = gd->perturb > 0;
+	if (!gd->perturbed)
+		return;
+	for (size_t i = 0; i < gd->n_mv; i++) {
+		uint32_t j = gd->mv[i];
+		double r = (double)(gd_mix64(j) >> 11) * 0x1p-53;
+		double delta = (1 + fabs(gd->c[j])) * gd->perturb * (1 + r);
+		gd->c0[j] = gd->c[j];
+		gd->c[j] += gd->st[j] == GD_UP ? -delta : delta;
+	}
+}
+
+static void gd_unperturb(qos_gd *gd)
+{
+	if (!gd->perturbed)
+		return;
+	for (size_t i = 0; i < gd->n_mv; i++)
+		gd->c[gd->mv[i]] = gd->c0[gd->mv[i]];
+	gd->perturbed = 0;
+}
+
 int qos_gd_solve(qos_gd *gd)
 {
 	size_t limit = 20 * (gd->m + gd->n) + 1000, iters = 0;
@@ -868,6 +916,7 @@ int qos_gd_solve(qos_gd *gd)
 		return rc;
 	if (!gd->have_basis)
 		qos_gd__cold(gd);
+	gd_perturb(gd);
 	/* A freed slot still in the basis has u = 0 and simply leaves once
 	 * it is out of bounds. */
 	for (;;) {
@@ -907,6 +956,11 @@ int qos_gd_solve(qos_gd *gd)
 			}
 			if (rc)
 				goto fail;
+		}
+		if (gd->perturbed) {
+			/* optimal for the perturbed costs: now the true ones */
+			gd_unperturb(gd);
+			continue;
 		}
 		/* Check the answer against the data, not the updated inverse:
 		 * the rows, the reduced costs of the basis, and the signs of
@@ -950,6 +1004,7 @@ int qos_gd_solve(qos_gd *gd)
 		gd->obj -= gd->c[j] * gd->x[j];
 	return 0;
 fail:
+	gd_unperturb(gd);
 	if (rc == -EAGAIN)
 		gd->have_basis = 0;
 	return rc;

@@ -26,6 +26,8 @@
 #define TOL_PIV 1e-9    /* smallest |alpha_rj| a ratio test considers */
 #define TOL_RES 1e-9    /* residual of B x_B = g - N x_N and of B^T y = c_B */
 #define GD_DEVEX_MAX 1e6
+/* Default relative cost perturbation (qos_gd_set_perturb). */
+#define GD_PERTURB 1e-7
 /* Refactor after this many updates even if the end-of-solve residual
  * checks (which refactor on demand) never complain. */
 #define REFACTOR_EVERY 20000
@@ -42,7 +44,9 @@ struct qos_gd {
 	size_t m, ms;       /* rows; row stride of the dense arrays */
 	/* slots */
 	size_t n, ncap;
-	double *c;          /* minimisation cost c' = -c */
+	double *c;          /* minimisation cost c' = -c (perturbed while
+	                     * gd->perturbed) */
+	double *c0;         /* the unperturbed costs of the slots in mv */
 	double *u;          /* upper bound (0 once freed) */
 	size_t *beg;        /* first entry in the pool */
 	uint32_t *len;      /* entries */
@@ -91,6 +95,8 @@ struct qos_gd {
 	double *M;          /* [m * m] */
 	uint32_t *kpos, *trow, *tidx;  /* [m] */
 	int have_basis;
+	int perturbed;      /* c holds perturbed costs (gd_perturb) */
+	double perturb;     /* relative size of the perturbation, 0 = off */
 	size_t since_refactor;
 	double obj;
 	qos_gd_stats stats;
