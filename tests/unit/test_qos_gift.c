@@ -341,6 +341,149 @@ static void test_gift_regret_budget_per_period(void **st)
 	}
 }
 
+/* Table-driven checks of Algorithm 1's gates (sec. 3.2, 3.3), each case
+ * built so that one plausible mistake changes the last decision:
+ *   c_sys gate removed         -> "c_sys closes Y" throttles C
+ *   c_sys gate always closed   -> "c_sys open" leaves C alone
+ *   c_i gate removed, or job windows reset with the system's at the
+ *   assessment                 -> "c_i closes Y" throttles A
+ *   a job that just redeemed allowed into Y
+ *                              -> "redeemer not in Y" throttles A back
+ *   redemptions not credited to the windows (line 4)
+ *                              -> "redemption reopens Y" leaves A alone
+ *   a system window that does not recede (keeps its first N coupons)
+ *                              -> "system window recedes" throttles C
+ *   a job window that does not recede
+ *                              -> "job window recedes" throttles A
+ *   no system reset at the assessment
+ *                              -> "c_i closes Y" leaves C alone
+ * Every OST has capacity 1; jobs are friendly unless listed in `off`;
+ * step k is decided at now = 10 k.  The spec letters name the jobs the
+ * checks refer to. */
+#define MECH_STEPS 8
+static const struct mech_case {
+	const char *name;
+	unsigned N;
+	double tau, B_thres, regret_period;
+	struct {
+		const char *spec, *off;
+	} step[MECH_STEPS];
+	/* after the last step: (job, OST, allocation) and (job, coupon) */
+	struct {
+		char job;
+		int ost;
+		double alloc;
+	} want[3];
+	struct {
+		char job;
+		double worth;
+	} coupon[2];
+} mech_cases[] = {
+	/* A (Fig. 6 k1) gets three coupons (c: 3/4, 2/4, 1/4) and stops;
+	 * c_sys = 1/4 < tau keeps a new job C (c_C = 1) out of Y. */
+	{"c_sys closes Y", 4, 0.5, 0.3, 86400,
+	 {{"A:0 B:0,1", ""}, {"A:0 B:0,1", ""}, {"A:0 B:0,1", ""},
+	  {"A:0 B:0,1", ""}, {"C:2 D:2,3", ""}},
+	 {{'C', 2, 0.5}, {'D', 2, 0.5}, {'D', 3, 0.5}},
+	 {{'A', 0.45}, {'C', 0.0}}},
+	/* the same with tau = 1/4: c_sys = 1/4 >= tau, C is throttled */
+	{"c_sys open", 4, 0.25, 0.3, 86400,
+	 {{"A:0 B:0,1", ""}, {"A:0 B:0,1", ""}, {"A:0 B:0,1", ""},
+	  {"C:2 D:2,3", ""}},
+	 {{'C', 2, 0.35}, {'D', 3, 0.65}, {'D', 2, 0.65}},
+	 {{'A', 0.45}, {'C', 0.15}}},
+	/* the assessment at 25 s resets c_sys to 1 but not c_A = 1/4 (and
+	 * settles A's first coupon, 25 s old): A stays out of Y, a fresh C
+	 * is throttled */
+	{"c_i closes Y", 4, 0.5, 0.3, 25,
+	 {{"A:0 B:0,1", ""}, {"A:0 B:0,1", ""}, {"A:0 B:0,1", ""},
+	  {"A:0 B:0,1 C:2 D:2,3", ""}},
+	 {{'A', 0, 0.5}, {'B', 1, 0.5}, {'C', 2, 0.35}},
+	 {{'C', 0.15}, {'A', 0.30}}},
+	/* k0: A (one OST) throttled so E (three OSTs) grows: coupon 0.15.
+	 * k1: OST0 {A, B, E}, B held to 1/4 by OST1: A redeems OST0's
+	 * 1/12 gap (5/12).  A must not be throttled back below that for E,
+	 * though the LP would gain (E +3x, A -x > the coupon x). */
+	{"redeemer not in Y", 2500, 0.8, 0.3, 86400,
+	 {{"A:0 E:0,2,3", ""}, {"A:0 B:0,1 E:0,2,3 C:1 D:1 F:1", "BCDF"}},
+	 {{'A', 0, 5.0 / 12}, {'E', 2, 1.0 / 3}, {'B', 0, 0.25}},
+	 {{'A', 0.15 - 1.0 / 12}, {'E', 0.0}}},
+	/* A stops at c_A = 1/4 (three coupons, 0.45); B held to 1/4 gives
+	 * a 1/4 gap on OST0: A redeems 0.25 (c_A = (1 + 1 + 2/3 + 0) / 4),
+	 * is back in Y and throttled at once (the redeemer is kept out of
+	 * Y only in the decision it redeems). */
+	{"redemption reopens Y", 4, 0.5, 0.3, 86400,
+	 {{"A:0 B:0,1", ""}, {"A:0 B:0,1", ""}, {"A:0 B:0,1", ""},
+	  {"A:0 B:0,1 C:1 D:1 E:1", "BCDE"}, {"A:0 B:0,1", ""}},
+	 {{'A', 0, 0.35}, {'B', 1, 0.65}, {'B', 0, 0.65}},
+	 {{'A', 0.35}, {'B', 0.0}}},
+	/* N = 2: two coupons (c_A 1/2, 0) then none; both redeemed (c = 1);
+	 * two more (1/2, 0).  A receding system window holds the last two,
+	 * both unredeemed: A and a new job C stay out of Y.  A system window
+	 * that kept its first two coupons (both redeemed) would let C in. */
+	{"system window recedes", 2, 0.5, 0.3, 86400,
+	 {{"A:0 B:0,1", ""}, {"A:0 B:0,1", ""}, {"A:0 B:0,1 C:1 D:1 E:1", "BCDE"},
+	  {"A:0 B:0,1 C:1 D:1 E:1", "BCDE"}, {"A:0 B:0,1", ""}, {"A:0 B:0,1", ""},
+	  {"A:0 B:0,1 C:2 D:2,3", ""}},
+	 {{'A', 0, 0.5}, {'C', 2, 0.5}, {'D', 3, 0.5}},
+	 {{'A', 0.3}, {'C', 0.0}}},
+	/* the same with an assessment at 60 s, which resets c_sys: C is
+	 * throttled, A's receding window (last two unredeemed) keeps A out;
+	 * a job window that kept its first two (redeemed) would let A in */
+	{"job window recedes", 2, 0.5, 0.3, 55,
+	 {{"A:0 B:0,1", ""}, {"A:0 B:0,1", ""}, {"A:0 B:0,1 C:1 D:1 E:1", "BCDE"},
+	  {"A:0 B:0,1 C:1 D:1 E:1", "BCDE"}, {"A:0 B:0,1", ""}, {"A:0 B:0,1", ""},
+	  {"A:0 B:0,1 C:2 D:2,3", ""}},
+	 {{'A', 0, 0.5}, {'C', 2, 0.35}, {'D', 3, 0.65}},
+	 {{'A', 0.3}, {'C', 0.15}}},
+};
+
+static size_t job_ix(const struct inst *x, char id)
+{
+	for (size_t i = 0; i < x->in.n_jobs; i++)
+		if (x->jobs[i].id[0] == id && !x->jobs[i].id[1])
+			return i;
+	fail_msg("no job %c", id);
+	return 0;
+}
+
+static void test_gift_mechanisms(void **st)
+{
+	(void)st;
+	for (size_t c = 0; c < sizeof(mech_cases) / sizeof(mech_cases[0]); c++) {
+		const struct mech_case *k = &mech_cases[c];
+		qos_gift_params p;
+		qos_gift *g = NULL;
+		struct inst x;
+		qos_gift_params_default(&p);
+		p.N = k->N;
+		p.tau = k->tau;
+		p.B_thres = k->B_thres;
+		p.regret_period = k->regret_period;
+		assert_int_equal(qos_gift_create(&p, &g), 0);
+		for (size_t s = 0; s < MECH_STEPS && k->step[s].spec; s++) {
+			inst_make(&x, 4, k->step[s].spec, 10.0 * (double)s);
+			for (const char *o = k->step[s].off; *o; o++)
+				x.jobs[job_ix(&x, *o)].throttle_friendly = 0;
+			assert_int_equal(qos_gift_decide(g, &x.in, &x.res), 0);
+		}
+		for (size_t w = 0; w < 3; w++) {
+			double got = A_(&x, job_ix(&x, k->want[w].job), (size_t)k->want[w].ost);
+			if (fabs(got - k->want[w].alloc) > TOL)
+				fail_msg("case '%s': %c on OST%d = %.6f, want %.6f", k->name,
+					 k->want[w].job, k->want[w].ost, got, k->want[w].alloc);
+		}
+		for (size_t w = 0; w < 2; w++) {
+			double got = qos_coupon_outstanding(qos_gift_coupons(g),
+							    (char[]){ k->coupon[w].job, 0 });
+			if (fabs(got - k->coupon[w].worth) > TOL)
+				fail_msg("case '%s': %c holds %.6f, want %.6f", k->name,
+					 k->coupon[w].job, got, k->coupon[w].worth);
+		}
+		qos_gift_destroy(g);
+	}
+}
+
 static void test_gift_weighted_shares(void **st)
 {
 	qos_gift_sets s;
@@ -683,6 +826,7 @@ int main(void)
 		cmocka_unit_test(test_gift_multiple_coupons_redeemed),
 		cmocka_unit_test(test_gift_tau_bounds_coupons),
 		cmocka_unit_test(test_gift_regret_budget_per_period),
+		cmocka_unit_test(test_gift_mechanisms),
 		cmocka_unit_test(test_gift_weighted_shares),
 		cmocka_unit_test(test_gift_params),
 		cmocka_unit_test(test_gift_lp_bad_input),
