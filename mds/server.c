@@ -530,14 +530,17 @@ static void lease_entry(mds_server *s, uint64_t client, uint64_t parent, const c
 	}
 }
 
-/* The inode a name change is about to remove or replace (0: none, or
- * nobody to tell), read before the change. */
-static uint64_t lease_child(mds_server *s, uint64_t parent, const char *name)
+/* The inode a name change by client is about to remove or replace (0:
+ * none, or nobody to tell: no other client holds a lease on the
+ * directory, so none looked the name up there), read before the change.
+ * (A file looked up through another hard link's directory only: its
+ * nlink there is stale for at most one lease.) */
+static uint64_t lease_child(mds_server *s, uint64_t client, uint64_t parent, const char *name)
 {
 	pfs_cred root;
 	pfs_attr a;
 
-	if (!mds_lease_active(s->lease))
+	if (!mds_lease_watched(s->lease, client, parent))
 		return 0;
 	memset(&root, 0, sizeof(root));
 	return mds_ns_lookup(s->ns, &root, parent, name, &a) == 0 ? a.ino : 0;
@@ -682,7 +685,7 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		get_name(b, name, PFS_NAME_MAX, &bad);
 		rc = decode_end(b, bad);
 		if (!rc)
-			child = lease_child(s, parent, name);
+			child = lease_child(s, cid, parent, name);
 		if (!rc)
 			rc = op == PFS_OP_MDS_UNLINK ? mds_ns_unlink(s->ns, &c, parent, name)
 						     : mds_ns_rmdir(s->ns, &c, parent, name);
@@ -698,8 +701,8 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		uint32_t flags = pfs_rbuf_u32(b);
 		rc = decode_end(b, bad);
 		if (!rc) {
-			child = lease_child(s, parent, name);
-			child2 = lease_child(s, np, name2);
+			child = lease_child(s, cid, parent, name);
+			child2 = lease_child(s, cid, np, name2);
 		}
 		if (!rc)
 			rc = mds_ns_rename(s->ns, &c, parent, name, np, name2, flags);
