@@ -35,8 +35,13 @@ struct coupon {
 
 struct cjob {
 	char *id;
-	long *win;            /* ring of pool indices, capacity N; NULL until used */
+	long *win;            /* ring of pool indices; NULL until used */
 	unsigned win_n, win_pos;
+	unsigned win_cap;     /* slots allocated: grows with the coupons up
+			       * to N (win_pos == win_n until it is full),
+			       * so a long window (sec. 3.2's sigma < 0.001
+			       * needs N = 250,000) costs only what a job
+			       * was actually issued */
 	long *outq;           /* outstanding coupons, oldest at outq[out_head] */
 	size_t out_head, out_n, out_cap;
 	double outstanding, issued, redeemed, owed_nh, awarded_nh;
@@ -273,10 +278,15 @@ int qos_coupon_issue(qos_coupon_table *t, const char *job, double value,
 	if (j < 0)
 		return (int)j;
 	cj = &t->jobs[j];
-	if (!cj->win) {
-		cj->win = malloc(t->N * sizeof(*cj->win));
-		if (!cj->win)
+	if (cj->win_n == cj->win_cap && cj->win_cap < t->N) {
+		unsigned ncap = cj->win_cap ? cj->win_cap * 2 : 16;
+		if (ncap > t->N || ncap < cj->win_cap)
+			ncap = t->N;
+		long *nw = realloc(cj->win, ncap * sizeof(*nw));
+		if (!nw)
 			return -ENOMEM;
+		cj->win = nw;
+		cj->win_cap = ncap;
 	}
 	if (cj->out_head + cj->out_n == cj->out_cap) {
 		if (cj->out_head > 0) {
@@ -744,7 +754,15 @@ int qos_coupon_table_load_with(const uint8_t *buf, size_t len, unsigned N, doubl
 		cj->n_coupons = (size_t)cpn_r64(&r);
 		if (r.err)
 			goto out;
-		cj->win = malloc(t->N * sizeof(*cj->win));
+		{
+			/* peek at the window's count: allocate what it holds */
+			struct cpn_r peek = r;
+			uint32_t cnt = cpn_r32(&peek);
+			cj->win_cap = cnt < 16 ? 16 : cnt;
+			if (cj->win_cap > t->N)
+				cj->win_cap = t->N;
+		}
+		cj->win = malloc(cj->win_cap * sizeof(*cj->win));
 		if (!cj->win) {
 			rc = -ENOMEM;
 			goto out;

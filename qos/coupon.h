@@ -34,8 +34,9 @@
  *
  * Limits: job state is kept for every job id ever seen (GIFT needs the
  * history of future runs of the same application); memory grows with the
- * number of distinct ids (about N * 4 bytes per job that ever held a
- * coupon).  Not thread-safe: one caller at a time.
+ * number of distinct ids and the coupons each was issued (a job window
+ * holds at most its last N, 8 bytes each, allocated as it fills; the
+ * system window N up front).  Not thread-safe: one caller at a time.
  *
  * Ownership: the table owns everything it allocates; job id strings are
  * copied.  All values are in the caller's units; no clock is read ("now" is

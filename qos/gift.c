@@ -182,9 +182,12 @@ void qos_gift_params_default(qos_gift_params *p)
 	p->N = 2500;
 	p->tau = 0.8;
 	p->B_thres = 0.1;
-	p->regret_period = 86400.0;
-	/* regret_budget is per regret assessment period (sec. 4: "360
-	 * node-hours over 24 days" if awarded daily = 15 per day) */
+	/* a week: sec. 3.2 "can be much larger to allow applications
+	 * sufficient time for redeeming the coupons" (see gift.h) */
+	p->regret_period = 7 * 86400.0;
+	/* the most node-hours outstanding and owed at any time, and the most
+	 * one assessment awards (sec. 4: outstanding "less than 20 hours at
+	 * any instance"; "360 node-hours over 24 days" awarded daily) */
 	p->regret_budget = 15.0;
 }
 

@@ -593,7 +593,7 @@ static void test_qosctl_gift_fig6_survives_restart(void **state)
 	assert_int_equal(rg.coupons_issued, 1);
 	assert_int_equal(rg.redemptions, 2);
 	assert_true(rg.budget_nh == 15) /* GIFT default: 15 node-hours per regret period */;
-	assert_true(rg.period_s == 86400);
+	assert_true(rg.period_s == 7 * 86400); /* GIFT default: weekly */
 
 	/* leaving GIFT parks the ledger; coming back continues it */
 	assert_int_equal(mds_qosctl_set(f->ctl, "pofs", NULL, 0), 0);
