@@ -105,6 +105,15 @@ void qos_gd_destroy(qos_gd *gd)
 	free(gd->alpha);
 	free(gd->free_list);
 	free(gd->mv);
+	free(gd->tw_of);
+	free(gd->tw_gen);
+	free(gd->gen);
+	free(gd->tw_row);
+	free(gd->tw_f);
+	free(gd->tw_d);
+	free(gd->own);
+	free(gd->lnk);
+	free(gd->need);
 	free(gd->cidx);
 	free(gd->mbeg);
 	free(gd->mrow);
@@ -159,6 +168,13 @@ static int gd_reserve_slot(qos_gd *gd)
 	GROW(c); GROW(c0); GROW(u); GROW(beg); GROW(len); GROW(room); GROW(st);
 	GROW(dead); GROW(listed); GROW(pos); GROW(x); GROW(d); GROW(alpha);
 	GROW(free_list); GROW(mv); GROW(cidx);
+	GROW(tw_of); GROW(tw_gen); GROW(gen); GROW(tw_row); GROW(tw_f); GROW(tw_d);
+	GROW(own); GROW(lnk);
+	uint8_t *nd = gd_grow(gd->need, cap, 1);
+	if (!nd)
+		return -ENOMEM;
+	memset(nd + gd->ncap, 0, cap - gd->ncap);
+	gd->need = nd;
 #undef GROW
 	uint32_t *mb = gd_grow(gd->mbeg, cap + 1, sizeof(*mb));
 	if (!mb)
@@ -251,6 +267,7 @@ int qos_gd_col_add(qos_gd *gd, const uint32_t *rows, const double *vals,
 		if (rc)
 			return rc;
 		j = (uint32_t)gd->n++;
+		gd->gen[j] = 0;
 		gd->room[j] = 0;
 		gd->beg[j] = gd->plen;
 		gd->listed[j] = 0;
@@ -272,6 +289,8 @@ int qos_gd_col_add(qos_gd *gd, const uint32_t *rows, const double *vals,
 		gd->room[j] = (uint32_t)n;
 		gd->plen += n;
 	}
+	gd->gen[j]++;
+	gd->tw_of[j] = GD_NONE;
 	memcpy(&gd->prow[gd->beg[j]], rows, n * sizeof(*rows));
 	memcpy(&gd->pval[gd->beg[j]], vals, n * sizeof(*vals));
 	gd->len[j] = (uint32_t)n;
@@ -291,6 +310,64 @@ size_t qos_gd_col_get(const qos_gd *gd, uint32_t slot, const uint32_t **rows,
 	*rows = &gd->prow[gd->beg[slot]];
 	*vals = &gd->pval[gd->beg[slot]];
 	return gd->len[slot];
+}
+
+int qos_gd_col_twin(qos_gd *gd, uint32_t slot, uint32_t of)
+{
+	double *v = gd->vv, f = 0;
+	size_t t = 0, odd = 0;
+	int have_f = 0;
+
+	if (slot >= gd->n || of >= gd->n || slot == of || gd->dead[slot] ||
+	    gd->dead[of])
+		return -EINVAL;
+	gd->tw_of[slot] = GD_NONE;
+	const uint32_t *rs = &gd->prow[gd->beg[slot]], *ro = &gd->prow[gd->beg[of]];
+	const double *vs = &gd->pval[gd->beg[slot]], *vo = &gd->pval[gd->beg[of]];
+	for (size_t e = 0; e < gd->len[slot]; e++)
+		v[rs[e]] = 0.0;
+	/* f from the first row both have; then at most one row may differ */
+	for (size_t e = 0; e < gd->len[of]; e++)
+		v[ro[e]] = vo[e];
+	for (size_t e = 0; e < gd->len[slot] && !have_f; e++)
+		if (v[rs[e]] != 0.0) {
+			f = vs[e] / v[rs[e]];
+			have_f = 1;
+		}
+	for (size_t e = 0; e < gd->len[slot]; e++)
+		v[rs[e]] = vs[e] - f * v[rs[e]];
+	for (size_t e = 0; e < gd->len[of]; e++) {
+		uint32_t r = ro[e];
+		int in_slot = 0;
+		for (size_t k = 0; k < gd->len[slot] && !in_slot; k++)
+			in_slot = rs[k] == r;
+		if (!in_slot)
+			v[r] = -f * vo[e];
+	}
+	double d = 0;
+	for (size_t e = 0; e < gd->len[slot] + gd->len[of]; e++) {
+		uint32_t r = e < gd->len[slot] ? rs[e] : ro[e - gd->len[slot]];
+		if (v[r] != 0.0) {
+			if (odd++ && r != t)
+				break;
+			t = r;
+			d = v[r];
+		}
+	}
+	int ok = have_f && isfinite(f) && isfinite(d);
+	for (size_t e = 0; e < gd->len[slot] + gd->len[of]; e++) {
+		uint32_t r = e < gd->len[slot] ? rs[e] : ro[e - gd->len[slot]];
+		ok &= v[r] == 0.0 || r == t;
+		v[r] = 0.0;
+	}
+	if (!ok)
+		return -EINVAL;
+	gd->tw_of[slot] = of;
+	gd->tw_gen[slot] = gd->gen[of];
+	gd->tw_f[slot] = f;
+	gd->tw_row[slot] = (uint32_t)t;
+	gd->tw_d[slot] = d;
+	return 0;
 }
 
 void qos_gd_col_set_upper(qos_gd *gd, uint32_t slot, double u)
@@ -574,23 +651,6 @@ static inline int gd_octave(double t, int e0)
 	return b < 0 ? 0 : b > 63 ? 63 : b;
 }
 
-/* Pivot row entry of the column at mv position i; appended to ci[] if
- * it is a ratio test candidate (see gd_ratio). */
-static inline void gd_pivot_col(qos_gd *gd, size_t i, const double *rho,
-				double s, uint32_t *ci, size_t *nci)
-{
-	uint32_t j = gd->mv[i];
-	uint8_t st = gd->st[j];
-	double a = 0;
-
-	for (size_t e = gd->mbeg[i], end = gd->mbeg[i + 1]; e < end; e++)
-		a += gd->mval[e] * rho[gd->mrow[e]];
-	gd->alpha[j] = a;
-	double sa = (st == GD_UP ? s : -s) * a;
-	ci[*nci] = j;
-	*nci += (size_t)(st != GD_BASIC && sa > TOL_PIV);
-}
-
 /* The pivot row alpha_r = rho A_N over the nonbasic variables that can
  * move, then the ratio test with bound flipping.  s = +1 if the leaving
  * variable goes to its lower bound, -1 to its upper; slope is its
@@ -605,12 +665,30 @@ static int gd_ratio(qos_gd *gd, const double *rho, double s, double slope,
 	size_t nc = 0, nci = 0, done = 0;
 	double tmax = INFINITY;
 
-	/* Pass 1: the pivot row, and (without branches: the candidates are
-	 * an unpredictable subset) the mv positions of the candidates, the
-	 * columns whose move in the direction their bound allows goes the
-	 * way the leaving variable needs: s sg alpha_j > 0. */
-	for (size_t i = 0; i < gd->n_mv; i++)
-		gd_pivot_col(gd, i, rho, s, ci, &nci);
+	/* Pass 1: the pivot row, from the packed entries of own[] and then
+	 * for their twins lnk[] (a multiple plus one entry); and (without
+	 * branches: the candidates are an unpredictable subset) the mv
+	 * positions of the candidates, in mv order, the columns whose move
+	 * in the direction their bound allows goes the way the leaving
+	 * variable needs: s sg alpha_j > 0. */
+	for (size_t i = 0; i < gd->n_own; i++) {
+		double a = 0;
+		for (size_t e = gd->mbeg[i], end = gd->mbeg[i + 1]; e < end; e++)
+			a += gd->mval[e] * rho[gd->mrow[e]];
+		gd->alpha[gd->own[i]] = a;
+	}
+	for (size_t i = 0; i < gd->n_lnk; i++) {
+		uint32_t j = gd->lnk[i];
+		gd->alpha[j] = gd->tw_f[j] * gd->alpha[gd->tw_of[j]] +
+			       gd->tw_d[j] * rho[gd->tw_row[j]];
+	}
+	for (size_t i = 0; i < gd->n_mv; i++) {
+		uint32_t j = gd->mv[i];
+		uint8_t st = gd->st[j];
+		double sa = (st == GD_UP ? s : -s) * gd->alpha[j];
+		ci[nci] = j;
+		nci += (size_t)(st != GD_BASIC && sa > TOL_PIV);
+	}
 	/* Pass 2: their breakpoints. */
 	for (size_t i = 0; i < nci; i++) {
 		uint32_t j = ci[i];
@@ -806,8 +884,9 @@ static int gd_iterate(qos_gd *gd, size_t r, int below)
 	return 0;
 }
 
-/* The slots that can move this solve (u > 0) and their entries, packed
- * contiguously in slot order, so the pivot row streams through them.
+/* The slots that can move this solve (u > 0), and the pivot row's plan:
+ * the entries of own[] packed contiguously in slot order, so the pivot
+ * row streams through them, and the twins lnk[] derived from them.
  * (Sorting them by length gained nothing measurable, and it changed
  * which of several tied columns enters, hence which optimal vertex a
  * warm and a cold solve of a degenerate LP reach.) */
@@ -815,10 +894,23 @@ static int gd_pack_movable(qos_gd *gd)
 {
 	size_t nnz = 0;
 
-	gd->n_mv = 0;
+	gd->n_mv = gd->n_own = gd->n_lnk = 0;
+	for (size_t j = 0; j < gd->n; j++) {
+		if (!(gd->u[j] > 0))
+			continue;
+		gd->mv[gd->n_mv++] = (uint32_t)j;
+		uint32_t of = gd->tw_of[j];
+		if (of != GD_NONE && !gd->dead[of] && gd->gen[of] == gd->tw_gen[j]) {
+			gd->lnk[gd->n_lnk++] = (uint32_t)j;
+			gd->need[of] = 1;
+		} else {
+			gd->need[j] = 1;
+		}
+	}
 	for (size_t j = 0; j < gd->n; j++)
-		if (gd->u[j] > 0) {
-			gd->mv[gd->n_mv++] = (uint32_t)j;
+		if (gd->need[j]) {
+			gd->need[j] = 0;
+			gd->own[gd->n_own++] = (uint32_t)j;
 			nnz += gd->len[j];
 		}
 	if (nnz > gd->mcap) {
@@ -841,8 +933,8 @@ static int gd_pack_movable(qos_gd *gd)
 			return -ENOMEM;
 	}
 	size_t at = 0;
-	for (size_t i = 0; i < gd->n_mv; i++) {
-		uint32_t j = gd->mv[i];
+	for (size_t i = 0; i < gd->n_own; i++) {
+		uint32_t j = gd->own[i];
 		const uint32_t *rows = &gd->prow[gd->beg[j]];
 		const double *vals = &gd->pval[gd->beg[j]];
 		gd->mbeg[i] = (uint32_t)at;
@@ -851,7 +943,7 @@ static int gd_pack_movable(qos_gd *gd)
 			gd->mval[at] = vals[e];
 		}
 	}
-	gd->mbeg[gd->n_mv] = (uint32_t)at;
+	gd->mbeg[gd->n_own] = (uint32_t)at;
 	return 0;
 }
 

@@ -75,6 +75,14 @@ size_t qos_gd_rows(const qos_gd *gd);
  * until qos_gd_col_free.  Returns 0, -EINVAL or -ENOMEM. */
 int qos_gd_col_add(qos_gd *gd, const uint32_t *rows, const double *vals,
 		   size_t n, double c, double u, uint32_t *slot);
+/* Declare slot's column a twin of of's: equal to f times it on every row
+ * but one (GIFT: a job's throttle column d_i is -1 times its expansion
+ * column e_i on the OST rows, and differs on constraint (3)).  The pivot
+ * row entry of slot is then derived from of's (one multiply-add instead
+ * of a sum over its entries).  Only speed depends on it; the link lapses
+ * when either slot gets a new column.  0, or -EINVAL if the columns are
+ * not such twins (nothing is linked then). */
+int qos_gd_col_twin(qos_gd *gd, uint32_t slot, uint32_t of);
 /* The column's entries (borrowed until the slot is freed or reused). */
 size_t qos_gd_col_get(const qos_gd *gd, uint32_t slot, const uint32_t **rows,
 		      const double **vals);

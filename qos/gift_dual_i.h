@@ -18,6 +18,7 @@
 #define GD_LO 0
 #define GD_UP 1
 #define GD_BASIC 2
+#define GD_NONE UINT32_MAX
 
 #define TOL_P 1e-9      /* primal feasibility, absolute */
 #define TOL_D 1e-9      /* dual feasibility (reduced cost sign), absolute */
@@ -63,9 +64,20 @@ struct qos_gd {
 	uint32_t *mv;       /* slots with u > 0 this solve: the only ones
 	                     * pricing and ratio tests look at */
 	size_t n_mv;
-	/* the entries of the slots in mv, packed in mv order for the pivot
-	 * row (rebuilt at the start of each solve): slot mv[i] has
+	/* twins (qos_gd_col_twin): slot j's column is tw_f[j] times that of
+	 * slot tw_of[j] (GD_NONE: no twin) plus tw_d[j] on row tw_row[j],
+	 * valid while gen[tw_of[j]] == tw_gen[j] (gen counts the columns a
+	 * slot has held) */
+	uint32_t *tw_of, *tw_gen, *gen, *tw_row;
+	double *tw_f, *tw_d;
+	/* the pivot row's plan (rebuilt at the start of each solve): the
+	 * slots own[] whose entries are summed (the movable ones without a
+	 * live twin, and the twins those have) and the movable slots lnk[]
+	 * derived from their twin's entry; own[i] has its entries packed in
 	 * mrow/mval[mbeg[i] .. mbeg[i + 1]); rows fit 16 bits (m <= 2048) */
+	uint32_t *own, *lnk;
+	size_t n_own, n_lnk;
+	uint8_t *need;      /* [ncap] scratch of the plan, all 0 */
 	uint32_t *mbeg;     /* [ncap + 1] */
 	uint16_t *mrow;
 	double *mval;

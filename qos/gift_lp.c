@@ -707,6 +707,9 @@ static int ctx_load(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp,
 			rc = add_col(ctx, lp, i, -1, dcode, rows, vals, &x->d);
 			if (rc)
 				goto out;
+			/* d_i = -e_i on the OST rows: its pivot row entry
+			 * comes from e_i's (speed only, so the rc is moot) */
+			(void)qos_gd_col_twin(ctx->gd, x->d, x->e);
 			x->dcode = (uint8_t)dcode;
 		}
 		/* a throttle column not needed now stays, fixed at 0 */

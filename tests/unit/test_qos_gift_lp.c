@@ -759,6 +759,125 @@ static void test_gift_dual_crash(void **st)
 	qos_gd_destroy(gd);
 }
 
+/* GIFT-shaped random LP on a fresh solver: n_pairs jobs, each an e column
+ * (+1 on its rows, -w on the last) and a d column (-1 on them, dcode w on
+ * the last), d declared e's twin when twins is set; perturb as given.
+ * Returns the optimum, checks the rows. */
+static double twin_lp(uint64_t seed, size_t m, size_t n_pairs, int twins,
+		      double perturb, int reuse)
+{
+	qos_gd *gd = NULL;
+	uint32_t se[64], sd[64];
+	size_t ne[64];
+	uint32_t rows[16];
+	double vals[16], g[16];
+	assert_true(n_pairs <= 64 && m <= 16);
+	rng_state = seed;
+	assert_int_equal(qos_gd_create(m, &gd), 0);
+	qos_gd_set_perturb(gd, perturb);
+	for (size_t t = 0; t + 1 < m; t++) {
+		g[t] = 0.2 + unif();
+		qos_gd_row_set(gd, t, g[t]);
+	}
+	g[m - 1] = 0;
+	for (size_t i = 0; i < n_pairs; i++) {
+		size_t n = 1 + (size_t)(rng() % (m - 1 < 4 ? m - 1 : 4)), w = n;
+		double dcode = 1.0 + (double)(rng() % 2);
+		for (size_t k = 0; k < n; k++) {
+			rows[k] = (uint32_t)((i * 7 + k) % (m - 1));
+			vals[k] = 1.0;
+		}
+		rows[n] = (uint32_t)(m - 1);
+		vals[n] = -(double)w;
+		ne[i] = n;
+		assert_int_equal(qos_gd_col_add(gd, rows, vals, n + 1, (double)w,
+						0.1 + unif(), &se[i]), 0);
+		for (size_t k = 0; k < n; k++)
+			vals[k] = -1.0;
+		vals[n] = dcode * (double)w;
+		assert_int_equal(qos_gd_col_add(gd, rows, vals, n + 1,
+						-(double)w * (1 + 1e-6),
+						0.05 + 0.1 * unif(), &sd[i]), 0);
+		if (twins)
+			assert_int_equal(qos_gd_col_twin(gd, sd[i], se[i]), 0);
+	}
+	assert_int_equal(qos_gd_solve(gd), 0);
+	if (reuse) {
+		/* free every third e and reuse its slot for another column: the
+		 * twin links to it lapse, and the warm solve stays right */
+		for (size_t i = 0; i < n_pairs; i += 3)
+			qos_gd_col_free(gd, se[i]);
+		assert_int_equal(qos_gd_solve(gd), 0);
+		for (size_t i = 0; i < n_pairs; i += 3) {
+			rows[0] = (uint32_t)(i % (m - 1));
+			vals[0] = 1.0;
+			rows[1] = (uint32_t)(m - 1);
+			vals[1] = -1.0;
+			assert_int_equal(qos_gd_col_add(gd, rows, vals, 2, 1.0,
+							0.1 + unif(), &se[i]), 0);
+			ne[i] = 1;
+		}
+		assert_int_equal(qos_gd_solve(gd), 0);
+	}
+	/* rows hold */
+	double lhs[16] = { 0 };
+	for (size_t i = 0; i < n_pairs; i++) {
+		const uint32_t *r;
+		const double *v;
+		size_t n = qos_gd_col_get(gd, se[i], &r, &v);
+		for (size_t k = 0; k < n; k++)
+			lhs[r[k]] += v[k] * qos_gd_x(gd, se[i]);
+		n = qos_gd_col_get(gd, sd[i], &r, &v);
+		for (size_t k = 0; k < n; k++)
+			lhs[r[k]] += v[k] * qos_gd_x(gd, sd[i]);
+	}
+	for (size_t t = 0; t < m; t++)
+		assert_true(lhs[t] <= g[t] + 1e-9);
+	(void)ne;
+	double obj = qos_gd_objective(gd);
+	qos_gd_destroy(gd);
+	return obj;
+}
+
+/* Twins (d_i derived from e_i in the pivot row) and the cost perturbation
+ * change the path, never the optimum; links to a reused slot lapse; and
+ * only true twins are linked. */
+static void test_gift_dual_twins_and_perturbation(void **st)
+{
+	(void)st;
+	for (uint64_t seed = 1; seed <= 60; seed++) {
+		size_t m = 4 + (size_t)(seed % 12), n = 8 + (size_t)(seed * 5 % 50);
+		double ref = twin_lp(seed, m, n, 0, 0, 0);
+		double a = twin_lp(seed, m, n, 1, 0, 0);
+		double b = twin_lp(seed, m, n, 0, 1e-7, 0);
+		double c = twin_lp(seed, m, n, 1, 1e-5, 0);
+		assert_float_equal(a, ref, 1e-9 * (1 + fabs(ref)));
+		assert_float_equal(b, ref, 1e-9 * (1 + fabs(ref)));
+		assert_float_equal(c, ref, 1e-9 * (1 + fabs(ref)));
+		ref = twin_lp(seed, m, n, 0, 0, 1);
+		a = twin_lp(seed, m, n, 1, 1e-7, 1);
+		assert_float_equal(a, ref, 1e-9 * (1 + fabs(ref)));
+	}
+
+	qos_gd *gd = NULL;
+	uint32_t r3[3] = { 0, 1, 2 }, r2[2] = { 0, 2 }, a, b, c, d;
+	double va[3] = { 1, 1, -3 }, vb[3] = { -1, -1, 6 }, vc[3] = { -1, 2, 6 };
+	double vd[2] = { 2, 5 };
+	assert_int_equal(qos_gd_create(3, &gd), 0);
+	assert_int_equal(qos_gd_col_add(gd, r3, va, 3, 1, 1, &a), 0);
+	assert_int_equal(qos_gd_col_add(gd, r3, vb, 3, 1, 1, &b), 0);
+	assert_int_equal(qos_gd_col_add(gd, r3, vc, 3, 1, 1, &c), 0);
+	assert_int_equal(qos_gd_col_add(gd, r2, vd, 2, 1, 1, &d), 0);
+	assert_int_equal(qos_gd_col_twin(gd, b, a), 0);    /* -1 x, row 2 apart */
+	assert_int_equal(qos_gd_col_twin(gd, c, a), -EINVAL); /* two rows differ */
+	assert_int_equal(qos_gd_col_twin(gd, d, a), -EINVAL); /* 2 x on row 0, row 1 and 2 differ */
+	assert_int_equal(qos_gd_col_twin(gd, a, a), -EINVAL);
+	qos_gd_col_free(gd, a);
+	assert_int_equal(qos_gd_col_twin(gd, b, a), -EINVAL);
+	assert_int_equal(qos_gd_col_twin(gd, b, 99), -EINVAL);
+	qos_gd_destroy(gd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -770,6 +889,7 @@ int main(void)
 		cmocka_unit_test(test_gift_dual_textbook),
 		cmocka_unit_test(test_gift_dual_refactor),
 		cmocka_unit_test(test_gift_dual_crash),
+		cmocka_unit_test(test_gift_dual_twins_and_perturbation),
 		cmocka_unit_test(test_gift_lp_cold_crash_matches_glpk),
 		cmocka_unit_test(test_gift_lp_refactor_in_sequence),
 		cmocka_unit_test(test_gift_lp_ctx_reshape),
