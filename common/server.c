@@ -647,6 +647,45 @@ static int process(pfs_sconn *c)
 	return 0;
 }
 
+/* Up to want bytes from fd appended to in: one readv into reserved
+ * space (evbuffer_read would first ask FIONREAD how much is there: one
+ * more system call per read event, i.e. per small request).  As read(2). */
+static ssize_t read_into(struct evbuffer *in, int fd, size_t want)
+{
+	struct evbuffer_iovec v[2];
+	struct iovec iov[2];
+	int nv = evbuffer_reserve_space(in, (ev_ssize_t)want, v, 2);
+	ssize_t n;
+
+	if (nv <= 0) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (int i = 0; i < nv; i++) {
+		iov[i].iov_base = v[i].iov_base;
+		iov[i].iov_len = v[i].iov_len;
+	}
+	n = readv(fd, iov, nv);
+	if (n <= 0) {
+		evbuffer_commit_space(in, v, 0);
+		return n;
+	}
+	/* commit exactly what arrived: the vectors it filled */
+	size_t left = (size_t)n;
+	int used = 0;
+	while (used < nv && left) {
+		if (v[used].iov_len > left)
+			v[used].iov_len = left;
+		left -= v[used].iov_len;
+		used++;
+	}
+	if (evbuffer_commit_space(in, v, used)) {
+		errno = EIO;
+		return -1;
+	}
+	return n;
+}
+
 static void on_read(evutil_socket_t fd, short what, void *arg)
 {
 	pfs_sconn *c = arg;
@@ -672,7 +711,7 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
 			process(c);
 			return;
 		}
-		n = evbuffer_read(c->in, fd, (int)want);
+		n = read_into(c->in, fd, want);
 	}
 	if (n == 0) {
 		conn_close(c, NULL, 0);

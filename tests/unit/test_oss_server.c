@@ -294,6 +294,42 @@ static void list_all(fixture *f, uint32_t max, uint64_t *ids, size_t *nids)
 	}
 }
 
+/* A batched DESTROY (the MDS destroyer's): every listed object goes,
+ * missing ones included, and a later write to one is refused; a batch
+ * with a torn id is malformed and destroys nothing. */
+static void test_server_destroy_batch(void **state)
+{
+	fixture *f = *state;
+	uint64_t ids[64];
+	size_t n;
+	pfs_wbuf w;
+
+	for (uint64_t id = 1; id <= 4; id++)
+		assert_int_equal(do_write(f, "jobC", OST_INDEX, id * 1000, 0, "abc", 3), 0);
+	pfs_wbuf_init(&w);
+	pfs_wbuf_u32(&w, OST_INDEX);
+	pfs_wbuf_u64(&w, 4000);
+	pfs_wbuf_u32(&w, 7); /* half an id */
+	assert_int_equal(call(f->ctl, PFS_OP_OSS_DESTROY, NULL, &w, NULL, 0, NULL, 0, NULL),
+			 -EBADMSG);
+	pfs_wbuf_u32(&w, OST_INDEX);
+	assert_int_equal(call(f->ctl, PFS_OP_OSS_DESTROY, NULL, &w, NULL, 0, NULL, 0, NULL),
+			 -EBADMSG); /* no id at all */
+	pfs_wbuf_u32(&w, OST_INDEX);
+	pfs_wbuf_u64(&w, 3000);
+	pfs_wbuf_u64(&w, 99999);
+	pfs_wbuf_u64(&w, 1000);
+	assert_int_equal(call(f->ctl, PFS_OP_OSS_DESTROY, NULL, &w, NULL, 0, NULL, 0, NULL), 0);
+	pfs_wbuf_free(&w);
+	list_all(f, 100, ids, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(ids[0], 2000);
+	assert_int_equal(ids[1], 4000);
+	assert_int_equal(do_write(f, "jobC", OST_INDEX, 3000, 0, "abc", 3), -ESTALE);
+	assert_int_equal(do_write(f, "jobC", OST_INDEX, 99999, 0, "abc", 3), -ESTALE);
+	assert_int_equal(do_write(f, "jobC", OST_INDEX, 4000, 0, "abc", 3), 0);
+}
+
 static void test_server_destroy_list_statfs(void **state)
 {
 	fixture *f = *state;
@@ -903,6 +939,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_capabilities, setup_capa, teardown),
 		cmocka_unit_test_setup_teardown(test_server_truncate_punch_sync, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_destroy_list_statfs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_destroy_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_jobstats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_request_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_index_unknown, setup, teardown),
