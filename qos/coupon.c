@@ -8,7 +8,11 @@
  * coupon was fully redeemed or settled.  Jobs are found through an
  * open-addressing hash of their id.  Redemption and settlement both take
  * the oldest coupon first, so the outstanding queue is a plain FIFO.
- * Rates cost O(N) per query, which is cheap next to the LP. */
+ * Each window keeps the sum of its coupons' redeemed fractions, updated
+ * when a coupon enters or leaves it and when part of it is redeemed, so a
+ * rate costs O(1) however long the window.  Fractions are summed as
+ * integers in units of 2^-32 (coupon_q), so the sum is exact, independent
+ * of order and the same after a save and load. */
 #include "qos/coupon.h"
 
 #include <errno.h>
@@ -22,6 +26,9 @@
  * float dust from leaving coupons outstanding forever. */
 #define COUPON_EPS 1e-9
 
+#define COUPON_IN_JOB 1u
+#define COUPON_IN_SYS 2u
+
 struct coupon {
 	double value;         /* worth at issuance */
 	double redeemed;      /* worth given back so far, <= value */
@@ -30,6 +37,8 @@ struct coupon {
 	size_t job;           /* index into t->jobs */
 	unsigned refs;        /* windows + outstanding queue holding it */
 	int settled;          /* unredeemed part moved to owed_nh */
+	unsigned inwin;       /* COUPON_IN_JOB | COUPON_IN_SYS: windows holding it */
+	uint64_t q;           /* coupon_q() as last added to those windows */
 	long next_free;       /* free list link while unused */
 };
 
@@ -37,6 +46,7 @@ struct cjob {
 	char *id;
 	long *win;            /* ring of pool indices; NULL until used */
 	unsigned win_n, win_pos;
+	uint64_t win_sum;     /* sum of q over win */
 	unsigned win_cap;     /* slots allocated: grows with the coupons up
 			       * to N (win_pos == win_n until it is full),
 			       * so a long window (sec. 3.2's sigma < 0.001
@@ -60,6 +70,7 @@ struct qos_coupon_table {
 	size_t hcap;          /* power of two */
 	long *sys_win;        /* ring of pool indices, capacity N */
 	unsigned sys_n, sys_pos;
+	uint64_t sys_sum;     /* sum of q over sys_win */
 	double awarded_total;
 };
 
@@ -202,13 +213,18 @@ static double coupon_frac(const struct coupon *c)
 	return c->value > 0 ? c->redeemed / c->value : 1.0;
 }
 
-/* Sec. 3.2: c = n / N; slots not yet filled count as redeemed. */
-static double window_rate(const qos_coupon_table *t, const long *win, unsigned n)
+/* A coupon's redeemed fraction in units of 2^-32. */
+static uint64_t coupon_q(const struct coupon *c)
 {
-	double sum = (double)(t->N - n);
-	for (unsigned k = 0; k < n; k++)
-		sum += coupon_frac(&t->pool[win[k]]);
-	return sum / t->N;
+	return (uint64_t)llround(coupon_frac(c) * 4294967296.0);
+}
+
+/* Sec. 3.2: c = n / N; slots not yet filled count as redeemed.  sum is
+ * the window's sum of coupon_q (at most N 2^32 < 2^56). */
+static double window_rate(const qos_coupon_table *t, uint64_t sum, unsigned n)
+{
+	double c = ((double)(t->N - n) + (double)sum / 4294967296.0) / t->N;
+	return c > 1 ? 1 : c;
 }
 
 double qos_coupon_rate(const qos_coupon_table *t, const char *job)
@@ -216,12 +232,12 @@ double qos_coupon_rate(const qos_coupon_table *t, const char *job)
 	long j = job_find(t, job);
 	if (j < 0 || !t->jobs[j].win)
 		return 1.0;
-	return window_rate(t, t->jobs[j].win, t->jobs[j].win_n);
+	return window_rate(t, t->jobs[j].win_sum, t->jobs[j].win_n);
 }
 
 double qos_coupon_system_rate(const qos_coupon_table *t)
 {
-	return window_rate(t, t->sys_win, t->sys_n);
+	return window_rate(t, t->sys_sum, t->sys_n);
 }
 
 int qos_coupon_friendly(const qos_coupon_table *t, const char *job)
@@ -253,17 +269,25 @@ int qos_coupon_job_get(const qos_coupon_table *t, const char *job,
 	return 0;
 }
 
-/* Push coupon c into a ring of capacity N, dropping (unref) the oldest. */
+/* Push coupon c into a ring of capacity N, dropping (unref) the oldest;
+ * *sum follows the ring's redeemed fractions, bit marks membership. */
 static void ring_push(qos_coupon_table *t, long *win, unsigned *n,
-		      unsigned *pos, long c)
+		      unsigned *pos, uint64_t *sum, unsigned bit, long c)
 {
-	if (*n == t->N)
+	if (*n == t->N) {
+		struct coupon *old = &t->pool[win[*pos]];
+		*sum -= old->q;
+		old->inwin &= ~bit;
 		coupon_unref(t, win[*pos]);
-	else
+	} else {
 		(*n)++;
+	}
 	win[*pos] = c;
 	*pos = (*pos + 1) % t->N;
 	t->pool[c].refs++;
+	t->pool[c].inwin |= bit;
+	t->pool[c].q = coupon_q(&t->pool[c]);
+	*sum += t->pool[c].q;
 }
 
 int qos_coupon_issue(qos_coupon_table *t, const char *job, double value,
@@ -311,8 +335,8 @@ int qos_coupon_issue(qos_coupon_table *t, const char *job, double value,
 		.job = (size_t)j, .refs = 0, .next_free = -1,
 	};
 	/* Line 8: the new, unredeemed coupon enters both windows. */
-	ring_push(t, cj->win, &cj->win_n, &cj->win_pos, c);
-	ring_push(t, t->sys_win, &t->sys_n, &t->sys_pos, c);
+	ring_push(t, cj->win, &cj->win_n, &cj->win_pos, &cj->win_sum, COUPON_IN_JOB, c);
+	ring_push(t, t->sys_win, &t->sys_n, &t->sys_pos, &t->sys_sum, COUPON_IN_SYS, c);
 	cj->outq[cj->out_head + cj->out_n++] = c;
 	t->pool[c].refs++;
 	cj->outstanding += value;
@@ -358,10 +382,18 @@ double qos_coupon_redeem(qos_coupon_table *t, const char *job, double amount)
 		double take = left < amount - done ? left : amount - done;
 		c->redeemed += take;
 		done += take;
-		if (c->value - c->redeemed <= COUPON_EPS * c->value) {
+		if (c->value - c->redeemed <= COUPON_EPS * c->value)
 			c->redeemed = c->value;
+		/* line 4: the windows holding it see the redemption (q
+		 * only grows: redeemed never falls) */
+		uint64_t q = coupon_q(c);
+		if (c->inwin & COUPON_IN_JOB)
+			cj->win_sum += q - c->q;
+		if (c->inwin & COUPON_IN_SYS)
+			t->sys_sum += q - c->q;
+		c->q = q;
+		if (c->redeemed == c->value)
 			outq_pop(t, cj);
-		}
 	}
 	cj->redeemed += done;
 	job_resum(t, cj);
@@ -398,10 +430,13 @@ void qos_coupon_assess(qos_coupon_table *t, double now, double min_age,
 	}
 	t->awarded_total += paid;
 	/* Sec. 3.2: the system's rate is reset every assessment period. */
-	for (unsigned k = 0; k < t->sys_n; k++)
+	for (unsigned k = 0; k < t->sys_n; k++) {
+		t->pool[t->sys_win[k]].inwin &= ~COUPON_IN_SYS;
 		coupon_unref(t, t->sys_win[k]);
+	}
 	t->sys_n = 0;
 	t->sys_pos = 0;
+	t->sys_sum = 0;
 	if (awarded_nh)
 		*awarded_nh = paid;
 }
@@ -643,7 +678,7 @@ int qos_coupon_table_save(const qos_coupon_table *t, uint8_t **buf, size_t *len)
  * with bit) into a ring of capacity t->N, keeping the newest t->N. */
 static int cpn_load_ring(qos_coupon_table *t, struct cpn_r *r, unsigned N_saved,
 			 uint32_t ncoup, uint8_t *seen, uint8_t bit, long job,
-			 long *ring, unsigned *n, unsigned *pos)
+			 long *ring, unsigned *n, unsigned *pos, uint64_t *sum, unsigned inbit)
 {
 	uint32_t cnt = cpn_r32(r);
 
@@ -656,7 +691,7 @@ static int cpn_load_ring(qos_coupon_table *t, struct cpn_r *r, unsigned N_saved,
 			return -EBADMSG;
 		seen[c] |= bit;
 		if (cnt - k <= t->N)
-			ring_push(t, ring, n, pos, (long)c);
+			ring_push(t, ring, n, pos, sum, inbit, (long)c);
 	}
 	return 0;
 }
@@ -717,6 +752,7 @@ int qos_coupon_table_load_with(const uint8_t *buf, size_t len, unsigned N, doubl
 		uint8_t settled = cpn_r8(&r);
 		cp->settled = settled;
 		cp->refs = 0;
+		cp->inwin = 0;
 		cp->next_free = -1;
 		if (r.err || !(cp->value > 0) || cp->redeemed > cp->value || settled > 1)
 			goto out;
@@ -768,7 +804,7 @@ int qos_coupon_table_load_with(const uint8_t *buf, size_t len, unsigned N, doubl
 			goto out;
 		}
 		if (cpn_load_ring(t, &r, N_saved, ncoup, seen, CPN_IN_WIN, idx, cj->win,
-				  &cj->win_n, &cj->win_pos))
+				  &cj->win_n, &cj->win_pos, &cj->win_sum, COUPON_IN_JOB))
 			goto out;
 		uint32_t out_n = cpn_r32(&r);
 		if (r.err || out_n > (r.len - r.pos) / 4)
@@ -794,7 +830,7 @@ int qos_coupon_table_load_with(const uint8_t *buf, size_t len, unsigned N, doubl
 		job_resum(t, cj);
 	}
 	if (cpn_load_ring(t, &r, N_saved, ncoup, seen, CPN_IN_SYS, -1, t->sys_win, &t->sys_n,
-			  &t->sys_pos))
+			  &t->sys_pos, &t->sys_sum, COUPON_IN_SYS))
 		goto out;
 	if (r.err || r.pos != r.len)
 		goto out;
