@@ -17,10 +17,12 @@
  * nonbasic variable at the bound its reduced cost asks for, which is what
  * lets a changed LP restart from the old basis: new or changed columns,
  * bounds and right-hand sides only cost the dual simplex iterations that
- * repair primal feasibility.  Pricing is dual Devex (weights kept between
- * solves, reset to 1 when one grows past 1e6 so all stay finite); the
- * ratio test is Harris' with bound flipping (long steps over boxed
- * columns).  After the last iteration the basic
+ * repair primal feasibility.  Pricing is exact dual steepest edge (the
+ * squared row norms of the explicit inverse, summed as the rows are
+ * updated); the ratio test is Harris' with bound flipping (long steps
+ * over boxed columns).  Each solve starts on slightly perturbed costs
+ * (qos_gd_set_perturb) against dual degeneracy and finishes on the true
+ * ones.  After the last iteration the basic
  * solution is recomputed and checked against the rows and the reduced
  * costs; any residual or sign error above tolerance refactors the inverse
  * (Gauss-Jordan on the structural part of the basis) and iterates on.

@@ -26,7 +26,6 @@
 #define TOL_D_FINAL 1e-13 /* reduced cost sign at the optimality check */
 #define TOL_PIV 1e-9    /* smallest |alpha_rj| a ratio test considers */
 #define TOL_RES 1e-9    /* residual of B x_B = g - N x_N and of B^T y = c_B */
-#define GD_DEVEX_MAX 1e6
 /* Default relative cost perturbation (qos_gd_set_perturb). */
 #define GD_PERTURB 1e-7
 /* Refactor after this many updates even if the end-of-solve residual
@@ -95,7 +94,7 @@ struct qos_gd {
 	/* basis */
 	uint32_t *head;     /* [m] */
 	double *Binv;       /* [m * ms], aligned */
-	double *w;          /* [m] Devex pricing weights */
+	double *w;          /* [m] ||e_p^T B^-1||^2, dual steepest edge */
 	double *xB;         /* [m] */
 	double *y;          /* [ms], aligned */
 	double *aq;         /* [m] FTRAN scratch */
@@ -152,6 +151,9 @@ double *qos_gd__zalloc(size_t n);
 /* x += f v over ms doubles (32-byte aligned, ms a multiple of 4). */
 void qos_gd__k_axpy(double *restrict x, const double *restrict v, double f,
 		    size_t ms);
+/* x += f v over ms doubles (as above), returning the new x . x. */
+double qos_gd__k_axpy_norm(double *restrict x, const double *restrict v,
+			   double f, size_t ms);
 /* a . b over ms doubles (as above). */
 double qos_gd__k_dot(const double *restrict a, const double *restrict b,
 		     size_t ms);
@@ -163,7 +165,7 @@ int qos_gd__refactor(qos_gd *gd);
 /* gd->aq = B^-1 a_v. */
 void qos_gd__ftran(qos_gd *gd, uint32_t v);
 /* Basis position r now holds the variable whose FTRAN column is in
- * gd->aq: update B^-1 and the Devex weights. */
+ * gd->aq: update B^-1 and the steepest-edge weights. */
 void qos_gd__update_inverse(qos_gd *gd, size_t r);
 
 #endif
