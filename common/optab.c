@@ -54,7 +54,7 @@ static const pfs_optab_row rows[] = {
 	ROW(MDS_LOCK_WAIT, CLI | ADM, 0, MD_WRITE),
 	ROW(MDS_LOCK_CANCEL, CLI | ADM, 0, MD_WRITE),
 	ROW(MDS_LOCK_RELEASE, CLI | ADM, 0, MD_WRITE),
-	ROW(MDS_LOCK_RECLAIM, CLI | ADM, 0, MD_WRITE),
+	ROW(MDS_LOCK_RECLAIM, CLI | ADM, 0, CONTROL), /* also the lease ping */
 	/* the OST map: clients (osc) and pfsadmin df */
 	ROW(MDS_OST_LIST, CLI | ADM, 0, MD_READ),
 	ROW(MDS_LFSCK, ADM, 0, ADMIN),

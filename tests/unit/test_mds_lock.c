@@ -110,6 +110,29 @@ static void t_readers_share(void **state)
 	mds_lock_tab_free(t);
 }
 
+/* What a resend and a reclaim rely on: setting a lock again is granted
+ * without change, and mds_lock_holds sees a range inside an own lock of
+ * that type only. */
+static void t_reset_and_holds(void **state)
+{
+	struct grants g = { 0 };
+	mds_lock_tab *t = mds_lock_tab_new(grant_cb, &g);
+	mds_lock a = L(1, 1, MDS_LK_WRITE, 0, 19), in = L(1, 1, MDS_LK_WRITE, 5, 9),
+		 rd = L(1, 1, MDS_LK_READ, 5, 9), out = L(1, 1, MDS_LK_WRITE, 15, 25),
+		 other = L(2, 1, MDS_LK_WRITE, 5, 9);
+
+	assert_int_equal(mds_lock_set(t, INO, &a), 0);
+	assert_int_equal(mds_lock_set(t, INO, &a), 0);
+	assert_int_equal(mds_lock_count(t), 1);
+	assert_int_equal(mds_lock_holds(t, INO, &a), 1);
+	assert_int_equal(mds_lock_holds(t, INO, &in), 1);
+	assert_int_equal(mds_lock_holds(t, INO, &rd), 0);
+	assert_int_equal(mds_lock_holds(t, INO, &out), 0);
+	assert_int_equal(mds_lock_holds(t, INO, &other), 0);
+	assert_int_equal(mds_lock_holds(t, INO + 1, &a), 0);
+	mds_lock_tab_free(t);
+}
+
 static void t_merge(void **state)
 {
 	struct grants g = { 0 };
@@ -362,6 +385,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_conflict_and_getlk),
 		cmocka_unit_test(t_readers_share),
+		cmocka_unit_test(t_reset_and_holds),
 		cmocka_unit_test(t_merge),
 		cmocka_unit_test(t_unlock_middle_splits),
 		cmocka_unit_test(t_upgrade_downgrade),

@@ -10,6 +10,9 @@
  *                    SA_RESTART) after SECS: "eintr" exit 0, else exit 1
  *   lockprobe append FILE TAG N                -> N lines "TAG i ..." by one
  *                    write(2) each on an O_APPEND descriptor
+ *   lockprobe hold   FILE UNTIL                -> a POSIX write lock on all of
+ *                    FILE and an exclusive flock on it: "locked", held until
+ *                    the file UNTIL exists, then both unlocked: "released"
  * Exit 1 on any other error. */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +30,7 @@ static void on_alarm(int sig)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: lockprobe getlk|setlk|setlkw|flock|intr|append FILE ...\n");
+	fprintf(stderr, "usage: lockprobe getlk|setlk|setlkw|flock|intr|append|hold FILE ...\n");
 	return 1;
 }
 
@@ -87,6 +90,28 @@ int main(int argc, char **argv)
 	if (fd < 0) {
 		perror(file);
 		return 1;
+	}
+	if (!strcmp(act, "hold") && argc == 4) {
+		int fd2 = open(file, O_RDWR);
+
+		memset(&fl, 0, sizeof(fl));
+		fl.l_type = F_WRLCK;
+		fl.l_whence = SEEK_SET;
+		if (fd2 < 0 || fcntl(fd, F_SETLK, &fl) || flock(fd2, LOCK_EX | LOCK_NB)) {
+			perror("hold");
+			return 1;
+		}
+		say("locked");
+		/* at most 10 minutes, and not past a test that died */
+		for (int i = 0; access(argv[3], F_OK) && i < 6000 && getppid() != 1; i++)
+			usleep(100000);
+		fl.l_type = F_UNLCK;
+		if (fcntl(fd, F_SETLK, &fl) || flock(fd2, LOCK_UN)) {
+			perror("unlock");
+			return 1;
+		}
+		say("released");
+		return 0;
 	}
 	if (!strcmp(act, "getlk") && argc == 6) {
 		if (get_flock(argv + 3, &fl) || fcntl(fd, F_GETLK, &fl)) {
