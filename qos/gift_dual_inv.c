@@ -46,26 +46,57 @@ GD_CLONES void qos_gd__k_axpy(double *restrict x, const double *restrict v,
 		*(gd_v4 *)&x[k] += fv * *(const gd_v4 *)&v[k];
 }
 
+/* The reductions below keep four partial sums, so their additions do not
+ * wait on each other (one chain of dependent adds cost as much as the
+ * memory traffic of the whole row). */
+static inline double gd_hsum4(gd_v4 a, gd_v4 b, gd_v4 c, gd_v4 d)
+{
+	gd_v4 s = (a + b) + (c + d);
+	return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
 /* x += f v, returning x . x (the new row's squared norm) */
 GD_CLONES double qos_gd__k_axpy_norm(double *restrict x, const double *restrict v,
 				     double f, size_t ms)
 {
-	gd_v4 fv = {f, f, f, f}, acc = {0, 0, 0, 0};
-	for (size_t k = 0; k < ms; k += 4) {
+	gd_v4 fv = {f, f, f, f}, a0 = {0, 0, 0, 0}, a1 = a0, a2 = a0, a3 = a0;
+	size_t k = 0;
+	for (; k + 16 <= ms; k += 16) {
+		gd_v4 y0 = *(gd_v4 *)&x[k] + fv * *(const gd_v4 *)&v[k];
+		gd_v4 y1 = *(gd_v4 *)&x[k + 4] + fv * *(const gd_v4 *)&v[k + 4];
+		gd_v4 y2 = *(gd_v4 *)&x[k + 8] + fv * *(const gd_v4 *)&v[k + 8];
+		gd_v4 y3 = *(gd_v4 *)&x[k + 12] + fv * *(const gd_v4 *)&v[k + 12];
+		*(gd_v4 *)&x[k] = y0;
+		*(gd_v4 *)&x[k + 4] = y1;
+		*(gd_v4 *)&x[k + 8] = y2;
+		*(gd_v4 *)&x[k + 12] = y3;
+		a0 += y0 * y0;
+		a1 += y1 * y1;
+		a2 += y2 * y2;
+		a3 += y3 * y3;
+	}
+	for (; k < ms; k += 4) {
 		gd_v4 y = *(gd_v4 *)&x[k] + fv * *(const gd_v4 *)&v[k];
 		*(gd_v4 *)&x[k] = y;
-		acc += y * y;
+		a0 += y * y;
 	}
-	return acc[0] + acc[1] + acc[2] + acc[3];
+	return gd_hsum4(a0, a1, a2, a3);
 }
 
 GD_CLONES double qos_gd__k_dot(const double *restrict a, const double *restrict b,
 				 size_t ms)
 {
-	gd_v4 acc = {0, 0, 0, 0};
-	for (size_t k = 0; k < ms; k += 4)
-		acc += *(const gd_v4 *)&a[k] * *(const gd_v4 *)&b[k];
-	return acc[0] + acc[1] + acc[2] + acc[3];
+	gd_v4 a0 = {0, 0, 0, 0}, a1 = a0, a2 = a0, a3 = a0;
+	size_t k = 0;
+	for (; k + 16 <= ms; k += 16) {
+		a0 += *(const gd_v4 *)&a[k] * *(const gd_v4 *)&b[k];
+		a1 += *(const gd_v4 *)&a[k + 4] * *(const gd_v4 *)&b[k + 4];
+		a2 += *(const gd_v4 *)&a[k + 8] * *(const gd_v4 *)&b[k + 8];
+		a3 += *(const gd_v4 *)&a[k + 12] * *(const gd_v4 *)&b[k + 12];
+	}
+	for (; k < ms; k += 4)
+		a0 += *(const gd_v4 *)&a[k] * *(const gd_v4 *)&b[k];
+	return gd_hsum4(a0, a1, a2, a3);
 }
 
 /* n zeroed doubles, 32-byte aligned for the kernels. */
