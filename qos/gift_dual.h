@@ -117,7 +117,7 @@ int qos_gd_crash(qos_gd *gd, const uint32_t *slot, const uint32_t *row,
 		 size_t k);
 
 /* Relative size of the cost perturbation each solve starts with (default
- * GD_PERTURB = 1e-7 of 1 + |c_j|; 0 turns it off).  The optimum is the
+ * GD_PERTURB = 1e-8 of 1 + |c_j|; 0 turns it off).  The optimum is the
  * unperturbed LP's either way; where several vertices reach it, which one
  * is returned may depend on it. */
 void qos_gd_set_perturb(qos_gd *gd, double rel);
