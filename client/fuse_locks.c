@@ -253,9 +253,13 @@ static void *pinger(void *arg)
 			rc = cli_mdc_ping(l->mdc, "", "lease", 5);
 		else if (rc == 0)
 			reclaim_if_restarted(l, &ri);
-		if (rc)
+		if (rc) {
+			struct timespec pause = { 0, RECOVER_RETRY_MS * 1000000L };
+
 			pfs_log(PFS_LOG_WARNING, "locks: lease ping to the MDS: %s",
 				pfs_strerror(rc));
+			nanosleep(&pause, NULL); /* a pending reclaim_now must not spin */
+		}
 		pthread_mutex_lock(&l->mu);
 	}
 	pthread_mutex_unlock(&l->mu);

@@ -78,6 +78,7 @@ maxw=$(sort -n "$T/w.lat" | tail -1)
 read -r _ nops _ nerr _ maxm < "$T/md.out" || true
 echo "writers: $nw files acknowledged, longest file ${maxw:-?} ms"
 echo "storm: ${nops:-?} operations acknowledged, ${nerr:-?} errors, longest operation ${maxm:-?} ms"
+echo "mount: $(grep -c "resending" "$CLUSTER/client.log") request(s) resent after a lost reply"
 errs=$(grep -h "^E " "$T"/mdlog.* 2>/dev/null)
 if [ -s "$T/w.err" ] || [ -n "$errs" ] || [ -s "$T/md.err" ] || [ "$mrc" != 0 ]; then
 	cat "$T/w.err" "$T/md.err" >&2
