@@ -302,6 +302,8 @@ static json_t *gate_json(const sim_run_result *r)
 			    num_or_null(ratio(r->gift.redemptions, g->periods)));
 	json_object_set_new(o, "coupons_per_period",
 			    num_or_null(ratio(r->gift.coupons_issued, g->periods)));
+	json_object_set_new(o, "worth_issued", num_or_null(r->gift.worth_issued));
+	json_object_set_new(o, "worth_redeemed", num_or_null(r->gift.worth_redeemed));
 	json_object_set_new(o, "awarded_node_hours", num_or_null(r->gift.awarded_nh));
 	json_object_set_new(o, "lp_failures", json_integer((json_int_t)r->gift.lp_failures));
 	return o;
