@@ -19,6 +19,7 @@
 #include <stdio.h> /* RENAME_NOREPLACE, RENAME_EXCHANGE */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h> /* LOCK_UN */
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -50,6 +51,9 @@ typedef struct node {
 	                         or fsync (negative errno), reported by the next */
 	uint32_t tepoch;      /* newest truncate epoch the MDS reported */
 	int have_epoch;       /* tepoch valid */
+	cli_wc_file *wc;      /* mount.pfs's write-back cache of the file (wcache.h):
+	                         from its first write while open, to its last close */
+	unsigned wcpin;       /* callers using wc without an open handle */
 	struct node *next;
 } node;
 
@@ -60,6 +64,7 @@ struct cli_fs {
 	cli_locks *locks;            /* fcntl/flock/append locks (fuse_locks.h) */
 	cli_fs_opts opts;
 	int wb;                      /* the kernel's write-back cache is on (set at INIT) */
+	cli_wc *wc;                  /* our own write-back cache (wcache.h); NULL = off */
 	int null_fd;                 /* /dev/null, to drain WRITE pipes; -1 if none */
 	pthread_mutex_t lock;
 	node *buckets[NODE_BUCKETS]; /* guarded by lock */
@@ -85,6 +90,10 @@ typedef struct fh {
 
 static int fh_renew(cli_fs *fs, fh *h);
 static cli_caps *fh_caps(cli_fs *fs, fh *h);
+static int wc_write_cb(void *arg, void *owner, uint64_t off, size_t len, const void *buf);
+static int wc_grant_cb(void *arg, uint32_t ost, uint64_t want, uint64_t giveback,
+		       uint64_t *granted);
+static void wc_flush_ino(cli_fs *fs, uint64_t ino);
 
 int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opts *opts,
 		  cli_fs **out)
@@ -107,6 +116,19 @@ int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opt
 	 * replaces the pipe instead: slower, not wrong. */
 	fs->null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	pthread_mutex_init(&fs->lock, NULL);
+	if (opts->wcache.total_bytes) {
+		cli_wc_opts wo = opts->wcache;
+		int rc;
+
+		wo.write = wc_write_cb;
+		wo.grant = wc_grant_cb;
+		wo.arg = fs;
+		rc = cli_wc_create(&wo, &fs->wc);
+		if (rc) {
+			cli_fs_destroy(fs);
+			return rc;
+		}
+	}
 	*out = fs;
 	return 0;
 }
@@ -120,9 +142,13 @@ void cli_fs_destroy(cli_fs *fs)
 			node *n = fs->buckets[i];
 
 			fs->buckets[i] = n->next;
+			/* files the kernel never released (a lazy unmount):
+			 * their handles were never freed either */
+			cli_wc_file_free(n->wc);
 			free(n);
 		}
 	}
+	cli_wc_destroy(fs->wc);
 	if (fs->null_fd >= 0)
 		close(fs->null_fd);
 	cli_locks_destroy(fs->locks);
@@ -179,7 +205,7 @@ static void node_maybe_free(cli_fs *fs, node *n)
 {
 	node **pp;
 
-	if (n->nlookup || n->nopen)
+	if (n->nlookup || n->nopen || n->wcpin)
 		return;
 	pp = node_slot(fs, n->ino);
 	*pp = n->next;
@@ -784,6 +810,10 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		rc = cli_mdc_getattr(fs->mdc, &c, ino, &a);
 		goto out;
 	}
+	/* cached bytes first: flushed after the truncate they would regrow
+	 * the file */
+	if (sa.valid & PFS_SETATTR_SIZE)
+		wc_flush_ino(fs, ino);
 	if (sa.valid & (PFS_SETATTR_MTIME | PFS_SETATTR_MTIME_NOW)) {
 		node *n;
 
@@ -1183,6 +1213,9 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	uint64_t fsize;
 	size_t got = 0;
 	cli_caps *caps;
+	cli_wc_file *wf;
+	cli_wc_snap *snap = NULL;
+	int full = 0;
 	char *buf;
 	int rc;
 
@@ -1207,6 +1240,26 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
+	/* Bytes in our write-back cache: copied before the OSSes are read,
+	 * laid over what they return (or all of it, when they cover it). */
+	pthread_mutex_lock(&fs->lock);
+	wf = h->n->wc;
+	pthread_mutex_unlock(&fs->lock);
+	if (wf) {
+		rc = cli_wc_snap_take(wf, (uint64_t)off, size, &snap, &full);
+		if (rc) {
+			free(buf);
+			reply_err(req, rc);
+			return;
+		}
+		if (full) {
+			cli_wc_snap_apply(snap, buf);
+			cli_wc_snap_free(snap);
+			fuse_reply_buf(req, buf, size);
+			free(buf);
+			return;
+		}
+	}
 	caps = fh_caps(fs, h);
 	rc = cli_osc_read_caps(fs->osc, &tag, &h->layout, caps, fsize, (uint64_t)off, size, buf,
 			       &got);
@@ -1217,6 +1270,9 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 				       size, buf, &got);
 	}
 	cli_caps_put(caps);
+	if (rc == 0 && snap && got == size)
+		cli_wc_snap_apply(snap, buf);
+	cli_wc_snap_free(snap);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -1304,8 +1360,170 @@ static int fh_write(cli_fs *fs, fh *h, const pfs_rpc_tag *tag, uint64_t off, siz
 	return rc;
 }
 
+/* ---- the write-back cache (client/wcache.h) ---- */
+
+/* A flusher writes cached bytes back through the handle that wrote them:
+ * the writer's job, uid/gid and capabilities (renewed as for any write). */
+static int wc_write_cb(void *arg, void *owner, uint64_t off, size_t len, const void *buf)
+{
+	fh *h = owner;
+	pfs_rpc_tag tag = fh_tag(h);
+
+	return fh_write(arg, h, &tag, off, len, buf, -1);
+}
+
+static int wc_grant_cb(void *arg, uint32_t ost, uint64_t want, uint64_t giveback,
+		       uint64_t *granted)
+{
+	cli_fs *fs = arg;
+	pfs_rpc_tag tag = { .job = "" };
+
+	return cli_osc_grant(fs->osc, &tag, ost, want, giveback, granted);
+}
+
+/* h's file in the cache, made at its first write; NULL when the cache is
+ * off (or the kernel's own write-back cache is on: it alone caches). */
+static cli_wc_file *node_wc(cli_fs *fs, fh *h)
+{
+	cli_wc_file *f;
+
+	if (!fs->wc || fs->wb)
+		return NULL;
+	pthread_mutex_lock(&fs->lock);
+	f = h->n->wc;
+	if (!f)
+		f = h->n->wc = cli_wc_file_new(fs->wc, h->n->ino, &h->layout);
+	pthread_mutex_unlock(&fs->lock);
+	return f;
+}
+
+/* h's file in the cache if it has one (read under the table lock). */
+static cli_wc_file *fh_wc(cli_fs *fs, fh *h)
+{
+	cli_wc_file *f;
+
+	pthread_mutex_lock(&fs->lock);
+	f = h->n->wc;
+	pthread_mutex_unlock(&fs->lock);
+	return f;
+}
+
+/* The cached file of ino, pinned (it stays while pinned even if its last
+ * handle closes), for callers without a handle; NULL = nothing cached. */
+static node *wc_pin(cli_fs *fs, uint64_t ino)
+{
+	node *n;
+
+	pthread_mutex_lock(&fs->lock);
+	n = node_find(fs, ino);
+	if (n && n->wc)
+		n->wcpin++;
+	else
+		n = NULL;
+	pthread_mutex_unlock(&fs->lock);
+	return n;
+}
+
+static void wc_unpin(cli_fs *fs, node *n)
+{
+	cli_wc_file *f = NULL;
+
+	if (!n)
+		return;
+	pthread_mutex_lock(&fs->lock);
+	if (--n->wcpin == 0 && n->nopen == 0) {
+		f = n->wc;
+		n->wc = NULL;
+		node_maybe_free(fs, n);
+	}
+	pthread_mutex_unlock(&fs->lock);
+	cli_wc_file_free(f);
+}
+
+/* Every cached byte of ino written back (before a truncate, a lock
+ * release); errors stay for the next fsync or close. */
+static void wc_flush_ino(cli_fs *fs, uint64_t ino)
+{
+	node *n = wc_pin(fs, ino);
+
+	if (n)
+		cli_wc_flush_range(n->wc, 0, UINT64_MAX);
+	wc_unpin(fs, n);
+}
+
+static void write_through_at(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,
+			     off_t off, struct fuse_file_info *fi);
+
+/* WRITE into the cache: the data is gathered into memory (a spliced
+ * pipe is read out: the cache needs a copy anyway) and the write answered
+ * once it is cached; what the cache does not take (no grant, too large)
+ * is written through from that memory. */
+static void write_cached(fuse_req_t req, fh *h, cli_wc_file *wf, struct fuse_bufvec *bufv,
+			 off_t off)
+{
+	cli_fs *fs = fs_of(req);
+	size_t size = fuse_buf_size(bufv);
+	struct fuse_buf *b = &bufv->buf[bufv->idx];
+	struct fuse_bufvec mem = FUSE_BUFVEC_INIT(size);
+	const void *data;
+	void *own = NULL;
+	int rc;
+
+	if (bufv->count == 1 && bufv->off == 0 && !(b->flags & FUSE_BUF_IS_FD)) {
+		data = b->mem;
+	} else {
+		ssize_t got;
+
+		own = malloc(size ? size : 1);
+		if (!own) {
+			fuse_reply_err(req, ENOMEM);
+			return;
+		}
+		mem.buf[0].mem = own;
+		got = fuse_buf_copy(&mem, bufv, 0);
+		if (got < 0 || (size_t)got != size) {
+			free(own);
+			reply_err(req, got < 0 ? (int)got : -EIO);
+			return;
+		}
+		data = own;
+	}
+	rc = cli_wc_write(wf, h, h->job, (uint64_t)off, size, data);
+	if (rc == 0) {
+		pfs_rpc_tag tag = fh_tag(h);
+
+		rc = fh_write(fs, h, &tag, (uint64_t)off, size, data, -1);
+		cli_wc_sync_end(wf, (uint64_t)off, size);
+	} else if (rc == 1) {
+		rc = 0;
+	}
+	free(own);
+	write_done(req, h, off, size, rc, 0);
+}
+
+/* WRITE: into the cache when it is on, except O_DIRECT and O_APPEND
+ * (and the kernel's own write-back), which keep the direct path: after
+ * the cached bytes they overlap were written back, and counted against
+ * the grants (wcache.h). */
 static void write_buf_at(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv, off_t off,
 			 struct fuse_file_info *fi)
+{
+	cli_fs *fs = fs_of(req);
+	fh *h = (fh *)(uintptr_t)fi->fh;
+	cli_wc_file *wf = off >= 0 ? node_wc(fs, h) : NULL;
+	size_t size = fuse_buf_size(bufv);
+
+	if (wf && !fi->writepage && !(fi->flags & (O_DIRECT | O_APPEND))) {
+		write_cached(req, h, wf, bufv, off);
+		return;
+	}
+	cli_wc_sync_begin(wf, (uint64_t)off, size);
+	write_through_at(req, ino, bufv, off, fi);
+	cli_wc_sync_end(wf, (uint64_t)off, size);
+}
+
+static void write_through_at(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,
+			     off_t off, struct fuse_file_info *fi)
 {
 	cli_fs *fs = fs_of(req);
 	fh *h = (fh *)(uintptr_t)fi->fh;
@@ -1361,6 +1579,7 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 	cli_fs *fs = fs_of(req);
 	fh *h = (fh *)(uintptr_t)fi->fh;
 	uint64_t token, end;
+	cli_wc_file *wf;
 	pfs_attr a;
 	cli_ctx c;
 	int rc;
@@ -1373,6 +1592,9 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 	}
 	ctx_fh(req, h, &c);
 	c.cred = h->cred;
+	/* cached bytes first: the size pushed below covers them */
+	if ((wf = fh_wc(fs, h)))
+		cli_wc_flush_range(wf, 0, UINT64_MAX);
 	rc = cli_locks_append_lock(fs->locks, ino, &token);
 	if (rc == 0) {
 		rc = cli_mdc_getattr(fs->mdc, &c, ino, &a);
@@ -1462,12 +1684,19 @@ static int take_wb_err(cli_fs *fs, fh *h)
 static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	fh *h = (fh *)(uintptr_t)fi->fh;
+	cli_wc_file *wf;
 	cli_ctx c;
-	int rc, wb;
+	int rc, wb, wcr = 0;
 
+	/* close-to-open: cached bytes reach the OSSes before this close
+	 * returns (and before its locks go) */
+	if ((wf = fh_wc(fs_of(req), h)))
+		wcr = cli_wc_flush(wf);
 	cli_locks_flush(fs_of(req)->locks, ino, fi);
 	ctx_fh(req, h, &c);
 	wb = take_wb_err(fs_of(req), h);
+	if (!wb)
+		wb = wcr;
 	rc = fh_sync_if_ordered(fs_of(req), h);
 	if (rc == 0)
 		rc = push_size(fs_of(req), &c, h);
@@ -1492,6 +1721,13 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	uint32_t left;
 	int rc;
 
+	cli_wc_file *wf = NULL, *wfl;
+
+	/* Nothing this handle wrote may stay cached: the flushers write
+	 * through it.  An error here has no caller left: logged. */
+	if ((wfl = fh_wc(fs, h)) && (rc = cli_wc_flush(wfl)))
+		pfs_log(PFS_LOG_ERR, "release of ino %llu: write-back of its cached data "
+			"failed: %s", (unsigned long long)ino, pfs_strerror(rc));
 	cli_locks_release(fs->locks, ino, fi);
 	ctx_fh(req, h, &c);
 	rc = fh_sync_if_ordered(fs, h);
@@ -1512,9 +1748,14 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		/* Another client may truncate the file before we open it
 		 * again: an old high-water mark must not regrow it then. */
 		h->n->hw = 0;
+		if (!h->n->wcpin) {
+			wf = h->n->wc;
+			h->n->wc = NULL;
+		}
 	}
 	node_maybe_free(fs, h->n);
 	pthread_mutex_unlock(&fs->lock);
+	cli_wc_file_free(wf);
 	fh_free(h);
 	/* After the size: the last close of an open-unlinked file ends it. */
 	rc = cli_mdc_close(fs->mdc, &c, ino, left);
@@ -1538,11 +1779,16 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 {
 	cli_fs *fs = fs_of(req);
 	fh *h = (fh *)(uintptr_t)fi->fh;
+	cli_wc_file *wf;
 	cli_ctx c;
 	int rc, sent = 0, wb;
 
 	ctx_fh(req, h, &c);
 	wb = take_wb_err(fs, h);
+	if ((wf = fh_wc(fs, h)) && !wb)
+		wb = cli_wc_flush(wf);
+	else if (wf)
+		(void)cli_wc_flush(wf); /* written all the same; one error reported */
 	rc = fh_sync_objects(fs, h);
 	if (rc == 0)
 		rc = push_size_sent(fs, &c, h, &sent);
@@ -1778,6 +2024,23 @@ static void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
 		fuse_reply_err(req, 0);
 }
 
+/* Lock release writes the cached bytes back first, so that the next
+ * holder (on any mount) reads them (fuse_locks.h). */
+static void op_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+		     struct flock *lock, int sleep)
+{
+	if (lock->l_type == F_UNLCK)
+		wc_flush_ino(fs_of(req), ino);
+	cli_locks_setlk(req, ino, fi, lock, sleep);
+}
+
+static void op_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, int op)
+{
+	if (op & LOCK_UN)
+		wc_flush_ino(fs_of(req), ino);
+	cli_locks_flock(req, ino, fi, op);
+}
+
 static const struct fuse_lowlevel_ops ops = {
 	.init = op_init,
 	.lookup = op_lookup,
@@ -1811,8 +2074,8 @@ static const struct fuse_lowlevel_ops ops = {
 	.access = op_access,
 	.create = op_create,
 	.getlk = cli_locks_getlk,
-	.setlk = cli_locks_setlk,
-	.flock = cli_locks_flock,
+	.setlk = op_setlk,
+	.flock = op_flock,
 };
 
 const struct fuse_lowlevel_ops *cli_fs_ops(void)

@@ -27,6 +27,7 @@
 #include "client/jobid.h"
 #include "client/mdc.h"
 #include "client/osc.h"
+#include "client/wcache.h"
 
 typedef struct cli_fs cli_fs;
 
@@ -42,6 +43,9 @@ typedef struct cli_fs_opts {
 	struct cli_notify *notify; /* metadata leases (client/notify.h; borrowed):
 	                              timeouts up to the lease while its channel
 	                              is up; NULL = attr_timeout always */
+	cli_wc_opts wcache;   /* mount.pfs's own write-back cache (client/wcache.h):
+	                         limits, threads, age; total_bytes 0 = off (every
+	                         write synchronous); the callbacks are set here */
 } cli_fs_opts;
 
 /* mdc, osc and jobid are borrowed and must outlive the cli_fs. */

@@ -136,6 +136,8 @@ typedef struct mount_cfg {
 	int writeback;
 	int readahead_kb;
 	int dirty_mb;
+	int wcache_mb, wcache_file_mb, wcache_ost_mb, wcache_job_mb;
+	int wcache_threads, wcache_age_ms;
 	int rcc_credits;
 	int mdqos;
 	double rcc_lmax_ms;
@@ -209,6 +211,18 @@ static const pfs_cfg_opt mount_opts[] = {
 	N(PFS_CFG_INT, dirty_mb, "512",
 	  "with writeback: dirty data the mount may hold, MiB (the kernel's FUSE default is "
 	  "a strict 1 % of the dirty memory; 0 keeps it)", 0, 1048576),
+	/* mount.pfs's own write-back cache (client/wcache.h, issue 11) */
+	N(PFS_CFG_INT, wcache_mb, "256",
+	  "write-back cache of mount.pfs: dirty data it may hold, MiB (0 = off: every write "
+	  "waits for its OSS; off with writeback, whose kernel cache replaces it)", 0, 1048576),
+	N(PFS_CFG_INT, wcache_file_mb, "0", "dirty data per file, MiB (0 = half of wcache_mb)",
+	  0, 1048576),
+	N(PFS_CFG_INT, wcache_ost_mb, "0", "dirty data per OST, MiB (0 = half of wcache_mb)",
+	  0, 1048576),
+	N(PFS_CFG_INT, wcache_job_mb, "0", "dirty data per job, MiB (0 = wcache_mb)", 0, 1048576),
+	N(PFS_CFG_INT, wcache_threads, "4", "write-back cache flusher threads", 1, 256),
+	N(PFS_CFG_INT, wcache_age_ms, "1000",
+	  "cached data older than this is written back, ms", 1, 3600000),
 	N(PFS_CFG_BOOL, clone_fd, "1",
 	  "one /dev/fuse descriptor per worker thread (less lock contention in the kernel)", 0, 0),
 	N(PFS_CFG_INT, idle_threads, "16", "FUSE worker threads kept waiting for requests", 1, 4096),
@@ -581,6 +595,14 @@ int main(int argc, char **argv)
 	cli_fs_opts fo = { .attr_timeout = cfg.attr_timeout_s, .max_io = PFS_MAX_IO,
 			   .splice = cfg.splice, .sync_on_close = cfg.sync_on_close,
 			   .writeback = cfg.writeback, .notify = notify };
+	if (!cfg.writeback && cfg.wcache_mb > 0) {
+		fo.wcache.total_bytes = (uint64_t)cfg.wcache_mb << 20;
+		fo.wcache.file_bytes = (uint64_t)cfg.wcache_file_mb << 20;
+		fo.wcache.ost_bytes = (uint64_t)cfg.wcache_ost_mb << 20;
+		fo.wcache.job_bytes = (uint64_t)cfg.wcache_job_mb << 20;
+		fo.wcache.threads = (unsigned)cfg.wcache_threads;
+		fo.wcache.age_ms = (unsigned)cfg.wcache_age_ms;
+	}
 	rc = cli_fs_create(mdc, osc, jobid, &fo, &fs);
 	if (rc) {
 		fprintf(stderr, "mount.pfs: %s\n", pfs_strerror(rc));

@@ -563,6 +563,8 @@ static void *flusher(void *arg)
 
 /* ---- lifetime ---- */
 
+static int start_locked(cli_wc *wc);
+
 int cli_wc_create(const cli_wc_opts *opts, cli_wc **out)
 {
 	cli_wc *wc;
@@ -602,18 +604,27 @@ int cli_wc_create(const cli_wc_opts *opts, cli_wc **out)
 	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&wc->done, NULL);
 	wc->keep_ms = pfs_clock_ms();
-	for (unsigned i = 0; i < wc->o.threads; i++) {
-		rc = -pthread_create(&wc->thr[i], NULL, flusher, wc);
+	*out = wc;
+	return rc;
+}
+
+/* The flushers start with the first write, not at create: mount.pfs
+ * daemonizes (forks) between the two, and threads do not survive a fork.
+ * Lock held.  0 or pthread's error (then nothing is cached). */
+static int start_locked(cli_wc *wc)
+{
+	int rc = 0;
+
+	while (wc->nthr < wc->o.threads && !wc->stop) {
+		rc = -pthread_create(&wc->thr[wc->nthr], NULL, flusher, wc);
 		if (rc)
 			break;
 		wc->nthr++;
 	}
-	if (rc) {
-		cli_wc_destroy(wc);
-		return rc;
-	}
-	*out = wc;
-	return 0;
+	if (wc->nthr)
+		return 0;
+	pfs_log(PFS_LOG_ERR, "wcache: cannot start a flusher: %s", pfs_strerror(rc));
+	return rc;
 }
 
 void cli_wc_destroy(cli_wc *wc)
@@ -629,6 +640,14 @@ void cli_wc_destroy(cli_wc *wc)
 	pthread_mutex_unlock(&wc->lock);
 	for (unsigned i = 0; i < wc->nthr; i++)
 		pthread_join(wc->thr[i], NULL);
+	pfs_log(PFS_LOG_NOTICE, "wcache: %llu writes cached, %llu written through, %llu bytes "
+		"in %llu WRITEs flushed, %llu flush errors, at most %llu bytes dirty, %llu "
+		"writers throttled, %llu grant requests (%llu short)",
+		(unsigned long long)wc->st.cached, (unsigned long long)wc->st.uncached,
+		(unsigned long long)wc->st.flushed, (unsigned long long)wc->st.flush_rpcs,
+		(unsigned long long)wc->st.flush_errors, (unsigned long long)wc->st.peak,
+		(unsigned long long)wc->st.throttled, (unsigned long long)wc->st.grant_asks,
+		(unsigned long long)wc->st.grant_refused);
 	for (uint32_t i = 0; wc->o.grant && i < wc->nost; i++) {
 		uint64_t g;
 
@@ -954,7 +973,8 @@ int cli_wc_write(cli_wc_file *f, void *owner, const char *job, uint64_t off, siz
 	if (!len)
 		return 1;
 	pthread_mutex_lock(&wc->lock);
-	if (len > wc->o.file_bytes || len > wc->o.ost_bytes || len > wc->o.job_bytes)
+	if (len > wc->o.file_bytes || len > wc->o.ost_bytes || len > wc->o.job_bytes ||
+	    start_locked(wc))
 		pos = off, rc = 0;
 	/* Check every chunk first, reserving its grant (U) as it is found
 	 * covered: all of the write is cached, or none. */

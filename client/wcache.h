@@ -86,7 +86,8 @@ typedef struct cli_wc_stats {
 	uint64_t granted;              /* G summed over OSTs */
 } cli_wc_stats;
 
-/* Starts the flushers.  0, -EINVAL, -ENOMEM or pthread's error. */
+/* The flushers start at the first write (after a daemon's fork).  0,
+ * -EINVAL or -ENOMEM. */
 int cli_wc_create(const cli_wc_opts *opts, cli_wc **out);
 /* Flushes everything (errors logged), stops the flushers, gives the
  * grants back.  Every file must be freed first.  NULL is a no-op. */
