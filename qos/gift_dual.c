@@ -890,6 +890,7 @@ static int gd_iterate(qos_gd *gd, size_t r, int below)
  * (Sorting them by length gained nothing measurable, and it changed
  * which of several tied columns enters, hence which optimal vertex a
  * warm and a cold solve of a degenerate LP reach.) */
+#define GD_LEN_BUCKETS 32
 static int gd_pack_movable(qos_gd *gd)
 {
 	size_t nnz = 0;
@@ -907,11 +908,24 @@ static int gd_pack_movable(qos_gd *gd)
 			gd->need[j] = 1;
 		}
 	}
+	/* own[] by length (stable): the pivot row's inner loop then runs
+	 * the same number of times for long stretches, so its exit branch
+	 * is predicted; the order of own[] decides nothing else */
+	size_t start[GD_LEN_BUCKETS + 1] = { 0 };
 	for (size_t j = 0; j < gd->n; j++)
 		if (gd->need[j]) {
-			gd->need[j] = 0;
-			gd->own[gd->n_own++] = (uint32_t)j;
+			size_t b = gd->len[j] < GD_LEN_BUCKETS ? gd->len[j] : GD_LEN_BUCKETS - 1;
+			start[b + 1]++;
 			nnz += gd->len[j];
+		}
+	for (size_t b = 0; b < GD_LEN_BUCKETS; b++)
+		start[b + 1] += start[b];
+	gd->n_own = start[GD_LEN_BUCKETS];
+	for (size_t j = 0; j < gd->n; j++)
+		if (gd->need[j]) {
+			size_t b = gd->len[j] < GD_LEN_BUCKETS ? gd->len[j] : GD_LEN_BUCKETS - 1;
+			gd->need[j] = 0;
+			gd->own[start[b]++] = (uint32_t)j;
 		}
 	if (nnz > gd->mcap) {
 		size_t cap = gd->mcap ? gd->mcap : 1024;
