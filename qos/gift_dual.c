@@ -1063,11 +1063,10 @@ int qos_gd_solve(qos_gd *gd)
 			if (rc)
 				goto fail;
 		}
-		if (gd->perturbed) {
-			/* optimal for the perturbed costs: now the true ones */
-			gd_unperturb(gd);
-			continue;
-		}
+		/* optimal for the perturbed costs: now the true ones, and the
+		 * checks below go on from there (gd_duals puts each nonbasic
+		 * variable the true costs disagree with on its other bound) */
+		gd_unperturb(gd);
 		/* Check the answer against the data, not the updated inverse:
 		 * the rows, the reduced costs of the basis, and the signs of
 		 * the others (gd_duals moves a wrong-signed one to its other
