@@ -11,7 +11,9 @@
  *              warm (qos_gift_lp_ctx_solve), cold on a fresh context from
  *              the crash basis (what qos_gift_lp_solve does) and from the
  *              slack basis, with their pivots, and GLPK
- *              (qos_gift_lp_solve_glpk, the reference);
+ *              (qos_gift_lp_solve_glpk, the reference), the time per
+ *              pivot, and the largest relative difference between the
+ *              warm LP's objective and GLPK's over the steps;
  *     gift.txt reports 5 ms for 1,000 jobs on 200 OSTs with COIN-OR CLP;
  *   - one AdapTBF period per job (adaptbf.txt: under 30 µs per job),
  *   - POFS and AdapTBF through the policy interface.
@@ -20,6 +22,7 @@
  * first, which has no basis to start from); wall-clock time, or with
  * --cpu the thread's CPU time. */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,7 +146,7 @@ static void seq_lp(const qos_gift_synth *s, const qos_gift_sets *st, double B_th
 }
 
 enum { T_WARM, T_COLD, T_LPWARM, T_LPCOLD, T_LPSLACK, T_GLPK, T_ITERS,
-       T_CITERS, T_SITERS, T_N };
+       T_CITERS, T_SITERS, T_WPIV, T_CPIV, T_N };
 
 /* One cold solve of lp on a fresh context, crash basis from min_osts
  * OSTs (SIZE_MAX: slack basis); *t its time, *pivots its pivots. */
@@ -179,6 +182,7 @@ static int bench_gift(size_t jobs, size_t osts, int reps, double frac, clockid_t
 	double *lo = calloc(jobs, sizeof(double)), *b = calloc(jobs, sizeof(double));
 	uint8_t *thr = calloc(jobs, 1);
 	uint64_t x = 42, next_id = 0;
+	double gap_max = 0;  /* largest |E_dual - E_glpk| / |E_glpk| */
 	int rc;
 
 	qos_gift_params_default(&p);
@@ -230,8 +234,11 @@ static int bench_gift(size_t jobs, size_t osts, int reps, double frac, clockid_t
 		t[T_LPWARM][r] = now_s(clk) - t0;
 		qos_gift_lp_ctx_stats(ctx, &ls);
 		t[T_ITERS][r] = (double)ls.last_iterations;
+		t[T_WPIV][r] = t[T_LPWARM][r] / (ls.last_iterations ? (double)ls.last_iterations : 1);
+		double E_warm = E;
 		if (!rc)
 			rc = cold_lp(&lp, 0, b, clk, &t[T_LPCOLD][r], &t[T_CITERS][r]);
+		t[T_CPIV][r] = t[T_LPCOLD][r] / (t[T_CITERS][r] > 0 ? t[T_CITERS][r] : 1);
 		if (!rc)
 			rc = cold_lp(&lp, SIZE_MAX, b, clk, &t[T_LPSLACK][r],
 				     &t[T_SITERS][r]);
@@ -239,6 +246,8 @@ static int bench_gift(size_t jobs, size_t osts, int reps, double frac, clockid_t
 			t0 = now_s(clk);
 			rc = qos_gift_lp_solve_glpk(&lp, b, &E);
 			t[T_GLPK][r] = now_s(clk) - t0;
+			double d = fabs(E_warm - E) / (fabs(E) > 0 ? fabs(E) : 1);
+			gap_max = d > gap_max ? d : gap_max;
 		}
 		qos_gift_sets_free(&st);
 	}
@@ -253,11 +262,15 @@ static int bench_gift(size_t jobs, size_t osts, int reps, double frac, clockid_t
 		report(what, t[T_COLD], reps, 1e3, "ms");
 		report("  its LP, warm (dual simplex)", t[T_LPWARM], reps, 1e3, "ms");
 		report("  its LP, warm: pivots", t[T_ITERS], reps, 1, "");
+		report("  its LP, warm: time per pivot", t[T_WPIV], reps, 1e6, "us");
 		report("  its LP, cold (dual simplex, crash basis)", t[T_LPCOLD], reps, 1e3, "ms");
 		report("  its LP, cold, crash basis: pivots", t[T_CITERS], reps, 1, "");
+		report("  its LP, cold, crash basis: time per pivot", t[T_CPIV], reps, 1e6, "us");
 		report("  its LP, cold (dual simplex, slack basis)", t[T_LPSLACK], reps, 1e3, "ms");
 		report("  its LP, cold, slack basis: pivots", t[T_SITERS], reps, 1, "");
 		report("  its LP, GLPK (reference)", t[T_GLPK], reps, 1e3, "ms");
+		printf("  its LP, warm vs GLPK: largest relative objective difference %.2g\n",
+		       gap_max);
 		if (gs.lp_failures) {
 			fprintf(stderr, "pfs-qosbench: %llu LP failures\n",
 				(unsigned long long)gs.lp_failures);
