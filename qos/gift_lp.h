@@ -64,23 +64,26 @@
  * basis, in fewer pivots.
  *
  * Cost (2-core development machine under load, `pfs-qosbench --reps 21
- * --cpu`, medians): 1,000 jobs on 200 OSTs with 1-8 OSTs each is 201 rows
- * x ~1,600 columns, and about 193 of the 200 OSTs end full, so the basis
- * inverse is dense (a pivot row is ~88 % nonzero, a pivot column ~96 %).
- * GLPK from the base: ~1,200 pivots, 52 ms.  Dual simplex cold from the
- * crash basis: ~730 pivots, 12-13 ms; from the slack basis ~1,070
- * pivots, 19 ms.  Warm, with 1 % of the jobs arriving, leaving or
- * moving per decision: ~80-100 pivots, 1.6-1.8 ms.  Where the time goes
- * (perf and timers): ~90 us per solve outside the pivots (matching
- * columns, bounds, duals and the end-of-solve checks), and ~16 us per
- * pivot: the pivot row over ~8,600 column entries with the bound-flipping
- * ratio test about half, the rank-one update of the 201 x 204 inverse
- * (~41,000 multiply-adds, bound by memory traffic, not arithmetic) about
- * a third, the rest pricing, FTRAN, flips and the dual step.  A 1 %
- * change moves BSIP shares on ~45 OSTs and the optimal basis by ~35
- * columns, so a few dozen pivots is the floor for any simplex method
- * here; 0.5 ms warm would need ~3 us per pivot at today's pivot counts,
- * and 5 ms cold ~300 pivots (a crash basis with good duals too).
+ * --cpu`, medians, bench/RESULTS.md): 1,000 jobs on 200 OSTs with 1-8
+ * OSTs each is 201 rows x ~1,600 columns, and about 193 of the 200 OSTs
+ * end full, so the basis inverse is dense (a pivot row is ~88 % nonzero,
+ * a pivot column ~96 %).  GLPK from the base: ~1,200 pivots, ~55 ms.
+ * Dual simplex cold from the crash basis: ~430 pivots, ~7 ms; from the
+ * slack basis ~680 pivots, ~11.5 ms.  Warm, with 1 % of the jobs
+ * arriving, leaving or moving per decision: ~70 pivots, ~1.3 ms.  What
+ * got it there from 726 / 97 pivots and 13 / 1.8 ms: exact dual steepest
+ * edge instead of Devex (the inverse's row norms), a 1e-8 cost
+ * perturbation (GIFT's integer costs made a third of all pivots
+ * degenerate), and d_i's pivot row entry derived from e_i's (twins).
+ * Per pivot, ~16 us: the pivot row (~5,000 entries) and the ratio test
+ * with bound flipping about half, the update of the 201 x 204 inverse
+ * with its row norms a fifth, the flips' effect on x_B an eighth, then
+ * pricing and the steps.  A sparse LU of B with Forrest-Tomlin updates
+ * (its factors are nearly as sparse as B) measured slower at this size
+ * (gift_dual_inv.c).  A 1 % change moves BSIP shares on ~45 OSTs and
+ * the optimal basis by ~35 columns, so a few dozen pivots is the floor
+ * for any simplex method here; issue 9's 0.5 ms warm would need ~5 us
+ * per pivot at 70 pivots, and 5 ms cold ~300 pivots.
  *
  * GLPK's terminal output is switched off (glp_term_out(GLP_OFF)) and its
  * messages level set to off, so it never prints.  GLPK's environment is
