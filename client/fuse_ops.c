@@ -1369,6 +1369,10 @@ static int wc_write_cb(void *arg, void *owner, uint64_t off, size_t len, const v
 	fh *h = owner;
 	pfs_rpc_tag tag = fh_tag(h);
 
+	/* A close or fsync that helps the flushers must not drop cached
+	 * bytes because its caller got a signal: no interrupt check for the
+	 * rest of this request (a flusher thread never has one). */
+	pfs_rpc_set_interrupt(NULL, NULL);
 	return fh_write(arg, h, &tag, off, len, buf, -1);
 }
 
@@ -1722,10 +1726,17 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	int rc;
 
 	cli_wc_file *wf = NULL, *wfl;
+	int last;
 
 	/* Nothing this handle wrote may stay cached: the flushers write
-	 * through it.  An error here has no caller left: logged. */
-	if ((wfl = fh_wc(fs, h)) && (rc = cli_wc_flush(wfl)))
+	 * through it.  An error of the last handle has no caller left:
+	 * logged; with other handles open it stays for their close. */
+	pthread_mutex_lock(&fs->lock);
+	last = h->n->nopen == 1;
+	pthread_mutex_unlock(&fs->lock);
+	if ((wfl = fh_wc(fs, h)) && !last)
+		cli_wc_flush_range(wfl, 0, UINT64_MAX);
+	else if (wfl && (rc = cli_wc_flush(wfl)))
 		pfs_log(PFS_LOG_ERR, "release of ino %llu: write-back of its cached data "
 			"failed: %s", (unsigned long long)ino, pfs_strerror(rc));
 	cli_locks_release(fs->locks, ino, fi);
