@@ -12,7 +12,9 @@
  * close-to-open; write-through unless the writeback option asks for the
  * kernel's write-back cache (client/README.md "Write-back and readahead").  OPEN fetches fresh attributes from the
  * MDS and keeps the kernel page cache only when size and mtime are what this
- * client last saw; writes go straight to the OSSes, and each open inode keeps
+ * client last saw; writes go to mount.pfs's own write-back cache (client/
+ * wcache.h; written back at the latest by close and fsync) or straight to
+ * the OSSes (wcache_mb=0, O_DIRECT, O_APPEND), and each open inode keeps
  * the highest byte written by this client, pushed to the MDS with the
  * grow-only SETSIZE on flush, fsync and release.  GETATTR on an inode with
  * unpushed writes reports max(MDS size, local high-water mark).
