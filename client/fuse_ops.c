@@ -54,6 +54,9 @@ typedef struct node {
 	cli_wc_file *wc;      /* mount.pfs's write-back cache of the file (wcache.h):
 	                         from its first write while open, to its last close */
 	unsigned wcpin;       /* callers using wc without an open handle */
+	uint64_t ra_gen;      /* bumped when this mount's writes reach the OSSes,
+	                         at truncates and invalidations: prefetched data
+	                         of an older one is never served (readahead.h) */
 	struct node *next;
 } node;
 
@@ -65,6 +68,7 @@ struct cli_fs {
 	cli_fs_opts opts;
 	int wb;                      /* the kernel's write-back cache is on (set at INIT) */
 	cli_wc *wc;                  /* our own write-back cache (wcache.h); NULL = off */
+	cli_ra *ra;                  /* stream readahead (readahead.h); NULL = off */
 	int null_fd;                 /* /dev/null, to drain WRITE pipes; -1 if none */
 	pthread_mutex_t lock;
 	node *buckets[NODE_BUCKETS]; /* guarded by lock */
@@ -86,6 +90,7 @@ typedef struct fh {
 	cli_caps *caps;
 	pfs_cred cred;
 	int wr;               /* opened for writing (ftruncate needs no W_OK then) */
+	cli_ra_stream *ra;    /* its readahead stream; NULL = none */
 } fh;
 
 static int fh_renew(cli_fs *fs, fh *h);
@@ -94,6 +99,8 @@ static int wc_write_cb(void *arg, void *owner, uint64_t off, size_t len, const v
 static int wc_grant_cb(void *arg, uint32_t ost, uint64_t want, uint64_t giveback,
 		       uint64_t *granted);
 static void wc_flush_ino(cli_fs *fs, uint64_t ino);
+static int ra_fetch_cb(void *arg, void *owner, uint64_t off, size_t len, void *buf,
+		       size_t *got);
 
 int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opts *opts,
 		  cli_fs **out)
@@ -129,6 +136,18 @@ int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opt
 			return rc;
 		}
 	}
+	if (opts->ra.total_bytes && opts->ra.window_bytes) {
+		cli_ra_opts ro = opts->ra;
+		int rc;
+
+		ro.fetch = ra_fetch_cb;
+		ro.arg = fs;
+		rc = cli_ra_create(&ro, &fs->ra);
+		if (rc) {
+			cli_fs_destroy(fs);
+			return rc;
+		}
+	}
 	*out = fs;
 	return 0;
 }
@@ -149,6 +168,23 @@ void cli_fs_destroy(cli_fs *fs)
 		}
 	}
 	cli_wc_destroy(fs->wc);
+	if (fs->ra) {
+		cli_ra_stats st;
+
+		cli_ra_stats_get(fs->ra, &st);
+		pfs_log(PFS_LOG_INFO, "readahead: %llu hits (units ready %llu, waited for %llu, "
+			"fetched by the READ %llu), %llu misses, %llu prefetches "
+			"(%llu MiB, %llu MiB unused), %llu errors, %llu stale, %llu without room, "
+			"peak %llu MiB", (unsigned long long)st.hits, (unsigned long long)st.ready,
+			(unsigned long long)st.waits, (unsigned long long)st.fetched_here,
+			(unsigned long long)st.misses,
+			(unsigned long long)st.fetches,
+			(unsigned long long)(st.fetched_bytes >> 20),
+			(unsigned long long)(st.unused_bytes >> 20),
+			(unsigned long long)st.fetch_errors, (unsigned long long)st.stale_drops,
+			(unsigned long long)st.no_room, (unsigned long long)(st.peak_bytes >> 20));
+		cli_ra_destroy(fs->ra);
+	}
 	if (fs->null_fd >= 0)
 		close(fs->null_fd);
 	cli_locks_destroy(fs->locks);
@@ -853,6 +889,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 			if (n->hw > sa.size)
 				n->hw = sa.size;
 			n->size = a.size;
+			n->ra_gen++;
 		}
 		pthread_mutex_unlock(&fs->lock);
 	}
@@ -1039,11 +1076,14 @@ static fh *open_handle(cli_fs *fs, const cli_ctx *c, const pfs_attr *a, const pf
 	 * kernel's page cache thinks the end is: no cache for them (nor, with
 	 * the write-back cache, for a write-only open that may not read) */
 	fi->direct_io = (fi->flags & (O_DIRECT | O_APPEND)) != 0 || nocache;
+	if (!fi->direct_io && (fi->flags & O_ACCMODE) != O_WRONLY)
+		h->ra = cli_ra_open(fs->ra, h, lay->stripe_size);
 	return h;
 }
 
 static void fh_free(fh *h)
 {
+	cli_ra_close(h->ra); /* first: its fetches use h */
 	cli_caps_put(h->caps);
 	pthread_mutex_destroy(&h->caps_lock);
 	free(h);
@@ -1204,6 +1244,69 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 		close_handle(fs, h, 1);
 }
 
+/* ---- readahead (client/readahead.h) ---- */
+
+/* A prefetch of the stream of h: the opener's tag and capabilities, as
+ * for its own READs (so RCC credits, per-job slots and QoS apply). */
+static int ra_fetch_cb(void *arg, void *owner, uint64_t off, size_t len, void *buf,
+		       size_t *got)
+{
+	cli_fs *fs = arg;
+	fh *h = owner;
+	pfs_rpc_tag tag = fh_tag(h);
+	cli_caps *caps = fh_caps(fs, h);
+	int rc;
+
+	rc = cli_osc_read_caps(fs->osc, &tag, &h->layout, caps, off + len, off, len, buf, got);
+	if (rc == -EKEYEXPIRED && fh_renew(fs, h) == 0) {
+		cli_caps_put(caps);
+		caps = fh_caps(fs, h);
+		rc = cli_osc_read_caps(fs->osc, &tag, &h->layout, caps, off + len, off, len, buf,
+				       got);
+	}
+	cli_caps_put(caps);
+	return rc;
+}
+
+/* Data of a READ changes: prefetched bytes from before are not served. */
+static void ra_bump(cli_fs *fs, node *n)
+{
+	pthread_mutex_lock(&fs->lock);
+	n->ra_gen++;
+	pthread_mutex_unlock(&fs->lock);
+}
+
+/* Answer a READ from h's prefetched data if it holds [off, off+size):
+ * 1 = answered (buf freed, snap applied over it and freed), 0 = not. */
+static int ra_serve(fuse_req_t req, fh *h, uint64_t fsize, off_t off, size_t size, char *buf,
+		    cli_wc_snap *snap)
+{
+	cli_fs *fs = fs_of(req);
+	const void *data;
+	cli_ra_ref *ref;
+	uint64_t gen;
+
+	/* Sampled after the write-back cache's snapshot: bytes a flush took
+	 * out of the cache before it were on the OSSes, and the generation
+	 * bumped, by then (wc_write_cb). */
+	pthread_mutex_lock(&fs->lock);
+	gen = h->n->ra_gen;
+	pthread_mutex_unlock(&fs->lock);
+	if (!cli_ra_read(h->ra, gen, fsize, (uint64_t)off, size, buf, &data, &ref))
+		return 0;
+	if (snap) {
+		if (data != buf)
+			memcpy(buf, data, size);
+		cli_wc_snap_apply(snap, buf);
+		data = buf;
+	}
+	fuse_reply_buf(req, data, size);
+	cli_ra_put(ref);
+	cli_wc_snap_free(snap);
+	free(buf);
+	return 1;
+}
+
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
@@ -1260,6 +1363,8 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			return;
 		}
 	}
+	if (h->ra && ra_serve(req, h, fsize, off, size, buf, snap))
+		return;
 	caps = fh_caps(fs, h);
 	rc = cli_osc_read_caps(fs->osc, &tag, &h->layout, caps, fsize, (uint64_t)off, size, buf,
 			       &got);
@@ -1309,6 +1414,7 @@ static void write_done(fuse_req_t req, fh *h, off_t off, size_t size, int rc, in
 	h->n->dirty = 1;
 	h->n->wmtime = pfs_clock_wall_ns();
 	h->n->unsynced = 1;
+	h->n->ra_gen++;
 	pthread_mutex_unlock(&fs->lock);
 	fuse_reply_write(req, size);
 }
@@ -1372,8 +1478,12 @@ static int wc_write_cb(void *arg, void *owner, uint64_t off, size_t len, const v
 	/* A close or fsync that helps the flushers must not drop cached
 	 * bytes because its caller got a signal: no interrupt check for the
 	 * rest of this request (a flusher thread never has one). */
+	int rc;
+
 	pfs_rpc_set_interrupt(NULL, NULL);
-	return fh_write(arg, h, &tag, off, len, buf, -1);
+	rc = fh_write(arg, h, &tag, off, len, buf, -1);
+	ra_bump(arg, h->n); /* whatever came of it: the OSSes' bytes may have changed */
+	return rc;
 }
 
 static int wc_grant_cb(void *arg, uint32_t ost, uint64_t want, uint64_t giveback,

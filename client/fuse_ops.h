@@ -29,6 +29,7 @@
 #include "client/jobid.h"
 #include "client/mdc.h"
 #include "client/osc.h"
+#include "client/readahead.h"
 #include "client/wcache.h"
 
 typedef struct cli_fs cli_fs;
@@ -45,6 +46,9 @@ typedef struct cli_fs_opts {
 	struct cli_notify *notify; /* metadata leases (client/notify.h; borrowed):
 	                              timeouts up to the lease while its channel
 	                              is up; NULL = attr_timeout always */
+	cli_ra_opts ra;       /* mount.pfs's stream readahead (client/readahead.h):
+	                         window, total, threads; total_bytes 0 = off; the
+	                         callback is set here */
 	cli_wc_opts wcache;   /* mount.pfs's own write-back cache (client/wcache.h):
 	                         limits, threads, age; total_bytes 0 = off (every
 	                         write synchronous); the callbacks are set here */

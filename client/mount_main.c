@@ -135,6 +135,7 @@ typedef struct mount_cfg {
 	int sync_on_close;
 	int writeback;
 	int readahead_kb;
+	int ra_window_mb, ra_total_mb, ra_threads;
 	int dirty_mb;
 	int wcache_mb, wcache_file_mb, wcache_ost_mb, wcache_job_mb;
 	int wcache_threads, wcache_age_ms;
@@ -208,6 +209,14 @@ static const pfs_cfg_opt mount_opts[] = {
 	N(PFS_CFG_INT, readahead_kb, "4096",
 	  "the mount's readahead window in KiB (the kernel's FUSE default is 128; 0 keeps it)",
 	  0, 65536),
+	/* mount.pfs's own stream readahead (client/readahead.h, issue 11) */
+	N(PFS_CFG_INT, ra_window_mb, "16",
+	  "readahead of mount.pfs: most data prefetched ahead of one sequential stream, MiB "
+	  "(whole stripes, several in flight; 0 = off)", 0, 65536),
+	N(PFS_CFG_INT, ra_total_mb, "256",
+	  "readahead of mount.pfs: most prefetched data held by the mount, MiB (0 = off)", 0,
+	  1048576),
+	N(PFS_CFG_INT, ra_threads, "16", "readahead of mount.pfs: prefetch threads", 1, 256),
 	N(PFS_CFG_INT, dirty_mb, "512",
 	  "with writeback: dirty data the mount may hold, MiB (the kernel's FUSE default is "
 	  "a strict 1 % of the dirty memory; 0 keeps it)", 0, 1048576),
@@ -602,6 +611,11 @@ int main(int argc, char **argv)
 		fo.wcache.job_bytes = (uint64_t)cfg.wcache_job_mb << 20;
 		fo.wcache.threads = (unsigned)cfg.wcache_threads;
 		fo.wcache.age_ms = (unsigned)cfg.wcache_age_ms;
+	}
+	if (cfg.ra_window_mb > 0 && cfg.ra_total_mb > 0) {
+		fo.ra.window_bytes = (uint64_t)cfg.ra_window_mb << 20;
+		fo.ra.total_bytes = (uint64_t)cfg.ra_total_mb << 20;
+		fo.ra.threads = (unsigned)cfg.ra_threads;
 	}
 	rc = cli_fs_create(mdc, osc, jobid, &fo, &fs);
 	if (rc) {

@@ -23,6 +23,7 @@ struct cli_ra_buf {
 	cli_ra_stream *s;
 	uint64_t off;
 	size_t len;               /* asked for */
+	size_t cap;               /* data's size */
 	size_t got;               /* valid once RA_READY */
 	size_t served;            /* bytes handed to READs */
 	uint64_t gen;
@@ -42,6 +43,7 @@ struct cli_ra_stream {
 	uint64_t window;   /* 0 = not prefetching */
 	unsigned inseq;    /* READs in the stream so far */
 	unsigned running;  /* its units being fetched by a thread */
+	pthread_cond_t done; /* one of its fetches ended */
 	cli_ra_buf *bufs;
 };
 
@@ -49,8 +51,12 @@ struct cli_ra {
 	cli_ra_opts o;
 	pthread_mutex_t lock;
 	pthread_cond_t work;      /* a unit queued, or stop */
-	pthread_cond_t done;      /* a fetch ended */
 	cli_ra_buf *qhead, *qtail;
+	/* Unit memory for reuse: a fresh buffer costs a page fault (and
+	 * zeroing) per page when the fetch fills it, as much CPU as a copy.
+	 * Each free buffer starts with a struct pooled. */
+	struct pooled *pool;
+	uint64_t pool_bytes, pool_max;
 	pthread_t *tids;
 	unsigned started;
 	int stop;
@@ -59,12 +65,49 @@ struct cli_ra {
 
 /* ---- units (ra->lock held) ---- */
 
+struct pooled {
+	struct pooled *next;
+	size_t cap;
+};
+
+/* Memory for a unit of len bytes: from the pool (a buffer at least that
+ * large, less than twice) or fresh.  NULL when out of memory. */
+static char *data_get(cli_ra *ra, size_t len, size_t *cap)
+{
+	for (struct pooled **pp = &ra->pool; *pp; pp = &(*pp)->next) {
+		struct pooled *p = *pp;
+
+		if (p->cap >= len && p->cap / 2 < len) {
+			*pp = p->next;
+			ra->pool_bytes -= p->cap;
+			*cap = p->cap;
+			return (char *)p;
+		}
+	}
+	*cap = len < sizeof(struct pooled) ? sizeof(struct pooled) : len;
+	return malloc(*cap);
+}
+
+static void data_put(cli_ra *ra, char *data, size_t cap)
+{
+	struct pooled *p = (struct pooled *)(void *)data;
+
+	if (ra->pool_bytes + cap > ra->pool_max) {
+		free(data);
+		return;
+	}
+	p->cap = cap;
+	p->next = ra->pool;
+	ra->pool = p;
+	ra->pool_bytes += cap;
+}
+
 static void buf_free(cli_ra *ra, cli_ra_buf *b)
 {
 	ra->st.used_bytes -= b->len;
 	if (b->state == RA_READY && b->served < b->got)
 		ra->st.unused_bytes += b->got - b->served;
-	free(b->data);
+	data_put(ra, b->data, b->cap);
 	free(b);
 }
 
@@ -157,6 +200,29 @@ static int drop_elsewhere(const cli_ra_buf *b, const void *arg)
 
 /* ---- fetch threads ---- */
 
+/* Fetch b (RA_FETCHING, counted in its stream's running) without the
+ * lock; returns with it held and b fetched or failed. */
+static void fetch_one(cli_ra *ra, cli_ra_buf *b)
+{
+	size_t got = 0;
+	int rc = ra->o.fetch(ra->o.arg, b->s->owner, b->off, b->len, b->data, &got);
+
+	pthread_mutex_lock(&ra->lock);
+	if (rc == 0 && got > b->len)
+		rc = -EIO;
+	if (rc) {
+		b->state = RA_FAILED;
+		ra->st.fetch_errors++;
+	} else {
+		b->state = RA_READY;
+		b->got = got;
+		ra->st.fetches++;
+		ra->st.fetched_bytes += got;
+	}
+	b->s->running--;
+	pthread_cond_broadcast(&b->s->done);
+}
+
 static void *fetch_main(void *arg)
 {
 	cli_ra *ra = arg;
@@ -164,8 +230,6 @@ static void *fetch_main(void *arg)
 	pthread_mutex_lock(&ra->lock);
 	for (;;) {
 		cli_ra_buf *b;
-		size_t got = 0;
-		int rc;
 
 		while (!ra->stop && !ra->qhead)
 			pthread_cond_wait(&ra->work, &ra->lock);
@@ -179,21 +243,7 @@ static void *fetch_main(void *arg)
 		b->state = RA_FETCHING; /* the queue's reference is now ours */
 		b->s->running++;
 		pthread_mutex_unlock(&ra->lock);
-		rc = ra->o.fetch(ra->o.arg, b->s->owner, b->off, b->len, b->data, &got);
-		pthread_mutex_lock(&ra->lock);
-		if (rc == 0 && got > b->len)
-			rc = -EIO;
-		if (rc) {
-			b->state = RA_FAILED;
-			ra->st.fetch_errors++;
-		} else {
-			b->state = RA_READY;
-			b->got = got;
-			ra->st.fetches++;
-			ra->st.fetched_bytes += got;
-		}
-		b->s->running--;
-		pthread_cond_broadcast(&ra->done);
+		fetch_one(ra, b);
 		buf_put(ra, b);
 	}
 	pthread_mutex_unlock(&ra->lock);
@@ -225,8 +275,9 @@ int cli_ra_create(const cli_ra_opts *o, cli_ra **out)
 	if (!ra)
 		return -ENOMEM;
 	ra->o = *o;
+	ra->pool_max = o->total_bytes < (64u << 20) ? o->total_bytes : (64u << 20);
 	if (!ra->o.threads)
-		ra->o.threads = 8;
+		ra->o.threads = 16;
 	ra->tids = calloc(ra->o.threads, sizeof(*ra->tids));
 	if (!ra->tids) {
 		free(ra);
@@ -234,7 +285,6 @@ int cli_ra_create(const cli_ra_opts *o, cli_ra **out)
 	}
 	pthread_mutex_init(&ra->lock, NULL);
 	pthread_cond_init(&ra->work, NULL);
-	pthread_cond_init(&ra->done, NULL);
 	*out = ra;
 	return 0;
 }
@@ -249,7 +299,12 @@ void cli_ra_destroy(cli_ra *ra)
 	pthread_mutex_unlock(&ra->lock);
 	for (unsigned i = 0; i < ra->started; i++)
 		pthread_join(ra->tids[i], NULL);
-	pthread_cond_destroy(&ra->done);
+	while (ra->pool) {
+		struct pooled *p = ra->pool;
+
+		ra->pool = p->next;
+		free(p);
+	}
 	pthread_cond_destroy(&ra->work);
 	pthread_mutex_destroy(&ra->lock);
 	free(ra->tids);
@@ -280,6 +335,7 @@ cli_ra_stream *cli_ra_open(cli_ra *ra, void *owner, uint64_t unit)
 		unit = CLI_RA_UNIT_MAX;
 	if (unit > ra->o.window_bytes)
 		unit = ra->o.window_bytes;
+	pthread_cond_init(&s->done, NULL);
 	s->ra = ra;
 	s->owner = owner;
 	s->unit = unit;
@@ -296,8 +352,9 @@ void cli_ra_close(cli_ra_stream *s)
 	pthread_mutex_lock(&ra->lock);
 	drop_if(ra, s, drop_all, NULL);
 	while (s->running)
-		pthread_cond_wait(&ra->done, &ra->lock);
+		pthread_cond_wait(&s->done, &ra->lock);
 	pthread_mutex_unlock(&ra->lock);
+	pthread_cond_destroy(&s->done);
 	free(s);
 }
 
@@ -316,7 +373,7 @@ static int fetch_unit(cli_ra *ra, cli_ra_stream *s, uint64_t gen, uint64_t off, 
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -1;
-	b->data = malloc(len);
+	b->data = data_get(ra, len, &b->cap);
 	if (!b->data) {
 		free(b);
 		return -1;
@@ -430,14 +487,36 @@ static void stream_note(cli_ra *ra, cli_ra_stream *s, uint64_t gen, uint64_t fsi
 		s->ra_end = pos;
 }
 
+/* Fetch b now on the calling thread (lock held; b queued and referenced
+ * by the caller). */
+static void fetch_here(cli_ra *ra, cli_ra_buf *b)
+{
+	queue_remove(ra, b);
+	b->refs--; /* the queue's: the caller's keeps it */
+	b->state = RA_FETCHING;
+	b->s->running++;
+	pthread_mutex_unlock(&ra->lock);
+	fetch_one(ra, b);
+}
+
 /* Wait until b is fetched (lock held, b referenced): 1 if it holds valid
- * bytes for READs of gen, else 0. */
+ * bytes for READs of gen, else 0.  A unit still queued is fetched by the
+ * READ itself: a READ the kernel waits for never queues behind
+ * prefetches of other streams. */
 static int unit_ready(cli_ra *ra, cli_ra_buf *b, uint64_t gen)
 {
+	if (b->state == RA_READY)
+		ra->st.ready++;
+	else if (b->state == RA_QUEUED && b->attached && b->gen == gen) {
+		ra->st.fetched_here++;
+		fetch_here(ra, b);
+	} else {
+		ra->st.waits++;
+	}
 	while (b->state == RA_QUEUED || b->state == RA_FETCHING) {
 		if (!b->attached)
 			return 0;
-		pthread_cond_wait(&ra->done, &ra->lock);
+		pthread_cond_wait(&b->s->done, &ra->lock);
 	}
 	return b->attached && b->state == RA_READY && b->gen == gen;
 }

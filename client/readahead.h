@@ -58,7 +58,7 @@ typedef int (*cli_ra_fetch_fn)(void *arg, void *owner, uint64_t off, size_t len,
 typedef struct cli_ra_opts {
 	uint64_t window_bytes; /* most prefetched ahead per stream (ra_window_mb) */
 	uint64_t total_bytes;  /* most prefetched per mount (ra_total_mb); 0 = off */
-	unsigned threads;      /* fetch threads; 0 = 8 */
+	unsigned threads;      /* fetch threads; 0 = 16 */
 	cli_ra_fetch_fn fetch;
 	void *arg;
 } cli_ra_opts;
@@ -92,6 +92,9 @@ void cli_ra_put(cli_ra_ref *ref);
 typedef struct cli_ra_stats {
 	uint64_t hits;          /* READs served from prefetched data */
 	uint64_t misses;        /* READs that went to the OSSes */
+	uint64_t ready;         /* units a READ found fetched */
+	uint64_t waits;         /* units a READ waited for (being fetched) */
+	uint64_t fetched_here;  /* units a READ fetched itself (still queued) */
 	uint64_t fetches;       /* prefetches completed */
 	uint64_t fetch_errors;
 	uint64_t fetched_bytes;
