@@ -38,9 +38,10 @@ typedef struct node {
 	unsigned nopen;       /* open file handles */
 	uint64_t size;        /* last size the MDS reported */
 	uint32_t mode;        /* last mode the MDS reported (0 = unknown) */
-	int have_seen;        /* seen_* valid */
-	uint64_t seen_size;   /* size/mtime at the last open or close */
-	int64_t seen_mtime;
+	int have_seen;        /* seen_* valid (note_seen) */
+	uint64_t seen_size;   /* size/mtime/ctime at the last open or close */
+	int64_t seen_mtime, seen_ctime;
+	unsigned nwr;         /* open handles for writing */
 	uint64_t hw;          /* end of the highest byte written here */
 	int dirty;            /* hw / wmtime not yet pushed to the MDS */
 	int unsynced;         /* written since its objects were last synced
@@ -358,6 +359,31 @@ static void note_epoch(node *n, const pfs_attr *a)
 	n->have_epoch = 1;
 }
 
+/* The page cache of n may be kept at an open with fresh attributes a
+ * (keep_cache) when the data cannot have changed since this mount last saw
+ * it: same size, mtime and ctime (the change attribute: the MDS sets ctime
+ * from its own clock at every SETSIZE carrying a writer's mtime and every
+ * SETATTR, so a same-size overwrite by another mount, closed since, or an
+ * mtime put back with utimens, changes it).  fs->lock held. */
+static int seen_same(const node *n, const pfs_attr *a)
+{
+	return n->have_seen && n->seen_size == a->size && n->seen_mtime == a->mtime_ns &&
+	       n->seen_ctime == a->ctime_ns;
+}
+
+/* Remember a as what this mount's cache of n holds (fs->lock held).  Not
+ * while another client may be writing (PFS_ATTR_SIZE_STALE without a
+ * writer of ours): its bytes reach the OSSes before anything changes on
+ * the MDS, and a writer that set an explicit mtime pushes no new ctime at
+ * its close. */
+static void note_seen(node *n, const pfs_attr *a)
+{
+	n->have_seen = !(a->flags & PFS_ATTR_SIZE_STALE) || n->nwr > 0;
+	n->seen_size = a->size;
+	n->seen_mtime = a->mtime_ns;
+	n->seen_ctime = a->ctime_ns;
+}
+
 /* Note fresh attributes of a known inode and return the size the kernel
  * should see: unpushed local writes count.  The root is always known (the
  * kernel holds it without a LOOKUP, so it never gets a FORGET either). */
@@ -562,9 +588,7 @@ static int push_size_sent(cli_fs *fs, const cli_ctx *c, fh *h, int *sent)
 		n->size = a.size;
 		/* Our own writes went through the page cache: what we see
 		 * now is what the cache holds, so the next open may keep it. */
-		n->have_seen = 1;
-		n->seen_size = a.size;
-		n->seen_mtime = a.mtime_ns;
+		note_seen(n, &a);
 		if (sent)
 			*sent = 1;
 	}
@@ -1050,11 +1074,10 @@ static fh *open_handle(cli_fs *fs, const cli_ctx *c, const pfs_attr *a, const pf
 	}
 	/* Keep the page cache only if nobody changed the file since this
 	 * client last saw it; otherwise the kernel drops it at open. */
-	fi->keep_cache = !created && n->have_seen && n->seen_size == a->size &&
-			 n->seen_mtime == a->mtime_ns;
-	n->have_seen = 1;
-	n->seen_size = a->size;
-	n->seen_mtime = a->mtime_ns;
+	fi->keep_cache = !created && seen_same(n, a);
+	if ((fi->flags & O_ACCMODE) != O_RDONLY)
+		n->nwr++;
+	note_seen(n, a);
 	n->size = a->size;
 	note_epoch(n, a);
 	n->nopen++;
@@ -1136,6 +1159,8 @@ static void close_handle(cli_fs *fs, fh *h, int created)
 {
 	pthread_mutex_lock(&fs->lock);
 	h->n->nopen--;
+	if (h->wr)
+		h->n->nwr--;
 	if (created)
 		h->n->nlookup--;
 	node_maybe_free(fs, h->n);
@@ -1191,8 +1216,7 @@ opened:
 		pthread_mutex_lock(&fs->lock);
 		if (a.size > h->n->size)
 			h->n->size = a.size;
-		h->n->seen_size = a.size;
-		h->n->seen_mtime = a.mtime_ns;
+		note_seen(h->n, &a);
 		note_epoch(h->n, &a);
 		pthread_mutex_unlock(&fs->lock);
 	}
@@ -1861,6 +1885,8 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 			(unsigned long long)ino, pfs_strerror(rc));
 	pthread_mutex_lock(&fs->lock);
 	h->n->nopen--;
+	if (h->wr)
+		h->n->nwr--;
 	left = h->n->nopen;
 	/* The size is lost for good if nobody else has the file open; keep
 	 * trying while a handle remains, else give up (logged above). */

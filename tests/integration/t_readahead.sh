@@ -56,6 +56,29 @@ check dd if="$T/patch" of="$T/x" bs=1M seek=5 conv=notrunc status=none
 cmp "$T/x" "$MNT2/s4" || fail "B reads old bytes after A's overwrite and close"
 ok "B opening after A's close reads A's new bytes"
 
+# 2b. the same, with A putting the old mtime back (cp -p, rsync -t do):
+# size and mtime as B saw them, only the ctime tells the change.  B reads
+# the file twice first (the second open keeps the page cache: checked).
+check dd if=/dev/urandom of="$T/k" bs=1M count=8 status=none
+check cp "$T/k" "$MNT/k"
+sleep 1.2 # A's RELEASE (asynchronous) reached the MDS: B sees no writer
+cmp "$T/k" "$MNT2/k" || fail "read before the second overwrite"
+sleep 1.2
+cmp "$T/k" "$MNT2/k" || fail "second read before the second overwrite"
+if command -v fincore >/dev/null; then
+	p=$(fincore -n -o PAGES "$MNT2/k" | tr -d ' ')
+	[ "$p" = 2048 ] || fail "B did not keep its page cache of an unchanged file ($p pages)"
+fi
+mt=$(stat -c %y "$MNT/k")
+check dd if=/dev/urandom of="$T/patch" bs=1M count=1 status=none
+check dd if="$T/patch" of="$MNT/k" bs=1M seek=4 conv=notrunc status=none
+check dd if="$T/patch" of="$T/k" bs=1M seek=4 conv=notrunc status=none
+check touch -d "$mt" "$MNT/k"
+[ "$(stat -c %y "$MNT/k")" = "$mt" ] || fail "touch -d did not put the mtime back"
+sleep 1.5 # B's attribute cache
+cmp "$T/k" "$MNT2/k" || fail "B kept its page cache after an overwrite with the same size and mtime"
+ok "an overwrite that keeps size and mtime still drops B's cache at open (ctime)"
+
 # 3. truncate and rewrite by B while B's reader is in the middle of a stream
 check dd if=/dev/urandom of="$T/y" bs=1M count=40 status=none
 exec 3<"$MNT2/s4"
