@@ -70,6 +70,8 @@ struct cli_fs {
 	int wb;                      /* the kernel's write-back cache is on (set at INIT) */
 	cli_wc *wc;                  /* our own write-back cache (wcache.h); NULL = off */
 	cli_ra *ra;                  /* stream readahead (readahead.h); NULL = off */
+	uint64_t ra_epoch;           /* bumped when the MDS's invalidations were lost:
+	                                added to every inode's ra_gen (lock) */
 	int null_fd;                 /* /dev/null, to drain WRITE pipes; -1 if none */
 	pthread_mutex_t lock;
 	node *buckets[NODE_BUCKETS]; /* guarded by lock */
@@ -102,6 +104,7 @@ static int wc_grant_cb(void *arg, uint32_t ost, uint64_t want, uint64_t giveback
 static void wc_flush_ino(cli_fs *fs, uint64_t ino);
 static int ra_fetch_cb(void *arg, void *owner, uint64_t off, size_t len, void *buf,
 		       size_t *got);
+static void ra_inval_cb(void *arg, uint64_t ino);
 
 int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opts *opts,
 		  cli_fs **out)
@@ -148,6 +151,8 @@ int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opt
 			cli_fs_destroy(fs);
 			return rc;
 		}
+		if (opts->notify)
+			cli_notify_on_inval(opts->notify, ra_inval_cb, fs);
 	}
 	*out = fs;
 	return 0;
@@ -1300,6 +1305,25 @@ static void ra_bump(cli_fs *fs, node *n)
 	pthread_mutex_unlock(&fs->lock);
 }
 
+/* The MDS revoked this mount's lease on ino (another client changed it):
+ * the prefetched data of its open files is not served any more; ino 0 =
+ * invalidations were lost, any inode may have changed. */
+static void ra_inval_cb(void *arg, uint64_t ino)
+{
+	cli_fs *fs = arg;
+	node *n;
+
+	pthread_mutex_lock(&fs->lock);
+	if (ino == 0) {
+		fs->ra_epoch++;
+	} else {
+		n = node_find(fs, ino);
+		if (n)
+			n->ra_gen++;
+	}
+	pthread_mutex_unlock(&fs->lock);
+}
+
 /* Answer a READ from h's prefetched data if it holds [off, off+size):
  * 1 = answered (buf freed, snap applied over it and freed), 0 = not. */
 static int ra_serve(fuse_req_t req, fh *h, uint64_t fsize, off_t off, size_t size, char *buf,
@@ -1314,7 +1338,7 @@ static int ra_serve(fuse_req_t req, fh *h, uint64_t fsize, off_t off, size_t siz
 	 * out of the cache before it were on the OSSes, and the generation
 	 * bumped, by then (wc_write_cb). */
 	pthread_mutex_lock(&fs->lock);
-	gen = h->n->ra_gen;
+	gen = h->n->ra_gen + fs->ra_epoch;
 	pthread_mutex_unlock(&fs->lock);
 	if (!cli_ra_read(h->ra, gen, fsize, (uint64_t)off, size, buf, &data, &ref))
 		return 0;

@@ -50,6 +50,8 @@ struct cli_notify {
 	/* directories with names invalidated lately (mu) */
 	struct { uint64_t ino, ms; } recent[RECENT];
 	cli_notify_stats st;
+	void (*inval_fn)(void *arg, uint64_t ino); /* cli_notify_on_inval */
+	void *inval_arg;
 };
 
 static unsigned hash64(uint64_t x, unsigned mod)
@@ -60,6 +62,12 @@ static unsigned hash64(uint64_t x, unsigned mod)
 static int up_locked(cli_notify *n, uint64_t now)
 {
 	return n->ok && n->lease_ms && now < n->sent_ms + n->o.wait_ms + UP_SLACK_MS;
+}
+
+void cli_notify_on_inval(cli_notify *n, void (*fn)(void *arg, uint64_t ino), void *arg)
+{
+	n->inval_fn = fn;
+	n->inval_arg = arg;
 }
 
 int cli_notify_up(cli_notify *n)
@@ -200,6 +208,8 @@ static void apply(cli_notify *n, const cli_notify_batch *b, cli_notify_stats *st
 			/* attributes only (offset < 0): the page cache is the
 			 * open's to judge (close-to-open, fuse_ops.c) */
 			(void)fuse_lowlevel_notify_inval_inode(n->se, r->ino, -1, 0);
+			if (n->inval_fn)
+				n->inval_fn(n->inval_arg, r->ino);
 			st->inval_inode++;
 			break;
 		case PFS_NOTIFY_ENTRY:
@@ -312,6 +322,8 @@ static void *notify_main(void *arg)
 			pfs_log(PFS_LOG_NOTICE, "md_lease: the MDS dropped invalidations: names and "
 				"attributes cached may be stale for one lease at most");
 			st.resets++;
+			if (n->inval_fn)
+				n->inval_fn(n->inval_arg, 0);
 		}
 		apply(n, &b, &st);
 		pthread_mutex_lock(&n->mu);
