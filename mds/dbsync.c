@@ -2,7 +2,8 @@
  * it got.  In db_sync=periodic mode (MDS_SYNC_PERIODIC) and none
  * (MDS_SYNC_NONE) nsdb.c opens the LMDB environment with MDB_NOSYNC, so
  * commits reach the page cache only.  Every sync goes through
- * mds_nsi_sync: it notes the last committed transaction, calls
+ * mds_nsi_sync: it notes the last committed transaction, returns at once
+ * when an earlier sync already made it durable, else calls
  * mdb_env_sync, and on success records that transaction as durable
  * (synced_gen; the destroyer only acts on destroy records logged at or
  * before it, destroy_log.c) and wakes the destroyer when that made new
@@ -42,7 +43,17 @@ int mds_nsi_sync(mds_ns *ns, const char *why)
 	void (*fn)(void *) = NULL;
 	void *arg = NULL;
 	unsigned long nerr = 0;
-	int rc = mdb_env_sync(ns->env, 1), was_failing;
+	int rc, was_failing, done;
+
+	/* Already durable: a sync that started after the last commit (another
+	 * client's fsync, the thread's round) covered it.  So concurrent
+	 * fsyncs share the disk sync, and an idle MDS's thread syncs nothing. */
+	pthread_mutex_lock(&ns->lock);
+	done = gen && gen <= ns->synced_gen && !ns->sync_failing;
+	pthread_mutex_unlock(&ns->lock);
+	if (done)
+		return 0;
+	rc = mdb_env_sync(ns->env, 1);
 
 	/* mdb_env_sync returns an errno (or an LMDB code): never log through
 	 * lmdb_err here, the message below names the file. */

@@ -464,6 +464,18 @@ static void test_sync_stats(void **state)
 	assert_int_equal(s.durable_txn, s.last_txn);
 	assert_int_equal(s.errors, 0);
 	assert_int_equal(s.last_error, 0);
+	/* Nothing committed since: a sync is already done (no disk sync; the
+	 * periodic thread's rounds skip it too); after a commit exactly one
+	 * sync happens. */
+	unsigned long n = s.syncs;
+	assert_int_equal(mds_ns_sync(f->ns), 0);
+	mds_ns_sync_stats(f->ns, &s);
+	assert_int_equal(s.syncs, n);
+	assert_int_equal(mds_ns_mkdir(f->ns, &root, 1, "e", 0755, &a), 0);
+	assert_int_equal(mds_ns_sync(f->ns), 0); /* or the thread's round did */
+	mds_ns_sync_stats(f->ns, &s);
+	assert_int_equal(s.syncs, n + 1);
+	assert_int_equal(s.durable_txn, s.last_txn);
 }
 
 int main(void)
