@@ -18,7 +18,9 @@
 #define DIR_BUCKETS 4096
 #define RECENT 256
 #define RECENT_MS 2000
-#define UP_SLACK_MS 5000
+/* < MDS_LEASE_REG_GRACE_MS: the MDS keeps a registration longer than a
+ * mount believes in it */
+#define UP_SLACK_MS 10000
 #define RETRY_MS 1000
 
 /* A directory the kernel got an entry for: where its dentry is. */
@@ -291,6 +293,16 @@ static void *notify_main(void *arg)
 		ack = n->ack;
 		pthread_mutex_unlock(&n->mu);
 		rc = cli_mdc_notify_wait(n->mdc, ack, n->o.wait_ms, 0, &b);
+		{
+			uint64_t late = pfs_clock_ms() - n->sent_ms;
+
+			/* answered after the channel counted as down: say so (once
+			 * per outage); the kernel had the short timeouts meanwhile */
+			if (!rc && late > n->o.wait_ms + UP_SLACK_MS && !logged_down)
+				pfs_log(PFS_LOG_NOTICE, "md_lease: the MDS answered after %llu ms "
+					"(the channel counted as down meanwhile)",
+					(unsigned long long)late);
+		}
 		if (stop_check(n)) {
 			free(b.v);
 			break;
@@ -325,7 +337,15 @@ static void *notify_main(void *arg)
 			if (n->inval_fn)
 				n->inval_fn(n->inval_arg, 0);
 		}
-		apply(n, &b, &st);
+		{
+			uint64_t t0 = pfs_clock_ms(), dt;
+
+			apply(n, &b, &st);
+			dt = pfs_clock_ms() - t0;
+			if (dt > 1000)
+				pfs_log(PFS_LOG_NOTICE, "md_lease: %u invalidation(s) took %llu ms",
+					b.n, (unsigned long long)dt);
+		}
 		pthread_mutex_lock(&n->mu);
 		n->boot_id = b.boot_id;
 		n->ack = b.seq;
@@ -406,6 +426,11 @@ void cli_notify_stop(cli_notify *n)
 	}
 	pthread_join(n->thread, NULL);
 	n->started = 0;
+	pfs_log(PFS_LOG_NOTICE, "md_lease: %llu batches, %llu inode, %llu entry and %llu "
+		"directory invalidations, %llu resets, %llu failed waits",
+		(unsigned long long)n->st.batches, (unsigned long long)n->st.inval_inode,
+		(unsigned long long)n->st.inval_entry, (unsigned long long)n->st.inval_perm,
+		(unsigned long long)n->st.resets, (unsigned long long)n->st.failures);
 }
 
 void cli_notify_destroy(cli_notify *n)

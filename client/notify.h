@@ -6,7 +6,7 @@
  *
  * Up means: the MDS answered the last wait (so it has this mount
  * registered and records leases for it), the wait in flight was sent less
- * than wait_ms + 5 s ago (the MDS keeps a registration wait_ms + 10 s past
+ * than wait_ms + 10 s ago (the MDS keeps a registration wait_ms + 20 s past
  * each wait, so it outlasts the client's belief), and the MDS grants
  * leases.  Down (MDS restart, network cut, md_lease=0 on either side):
  * the short timeouts of before.  What a mount cached while up and missed

@@ -62,7 +62,8 @@ typedef struct mds_lease mds_lease;
 
 #define MDS_LEASE_S_DEFAULT 10
 #define MDS_LEASE_SLACK_MS 2000      /* lease beyond lease_ms on the MDS */
-#define MDS_LEASE_REG_GRACE_MS 10000 /* registration beyond wait_ms */
+#define MDS_LEASE_REG_GRACE_MS 20000 /* registration beyond wait_ms (more than a
+                                        mount's own 10 s, client/notify.c) */
 
 /* What a change touched (mds_lease_changed). */
 #define MDS_LEASE_ATTR 1u  /* attributes (size, times, mode, nlink, ...) */
