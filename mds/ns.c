@@ -534,10 +534,13 @@ static int do_create(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char 
 		memcpy(w->b.target, target, w->b.d.tlen + 1);
 		w->b.d.size = w->b.d.tlen;
 	}
+	if (S_ISREG(mode) && (flags & MDS_CREATE_WRITER))
+		w->b.d.fflags |= MDS_IF_SIZE_STALE;
 	rc = create_finish(ns, t, &w->a, name, &w->b, now);
 	if (rc)
 		goto out;
 	to_attr(&w->b, out);
+	out->flags &= ~PFS_ATTR_SIZE_STALE;
 	if (lay)
 		to_layout(&w->b, lay);
 out:
@@ -1068,6 +1071,16 @@ int mds_ns_size_stale(mds_ns *ns, uint64_t ino, int stale)
 
 	if (!w)
 		return -ENOMEM;
+	/* Most calls find the flag as wanted (a create sets it already):
+	 * look under a read transaction first, not the single writer's. */
+	rc = rbegin(ns, &t);
+	if (!rc)
+		rc = mds_nsi_ino_get(ns, t, ino, &w->a);
+	if (t)
+		mdb_txn_abort(t);
+	t = NULL;
+	if (rc || !S_ISREG(w->a.d.mode) || !(w->a.d.fflags & MDS_IF_SIZE_STALE) == !stale)
+		goto out;
 	rc = wbegin(ns, &t);
 	if (!rc)
 		rc = mds_nsi_ino_get(ns, t, ino, &w->a);
@@ -1079,6 +1092,7 @@ int mds_ns_size_stale(mds_ns *ns, uint64_t ino, int stale)
 		rc = mds_nsi_ino_put(ns, t, &w->a);
 	}
 	rc = t ? mds_nsi_wend(ns, t, rc, 0) : rc;
+out:
 	free(w);
 	return rc;
 }

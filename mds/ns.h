@@ -64,6 +64,11 @@ int mds_ns_create(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *na
 int mds_ns_create_at(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
 		     uint32_t mode, uint32_t flags, uint32_t stripe_size, uint32_t stripe_count,
 		     uint32_t stripe_offset, pfs_attr *out, pfs_layout *lay);
+/* mds_ns_create flag of the MDS's own (never from the wire): the creator
+ * opens the new file for writing, so it starts with its size flagged
+ * stale (mds_ns_size_stale, mds/open.h) in the creating transaction rather
+ * than a second one.  The attributes returned do not show the flag. */
+#define MDS_CREATE_WRITER 0x80000000u
 /* Any non-directory type; S_IFREG gets a layout like create. */
 int mds_ns_mknod(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
 		 uint32_t mode, uint32_t rdev, pfs_attr *out);

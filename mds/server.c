@@ -638,12 +638,13 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 			rc = -ENOMEM;
 		rr.lay = lay;
 		if (!rc)
-			rc = mds_ns_create_at(s->ns, &c, parent, name, mode, flags, ss, sc, so, &a,
-					      lay);
+			rc = mds_ns_create_at(s->ns, &c, parent, name, mode,
+					      flags | MDS_CREATE_WRITER, ss, sc, so, &a, lay);
 		if (!rc && mds_open_add(s->opens, h->client_id, a.ino))
 			pfs_log(PFS_LOG_DEBUG, "create of ino %llu: unlinked before its open counted",
 				(unsigned long long)a.ino);
-		else if (!rc) /* the reply is logged as it was: the flag not in it */
+		else if (!rc) /* the flag is set already (a new file) or now (an
+			       * existing one); the reply is logged without it */
 			(void)mds_open_writer(s->opens, h->client_id, a.ino);
 		if (!rc) {
 			lease_entry(s, cid, parent, name, a.ino, since, 1);

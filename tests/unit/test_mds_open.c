@@ -310,6 +310,33 @@ static void test_size_flag_close(void **state)
 	assert_false(stale(f, y));
 }
 
+/* CREATE (MDS_CREATE_WRITER): the new file's size is flagged in the
+ * creating transaction, the reply does not show it, the writer's close
+ * clears it; without the flag a create leaves it clear. */
+static void test_size_flag_create(void **state)
+{
+	struct fx *f = *state;
+	pfs_layout lay;
+	pfs_attr a;
+
+	assert_int_equal(mds_ns_create(f->ns, &root, 1, "w", S_IFREG | 0644, MDS_CREATE_WRITER,
+				       0, 2, &a, &lay), 0);
+	assert_false(a.flags & PFS_ATTR_SIZE_STALE);
+	assert_true(stale(f, a.ino));
+	assert_int_equal(mds_open_add(f->op, CLI_A, a.ino), 0);
+	assert_int_equal(mds_open_writer(f->op, CLI_A, a.ino), 0);
+	mds_open_close(f->op, CLI_A, a.ino, 0);
+	assert_false(stale(f, a.ino));
+	/* O_CREAT of the existing file sets it again (an open for writing) */
+	assert_int_equal(mds_ns_create(f->ns, &root, 1, "w", S_IFREG | 0644, MDS_CREATE_WRITER,
+				       0, 2, &a, &lay), 0);
+	assert_false(stale(f, a.ino));
+	assert_int_equal(mds_open_add(f->op, CLI_A, a.ino), 0);
+	assert_int_equal(mds_open_writer(f->op, CLI_A, a.ino), 0);
+	assert_true(stale(f, a.ino));
+	assert_false(stale(f, mkfile(f, "plain", &lay)));
+}
+
 /* A writer whose lease expires (crashed before CLOSE) leaves the flag set;
  * the next SETSIZE with no writer open (a reader's glimpse) clears it. */
 static void test_size_flag_lease(void **state)
@@ -436,6 +463,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lease_expiry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_size_flag_close, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_size_flag_create, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_size_flag_lease, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_undo_and_relink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lfsck_judge, setup, teardown),
