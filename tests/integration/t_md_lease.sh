@@ -43,11 +43,12 @@ done
 
 # 1. cached: the second stat after attr_timeout_s reaches no MDS.  A
 # drop_caches by anything else on the machine (benchmarks do it) empties
-# the kernel's caches in between: then the attempt is made again (the
-# count can only be 0 with the leases; mount C shows it is not 0 without).
+# the kernel's caches in between (/proc/vmstat drop_slab moves): such an
+# attempt does not count and is made again.  Mount C (md_lease_s=0) shows
+# that the count is not 0 without the leases.
 drops() { awk '$1 == "drop_slab" { print $2 }' /proc/vmstat; }
 a=x
-for try in 1 2 3; do
+for try in 1 2 3 4 5 6 7 8; do
 	d0=$(drops)
 	for m in "$MNT" "$MNTC"; do
 		(cd "$m/d" || exit 1; stat f > /dev/null; stat k > /dev/null; true) ||
@@ -62,12 +63,16 @@ for try in 1 2 3; do
 	c=$(mds_ops leaseC$try)
 	[ "$c" -ge 1 ] || fail "mount C (md_lease_s=0): no MDS request after attr_timeout_s ($c)"
 	[ "$a" = 0 ] && break
-	echo "attempt $try: mount A made $a MDS requests (caches dropped meanwhile:" \
-		"$(( $(drops) - d0 )) time(s))"
+	[ "$(drops)" = "$d0" ] && fail "mount A: $a MDS requests for stats of unchanged cached" \
+		"files: $(admin --json jobstats | jq -c ".jobs[] | select(.job == \"leaseA$try\") | .mds_ops")"
+	echo "attempt $try: mount A made $a MDS requests, the caches were dropped meanwhile"
+	a=x
 done
-[ "$a" = 0 ] || fail "mount A: $a MDS requests for stats of unchanged cached files: $(
-	admin --json jobstats | jq -c ".jobs[] | select(.job == \"leaseA3\") | .mds_ops")"
-ok "stat of an unchanged file is served from the kernel's cache ($a requests; without leases $c)"
+if [ "$a" = x ]; then
+	echo "not measured: the kernel's caches were dropped by something else in every attempt"
+else
+	ok "stat of an unchanged file is served from the kernel's cache ($a requests; without leases $c)"
+fi
 
 # 2. changes by B, seen by A
 check chmod 600 "$MNTB/d/f"
