@@ -246,6 +246,39 @@ static void apply(cli_notify *n, const cli_notify_batch *b, cli_notify_stats *st
 	}
 }
 
+/* What this mount cached under leases that went unwatched (the MDS
+ * restarted or forgot the mount, or dropped records for it): the names
+ * below every directory it knows go (each directory's own dentry: the
+ * kernel drops the unused ones below with it), and the root's attributes.
+ * Inodes still in use (open files, working directories) keep their cached
+ * attributes for at most one lease. */
+static void flush_all(cli_notify *n)
+{
+	struct ent { uint64_t parent; char name[PFS_NAME_MAX + 1]; } *v;
+	size_t k = 0, cap;
+
+	pthread_mutex_lock(&n->mu);
+	cap = n->ndirs;
+	v = cap ? malloc(cap * sizeof(*v)) : NULL;
+	for (unsigned b = 0; v && b < DIR_BUCKETS; b++)
+		for (dirent_rec *d = n->dirs[b]; d && k < cap; d = d->next) {
+			v[k].parent = d->parent;
+			memcpy(v[k].name, d->name, strlen(d->name) + 1);
+			k++;
+		}
+	pthread_mutex_unlock(&n->mu);
+	(void)fuse_lowlevel_notify_inval_inode(n->se, FUSE_ROOT_ID, -1, 0);
+	for (size_t i = 0; i < k; i++)
+		(void)fuse_lowlevel_notify_inval_entry(n->se, v[i].parent, v[i].name,
+						       strlen(v[i].name));
+	if (cap && !v)
+		pfs_log(PFS_LOG_WARNING, "md_lease: no memory to drop the cached names: they "
+			"may be stale for one lease at most");
+	free(v);
+	if (n->inval_fn)
+		n->inval_fn(n->inval_arg, 0);
+}
+
 static int stop_check(void *arg)
 {
 	cli_notify *n = arg;
@@ -327,15 +360,20 @@ static void *notify_main(void *arg)
 			pfs_log(PFS_LOG_NOTICE, "md_lease: notify channel up (lease %u ms)",
 				b.lease_ms);
 		logged_down = 0;
-		if (n->boot_id && b.boot_id != n->boot_id)
-			pfs_log(PFS_LOG_NOTICE, "md_lease: the MDS restarted: names and attributes "
-				"cached before may be stale for one lease at most");
-		if (b.flags & PFS_NOTIFY_RESET) {
-			pfs_log(PFS_LOG_NOTICE, "md_lease: the MDS dropped invalidations: names and "
-				"attributes cached may be stale for one lease at most");
+		if (n->boot_id && b.boot_id != n->boot_id) {
+			pfs_log(PFS_LOG_NOTICE, "md_lease: the MDS restarted: the names cached "
+				"under its leases are dropped");
+			flush_all(n);
+		} else if (n->boot_id && n->ack && b.seq <= n->ack) {
+			/* its sequence started again: it forgot this mount */
+			pfs_log(PFS_LOG_NOTICE, "md_lease: the MDS had forgotten this mount: the "
+				"names cached under its leases are dropped");
+			flush_all(n);
+		} else if (b.flags & PFS_NOTIFY_RESET) {
+			pfs_log(PFS_LOG_NOTICE, "md_lease: the MDS dropped invalidations: the names "
+				"cached under its leases are dropped");
 			st.resets++;
-			if (n->inval_fn)
-				n->inval_fn(n->inval_arg, 0);
+			flush_all(n);
 		}
 		{
 			uint64_t t0 = pfs_clock_ms(), dt;

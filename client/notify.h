@@ -9,9 +9,12 @@
  * than wait_ms + 10 s ago (the MDS keeps a registration wait_ms + 20 s past
  * each wait, so it outlasts the client's belief), and the MDS grants
  * leases.  Down (MDS restart, network cut, md_lease=0 on either side):
- * the short timeouts of before.  What a mount cached while up and missed
- * invalidations for (a cut, a restarted MDS, a RESET batch) is stale for
- * at most one lease: no kernel timeout exceeds it.
+ * the short timeouts of before.  A batch that says the leases went
+ * unwatched (another MDS instance, a sequence started again: the MDS forgot
+ * this mount, or RESET: records were dropped) makes the mount drop the
+ * names it cached below every directory it knows; what stays (attributes
+ * of inodes in use) is stale for at most one lease: no kernel timeout
+ * exceeds it.
  *
  * Names: the kernel checks no search permission on a cached dentry
  * (fuse_ops.c entry_timeout), so a directory whose mode or owner changes

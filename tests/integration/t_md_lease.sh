@@ -120,3 +120,15 @@ $U stat p/h 2>&1 | grep -q "Permission denied" ||
 check stat p/h > /dev/null
 cd /
 ok "chmod 700 of a directory on B: its names cached on A are no longer served to others"
+
+# 4. an MDS restart: the new MDS does not know what A cached under the old
+# one's leases, so A drops its cached names when its channel comes back
+check sh -c "echo y > '$MNTB/d/r'"
+wait_for "a new file on A" stat "$MNT/d/r"
+"$REPO/deploy/pfs-cluster" crash "$CLUSTER" > /dev/null 2>&1 || fail "crash"
+"$REPO/deploy/pfs-cluster" revive "$CLUSTER" > /dev/null 2>&1 || fail "revive"
+for _ in $(seq 100); do grep -q "the MDS restarted" "$CLUSTER/client.log" && break; sleep 0.2; done
+grep -q "the MDS restarted" "$CLUSTER/client.log" || fail "mount A did not see the MDS restart"
+check chmod 600 "$MNTB/d/r"
+wait_for "chmod on B after an MDS restart" sh -c "[ \$(stat -c %a '$MNT/d/r') = 600 ]"
+ok "after an MDS restart A drops what it cached under the old leases"
