@@ -2,6 +2,8 @@
 # mount.pfs's stream readahead (issue 11 item 2, client/readahead.h): two
 # mounts of one cluster, A writes, B reads (its page cache never held the
 # files, so every byte B reads comes through mount.pfs's READ path).
+#  0. B's page cache is dropped at open after A overwrote a file it had
+#     read, even with the old mtime put back (ctime);
 #  1. sequential reads of multi-stripe files (4 x 1 MiB stripes; 3 x 2 MiB)
 #     byte for byte, and B's readahead served READs (its unmount log);
 #  2. close-to-open: A overwrites the middle of a file B has read (same
@@ -34,6 +36,30 @@ hits() {
 	mount_b
 }
 
+# 0. close-to-open when A puts the old mtime back after overwriting (cp -p,
+# rsync -t do): size and mtime as B saw them, only the ctime tells the
+# change (keep_cache).  B reads the file twice first (the second open keeps
+# the page cache: checked).
+check dd if=/dev/urandom of="$T/k" bs=1M count=8 status=none
+check cp "$T/k" "$MNT/k"
+sleep 1.2 # A's RELEASE (asynchronous) reached the MDS: B sees no writer
+cmp "$T/k" "$MNT2/k" || fail "first read of k"
+sleep 1.2
+cmp "$T/k" "$MNT2/k" || fail "second read of k"
+if command -v fincore >/dev/null; then
+	p=$(fincore -n -o PAGES "$MNT2/k" | tr -d ' ')
+	[ "$p" = 2048 ] || fail "B did not keep its page cache of an unchanged file ($p pages)"
+fi
+mt=$(stat -c %y "$MNT/k")
+check dd if=/dev/urandom of="$T/patch" bs=1M count=1 status=none
+check dd if="$T/patch" of="$MNT/k" bs=1M seek=4 conv=notrunc status=none
+check dd if="$T/patch" of="$T/k" bs=1M seek=4 conv=notrunc status=none
+check touch -d "$mt" "$MNT/k"
+[ "$(stat -c %y "$MNT/k")" = "$mt" ] || fail "touch -d did not put the mtime back"
+sleep 1.5 # B's attribute cache
+cmp "$T/k" "$MNT2/k" || fail "B kept its page cache after an overwrite with the same size and mtime"
+ok "an overwrite that keeps size and mtime still drops B's cache at open (ctime)"
+
 # 1. sequential, multi-stripe
 admin setstripe -c 4 -S 1M "$MNT/s4" >/dev/null || fail "setstripe s4"
 admin setstripe -c 3 -S 2M "$MNT/s3" >/dev/null || fail "setstripe s3"
@@ -56,28 +82,6 @@ check dd if="$T/patch" of="$T/x" bs=1M seek=5 conv=notrunc status=none
 cmp "$T/x" "$MNT2/s4" || fail "B reads old bytes after A's overwrite and close"
 ok "B opening after A's close reads A's new bytes"
 
-# 2b. the same, with A putting the old mtime back (cp -p, rsync -t do):
-# size and mtime as B saw them, only the ctime tells the change.  B reads
-# the file twice first (the second open keeps the page cache: checked).
-check dd if=/dev/urandom of="$T/k" bs=1M count=8 status=none
-check cp "$T/k" "$MNT/k"
-sleep 1.2 # A's RELEASE (asynchronous) reached the MDS: B sees no writer
-cmp "$T/k" "$MNT2/k" || fail "read before the second overwrite"
-sleep 1.2
-cmp "$T/k" "$MNT2/k" || fail "second read before the second overwrite"
-if command -v fincore >/dev/null; then
-	p=$(fincore -n -o PAGES "$MNT2/k" | tr -d ' ')
-	[ "$p" = 2048 ] || fail "B did not keep its page cache of an unchanged file ($p pages)"
-fi
-mt=$(stat -c %y "$MNT/k")
-check dd if=/dev/urandom of="$T/patch" bs=1M count=1 status=none
-check dd if="$T/patch" of="$MNT/k" bs=1M seek=4 conv=notrunc status=none
-check dd if="$T/patch" of="$T/k" bs=1M seek=4 conv=notrunc status=none
-check touch -d "$mt" "$MNT/k"
-[ "$(stat -c %y "$MNT/k")" = "$mt" ] || fail "touch -d did not put the mtime back"
-sleep 1.5 # B's attribute cache
-cmp "$T/k" "$MNT2/k" || fail "B kept its page cache after an overwrite with the same size and mtime"
-ok "an overwrite that keeps size and mtime still drops B's cache at open (ctime)"
 
 # 3. truncate and rewrite by B while B's reader is in the middle of a stream
 check dd if=/dev/urandom of="$T/y" bs=1M count=40 status=none
