@@ -52,6 +52,8 @@ typedef struct cli_fs_opts {
 	cli_wc_opts wcache;   /* mount.pfs's own write-back cache (client/wcache.h):
 	                         limits, threads, age; total_bytes 0 = off (every
 	                         write synchronous); the callbacks are set here */
+	int wcache_whole_stripes; /* cache writes of whole stripes too; 0: they go
+	                             straight to the OSSes (spliced, no copy) */
 } cli_fs_opts;
 
 /* mdc, osc and jobid are borrowed and must outlive the cli_fs. */

@@ -138,7 +138,7 @@ typedef struct mount_cfg {
 	int ra_window_mb, ra_total_mb, ra_threads;
 	int dirty_mb;
 	int wcache_mb, wcache_file_mb, wcache_ost_mb, wcache_job_mb;
-	int wcache_threads, wcache_age_ms;
+	int wcache_threads, wcache_age_ms, wcache_whole_stripes;
 	int rcc_credits;
 	int mdqos;
 	double rcc_lmax_ms;
@@ -182,7 +182,11 @@ static const pfs_cfg_opt mount_opts[] = {
 	  0, 86400),
 	/* Metadata leases (issue 11, client/notify.h): the MDS's md_lease_s
 	 * (default 10) and this cap, whichever is shorter. */
-	N(PFS_CFG_DOUBLE, md_lease_s, "30",
+	/* Off by default for now: on a cold-cache metadata benchmark the
+	 * notify channel cost 15 % of stat and unlink and 20 % of create
+	 * (bench/RESULTS.md, "Core benchmark — end of the issue 8/9/11
+	 * session"); warm stats of unchanged files gain 10x with it. */
+	N(PFS_CFG_DOUBLE, md_lease_s, "0",
 	  "with the MDS's invalidations (a notify channel), cache names and attributes up to "
 	  "this long (at most the MDS's lease; 0 = off: attr_timeout_s only)", 0, 30),
 	N(PFS_CFG_BOOL, allow_other, "1", "let every user use the mount (the MDS checks permissions)",
@@ -230,6 +234,9 @@ static const pfs_cfg_opt mount_opts[] = {
 	  0, 1048576),
 	N(PFS_CFG_INT, wcache_job_mb, "0", "dirty data per job, MiB (0 = wcache_mb)", 0, 1048576),
 	N(PFS_CFG_INT, wcache_threads, "4", "write-back cache flusher threads", 1, 256),
+	N(PFS_CFG_BOOL, wcache_whole_stripes, "0",
+	  "write-back cache: cache writes of whole stripes too (default: they go straight to "
+	  "the OSSes, spliced, as they gain nothing from the cache's copy)", 0, 0),
 	N(PFS_CFG_INT, wcache_age_ms, "1000",
 	  "cached data older than this is written back, ms", 1, 3600000),
 	N(PFS_CFG_BOOL, clone_fd, "1",
@@ -611,6 +618,7 @@ int main(int argc, char **argv)
 		fo.wcache.job_bytes = (uint64_t)cfg.wcache_job_mb << 20;
 		fo.wcache.threads = (unsigned)cfg.wcache_threads;
 		fo.wcache.age_ms = (unsigned)cfg.wcache_age_ms;
+		fo.wcache_whole_stripes = cfg.wcache_whole_stripes;
 	}
 	if (cfg.ra_window_mb > 0 && cfg.ra_total_mb > 0) {
 		fo.ra.window_bytes = (uint64_t)cfg.ra_window_mb << 20;

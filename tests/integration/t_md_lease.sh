@@ -11,7 +11,7 @@
 # a name A had cached.
 # timeout: 300
 . "$(dirname "$0")/lib.sh"
-start_cluster --mounts 2 --mds-opt md_lease_s=30
+start_cluster --mounts 2 --mds-opt md_lease_s=30 --mount-opt md_lease_s=30
 MNTB=$CLUSTER/mnt1
 if [ "${PFS_AUTH:-on}" = off ]; then MAUTH=auth=0; else MAUTH=key=$CLUSTER/keys/client.key; fi
 MNTC=$CLUSTER/mntc

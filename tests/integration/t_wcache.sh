@@ -30,10 +30,12 @@ trap '_rc=$?; stop_all; (exit $_rc); cleanup' EXIT
 # data stays cached until fsync/close (no age flush), and a dead OSS is
 # given up on after 3 s
 start_cluster --oss 2 --mount-opt wcache_age_ms=600000 --mount-opt recovery_window_s=3 \
-	--mount-opt retry_ms=2000
+	--mount-opt retry_ms=2000 --mount-opt md_lease_s=30
 if [ "${PFS_AUTH:-on}" = off ]; then MAUTH=auth=0; else MAUTH=key=$CLUSTER/keys/client.key; fi
 mkdir -p "$MNT2"
-check "$PFS_BIN/mount.pfs" "$MDS" "$MNT2" -o "$MAUTH,wcache_mb=0,log=file:$CLUSTER/client2.log"
+# md_lease_s: the second mount's stat below caches size 0; the writer's
+# close revokes it at once (without leases it would stand attr_timeout_s)
+check "$PFS_BIN/mount.pfs" "$MDS" "$MNT2" -o "$MAUTH,wcache_mb=0,md_lease_s=30,log=file:$CLUSTER/client2.log"
 
 # w.py FILE SRC CHUNK DIR: writes SRC to FILE in CHUNK-byte writes through
 # one O_RDWR descriptor (a shell's copies of a descriptor would each close,
