@@ -30,7 +30,7 @@ trap '_rc=$?; stop_all; (exit $_rc); cleanup' EXIT
 # data stays cached until fsync/close (no age flush), and a dead OSS is
 # given up on after 3 s
 start_cluster --oss 2 --mount-opt wcache_age_ms=600000 --mount-opt recovery_window_s=3 \
-	--mount-opt retry_ms=2000 --mount-opt md_lease_s=30
+	--mount-opt retry_ms=2000 --mount-opt md_lease_s=30 --mds-opt md_lease_s=10
 if [ "${PFS_AUTH:-on}" = off ]; then MAUTH=auth=0; else MAUTH=key=$CLUSTER/keys/client.key; fi
 mkdir -p "$MNT2"
 # md_lease_s: the second mount's stat below caches size 0; the writer's
