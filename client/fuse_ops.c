@@ -105,6 +105,7 @@ static void wc_flush_ino(cli_fs *fs, uint64_t ino);
 static int ra_fetch_cb(void *arg, void *owner, uint64_t off, size_t len, void *buf,
 		       size_t *got);
 static void ra_inval_cb(void *arg, uint64_t ino);
+static cli_wc_file *fh_wc(cli_fs *fs, fh *h);
 
 int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opts *opts,
 		  cli_fs **out)
@@ -1393,10 +1394,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	}
 	/* Bytes in our write-back cache: copied before the OSSes are read,
 	 * laid over what they return (or all of it, when they cover it). */
-	pthread_mutex_lock(&fs->lock);
-	wf = h->n->wc;
-	pthread_mutex_unlock(&fs->lock);
-	if (wf) {
+	if ((wf = fh_wc(fs, h))) {
 		rc = cli_wc_snap_take(wf, (uint64_t)off, size, &snap, &full);
 		if (rc) {
 			free(buf);
@@ -1559,11 +1557,14 @@ static cli_wc_file *node_wc(cli_fs *fs, fh *h)
 	return f;
 }
 
-/* h's file in the cache if it has one (read under the table lock). */
+/* h's file in the cache if it has one (read under the table lock; no
+ * lock at all when the cache is off). */
 static cli_wc_file *fh_wc(cli_fs *fs, fh *h)
 {
 	cli_wc_file *f;
 
+	if (!fs->wc)
+		return NULL;
 	pthread_mutex_lock(&fs->lock);
 	f = h->n->wc;
 	pthread_mutex_unlock(&fs->lock);
@@ -1970,10 +1971,12 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 
 	ctx_fh(req, h, &c);
 	wb = take_wb_err(fs, h);
-	if ((wf = fh_wc(fs, h)) && !wb)
-		wb = cli_wc_flush(wf);
-	else if (wf)
-		(void)cli_wc_flush(wf); /* written all the same; one error reported */
+	if ((wf = fh_wc(fs, h))) {
+		int wcr = cli_wc_flush(wf); /* written whatever wb is: one error reported */
+
+		if (!wb)
+			wb = wcr;
+	}
 	rc = fh_sync_objects(fs, h);
 	if (rc == 0)
 		rc = push_size_sent(fs, &c, h, &sent);
