@@ -270,6 +270,19 @@ static double ratio(uint64_t a, uint64_t b)
 }
 
 /* GIFT's gate statistics (qos_gift_gate_get) for --json. */
+/* The headline metrics of one run into o (the run's own keys, and the
+ * reference's under "reference"). */
+static void put_headline(json_t *o, const sim_run_result *r)
+{
+	json_object_set_new(o, "mean_io_time", num_or_null(r->m.mean_io_time));
+	json_object_set_new(o, "mean_run_time", num_or_null(r->m.mean_run_time));
+	json_object_set_new(o, "effective_bandwidth", num_or_null(r->m.effective_bandwidth));
+	json_object_set_new(o, "effective_system_bandwidth",
+			    num_or_null(r->m.effective_system_bandwidth));
+	json_object_set_new(o, "waste_bandwidth", num_or_null(r->waste_bandwidth));
+	json_object_set_new(o, "throughput", num_or_null(r->m.throughput));
+}
+
 static json_t *gate_json(const sim_run_result *r)
 {
 	const qos_gift_gate_stats *g = &r->gift_gate;
@@ -484,13 +497,7 @@ static int cmd_run(int argc, char **argv)
 			rc = 1;
 			goto out;
 		}
-		json_object_set_new(j, "mean_io_time", num_or_null(r.m.mean_io_time));
-		json_object_set_new(j, "mean_run_time", num_or_null(r.m.mean_run_time));
-		json_object_set_new(j, "effective_bandwidth", num_or_null(r.m.effective_bandwidth));
-		json_object_set_new(j, "effective_system_bandwidth",
-				    num_or_null(r.m.effective_system_bandwidth));
-		json_object_set_new(j, "waste_bandwidth", num_or_null(r.waste_bandwidth));
-		json_object_set_new(j, "throughput", num_or_null(r.m.throughput));
+		put_headline(j, &r);
 		json_object_set_new(j, "frac_worse_than_pofs",
 				    num_or_null(r.m.frac_worse_than_pofs));
 		json_object_set_new(j, "outstanding_node_hours",
@@ -507,13 +514,7 @@ static int cmd_run(int argc, char **argv)
 			goto out;
 		}
 		json_object_set_new(rf, "policy", json_string(ref->name));
-		json_object_set_new(rf, "mean_io_time", num_or_null(rr.m.mean_io_time));
-		json_object_set_new(rf, "mean_run_time", num_or_null(rr.m.mean_run_time));
-		json_object_set_new(rf, "effective_bandwidth", num_or_null(rr.m.effective_bandwidth));
-		json_object_set_new(rf, "effective_system_bandwidth",
-				    num_or_null(rr.m.effective_system_bandwidth));
-		json_object_set_new(rf, "waste_bandwidth", num_or_null(rr.waste_bandwidth));
-		json_object_set_new(rf, "throughput", num_or_null(rr.m.throughput));
+		put_headline(rf, &rr);
 		if (r.has_gift && json_object_set_new(j, "gift_gate", gate_json(&r))) {
 			json_decref(j);
 			rc = 1;
