@@ -90,6 +90,7 @@ static const pfs_optab_row rows[] = {
 	ROW(OSS_SYNC, CLI, 0, DATA_WRITE),
 	ROW(OSS_STATFS, CLI | ADM | MDS, 0, CONTROL),
 	ROW(OSS_GRANT, CLI, 0, CONTROL),
+	ROW(OSS_WRITEV, CLI, 0, DATA_WRITE),
 	/* OSS control port: the MDS; pfsadmin for read-only stats and rules */
 	ROW(OSS_DESTROY, MDS, 0, CONTROL),
 	ROW(OSS_LIST_OBJECTS, MDS, 0, CONTROL),

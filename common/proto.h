@@ -40,6 +40,9 @@
  * readdir page.  Anything larger is a protocol error. */
 #define PFS_MAX_IO (1u << 20)
 #define PFS_MAX_PAYLOAD (PFS_MAX_IO + 4096u)
+/* Most extents of one PFS_OP_OSS_WRITEV (its table and capability fit in
+ * the 4 KiB of PFS_MAX_PAYLOAD above PFS_MAX_IO). */
+#define PFS_WRITEV_MAX 256u
 
 /* OSS_WRITE request bytes before the data: u32 ost, u64 object, u64
  * offset, u32 len; with a capability (every write on an authenticated
@@ -273,6 +276,13 @@ enum pfs_opcode {
 	                               write grant of the frame's client_id on that OST
 	                               (oss/grant.h): giveback bytes returned, then up to
 	                               want more; the reply is the client's grant now */
+	PFS_OP_OSS_WRITEV = 308,    /* u32 ost, u64 object, u32 n, n x { u64 offset,
+	                               u32 len } (ascending, disjoint, 1 <= n <=
+	                               PFS_WRITEV_MAX, len >= 1, sum <= PFS_MAX_IO),
+	                               [capa], the n extents' bytes in order -> u32
+	                               written: several writes to one object in one
+	                               request (mount.pfs's write-back flushes); the
+	                               MAC covers it all, bulk too */
 
 	/* ---- OSS: control port (MDS/pfsadmin -> OSS) ---- */
 	PFS_OP_OSS_DESTROY = 350,   /* u32 ost, u64 object [u64 object...] (a batch of one OST) -> (empty); missing is success */
