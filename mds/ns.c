@@ -84,6 +84,11 @@ static void to_attr(const struct inode *in, pfs_attr *a)
 	a->ctime_ns = in->d.ctime;
 }
 
+void mds_nsi_to_attr(const struct inode *in, pfs_attr *a)
+{
+	to_attr(in, a);
+}
+
 static void to_layout(const struct inode *in, pfs_layout *l)
 {
 	memset(l, 0, sizeof(*l));

@@ -163,6 +163,9 @@ int mds_nsi_dent_del(mds_ns *ns, MDB_txn *t, uint64_t parent, const char *name,
 		     uint64_t cookie);
 int mds_nsi_dir_empty(mds_ns *ns, MDB_txn *t, uint64_t ino);
 
+/* ns.c: an inode's attributes as LOOKUP and GETATTR send them (dirplus.c) */
+void mds_nsi_to_attr(const struct inode *in, pfs_attr *a);
+
 /* destroy_log.c */
 int mds_nsi_destroy_append(mds_ns *ns, MDB_txn *t, const pfs_stripe *st, uint32_t n);
 
