@@ -48,6 +48,7 @@ static const pfs_optab_row rows[] = {
 	ROW(MDS_SETSTRIPE, CLI | ADM, PEER, MD_WRITE),
 	ROW(MDS_SYNC, CLI | ADM, PEER, MD_WRITE),
 	ROW(MDS_CLOSE, CLI | ADM, PEER, MD_WRITE),
+	ROW(MDS_LOOKUP_BULK, CLI | ADM, PEER, MD_READ),
 	/* the lock service: mount.pfs (fcntl, flock, O_APPEND); no credential */
 	ROW(MDS_LOCK_GET, CLI | ADM, 0, MD_READ),
 	ROW(MDS_LOCK_SET, CLI | ADM, 0, MD_WRITE),

@@ -154,6 +154,13 @@ enum pfs_opcode {
 	                               (mds/open.h); the last close of an open-unlinked
 	                               file destroys it.  Sent after the SETSIZE of the
 	                               release, which carries the size and its epoch */
+	PFS_OP_MDS_LOOKUP_BULK = 128, /* cred, u64 dir, str after ("" = from the first),
+	                               u32 max (1..; capped at PFS_LOOKUP_BULK_MAX)
+	                               -> u32 n, u8 eof, n x { str name, attr }: the
+	                               entries of dir after `after` in name order with
+	                               what LOOKUP would send for each (mount.pfs's
+	                               statahead; mds/dirplus.h).  Needs r and x on dir
+	                               and x along its path, as READDIR + LOOKUP */
 
 	/* ---- MDS: the lock service (mds/locksvc.h; fcntl, flock, O_APPEND) ----
 	 * lock = u8 kind (PFS_LK_POSIX|FLOCK|APPEND), u8 type (PFS_LK_READ|
@@ -312,7 +319,7 @@ enum pfs_opcode {
 #define PFS_NRS_STOP 3
 #define PFS_NRS_LIST 4
 
-/* The lock service's lock kinds and types (== mds/lock.h's MDS_LK_*). */
+/* The lock service's lock kinds and types (== common/lktab.h's PFS_LK_*). */
 #define PFS_LK_POSIX 0
 #define PFS_LK_FLOCK 1
 #define PFS_LK_APPEND 2
@@ -336,6 +343,10 @@ enum pfs_opcode {
 #define PFS_NOTIFY_INO 1
 #define PFS_NOTIFY_ENTRY 2
 #define PFS_NOTIFY_PERM 3
+
+/* PFS_OP_MDS_LOOKUP_BULK: most entries per reply (the MDS also stops at
+ * 256 KiB of reply). */
+#define PFS_LOOKUP_BULK_MAX 512
 
 /* PFS_OP_MDS_SETATTR valid bits. */
 #define PFS_SETATTR_MODE 0x01u

@@ -62,6 +62,7 @@
 #include "common/msg.h"
 #include "common/net.h"
 #include "common/optab.h"
+#include "mds/dirplus.h"
 #include "mds/reply_log.h"
 #include "common/qosmsg.h"
 #include "common/server.h"
@@ -102,7 +103,7 @@ struct op_row {
 
 /* The opcode table, defined after the handlers: NOPS rows; counter slot
  * NOPS counts unknown opcodes. */
-#define NOPS 51
+#define NOPS 52
 #define NSLOTS (NOPS + 1)
 static const struct op_row ops[NOPS];
 
@@ -530,6 +531,19 @@ static void lease_entry(mds_server *s, uint64_t client, uint64_t parent, const c
 	}
 }
 
+/* LOOKUP_BULK (mds/dirplus.h): each entry sent is leased as LOOKUP's. */
+struct bulk_lease {
+	mds_server *s;
+	uint64_t client, since;
+};
+
+static void bulk_lease_grant(void *arg, uint64_t dir, const char *name, uint64_t ino)
+{
+	struct bulk_lease *bl = arg;
+
+	lease_entry(bl->s, bl->client, dir, name, ino, bl->since, 0);
+}
+
 /* The inode a name change by client is about to remove or replace (0:
  * none, or nobody to tell: no other client holds a lease on the
  * directory, so none looked the name up there), read before the change.
@@ -716,6 +730,12 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 	case PFS_OP_MDS_READDIR:
 		rc = do_readdir(s, &c, b, out);
 		break;
+	case PFS_OP_MDS_LOOKUP_BULK: {
+		struct bulk_lease bl = { s, cid, since };
+		rc = mds_dirplus_serve(s->ns, &c, b, out, mds_lease_active(s->lease) ?
+				       bulk_lease_grant : NULL, &bl);
+		break;
+	}
 	case PFS_OP_MDS_SYMLINK: {
 		char *target = malloc(PFS_PATH_MAX + 1);
 		uint64_t parent = pfs_rbuf_u64(b);
@@ -1437,6 +1457,7 @@ static const struct op_row ops[NOPS] = {
 	{ PFS_OP_MDS_SETSTRIPE, h_ns, 0 },
 	{ PFS_OP_MDS_CLOSE, h_ns, 0 },
 	{ PFS_OP_MDS_SYNC, h_ns, 0 },
+	{ PFS_OP_MDS_LOOKUP_BULK, h_ns, 0 },
 	{ PFS_OP_MDS_LOCK_GET, h_lock, 0 },
 	{ PFS_OP_MDS_LOCK_SET, h_lock, 0 },
 	{ PFS_OP_MDS_LOCK_WAIT, h_lock, 0 },

@@ -79,6 +79,8 @@ static void mds_seeds(void)
 	NEXT(PFS_OP_MDS_CREATE);
 	cred(&w); pfs_wbuf_u64(&w, 1); pfs_wbuf_u64(&w, 0); pfs_wbuf_u32(&w, 100);
 	NEXT(PFS_OP_MDS_READDIR);
+	cred(&w); pfs_wbuf_u64(&w, 1); str(&w, "a"); pfs_wbuf_u32(&w, 64);
+	NEXT(PFS_OP_MDS_LOOKUP_BULK);
 	cred(&w); pfs_wbuf_u64(&w, 1); str(&w, "user.x"); str(&w, "v"); pfs_wbuf_u32(&w, 0);
 	NEXT(PFS_OP_MDS_SETXATTR);
 	cred(&w); pfs_wbuf_u64(&w, 1); str(&w, "f"); pfs_wbuf_u64(&w, 1); str(&w, "g");
