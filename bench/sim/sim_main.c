@@ -31,7 +31,7 @@ static void usage(FILE *f)
 		"usage: pfs-sim decide --policy P [--param k=v ...] [--seed N] [FILE|-]\n"
 		"       pfs-sim run SCENARIO.json --policy P [--param k=v ...] [--seed N]\n"
 		"                   [--json] [--csv FILE] [--plot FILE.png] [--reference P]\n"
-		"                   [--trace TRACE.csv]\n"
+		"                   [--trace TRACE.csv] [--schedule pinned|easy]\n"
 		"       pfs-sim req SCENARIO.json [--control C ...] [--seed N] [--json] [--csv PREFIX]\n"
 		"       pfs-sim report SCENARIO.json [--policies P,...] [--sweep K=a,b] [--contention c,...]\n"
 		"       pfs-sim list\n"
@@ -67,6 +67,7 @@ static char *read_all(FILE *f, size_t *len)
 
 typedef struct cli {
 	const char *policy, *file, *csv, *plot, *reference, *trace;
+	int easy; /* --schedule easy: each run schedules its own jobs */
 	qos_param *params;
 	size_t n_params;
 	long long seed;
@@ -86,7 +87,7 @@ static int parse_args(int argc, char **argv, cli *c, int want_file)
 			c->json = 1;
 		} else if (!strcmp(a, "--policy") || !strcmp(a, "--param") || !strcmp(a, "--seed") ||
 			   !strcmp(a, "--csv") || !strcmp(a, "--plot") || !strcmp(a, "--reference") ||
-			   !strcmp(a, "--trace")) {
+			   !strcmp(a, "--trace") || !strcmp(a, "--schedule")) {
 			if (!v) {
 				fprintf(stderr, "pfs-sim: %s needs a value\n", a);
 				return -EINVAL;
@@ -115,6 +116,15 @@ static int parse_args(int argc, char **argv, cli *c, int want_file)
 				c->plot = v;
 			} else if (!strcmp(a, "--trace")) {
 				c->trace = v; /* sim_trace.h: jobs from a trace */
+			} else if (!strcmp(a, "--schedule")) {
+				/* sim_run.h: pinned to the reference's starts, or EASY */
+				if (strcmp(v, "pinned") && strcmp(v, "easy")) {
+					fprintf(stderr, "pfs-sim: --schedule %s: expected pinned or "
+							"easy\n",
+						v);
+					return -EINVAL;
+				}
+				c->easy = !strcmp(v, "easy");
 			} else {
 				c->reference = v;
 			}
@@ -323,7 +333,7 @@ static json_t *gate_json(const sim_run_result *r)
 }
 
 static void print_table(const sim_scenario *sc, const char *pol, const char *ref,
-			const sim_run_result *r, const sim_run_result *rr, double secs)
+			const sim_run_result *r, const sim_run_result *rr, double secs, int pinned)
 {
 	struct {
 		const char *name, *unit;
@@ -378,7 +388,13 @@ static void print_table(const sim_scenario *sc, const char *pol, const char *ref
 		       (unsigned long long)r->gift.coupons_issued,
 		       (unsigned long long)r->gift.redemptions, (unsigned long long)g->periods);
 	}
-	printf("simulated in %.1f s wall clock (both runs, in parallel)\n", secs);
+	if (pinned)
+		printf("schedule pinned to the reference's start times: %llu jobs started "
+		       "later (their application still ran), at most %d nodes over the pool\n",
+		       (unsigned long long)r->pin_delayed, r->pin_overcommit_nodes);
+	else
+		printf("schedule easy: each run schedules its own jobs (FCFS + EASY)\n");
+	printf("simulated in %.1f s wall clock (both runs)\n", secs);
 }
 
 static int cmd_run(int argc, char **argv)
@@ -451,12 +467,21 @@ static int cmd_run(int argc, char **argv)
 		}
 		rj->sc = &sc;
 		rj->opts.ops = ref;
-		threaded = pthread_create(&th, NULL, ref_thread, rj) == 0;
+		/* pinned: the policy replays the reference's start times, so
+		 * the reference runs first; easy: both at once */
+		threaded = c.easy && pthread_create(&th, NULL, ref_thread, rj) == 0;
 		if (!threaded)
 			ref_thread(rj); /* no thread: run it here, one after the other */
 	}
 	sim_run_opts o = {.ops = ops, .params = c.params, .n_params = c.n_params, .csv = csv};
-	r0 = sim_run(&sc, &o, &r, err, sizeof(err));
+	if (rj && !c.easy && rj->rc == 0) {
+		o.pin = rj->res.jobs;
+		o.n_pin = rj->res.n_jobs;
+	}
+	if (rj && !threaded && rj->rc)
+		r0 = 0; /* the reference failed: reported below */
+	else
+		r0 = sim_run(&sc, &o, &r, err, sizeof(err));
 	if (threaded)
 		pthread_join(th, NULL);
 	have_r = r0 == 0;
@@ -506,6 +531,11 @@ static int cmd_run(int argc, char **argv)
 		json_object_set_new(j, "mean_loss_worse", num_or_null(loss_worse));
 		json_object_set_new(j, "max_outstanding_node_hours",
 				    num_or_null(r.max_outstanding_nh));
+		json_object_set_new(j, "schedule",
+				    json_string(c.easy || self_ref ? "easy" : "pinned"));
+		json_object_set_new(j, "pin_delayed", json_integer((json_int_t)r.pin_delayed));
+		json_object_set_new(j, "pin_overcommit_nodes",
+				    json_integer(r.pin_overcommit_nodes));
 		/* the reference's headline metrics, so one run gives both */
 		json_t *rf = json_object();
 		if (!rf || json_object_set_new(j, "reference", rf)) {
@@ -529,7 +559,7 @@ static int cmd_run(int argc, char **argv)
 		printf("%s\n", s);
 		free(s);
 	} else {
-		print_table(&sc, ops->name, ref->name, &r, &rr, secs);
+		print_table(&sc, ops->name, ref->name, &r, &rr, secs, !c.easy && !self_ref);
 	}
 	fflush(stdout);
 	rc = 0;

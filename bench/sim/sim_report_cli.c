@@ -31,6 +31,7 @@ static void report_usage(FILE *f)
 		"                      [--param k=v ...] [--seed N] [--days D] [--states B]\n"
 		"                      [--sweep KEY=v1,v2,... ...] [--contention c1,c2,...]\n"
 		"                      [--threads T] [--csv PREFIX] [--trace FILE]\n"
+		"                      [--schedule pinned|easy]\n"
 		"Runs the reference and each policy on SCENARIO's jobs and prints one JSON\n"
 		"object: per-application I/O-time improvement CDF, applications worse than\n"
 		"the reference, effective bandwidth per system state, sweeps of the first\n"
@@ -48,6 +49,8 @@ typedef struct task {
 	sim_run_result res;
 	int rc, have;
 	char err[512];
+	const struct task *pin;     /* replay this reference's start times
+				     * (sim_run.h, pinned schedule), or NULL */
 } task;
 
 typedef struct pool {
@@ -60,6 +63,11 @@ static void run_task(task *t)
 {
 	FILE *f = NULL;
 	sim_run_opts o = {.ops = t->ops, .params = t->params, .n_params = t->n_params};
+
+	if (t->pin) {
+		o.pin = t->pin->res.jobs;
+		o.n_pin = t->pin->res.n_jobs;
+	}
 
 	if (t->want_csv) {
 		f = open_memstream(&t->csv, &t->csv_len);
@@ -125,6 +133,7 @@ typedef struct args {
 	double days;
 	long states;
 	int threads;
+	int easy;    /* --schedule easy: every run schedules its own jobs */
 	sweep sw[MAX_SWEEP];
 	size_t n_sw;
 	double levels[MAX_VALUES];
@@ -183,6 +192,10 @@ static int parse_args(int argc, char **argv, args *a)
 			}
 		} else if (!strcmp(k, "--reference")) {
 			a->reference = v;
+		} else if (!strcmp(k, "--schedule")) {
+			if (strcmp(v, "pinned") && strcmp(v, "easy"))
+				goto bad;
+			a->easy = !strcmp(v, "easy");
 		} else if (!strcmp(k, "--csv")) {
 			a->csv = v;
 		} else if (!strcmp(k, "--trace")) {
@@ -429,8 +442,39 @@ int sim_report_cmd(int argc, char **argv)
 			goto out;
 	}
 
+	/* Pinned (default): the references run first and every other run
+	 * replays its reference's start times (sim_run.h). */
+	task *refs[MAX_VALUES + 1];
+	size_t n_refs = 0, n_rest = 0;
+	refs[n_refs++] = base[0];
+	for (size_t l = 0; l < a.n_levels; l++)
+		if (ct[l][0]) {
+			refs[n_refs++] = ct[l][0];
+			ct[l][1]->pin = a.easy ? NULL : ct[l][0];
+		}
+	for (size_t i = 0; i < nt; i++) {
+		int is_ref = 0;
+		for (size_t k = 0; k < n_refs; k++)
+			is_ref |= tasks[i] == refs[k];
+		if (is_ref)
+			continue;
+		if (!a.easy && !tasks[i]->pin)
+			tasks[i]->pin = base[0];
+		tasks[n_rest++] = tasks[i];
+	}
+	for (size_t k = 0; k < n_refs; k++)
+		tasks[n_rest + k] = refs[k];
 	double t0 = now_s();
-	run_all(tasks, nt, a.threads);
+	if (a.easy) {
+		run_all(tasks, nt, a.threads);
+	} else {
+		int refs_ok = 1;
+		run_all(&tasks[n_rest], n_refs, a.threads);
+		for (size_t k = 0; k < n_refs; k++)
+			refs_ok &= refs[k]->rc == 0;
+		if (refs_ok) /* else the failed reference is reported below */
+			run_all(tasks, n_rest, a.threads);
+	}
 	double wall = now_s() - t0;
 	for (size_t i = 0; i < nt; i++)
 		if (tasks[i]->rc) {

@@ -194,6 +194,47 @@ out:
 	return rc;
 }
 
+/* Pinned schedule (sim_run.h): start the queued jobs whose reference start
+ * time has come and whose application is not running.  Returns how many
+ * started. */
+static int pin_schedule(sim *S, double t)
+{
+	const sim_scenario *sc = S->sc;
+	const sim_job_result *pin = S->opts->pin;
+	int started = 0;
+
+	for (size_t q = 0; q < S->n_queue;) {
+		size_t j = S->queue[q], a = sc->jobs[j].app, g = sim_scen_group(sc, a);
+		if (pin[j].start < 0 || pin[j].start > t + 1e-9 || S->app_busy[g]) {
+			q++;
+			continue;
+		}
+		list_remove(S->queue, &S->n_queue, j);
+		S->running[S->n_running++] = j;
+		S->free_nodes -= sc->apps[a].nodes;
+		if (-S->free_nodes > S->out->pin_overcommit_nodes)
+			S->out->pin_overcommit_nodes = -S->free_nodes;
+		if (t > pin[j].start + 1e-6)
+			S->out->pin_delayed++;
+		S->app_busy[g] = 1;
+		S->out->jobs[j].start = t;
+		start_compute(S, j, t);
+		started++;
+	}
+	return started;
+}
+
+/* Pinned schedule: the earliest pinned start after t of a queued job. */
+static double pin_next(const sim *S, double t, double te)
+{
+	for (size_t q = 0; q < S->n_queue; q++) {
+		double p = S->opts->pin[S->queue[q]].start;
+		if (p > t + 1e-9 && p < te)
+			te = p;
+	}
+	return te;
+}
+
 static int ensure_inst(sim *S, size_t rows)
 {
 	size_t n = S->sc->n_osts;
@@ -541,6 +582,10 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, sim_run_result *ou
 	S.sc = sc;
 	S.opts = opts;
 	S.out = out;
+	if (opts->pin && opts->n_pin != sc->n_jobs)
+		return fail(err, errlen, -EINVAL,
+			    "pinned schedule of %zu jobs for a scenario of %zu jobs", opts->n_pin,
+			    sc->n_jobs);
 	if ((rc = sim_init(&S, sc)))
 		goto out;
 	qos_params params = {.v = opts->params, .n = opts->n_params, .seed = sc->seed};
@@ -564,7 +609,9 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, sim_run_result *ou
 		 * and free nodes for another, all at the same instant. */
 		for (;;) {
 			int changed = 0, acted = events(&S, t, &next_arrival, &changed);
-			if (changed && (rc = schedule(&S, t)))
+			if (opts->pin)
+				acted += pin_schedule(&S, t);
+			else if (changed && (rc = schedule(&S, t)))
 				goto out;
 			if (!acted && !changed)
 				break;
@@ -587,6 +634,8 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, sim_run_result *ou
 			if (r->state == J_COMPUTE && r->t_event < te)
 				te = r->t_event;
 		}
+		if (opts->pin)
+			te = pin_next(&S, t, te);
 		if (S.n_io) {
 			double f = t + sim_fluid_next_finish(S.fj, S.n_io);
 			if (f < te)

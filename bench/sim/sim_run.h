@@ -15,8 +15,24 @@
  * one (at most one interval, the same under every policy), as a job the
  * controller has not seen yet would.
  *
- * Jobs: FCFS with EASY backfilling (sim_sched.h) on the node pool, using
- * estimate_factor x stand-alone run time as the user's estimate.  The
+ * Jobs, two schedules (sim_run_opts.pin):
+ *  - pinned (pin != NULL; what `pfs-sim run` and `report` use by default):
+ *    job j starts at pin[j].start, the start time it had in the reference
+ *    run (POFS, itself scheduled by EASY below), or, if the application's
+ *    previous appearance still runs then, as soon as that one ends; a job
+ *    the reference never started never starts.  So every policy meets the
+ *    same co-runners at the same times, and an application's runs are
+ *    paired run by run (GIFT sec. 4 attributes an application's loss
+ *    against POFS to coupons it could not redeem, which presumes the same
+ *    schedule; the paper schedules FCFS + EASY but does not say whether
+ *    per policy).  The node pool is not enforced: a job that runs longer
+ *    than in the reference can overlap the next one's nodes (counted in
+ *    pin_overcommit_nodes), as when a trace's start times are replayed.
+ *  - easy (pin == NULL): each run schedules its own jobs: FCFS with EASY
+ *    backfilling (sim_sched.h) on the node pool, using
+ *    estimate_factor x stand-alone run time as the user's estimate.  A job
+ *    that ends earlier frees nodes sooner, so later jobs start at other
+ *    times than in the reference and meet other contention.  The
  * appearances of one application run one after the other (a refinement
  * series): an appearance waits in the queue, without blocking others,
  * while the same application still runs.  That also keeps qos_job.id =
@@ -106,6 +122,9 @@ typedef struct sim_run_result {
 	int has_gift;               /* the policy is qos_policy_gift: */
 	qos_gift_stats gift;        /* its counters at the end of the run */
 	qos_gift_gate_stats gift_gate;
+	uint64_t pin_delayed;       /* pinned: jobs that started after their
+				     * pinned time (their application still ran) */
+	int pin_overcommit_nodes;   /* pinned: most nodes in use beyond the pool */
 } sim_run_result;
 
 typedef struct sim_run_opts {
@@ -113,11 +132,16 @@ typedef struct sim_run_opts {
 	const qos_param *params;
 	size_t n_params;
 	FILE *csv;                  /* time series rows, or NULL */
+	const sim_job_result *pin;  /* [n_pin]: the reference run's jobs, whose
+				     * start times this run replays (above);
+				     * NULL: EASY backfilling */
+	size_t n_pin;               /* must be the scenario's n_jobs */
 } sim_run_opts;
 
 /* Simulate sc under opts->ops.  Fills *out (free with
  * sim_run_result_free).  Returns 0; -EINVAL with a message in err if the
- * policy rejects its params or a decision fails; -ENOMEM. */
+ * policy rejects its params or a decision fails, or opts->pin does not
+ * match the scenario's jobs; -ENOMEM. */
 int sim_run(const sim_scenario *sc, const sim_run_opts *opts, sim_run_result *out, char *err,
 	    size_t errlen);
 void sim_run_result_free(sim_run_result *r);

@@ -1,7 +1,8 @@
 /* test_sim_run.c — the simulation engine on hand-checked scenarios: a job
  * alone gets the full bandwidth, two jobs on one OST split it per the
  * policy's allocations, a phase ends at its slowest rank, the node pool
- * queues and backfills, metrics and the POFS comparison, determinism. */
+ * queues and backfills, metrics and the POFS comparison, determinism, and
+ * the pinned schedule that replays a reference run's start times. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -278,6 +279,87 @@ static void test_run_outstanding_node_hours_and_csv(void **state)
 	sim_scen_free(&sc);
 }
 
+/* Pinned schedule (sim_run.h): a run replays the reference's start times.
+ * Pool of 2: A and B (1 node each) write 750 MB on OST 0 from t = 0, C (2
+ * nodes, 10 s compute, 100 MB) is submitted at 1.  Equal share: A and B end
+ * at 15, so C starts at 15.  fixed: B ends at 10, A (25 MB/s) at 30; EASY
+ * starts C at 30, pinned at 15 on one node A still holds (overcommit 1).
+ * Replaying the reference's own policy gives the reference back. */
+static const char *pin_scen =
+	"{\"duration_s\": 1000, \"nodes\": 2, \"osts\": [100],"
+	" \"apps\": [{\"id\": \"A\", \"io_mb_per_rank\": 750},"
+	"  {\"id\": \"B\", \"io_mb_per_rank\": 750},"
+	"  {\"id\": \"C\", \"nodes\": 2, \"compute_s\": 10, \"io_mb_per_rank\": 50,"
+	"   \"ranks\": 2}],"
+	" \"jobs\": [{\"app\": \"A\"}, {\"app\": \"B\"}, {\"app\": \"C\", \"submit\": 1}]}";
+
+/* Pool of 2: A@0, B@0, a second A@1.  Equal share: both end at 15 and the
+ * second A starts then; under fixed the first A runs until 30, so the
+ * pinned second A must wait for it (one appearance at a time). */
+static const char *pin_delay_scen =
+	"{\"duration_s\": 1000, \"nodes\": 2, \"osts\": [100],"
+	" \"apps\": [{\"id\": \"A\", \"io_mb_per_rank\": 750},"
+	"  {\"id\": \"B\", \"io_mb_per_rank\": 750}],"
+	" \"jobs\": [{\"app\": \"A\"}, {\"app\": \"B\"}, {\"app\": \"A\", \"submit\": 1}]}";
+
+static void test_run_pinned_schedule(void **state)
+{
+	sim_scenario sc;
+	sim_run_result ref, easy, pin, self;
+	char err[256] = "";
+	sim_run_opts eq = {.ops = &sim_policy_equal}, fx = {.ops = &fixed};
+
+	assert_int_equal(sim_scen_parse(pin_scen, strlen(pin_scen), -1, &sc, err, sizeof(err)), 0);
+	assert_int_equal(sim_run(&sc, &eq, &ref, err, sizeof(err)), 0);
+	assert_true(NEAR(ref.jobs[2].start, 15));
+	assert_int_equal(sim_run(&sc, &fx, &easy, err, sizeof(err)), 0);
+	assert_true(NEAR(easy.jobs[0].end, 30) && NEAR(easy.jobs[2].start, 30));
+	assert_int_equal(easy.pin_overcommit_nodes, 0);
+	fx.pin = ref.jobs;
+	fx.n_pin = ref.n_jobs;
+	assert_int_equal(sim_run(&sc, &fx, &pin, err, sizeof(err)), 0);
+	assert_true(NEAR(pin.jobs[0].end, 30));
+	assert_true(NEAR(pin.jobs[2].start, 15));
+	assert_int_equal(pin.pin_overcommit_nodes, 1);
+	assert_int_equal(pin.pin_delayed, 0);
+	assert_int_equal(pin.completed, 3);
+	eq.pin = ref.jobs;
+	eq.n_pin = ref.n_jobs;
+	assert_int_equal(sim_run(&sc, &eq, &self, err, sizeof(err)), 0);
+	for (size_t j = 0; j < ref.n_jobs; j++) {
+		assert_true(self.jobs[j].start == ref.jobs[j].start);
+		assert_true(self.jobs[j].end == ref.jobs[j].end);
+		assert_true(self.jobs[j].io_time == ref.jobs[j].io_time);
+	}
+	assert_memory_equal(&self.m, &ref.m, sizeof(ref.m));
+	sim_run_result_free(&self);
+	/* a pin of another scenario's jobs is refused */
+	eq.n_pin = ref.n_jobs - 1;
+	assert_int_equal(sim_run(&sc, &eq, &self, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "pinned schedule"));
+	sim_run_result_free(&ref);
+	sim_run_result_free(&easy);
+	sim_run_result_free(&pin);
+	sim_scen_free(&sc);
+
+	assert_int_equal(sim_scen_parse(pin_delay_scen, strlen(pin_delay_scen), -1, &sc, err,
+					sizeof(err)), 0);
+	eq.pin = NULL;
+	eq.n_pin = 0;
+	fx.pin = NULL;
+	assert_int_equal(sim_run(&sc, &eq, &ref, err, sizeof(err)), 0);
+	assert_true(NEAR(ref.jobs[2].start, 15));
+	fx.pin = ref.jobs;
+	fx.n_pin = ref.n_jobs;
+	assert_int_equal(sim_run(&sc, &fx, &pin, err, sizeof(err)), 0);
+	assert_true(NEAR(pin.jobs[0].end, 30));
+	assert_true(NEAR(pin.jobs[2].start, 30));
+	assert_int_equal(pin.pin_delayed, 1);
+	sim_run_result_free(&ref);
+	sim_run_result_free(&pin);
+	sim_scen_free(&sc);
+}
+
 /* A policy that fails, and one that rejects its parameters. */
 static int bad_decide(void *st, const qos_instance *in, qos_result *res) { return -EIO; }
 static const qos_policy_ops failing = {"failing", "test", fixed_create, bad_decide,
@@ -314,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_run_compare_and_determinism),
 		cmocka_unit_test(test_run_outstanding_node_hours_and_csv),
 		cmocka_unit_test(test_run_policy_errors),
+		cmocka_unit_test(test_run_pinned_schedule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
