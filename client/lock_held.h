@@ -4,7 +4,7 @@
  * MDS restart it can re-assert each of them with LOCK_RECLAIM (Lustre's
  * lock replay; mds/locksvc.h).
  *
- * Same rules as the MDS's table (mds/lock.h) for one owner's own locks of
+ * A common/lktab.h table, so the same rules as the MDS for one owner's own locks of
  * one kind: a new range replaces what the owner held there (an unlock of a
  * middle range splits a lock), and touching or overlapping locks of the
  * same type are merged.  Locks of different owners or kinds are kept side
@@ -24,7 +24,7 @@ typedef struct cli_lkheld cli_lkheld;
 cli_lkheld *cli_lkheld_new(void);
 void cli_lkheld_free(cli_lkheld *h);  /* NULL-safe */
 /* A granted lock (type READ/WRITE) or unlock (UNLOCK) of l on ino.  0 or
- * -ENOMEM (then the record of that owner may be short of the new lock). */
+ * -ENOMEM (then nothing changed). */
 int cli_lkheld_apply(cli_lkheld *h, uint64_t ino, const cli_lock *l);
 /* Forget every lock of owner on ino whose kind is in kinds (1 << PFS_LK_*). */
 void cli_lkheld_release(cli_lkheld *h, uint64_t ino, uint64_t owner, unsigned kinds);

@@ -319,7 +319,7 @@ enum pfs_opcode {
 #define PFS_NRS_STOP 3
 #define PFS_NRS_LIST 4
 
-/* The lock service's lock kinds and types (== common/lktab.h's PFS_LK_*). */
+/* Lock kinds and types: the wire's and the lock table's (common/lktab.h). */
 #define PFS_LK_POSIX 0
 #define PFS_LK_FLOCK 1
 #define PFS_LK_APPEND 2

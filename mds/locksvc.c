@@ -15,7 +15,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
-#include "mds/lock.h"
+#include "common/lktab.h"
 #include "mds/ns.h"
 
 #include <sodium.h>
@@ -41,7 +41,7 @@ struct mds_locksvc {
 	pthread_cond_t cv;
 	int stop;
 	pthread_t reaper;
-	mds_lock_tab *tab;
+	pfs_lktab *tab;
 	uint64_t lease_ms;
 	lease *leases[LEASE_BUCKETS];
 	unsigned nleases;
@@ -258,18 +258,18 @@ static void *reaper(void *arg)
 			break;
 		(void)recovering(s);
 		now = pfs_clock_ms();
-		mds_lock_expire(s->tab, now);
+		pfs_lktab_expire(s->tab, now);
 		for (unsigned b = 0; b < LEASE_BUCKETS; b++)
 			for (lease **pp = &s->leases[b]; *pp;) {
 				lease *l = *pp;
-				int busy = mds_lock_client_busy(s->tab, l->client);
+				int busy = pfs_lktab_client_busy(s->tab, l->client);
 
 				if (busy && now - l->last_ms < s->lease_ms) {
 					pp = &l->next;
 					continue;
 				}
 				if (busy) {
-					int n = mds_lock_release_client(s->tab, l->client);
+					int n = pfs_lktab_release_client(s->tab, l->client);
 
 					pfs_log(PFS_LOG_NOTICE, "locks: client %016llx silent for %llu ms:"
 						" lease expired, %d lock(s) released",
@@ -320,7 +320,7 @@ int mds_locksvc_start_opts(const mds_locksvc_opts *o, mds_locksvc **out)
 			"recovery window of %llu ms for them to reclaim", s->nknown,
 			(unsigned long long)s->lease_ms);
 	}
-	s->tab = mds_lock_tab_new(grant, s);
+	s->tab = pfs_lktab_new(grant, s);
 	if (!s->tab) {
 		free(s->known);
 		free(s->done);
@@ -333,7 +333,7 @@ int mds_locksvc_start_opts(const mds_locksvc_opts *o, mds_locksvc **out)
 	if (rc) {
 		pthread_cond_destroy(&s->cv);
 		pthread_mutex_destroy(&s->mu);
-		mds_lock_tab_free(s->tab);
+		pfs_lktab_free(s->tab);
 		free(s->known);
 		free(s->done);
 		free(s);
@@ -352,7 +352,7 @@ void mds_locksvc_stop(mds_locksvc *s)
 	pthread_cond_signal(&s->cv);
 	pthread_mutex_unlock(&s->mu);
 	pthread_join(s->reaper, NULL);
-	mds_lock_tab_free(s->tab);
+	pfs_lktab_free(s->tab);
 	for (unsigned b = 0; b < LEASE_BUCKETS; b++)
 		while (s->leases[b]) {
 			lease *l = s->leases[b];
@@ -381,7 +381,7 @@ void mds_locksvc_seen(mds_locksvc *s, uint64_t client)
 	pthread_mutex_unlock(&s->mu);
 }
 
-static void get_lock(pfs_rbuf *b, const pfs_hdr *h, mds_lock *l)
+static void get_lock(pfs_rbuf *b, const pfs_hdr *h, pfs_lock *l)
 {
 	memset(l, 0, sizeof(*l));
 	l->client = h->client_id;
@@ -393,7 +393,7 @@ static void get_lock(pfs_rbuf *b, const pfs_hdr *h, mds_lock *l)
 	l->pid = pfs_rbuf_u32(b);
 }
 
-static void put_lock(pfs_wbuf *w, const mds_lock *l)
+static void put_lock(pfs_wbuf *w, const pfs_lock *l)
 {
 	pfs_wbuf_u8(w, l->kind);
 	pfs_wbuf_u8(w, l->type);
@@ -404,7 +404,7 @@ static void put_lock(pfs_wbuf *w, const mds_lock *l)
 }
 
 static int do_wait(mds_locksvc *s, pfs_sconn *conn, const pfs_hdr *h, uint64_t ino,
-		   const mds_lock *l, uint32_t wait_ms, pfs_wbuf *out)
+		   const pfs_lock *l, uint32_t wait_ms, pfs_wbuf *out)
 {
 	pending *p = NULL;
 	int rc;
@@ -424,8 +424,8 @@ static int do_wait(mds_locksvc *s, pfs_sconn *conn, const pfs_hdr *h, uint64_t i
 	if (!rc) {
 		if (p)
 			pfs_sconn_get(conn);
-		rc = p ? mds_lock_wait(s->tab, ino, l, p, pfs_clock_ms() + wait_ms)
-		       : mds_lock_set(s->tab, ino, l);
+		rc = p ? pfs_lktab_wait(s->tab, ino, l, p, pfs_clock_ms() + wait_ms)
+		       : pfs_lktab_set(s->tab, ino, l);
 		if (!p && rc == -EAGAIN)
 			rc = -EINPROGRESS;
 		if (p && rc != 1)
@@ -446,7 +446,7 @@ static int do_reclaim(mds_locksvc *s, const pfs_hdr *h, pfs_rbuf *b, pfs_wbuf *o
 	uint8_t flags = pfs_rbuf_u8(b);
 	uint32_t n = pfs_rbuf_u32(b);
 	uint64_t *ino = NULL, left = 0;
-	mds_lock *l = NULL;
+	pfs_lock *l = NULL;
 	int32_t *st = NULL;
 	int rc = 0, rec;
 
@@ -466,7 +466,7 @@ static int do_reclaim(mds_locksvc *s, const pfs_hdr *h, pfs_rbuf *b, pfs_wbuf *o
 	for (uint32_t i = 0; i < n; i++) {
 		ino[i] = pfs_rbuf_u64(b);
 		get_lock(b, h, &l[i]);
-		if (!pfs_rbuf_error(b) && (mds_lock_check(&l[i]) || l[i].type == MDS_LK_UNLOCK))
+		if (!pfs_rbuf_error(b) && (pfs_lktab_check(&l[i]) || l[i].type == PFS_LK_UNLOCK))
 			rc = -EINVAL;
 	}
 	if (rc || (rc = pfs_rbuf_done(b)))
@@ -478,9 +478,9 @@ static int do_reclaim(mds_locksvc *s, const pfs_hdr *h, pfs_rbuf *b, pfs_wbuf *o
 	for (uint32_t i = 0; i < n && !rc; i++) {
 		if (!rec) {
 			/* after the window: only what the mount still holds */
-			st[i] = mds_lock_holds(s->tab, ino[i], &l[i]) ? 0 : -ENOLCK;
+			st[i] = pfs_lktab_holds(s->tab, ino[i], &l[i]) ? 0 : -ENOLCK;
 		} else {
-			st[i] = mds_lock_set(s->tab, ino[i], &l[i]);
+			st[i] = pfs_lktab_set(s->tab, ino[i], &l[i]);
 			if (st[i] == -EAGAIN)
 				st[i] = -ENOLCK;
 		}
@@ -488,7 +488,7 @@ static int do_reclaim(mds_locksvc *s, const pfs_hdr *h, pfs_rbuf *b, pfs_wbuf *o
 			s->refused += rec;
 			pfs_log(PFS_LOG_WARNING, "locks: reclaim by %016llx of a %s lock on ino "
 				"%llu [%llu, %llu] refused: %s", (unsigned long long)h->client_id,
-				l[i].type == MDS_LK_WRITE ? "write" : "read",
+				l[i].type == PFS_LK_WRITE ? "write" : "read",
 				(unsigned long long)ino[i], (unsigned long long)l[i].start,
 				(unsigned long long)l[i].end,
 				rec ? "another mount reclaimed a conflicting one" :
@@ -524,9 +524,9 @@ out:
 /* Under mu, in the window: what a request that takes a lock gets.  A
  * reclaimed lock in the way answers as it would (LOCK_SET -EAGAIN, LOCK_GET
  * 1 with *c); anything else must wait for the window's end. */
-static int gate(mds_locksvc *s, uint16_t op, uint64_t ino, const mds_lock *l, mds_lock *c)
+static int gate(mds_locksvc *s, uint16_t op, uint64_t ino, const pfs_lock *l, pfs_lock *c)
 {
-	if (mds_lock_test(s->tab, ino, l, c) == 1 && op != PFS_OP_MDS_LOCK_WAIT)
+	if (pfs_lktab_test(s->tab, ino, l, c) == 1 && op != PFS_OP_MDS_LOCK_WAIT)
 		return op == PFS_OP_MDS_LOCK_SET ? -EAGAIN : 1;
 	return -PFS_LK_ERECOVER;
 }
@@ -536,7 +536,7 @@ int mds_locksvc_handle(mds_locksvc *s, pfs_sconn *conn, const pfs_hdr *h, pfs_rb
 {
 	uint64_t ino, owner;
 	uint32_t x;
-	mds_lock l, c;
+	pfs_lock l, c;
 	int rc;
 
 	if (!s)
@@ -550,10 +550,10 @@ int mds_locksvc_handle(mds_locksvc *s, pfs_sconn *conn, const pfs_hdr *h, pfs_rb
 	case PFS_OP_MDS_LOCK_WAIT:
 		get_lock(b, h, &l);
 		x = h->opcode == PFS_OP_MDS_LOCK_WAIT ? pfs_rbuf_u32(b) : 0;
-		if ((rc = pfs_rbuf_done(b)) || (rc = mds_lock_check(&l)))
+		if ((rc = pfs_rbuf_done(b)) || (rc = pfs_lktab_check(&l)))
 			return rc;
 		pthread_mutex_lock(&s->mu);
-		rc = l.type != MDS_LK_UNLOCK && recovering(s) ? gate(s, h->opcode, ino, &l, &c) : 0;
+		rc = l.type != PFS_LK_UNLOCK && recovering(s) ? gate(s, h->opcode, ino, &l, &c) : 0;
 		pthread_mutex_unlock(&s->mu);
 		if (rc < 0)
 			return rc;
@@ -566,11 +566,11 @@ int mds_locksvc_handle(mds_locksvc *s, pfs_sconn *conn, const pfs_hdr *h, pfs_rb
 			return do_wait(s, conn, h, ino, &l, x, out);
 		pthread_mutex_lock(&s->mu);
 		if (h->opcode == PFS_OP_MDS_LOCK_GET) {
-			rc = mds_lock_test(s->tab, ino, &l, &c);
+			rc = pfs_lktab_test(s->tab, ino, &l, &c);
 		} else {
 			rc = lease_touch(s, h->client_id);
 			if (!rc)
-				rc = mds_lock_set(s->tab, ino, &l);
+				rc = pfs_lktab_set(s->tab, ino, &l);
 		}
 		pthread_mutex_unlock(&s->mu);
 		if (rc < 0)
@@ -582,7 +582,7 @@ int mds_locksvc_handle(mds_locksvc *s, pfs_sconn *conn, const pfs_hdr *h, pfs_rb
 		pfs_wbuf_u8(out, (uint8_t)rc);
 		if (!rc) {
 			c = l;
-			c.type = MDS_LK_UNLOCK;
+			c.type = PFS_LK_UNLOCK;
 		}
 		put_lock(out, &c);
 		return 0;
@@ -591,7 +591,7 @@ int mds_locksvc_handle(mds_locksvc *s, pfs_sconn *conn, const pfs_hdr *h, pfs_rb
 		if ((rc = pfs_rbuf_done(b)))
 			return rc;
 		pthread_mutex_lock(&s->mu);
-		rc = mds_lock_cancel(s->tab, ino, h->client_id, owner);
+		rc = pfs_lktab_cancel(s->tab, ino, h->client_id, owner);
 		pthread_mutex_unlock(&s->mu);
 		pfs_wbuf_u32(out, (uint32_t)rc);
 		return 0;
@@ -601,7 +601,7 @@ int mds_locksvc_handle(mds_locksvc *s, pfs_sconn *conn, const pfs_hdr *h, pfs_rb
 		if ((rc = pfs_rbuf_done(b)))
 			return rc;
 		pthread_mutex_lock(&s->mu);
-		mds_lock_release_owner(s->tab, ino, h->client_id, owner, x);
+		pfs_lktab_release_owner(s->tab, ino, h->client_id, owner, x);
 		pthread_mutex_unlock(&s->mu);
 		return 0;
 	}
@@ -611,8 +611,8 @@ int mds_locksvc_handle(mds_locksvc *s, pfs_sconn *conn, const pfs_hdr *h, pfs_rb
 void mds_locksvc_counts(mds_locksvc *s, unsigned *locks, unsigned *waiters, unsigned *clients)
 {
 	pthread_mutex_lock(&s->mu);
-	*locks = mds_lock_count(s->tab);
-	*waiters = mds_lock_waiters(s->tab);
+	*locks = pfs_lktab_count(s->tab);
+	*waiters = pfs_lktab_waiters(s->tab);
 	*clients = __atomic_load_n(&s->nleases, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&s->mu);
 }

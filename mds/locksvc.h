@@ -1,5 +1,5 @@
 /* locksvc.h — the MDS lock service: the LOCK_* opcodes of common/proto.h
- * on the lock table of mds/lock.h, with client leases.
+ * on the lock table of common/lktab.h, with client leases.
  *
  * Blocking requests (LOCK_WAIT) hold no thread: the request's connection
  * and header are kept with the waiter (pfs_sconn_get) and the answer is
@@ -36,7 +36,7 @@
  *
  * Resends: LOCK_SET and LOCK_RELEASE are in the reply cache; a resend the
  * cache does not know (after a restart) runs again, which is harmless since
- * setting a lock its owner already holds is granted (mds/lock.h). */
+ * setting a lock its owner already holds is granted (common/lktab.h). */
 #ifndef MDS_LOCKSVC_H
 #define MDS_LOCKSVC_H
 

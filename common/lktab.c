@@ -1,4 +1,4 @@
-/* lock.c — the MDS lock table (see lock.h): per-inode lists of granted
+/* lktab.c — the lock table (see lktab.h): per-inode lists of granted
  * locks and of waiters, in a fixed hash of inodes; entries of inodes with
  * neither are freed at once.
  *
@@ -9,7 +9,7 @@
  * that stick out (split).  Own locks never overlap, so a lock of the other
  * type can only overlap the original request, and at most one lock is cut
  * in two: two nodes allocated up front make every set all-or-nothing. */
-#include "mds/lock.h"
+#include "common/lktab.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -19,12 +19,12 @@
 #define DEADLOCK_DEPTH 64
 
 typedef struct lk {
-	mds_lock l;
+	pfs_lock l;
 	struct lk *next;
 } lk;
 
 typedef struct waiter {
-	mds_lock l;
+	pfs_lock l;
 	void *cookie;
 	uint64_t deadline;    /* ms; 0 = none */
 	struct waiter *next;  /* arrival order */
@@ -37,8 +37,8 @@ typedef struct ent {
 	struct ent *next;
 } ent;
 
-struct mds_lock_tab {
-	mds_lock_grant_fn grant;
+struct pfs_lktab {
+	pfs_lktab_grant_fn grant;
 	void *arg;
 	ent *b[NBUCKETS];
 	unsigned nlocks, nwait;
@@ -49,7 +49,7 @@ static unsigned bucket(uint64_t ino)
 	return (unsigned)((ino * 0x9e3779b97f4a7c15ull) >> 54) % NBUCKETS;
 }
 
-static ent *ent_find(mds_lock_tab *t, uint64_t ino, int create)
+static ent *ent_find(pfs_lktab *t, uint64_t ino, int create)
 {
 	unsigned b = bucket(ino);
 	ent *e;
@@ -68,7 +68,7 @@ static ent *ent_find(mds_lock_tab *t, uint64_t ino, int create)
 	return e;
 }
 
-static void ent_maybe_free(mds_lock_tab *t, ent *e)
+static void ent_maybe_free(pfs_lktab *t, ent *e)
 {
 	ent **pp;
 
@@ -82,32 +82,32 @@ static void ent_maybe_free(mds_lock_tab *t, ent *e)
 		}
 }
 
-static int same_owner(const mds_lock *a, const mds_lock *b)
+static int same_owner(const pfs_lock *a, const pfs_lock *b)
 {
 	return a->client == b->client && a->owner == b->owner && a->kind == b->kind;
 }
 
-static int overlap(const mds_lock *a, const mds_lock *b)
+static int overlap(const pfs_lock *a, const pfs_lock *b)
 {
 	return a->start <= b->end && b->start <= a->end;
 }
 
 /* a and b overlap or touch (b right after a or a right after b) */
-static int touch(const mds_lock *a, const mds_lock *b)
+static int touch(const pfs_lock *a, const pfs_lock *b)
 {
-	return overlap(a, b) || (a->end != MDS_LK_EOF && a->end + 1 == b->start) ||
-	       (b->end != MDS_LK_EOF && b->end + 1 == a->start);
+	return overlap(a, b) || (a->end != PFS_LK_EOF && a->end + 1 == b->start) ||
+	       (b->end != PFS_LK_EOF && b->end + 1 == a->start);
 }
 
-static int conflicts(const mds_lock *held, const mds_lock *req)
+static int conflicts(const pfs_lock *held, const pfs_lock *req)
 {
 	return held->kind == req->kind && !same_owner(held, req) && overlap(held, req) &&
-	       (held->type == MDS_LK_WRITE || req->type == MDS_LK_WRITE);
+	       (held->type == PFS_LK_WRITE || req->type == PFS_LK_WRITE);
 }
 
-static const lk *first_conflict(const ent *e, const mds_lock *req)
+static const lk *first_conflict(const ent *e, const pfs_lock *req)
 {
-	if (!e || req->type == MDS_LK_UNLOCK)
+	if (!e || req->type == PFS_LK_UNLOCK)
 		return NULL;
 	for (const lk *p = e->locks; p; p = p->next)
 		if (conflicts(&p->l, req))
@@ -115,17 +115,17 @@ static const lk *first_conflict(const ent *e, const mds_lock *req)
 	return NULL;
 }
 
-int mds_lock_check(const mds_lock *l)
+int pfs_lktab_check(const pfs_lock *l)
 {
-	if (l->type < MDS_LK_READ || l->type > MDS_LK_UNLOCK || l->kind >= MDS_LK_NKINDS ||
+	if (l->type < PFS_LK_READ || l->type > PFS_LK_UNLOCK || l->kind >= PFS_LK_NKINDS ||
 	    l->start > l->end)
 		return -EINVAL;
 	return 0;
 }
 
-mds_lock_tab *mds_lock_tab_new(mds_lock_grant_fn grant, void *arg)
+pfs_lktab *pfs_lktab_new(pfs_lktab_grant_fn grant, void *arg)
 {
-	mds_lock_tab *t = calloc(1, sizeof(*t));
+	pfs_lktab *t = calloc(1, sizeof(*t));
 
 	if (t) {
 		t->grant = grant;
@@ -136,13 +136,13 @@ mds_lock_tab *mds_lock_tab_new(mds_lock_grant_fn grant, void *arg)
 
 /* Apply req (already checked for conflicts) to e's locks with the two
  * spare nodes; consumed spares are set to NULL. */
-static void apply(mds_lock_tab *t, ent *e, const mds_lock *req, lk **spare)
+static void apply(pfs_lktab *t, ent *e, const pfs_lock *req, lk **spare)
 {
-	mds_lock w = *req;
+	pfs_lock w = *req;
 	lk **pp;
 
 	/* pass 1: merge with own locks of the same type that overlap or touch */
-	if (w.type != MDS_LK_UNLOCK)
+	if (w.type != PFS_LK_UNLOCK)
 		for (lk *p = e->locks; p; p = p->next)
 			if (same_owner(&p->l, &w) && p->l.type == w.type && touch(&p->l, &w)) {
 				if (p->l.start < w.start)
@@ -183,7 +183,7 @@ static void apply(mds_lock_tab *t, ent *e, const mds_lock *req, lk **spare)
 			t->nlocks--;
 		}
 	}
-	if (w.type != MDS_LK_UNLOCK) {
+	if (w.type != PFS_LK_UNLOCK) {
 		lk *n = spare[0];
 
 		spare[0] = NULL;
@@ -212,7 +212,7 @@ static void spares_put(lk **spare)
 	free(spare[1]);
 }
 
-static void waiter_unlink(mds_lock_tab *t, ent *e, waiter *w)
+static void waiter_unlink(pfs_lktab *t, ent *e, waiter *w)
 {
 	for (waiter **pp = &e->wait; *pp; pp = &(*pp)->next)
 		if (*pp == w) {
@@ -224,7 +224,7 @@ static void waiter_unlink(mds_lock_tab *t, ent *e, waiter *w)
 
 /* Grant every waiter of e that no longer conflicts, in arrival order,
  * again while a grant changed something (a grant may be a downgrade). */
-static void retry_waiters(mds_lock_tab *t, ent *e)
+static void retry_waiters(pfs_lktab *t, ent *e)
 {
 	int progress = 1;
 
@@ -251,11 +251,11 @@ static void retry_waiters(mds_lock_tab *t, ent *e)
 	}
 }
 
-int mds_lock_test(mds_lock_tab *t, uint64_t ino, const mds_lock *req, mds_lock *conflict)
+int pfs_lktab_test(pfs_lktab *t, uint64_t ino, const pfs_lock *req, pfs_lock *conflict)
 {
 	const lk *c;
 
-	if (mds_lock_check(req))
+	if (pfs_lktab_check(req))
 		return -EINVAL;
 	c = first_conflict(ent_find(t, ino, 0), req);
 	if (!c)
@@ -264,7 +264,7 @@ int mds_lock_test(mds_lock_tab *t, uint64_t ino, const mds_lock *req, mds_lock *
 	return 1;
 }
 
-static int set_locked(mds_lock_tab *t, ent *e, const mds_lock *req)
+static int set_locked(pfs_lktab *t, ent *e, const pfs_lock *req)
 {
 	lk *spare[2];
 
@@ -278,30 +278,78 @@ static int set_locked(mds_lock_tab *t, ent *e, const mds_lock *req)
 	return 0;
 }
 
-int mds_lock_set(mds_lock_tab *t, uint64_t ino, const mds_lock *req)
+int pfs_lktab_set(pfs_lktab *t, uint64_t ino, const pfs_lock *req)
 {
 	ent *e;
 	int rc;
 
-	if (mds_lock_check(req))
+	if (pfs_lktab_check(req))
 		return -EINVAL;
-	e = ent_find(t, ino, req->type != MDS_LK_UNLOCK);
+	e = ent_find(t, ino, req->type != PFS_LK_UNLOCK);
 	if (!e)
-		return req->type == MDS_LK_UNLOCK ? 0 : -ENOMEM;
+		return req->type == PFS_LK_UNLOCK ? 0 : -ENOMEM;
 	rc = set_locked(t, e, req);
 	ent_maybe_free(t, e);
 	return rc;
 }
 
+int pfs_lktab_apply(pfs_lktab *t, uint64_t ino, const pfs_lock *l)
+{
+	lk *spare[2];
+	ent *e;
+
+	if (pfs_lktab_check(l))
+		return -EINVAL;
+	e = ent_find(t, ino, l->type != PFS_LK_UNLOCK);
+	if (!e)
+		return l->type == PFS_LK_UNLOCK ? 0 : -ENOMEM;
+	if (spares_get(spare)) {
+		ent_maybe_free(t, e);
+		return -ENOMEM;
+	}
+	apply(t, e, l, spare);
+	spares_put(spare);
+	ent_maybe_free(t, e);
+	return 0;
+}
+
+int pfs_lktab_list(pfs_lktab *t, uint64_t **inos, pfs_lock **locks, size_t *n)
+{
+	size_t i = 0;
+
+	*inos = NULL;
+	*locks = NULL;
+	*n = 0;
+	if (!t->nlocks)
+		return 0;
+	*inos = malloc(t->nlocks * sizeof(**inos));
+	*locks = malloc(t->nlocks * sizeof(**locks));
+	if (!*inos || !*locks) {
+		free(*inos);
+		free(*locks);
+		*inos = NULL;
+		*locks = NULL;
+		return -ENOMEM;
+	}
+	for (unsigned b = 0; b < NBUCKETS; b++)
+		for (const ent *e = t->b[b]; e; e = e->next)
+			for (const lk *p = e->locks; p && i < t->nlocks; p = p->next) {
+				(*inos)[i] = e->ino;
+				(*locks)[i++] = p->l;
+			}
+	*n = i;
+	return 0;
+}
+
 /* The waiter of (client, owner) of a POSIX lock, on any inode; NULL if it
  * waits for nothing. */
-static const waiter *waiting_of(mds_lock_tab *t, uint64_t client, uint64_t owner,
+static const waiter *waiting_of(pfs_lktab *t, uint64_t client, uint64_t owner,
 				const ent **where)
 {
 	for (unsigned b = 0; b < NBUCKETS; b++)
 		for (const ent *e = t->b[b]; e; e = e->next)
 			for (const waiter *w = e->wait; w; w = w->next)
-				if (w->l.kind == MDS_LK_POSIX && w->l.client == client &&
+				if (w->l.kind == PFS_LK_POSIX && w->l.client == client &&
 				    w->l.owner == owner) {
 					*where = e;
 					return w;
@@ -310,9 +358,9 @@ static const waiter *waiting_of(mds_lock_tab *t, uint64_t client, uint64_t owner
 }
 
 /* Would req, blocked by holder, close a cycle of waiting owners? */
-static int deadlock(mds_lock_tab *t, const mds_lock *req, const mds_lock *holder)
+static int deadlock(pfs_lktab *t, const pfs_lock *req, const pfs_lock *holder)
 {
-	mds_lock cur = *holder;
+	pfs_lock cur = *holder;
 
 	for (int depth = 0; depth < DEADLOCK_DEPTH; depth++) {
 		const ent *e = NULL;
@@ -331,7 +379,7 @@ static int deadlock(mds_lock_tab *t, const mds_lock *req, const mds_lock *holder
 	return 0;
 }
 
-int mds_lock_wait(mds_lock_tab *t, uint64_t ino, const mds_lock *req, void *cookie,
+int pfs_lktab_wait(pfs_lktab *t, uint64_t ino, const pfs_lock *req, void *cookie,
 		  uint64_t deadline_ms)
 {
 	const lk *c;
@@ -339,18 +387,18 @@ int mds_lock_wait(mds_lock_tab *t, uint64_t ino, const mds_lock *req, void *cook
 	ent *e;
 	int rc;
 
-	if (mds_lock_check(req))
+	if (pfs_lktab_check(req))
 		return -EINVAL;
-	e = ent_find(t, ino, req->type != MDS_LK_UNLOCK);
+	e = ent_find(t, ino, req->type != PFS_LK_UNLOCK);
 	if (!e)
-		return req->type == MDS_LK_UNLOCK ? 0 : -ENOMEM;
+		return req->type == PFS_LK_UNLOCK ? 0 : -ENOMEM;
 	c = first_conflict(e, req);
 	if (!c) {
 		rc = set_locked(t, e, req);
 		ent_maybe_free(t, e);
 		return rc;
 	}
-	if (req->kind == MDS_LK_POSIX && deadlock(t, req, &c->l)) {
+	if (req->kind == PFS_LK_POSIX && deadlock(t, req, &c->l)) {
 		ent_maybe_free(t, e);
 		return -EDEADLK;
 	}
@@ -370,7 +418,7 @@ int mds_lock_wait(mds_lock_tab *t, uint64_t ino, const mds_lock *req, void *cook
 }
 
 /* Remove the waiters of e matching fn, answering status; how many. */
-static int drop_waiters(mds_lock_tab *t, ent *e, int (*match)(const waiter *, const void *),
+static int drop_waiters(pfs_lktab *t, ent *e, int (*match)(const waiter *, const void *),
 			const void *arg, int status)
 {
 	int n = 0;
@@ -408,7 +456,7 @@ static int match_deadline(const waiter *w, const void *arg)
 	return w->deadline && w->deadline <= *(const uint64_t *)arg;
 }
 
-int mds_lock_cancel(mds_lock_tab *t, uint64_t ino, uint64_t client, uint64_t owner)
+int pfs_lktab_cancel(pfs_lktab *t, uint64_t ino, uint64_t client, uint64_t owner)
 {
 	struct who k = { client, owner, 0 };
 	ent *e = ent_find(t, ino, 0);
@@ -421,7 +469,7 @@ int mds_lock_cancel(mds_lock_tab *t, uint64_t ino, uint64_t client, uint64_t own
 	return n;
 }
 
-int mds_lock_expire(mds_lock_tab *t, uint64_t now_ms)
+int pfs_lktab_expire(pfs_lktab *t, uint64_t now_ms)
 {
 	int n = 0;
 
@@ -435,7 +483,7 @@ int mds_lock_expire(mds_lock_tab *t, uint64_t now_ms)
 }
 
 /* Drop the locks of (client[, owner]) with a kind in kinds from e; how many. */
-static int drop_locks(mds_lock_tab *t, ent *e, uint64_t client, uint64_t owner, int any_owner,
+static int drop_locks(pfs_lktab *t, ent *e, uint64_t client, uint64_t owner, int any_owner,
 		      unsigned kinds)
 {
 	int n = 0;
@@ -456,7 +504,7 @@ static int drop_locks(mds_lock_tab *t, ent *e, uint64_t client, uint64_t owner, 
 	return n;
 }
 
-int mds_lock_release_owner(mds_lock_tab *t, uint64_t ino, uint64_t client, uint64_t owner,
+int pfs_lktab_release_owner(pfs_lktab *t, uint64_t ino, uint64_t client, uint64_t owner,
 			   unsigned kinds)
 {
 	ent *e = ent_find(t, ino, 0);
@@ -471,7 +519,7 @@ int mds_lock_release_owner(mds_lock_tab *t, uint64_t ino, uint64_t client, uint6
 	return n;
 }
 
-int mds_lock_release_client(mds_lock_tab *t, uint64_t client)
+int pfs_lktab_release_client(pfs_lktab *t, uint64_t client)
 {
 	struct who k = { client, 0, 1 };
 	int n = 0;
@@ -491,7 +539,7 @@ int mds_lock_release_client(mds_lock_tab *t, uint64_t client)
 	return n;
 }
 
-int mds_lock_client_busy(mds_lock_tab *t, uint64_t client)
+int pfs_lktab_client_busy(pfs_lktab *t, uint64_t client)
 {
 	for (unsigned b = 0; b < NBUCKETS; b++)
 		for (const ent *e = t->b[b]; e; e = e->next) {
@@ -505,7 +553,7 @@ int mds_lock_client_busy(mds_lock_tab *t, uint64_t client)
 	return 0;
 }
 
-int mds_lock_holds(mds_lock_tab *t, uint64_t ino, const mds_lock *req)
+int pfs_lktab_holds(pfs_lktab *t, uint64_t ino, const pfs_lock *req)
 {
 	const ent *e = ent_find(t, ino, 0);
 
@@ -518,17 +566,17 @@ int mds_lock_holds(mds_lock_tab *t, uint64_t ino, const mds_lock *req)
 	return 0;
 }
 
-unsigned mds_lock_count(mds_lock_tab *t)
+unsigned pfs_lktab_count(pfs_lktab *t)
 {
 	return t->nlocks;
 }
 
-unsigned mds_lock_waiters(mds_lock_tab *t)
+unsigned pfs_lktab_waiters(pfs_lktab *t)
 {
 	return t->nwait;
 }
 
-void mds_lock_tab_free(mds_lock_tab *t)
+void pfs_lktab_free(pfs_lktab *t)
 {
 	if (!t)
 		return;
