@@ -118,7 +118,13 @@ int oss_grant_request(oss_grant *g, uint64_t client, uint64_t want, uint64_t giv
 int oss_grant_write(oss_grant *g, uint64_t client, uint64_t len, uint64_t now_ms,
 		    oss_grant_free_fn free_fn, void *arg)
 {
-	uint64_t cost = PFS_GRANT_COST(len), cov = 0, unc, fr = 0;
+	return oss_grant_consume(g, client, PFS_GRANT_COST(len), now_ms, free_fn, arg);
+}
+
+int oss_grant_consume(oss_grant *g, uint64_t client, uint64_t cost, uint64_t now_ms,
+		      oss_grant_free_fn free_fn, void *arg)
+{
+	uint64_t cov = 0, unc, fr = 0;
 	gclient *c;
 	int rc = 0;
 

@@ -50,6 +50,10 @@ int oss_grant_request(oss_grant *g, uint64_t client, uint64_t want, uint64_t giv
  * error. */
 int oss_grant_write(oss_grant *g, uint64_t client, uint64_t len, uint64_t now_ms,
 		    oss_grant_free_fn free_fn, void *arg);
+/* The same for a request that costs cost grant bytes (a WRITEV: the sum
+ * of PFS_GRANT_COST of its extents, as the client counts it). */
+int oss_grant_consume(oss_grant *g, uint64_t client, uint64_t cost, uint64_t now_ms,
+		      oss_grant_free_fn free_fn, void *arg);
 
 /* Take back the grants of clients silent since now_ms - timeout_ms;
  * returns the bytes taken back. */

@@ -17,6 +17,57 @@ static void get_capa(pfs_rbuf *b, size_t want_after, oss_req_msg *m)
 		pfs_capa_decode(b, &m->cap);
 }
 
+/* Little-endian integer of n bytes at p. */
+static uint64_t le(const uint8_t *p, size_t n)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+void oss_req_vec(const oss_req_msg *m, uint32_t i, uint64_t *off, uint32_t *len)
+{
+	*off = le(m->vec + 12 * (size_t)i, 8);
+	*len = (uint32_t)le(m->vec + 12 * (size_t)i + 8, 4);
+}
+
+/* WRITEV after the object id: the extent table (ascending, disjoint, each
+ * at least a byte, PFS_MAX_IO in all), the capability, the bytes. */
+static int decode_writev(pfs_rbuf *b, oss_req_msg *out)
+{
+	uint64_t end = 0, sum = 0;
+
+	out->nvec = pfs_rbuf_u32(b);
+	if (pfs_rbuf_error(b))
+		return -EBADMSG;
+	if (out->nvec == 0 || out->nvec > PFS_WRITEV_MAX)
+		return -EINVAL;
+	out->vec = pfs_rbuf_bytes(b, 12 * (size_t)out->nvec);
+	if (!out->vec)
+		return -EBADMSG;
+	for (uint32_t i = 0; i < out->nvec; i++) {
+		uint64_t off;
+		uint32_t len;
+
+		oss_req_vec(out, i, &off, &len);
+		if (len == 0 || (i && off < end) || off + len < off)
+			return -EINVAL;
+		end = off + len;
+		sum += len;
+		if (sum > PFS_MAX_IO)
+			return -EINVAL;
+		if (i == 0)
+			out->off = off;
+	}
+	out->len = sum;
+	get_capa(b, (size_t)sum, out);
+	out->data = pfs_rbuf_bytes(b, (size_t)sum);
+	out->need = PFS_CAPA_WRITE;
+	return 0;
+}
+
 int oss_req_decode(uint16_t opcode, const uint8_t *p, size_t n, oss_req_msg *out)
 {
 	pfs_rbuf b;
@@ -49,6 +100,15 @@ int oss_req_decode(uint16_t opcode, const uint8_t *p, size_t n, oss_req_msg *out
 		out->data = pfs_rbuf_bytes(&b, (size_t)out->len);
 		out->need = PFS_CAPA_WRITE;
 		break;
+	case PFS_OP_OSS_WRITEV: {
+		int rc;
+
+		out->obj = pfs_rbuf_u64(&b);
+		rc = decode_writev(&b, out);
+		if (rc)
+			return rc;
+		break;
+	}
 	case PFS_OP_OSS_TRUNCATE:
 		out->obj = pfs_rbuf_u64(&b);
 		out->len = pfs_rbuf_u64(&b);
@@ -74,6 +134,7 @@ int oss_req_decode(uint16_t opcode, const uint8_t *p, size_t n, oss_req_msg *out
 	}
 	if (pfs_rbuf_done(&b)) {
 		out->data = NULL;
+		out->vec = NULL;
 		return -EBADMSG;
 	}
 	return 0;

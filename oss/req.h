@@ -1,7 +1,7 @@
 /* req.h — decoding of one OSS data-port request payload, without I/O.
  *
- * The data port (server.h) takes READ, WRITE, TRUNCATE, PUNCH, STAT, SYNC
- * and STATFS; their payloads are laid out in common/proto.h.  This module
+ * The data port (server.h) takes READ, WRITE, WRITEV, TRUNCATE, PUNCH,
+ * STAT, SYNC and STATFS; their payloads are laid out in common/proto.h.  This module
  * turns (opcode, payload) into an oss_req_msg and nothing else: no OST
  * lookup, no allocation, no store access, so it can be unit-tested and
  * fuzzed on its own (tests/fuzz/fuzz_oss.c).  The caller then looks the
@@ -13,7 +13,8 @@
  * the request needs; checking it is the caller's (it holds K_cap).
  *
  * Errors, as the data port replies them: -EBADMSG for a short payload or
- * trailing bytes, -EINVAL for a READ/WRITE longer than PFS_MAX_IO,
+ * trailing bytes, -EINVAL for a READ/WRITE longer than PFS_MAX_IO and a
+ * WRITEV whose table breaks its rules (common/proto.h),
  * -EOPNOTSUPP for an opcode the data port does not serve. */
 #ifndef OSS_REQ_H
 #define OSS_REQ_H
@@ -29,7 +30,9 @@ typedef struct oss_req_msg {
 	uint64_t obj;             /* object id (all but STATFS) */
 	uint64_t off;             /* READ/WRITE/PUNCH offset */
 	uint64_t len;             /* READ/WRITE/PUNCH length; TRUNCATE size */
-	const uint8_t *data;      /* WRITE: len bytes inside the payload */
+	const uint8_t *data;      /* WRITE, WRITEV: len bytes inside the payload */
+	uint32_t nvec;            /* WRITEV: extents (off = the first's, len = their sum) */
+	const uint8_t *vec;       /* WRITEV: their table inside the payload (oss_req_vec) */
 	int has_cap;              /* a capability followed the fixed fields */
 	pfs_capa cap;
 	uint32_t need;            /* PFS_CAPA_* right it needs (0: any; STATFS: none) */
@@ -38,5 +41,9 @@ typedef struct oss_req_msg {
 /* Decode the payload p[0..n) of a data-port request with this opcode into
  * *out (zeroed first).  0 or a negative errno (above). */
 int oss_req_decode(uint16_t opcode, const uint8_t *p, size_t n, oss_req_msg *out);
+
+/* Extent i (< m->nvec) of a decoded WRITEV: object offset and length; its
+ * bytes follow those of the extents before it in m->data. */
+void oss_req_vec(const oss_req_msg *m, uint32_t i, uint64_t *off, uint32_t *len);
 
 #endif

@@ -1,5 +1,6 @@
 /* test_oss_req.c — the OSS data-port request decoder (oss/req.c): every
- * opcode's layout, short and long payloads, oversized I/O, unknown opcodes. */
+ * opcode's layout, short and long payloads, oversized I/O, unknown opcodes,
+ * WRITEV's extent table. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -59,6 +60,93 @@ static void test_req_read_write(void **state)
 	pfs_wbuf_free(&w);
 }
 
+/* WRITEV: n extents, their table, the capability, their bytes; a table
+ * out of order, overlapping, with an empty extent or over the limits is
+ * -EINVAL, a short or long payload -EBADMSG. */
+static void writev_req(pfs_wbuf *w, uint32_t n, const uint64_t *off, const uint32_t *len,
+		       int data)
+{
+	uint32_t sum = 0;
+
+	pfs_wbuf_init(w);
+	pfs_wbuf_u32(w, 2);
+	pfs_wbuf_u64(w, 9);
+	pfs_wbuf_u32(w, n);
+	for (uint32_t i = 0; i < n; i++) {
+		pfs_wbuf_u64(w, off[i]);
+		pfs_wbuf_u32(w, len[i]);
+		sum += len[i];
+	}
+	for (uint32_t i = 0; data && i < sum; i++)
+		pfs_wbuf_u8(w, (uint8_t)('a' + i));
+}
+
+static void test_req_writev(void **state)
+{
+	uint64_t off[3] = { 100, 103, 4096 }, o;
+	uint32_t len[3] = { 3, 2, 4 }, l;
+	pfs_wbuf w;
+	oss_req_msg m;
+
+	writev_req(&w, 3, off, len, 1);
+	assert_int_equal(oss_req_decode(PFS_OP_OSS_WRITEV, w.data, w.len, &m), 0);
+	assert_int_equal(m.ost, 2);
+	assert_int_equal(m.obj, 9);
+	assert_int_equal(m.nvec, 3);
+	assert_int_equal(m.off, 100);
+	assert_int_equal(m.len, 9);
+	assert_int_equal(m.need, PFS_CAPA_WRITE);
+	assert_false(m.has_cap);
+	assert_memory_equal(m.data, "abcdefghi", 9);
+	oss_req_vec(&m, 2, &o, &l);
+	assert_int_equal(o, 4096);
+	assert_int_equal(l, 4);
+	/* one byte short, one too many */
+	assert_int_equal(oss_req_decode(PFS_OP_OSS_WRITEV, w.data, w.len - 1, &m), -EBADMSG);
+	assert_null(m.data);
+	pfs_wbuf_u8(&w, 0);
+	assert_int_equal(oss_req_decode(PFS_OP_OSS_WRITEV, w.data, w.len, &m), -EBADMSG);
+	pfs_wbuf_free(&w);
+	/* overlapping, descending, empty */
+	off[1] = 102;
+	writev_req(&w, 3, off, len, 1);
+	assert_int_equal(oss_req_decode(PFS_OP_OSS_WRITEV, w.data, w.len, &m), -EINVAL);
+	pfs_wbuf_free(&w);
+	off[1] = 103;
+	off[2] = 50;
+	writev_req(&w, 3, off, len, 1);
+	assert_int_equal(oss_req_decode(PFS_OP_OSS_WRITEV, w.data, w.len, &m), -EINVAL);
+	pfs_wbuf_free(&w);
+	off[2] = 4096;
+	len[1] = 0;
+	writev_req(&w, 3, off, len, 1);
+	assert_int_equal(oss_req_decode(PFS_OP_OSS_WRITEV, w.data, w.len, &m), -EINVAL);
+	pfs_wbuf_free(&w);
+	/* no extent, too many, more than PFS_MAX_IO (the bulk is not looked at) */
+	writev_req(&w, 0, off, len, 0);
+	assert_int_equal(oss_req_decode(PFS_OP_OSS_WRITEV, w.data, w.len, &m), -EINVAL);
+	pfs_wbuf_free(&w);
+	pfs_wbuf_init(&w);
+	pfs_wbuf_u32(&w, 2);
+	pfs_wbuf_u64(&w, 9);
+	pfs_wbuf_u32(&w, PFS_WRITEV_MAX + 1);
+	assert_int_equal(oss_req_decode(PFS_OP_OSS_WRITEV, w.data, w.len, &m), -EINVAL);
+	pfs_wbuf_free(&w);
+	len[0] = PFS_MAX_IO;
+	len[1] = 1;
+	off[1] = 100 + PFS_MAX_IO;
+	off[2] = 200 + PFS_MAX_IO;
+	writev_req(&w, 3, off, len, 0);
+	assert_int_equal(oss_req_decode(PFS_OP_OSS_WRITEV, w.data, w.len, &m), -EINVAL);
+	pfs_wbuf_free(&w);
+	/* a table cut short */
+	writev_req(&w, 2, off, len, 0);
+	assert_int_equal(oss_req_decode(PFS_OP_OSS_WRITEV, w.data, 16 + 12, &m), -EBADMSG);
+	for (size_t n = 0; n < 16; n++)
+		assert_int_equal(oss_req_decode(PFS_OP_OSS_WRITEV, w.data, n, &m), -EBADMSG);
+	pfs_wbuf_free(&w);
+}
+
 static void test_req_others(void **state)
 {
 	pfs_wbuf w;
@@ -96,6 +184,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_req_read_write),
 		cmocka_unit_test(test_req_others),
+		cmocka_unit_test(test_req_writev),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

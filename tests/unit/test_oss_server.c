@@ -417,6 +417,69 @@ static void test_server_jobstats(void **state)
 	pfs_rpc_reply_free(&rep);
 }
 
+/* WRITEV: its extents land where they say (touching ones in one write),
+ * the reply is the bytes written, and jobstats count it as one write of
+ * the job (QoS sees the write it is). */
+static void test_server_writev(void **state)
+{
+	fixture *f = *state;
+	uint8_t out[8], buf[16];
+	pfs_rpc_reply rep = { 0 };
+	size_t n = 0, got = 0;
+	const uint64_t off[3] = { 2, 4, 8 };
+	const uint32_t len[3] = { 2, 2, 1 };
+	pfs_wbuf w;
+	pfs_rbuf b;
+	uint32_t nj;
+	int seen = 0;
+
+	assert_int_equal(do_write(f, "vjob", OST_INDEX, 5, 0, "0123456789", 10), 0);
+	pfs_wbuf_init(&w);
+	pfs_wbuf_u32(&w, OST_INDEX);
+	pfs_wbuf_u64(&w, 5);
+	pfs_wbuf_u32(&w, 3);
+	for (int i = 0; i < 3; i++) {
+		pfs_wbuf_u64(&w, off[i]);
+		pfs_wbuf_u32(&w, len[i]);
+	}
+	assert_int_equal(call(f->data, PFS_OP_OSS_WRITEV, "vjob", &w, "abcdZ", 5, out,
+			      sizeof(out), &n), 0);
+	pfs_rbuf_init(&b, out, n);
+	assert_int_equal(pfs_rbuf_u32(&b), 5);
+	assert_int_equal(pfs_rbuf_done(&b), 0);
+	/* a table the decoder refuses: nothing written */
+	pfs_wbuf_u32(&w, OST_INDEX);
+	pfs_wbuf_u64(&w, 5);
+	pfs_wbuf_u32(&w, 2);
+	pfs_wbuf_u64(&w, 0);
+	pfs_wbuf_u32(&w, 2);
+	pfs_wbuf_u64(&w, 1);
+	pfs_wbuf_u32(&w, 1);
+	assert_int_equal(call(f->data, PFS_OP_OSS_WRITEV, "vjob", &w, "xyz", 3, NULL, 0, NULL),
+			 -EINVAL);
+	pfs_wbuf_free(&w);
+	assert_int_equal(do_read(f, "vjob", OST_INDEX, 5, 0, 10, buf, &got), 0);
+	assert_int_equal(got, 10);
+	assert_memory_equal(buf, "01abcd67Z9", 10);
+	pfs_rpc_reply_init(&rep);
+	assert_int_equal(pfs_rpc_call(f->ctl, PFS_OP_OSS_JOBSTATS, NULL, 0, NULL, 0, NULL, 0,
+				      &rep), 0);
+	pfs_rbuf_init(&b, rep.data, rep.len);
+	nj = pfs_rbuf_u32(&b);
+	for (uint32_t i = 0; i < nj; i++) {
+		pfs_job_stats js;
+
+		assert_int_equal(pfs_job_stats_decode(&b, &js), 0);
+		if (strcmp(js.job, "vjob"))
+			continue;
+		seen = 1;
+		assert_int_equal(js.write_rpcs, 2);
+		assert_int_equal(js.write_bytes, 15);
+	}
+	assert_true(seen);
+	pfs_rpc_reply_free(&rep);
+}
+
 static void test_server_request_errors(void **state)
 {
 	fixture *f = *state;
@@ -941,6 +1004,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_server_destroy_list_statfs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_destroy_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_jobstats, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_writev, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_request_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_index_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_garbage_frames, setup, teardown),
