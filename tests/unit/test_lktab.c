@@ -380,6 +380,65 @@ static void t_bad_input(void **state)
 	pfs_lktab_free(t);
 }
 
+/* pfs_lktab_apply, a mirror of grants decided elsewhere: other owners'
+ * locks are not checked (the MDS did), the owner's own merge and split as
+ * for pfs_lktab_set, and pfs_lktab_list returns exactly what is held. */
+static void t_apply_and_list(void **state)
+{
+	pfs_lktab *t = pfs_lktab_new(NULL, NULL);
+	pfs_lock a = L(0, 1, PFS_LK_WRITE, 0, 99), b = L(0, 2, PFS_LK_WRITE, 50, 149);
+	pfs_lock u = L(0, 1, PFS_LK_UNLOCK, 10, 19), bad = a;
+	uint64_t *inos;
+	pfs_lock *locks;
+	size_t n, found = 0;
+
+	(void)state;
+	assert_int_equal(pfs_lktab_apply(t, INO, &a), 0);
+	assert_int_equal(pfs_lktab_apply(t, INO, &b), 0);  /* set would say -EAGAIN */
+	assert_int_equal(pfs_lktab_count(t), 2);
+	assert_int_equal(pfs_lktab_apply(t, INO, &u), 0);   /* splits owner 1's lock */
+	assert_int_equal(pfs_lktab_count(t), 3);
+	assert_int_equal(pfs_lktab_apply(t, INO + 1, &a), 0);
+	bad.start = 5;
+	bad.end = 4;
+	assert_int_equal(pfs_lktab_apply(t, INO, &bad), -EINVAL);
+	assert_int_equal(pfs_lktab_list(t, &inos, &locks, &n), 0);
+	assert_int_equal(n, 4);
+	for (size_t i = 0; i < n; i++) {
+		if (inos[i] == INO + 1) {
+			assert_int_equal(locks[i].start, 0);
+			assert_int_equal(locks[i].end, 99);
+			continue;
+		}
+		assert_int_equal(inos[i], INO);
+		if (locks[i].owner == 2) {
+			assert_int_equal(locks[i].start, 50);
+			assert_int_equal(locks[i].end, 149);
+		} else {
+			assert_true((locks[i].start == 0 && locks[i].end == 9) ||
+				    (locks[i].start == 20 && locks[i].end == 99));
+		}
+		found++;
+	}
+	assert_int_equal(found, 3);
+	free(inos);
+	free(locks);
+	/* waiters are never retried by apply: none exist, and unlocking all
+	 * empties the table */
+	assert_int_equal(pfs_lktab_release_owner(t, INO, 0, 1, 1u << PFS_LK_POSIX), 2);
+	assert_int_equal(pfs_lktab_apply(t, INO, &(pfs_lock){ .owner = 2, .type = PFS_LK_UNLOCK,
+							   .kind = PFS_LK_POSIX, .start = 0,
+							   .end = E }), 0);
+	assert_int_equal(pfs_lktab_apply(t, INO + 1, &(pfs_lock){ .owner = 1, .type = PFS_LK_UNLOCK,
+							       .kind = PFS_LK_POSIX, .start = 0,
+							       .end = E }), 0);
+	assert_int_equal(pfs_lktab_count(t), 0);
+	assert_int_equal(pfs_lktab_list(t, &inos, &locks, &n), 0);
+	assert_int_equal(n, 0);
+	assert_null(inos);
+	pfs_lktab_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +454,7 @@ int main(void)
 		cmocka_unit_test(t_cancel_expire_undelivered),
 		cmocka_unit_test(t_deadlock),
 		cmocka_unit_test(t_bad_input),
+		cmocka_unit_test(t_apply_and_list),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
