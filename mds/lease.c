@@ -77,6 +77,7 @@ struct mds_lease {
 	uint64_t boot_id;
 	uint64_t start_ms;
 	unsigned nclients;         /* atomic reads on the grant fast path */
+	int grace;                 /* in the start grace (atomic; the ticker ends it) */
 	uint64_t gseq;             /* change sequence */
 	uint64_t bseq[NSEQ];       /* last change per inode hash */
 	lent *b[NBUCKETS];
@@ -152,6 +153,24 @@ static lclient *client_registered(mds_lease *t, uint64_t id, uint64_t now)
 	if (c)
 		c->reg_until = t->start_ms + MDS_LEASE_REG_GRACE_MS + PFS_NOTIFY_WAIT_MAX_MS;
 	return c;
+}
+
+/* Anyone to record leases for: a registered client, or the start grace
+ * (clients whose resent NOTIFY_WAIT has not arrived yet).  One or two
+ * atomic reads: with no channel and past the grace, grants and change
+ * hooks cost nothing more. */
+static int anyone(mds_lease *t)
+{
+	return __atomic_load_n(&t->nclients, __ATOMIC_RELAXED) != 0 ||
+	       __atomic_load_n(&t->grace, __ATOMIC_RELAXED) != 0;
+}
+
+/* End the start grace once it is over (under mu). */
+static void grace_check(mds_lease *t, uint64_t now)
+{
+	if (__atomic_load_n(&t->grace, __ATOMIC_RELAXED) &&
+	    now - t->start_ms >= MDS_LEASE_REG_GRACE_MS + PFS_NOTIFY_WAIT_MAX_MS)
+		__atomic_store_n(&t->grace, 0, __ATOMIC_RELAXED);
 }
 
 /* ---- leases ---- */
@@ -272,10 +291,11 @@ static void grant(mds_lease *t, uint64_t client, uint64_t ino, unsigned kind, co
 	lent *e;
 	unsigned b = hash64(ino, HBITS);
 
-	if (!t || !t->o.lease_ms || !__atomic_load_n(&t->nclients, __ATOMIC_RELAXED))
+	if (!t || !t->o.lease_ms || !anyone(t))
 		return;
 	pthread_mutex_lock(&t->mu);
 	now = now_ms(t);
+	grace_check(t, now);
 	c = client_registered(t, client, now);
 	if (!c)
 		goto out;
@@ -360,7 +380,7 @@ int mds_lease_watched(mds_lease *t, uint64_t except, uint64_t ino)
 
 int mds_lease_active(mds_lease *t)
 {
-	return t && t->o.lease_ms && __atomic_load_n(&t->nclients, __ATOMIC_RELAXED) != 0;
+	return t && t->o.lease_ms && anyone(t);
 }
 
 /* Bump the change sequence of ino (under mu). */
@@ -594,6 +614,7 @@ void mds_lease_tick(mds_lease *t)
 
 	pthread_mutex_lock(&t->mu);
 	now = now_ms(t);
+	grace_check(t, now);
 	for (unsigned i = 0; i < CBUCKETS; i++)
 		for (lclient *c = t->c[i], *nx; c; c = nx) {
 			nx = c->next;
@@ -654,6 +675,7 @@ int mds_lease_create(const mds_lease_opts *o, mds_lease **out)
 	if (getrandom(&t->boot_id, sizeof(t->boot_id), 0) != sizeof(t->boot_id))
 		t->boot_id = (uint64_t)time(NULL) ^ ((uint64_t)pfs_clock_ms() << 20);
 	t->start_ms = now_ms(t);
+	t->grace = t->o.lease_ms != 0;
 	pthread_mutex_init(&t->mu, NULL);
 	pthread_cond_init(&t->cv, NULL);
 	if (!t->o.no_thread) {

@@ -44,7 +44,10 @@
  *
  * Threads: one mutex guards everything; a ticker thread answers held
  * waits whose time is up and forgets silent clients.  With no client
- * registered, grants cost one atomic read. */
+ * registered and the start grace over, grants and change hooks cost two
+ * atomic reads.  Measured (bench/RESULTS.md "Metadata leases on by
+ * default"): 0.1-0.5 us per LOOKUP's grants with a channel, under 1 % of
+ * the MDS's CPU on a cold create/stat/unlink run. */
 #ifndef MDS_LEASE_H
 #define MDS_LEASE_H
 

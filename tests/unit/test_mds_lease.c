@@ -263,6 +263,78 @@ static void test_change_between_read_and_grant(void **st)
 	mds_lease_destroy(t);
 }
 
+/* The start grace (a restarted MDS): before any client has sent a wait,
+ * every client's reads are leases, revoked by others' changes and
+ * delivered by its first wait; past the grace, a client without a
+ * channel gets none, and one with a channel keeps its own. */
+static void test_start_grace(void **st)
+{
+	fake f;
+	mds_lease_opts o = { 0 };
+	mds_lease *t;
+	mds_lease_stats ss;
+	batch b;
+
+	memset(&f, 0, sizeof(f));
+	f.now = 1000000;
+	o.lease_ms = 10000;
+	o.no_thread = 1;
+	o.clock = fclock;
+	o.reply = freply;
+	o.ref = fref;
+	o.arg = &f;
+	assert_int_equal(mds_lease_create(&o, &t), 0);
+	assert_true(mds_lease_active(t));
+	f.now += 1000;
+	mds_lease_grant(t, A, 42, mds_lease_begin(t));
+	mds_lease_grant_name(t, A, 5, "x", mds_lease_begin(t));
+	mds_lease_get_stats(t, &ss);
+	assert_int_equal(ss.leases, 2);
+	mds_lease_changed(t, B, 42, MDS_LEASE_ATTR);
+	mds_lease_name_changed(t, B, 5, "x");
+	/* A's first wait: answered at once with what it missed */
+	assert_int_equal(wait_req(t, A, 0, 5000, 0, NULL, &b), 0);
+	assert_int_equal(b.n, 2);
+	assert_int_equal(b.r[0].kind, PFS_NOTIFY_INO);
+	assert_int_equal(b.r[0].ino, 42);
+	assert_int_equal(b.r[1].kind, PFS_NOTIFY_ENTRY);
+	assert_string_equal(b.r[1].name, "x");
+	/* past the grace (A keeps waiting): B, without a channel, is
+	 * forgotten and gets no lease; the expired ones are gone */
+	for (int i = 0; i < 3; i++) {
+		f.now += (MDS_LEASE_REG_GRACE_MS + PFS_NOTIFY_WAIT_MAX_MS) / 3 + 1;
+		assert_int_equal(wait_req(t, A, b.seq, 5000, 0, NULL, &b), 0);
+		mds_lease_tick(t);
+	}
+	mds_lease_grant(t, B, 43, mds_lease_begin(t));
+	mds_lease_get_stats(t, &ss);
+	assert_int_equal(ss.clients, 1);
+	assert_int_equal(ss.leases, 0);
+	/* A (registered) still gets them */
+	mds_lease_grant(t, A, 43, mds_lease_begin(t));
+	mds_lease_get_stats(t, &ss);
+	assert_int_equal(ss.leases, 1);
+	mds_lease_destroy(t);
+}
+
+/* Past the grace with no channel: nothing recorded, change hooks idle. */
+static void test_no_channel_idle(void **st)
+{
+	fake f;
+	mds_lease *t = mk(&f, 0, 0);
+	mds_lease_stats ss;
+
+	mds_lease_tick(t);
+	assert_false(mds_lease_active(t));
+	mds_lease_grant(t, A, 7, mds_lease_begin(t));
+	mds_lease_get_stats(t, &ss);
+	assert_int_equal(ss.clients, 0);
+	assert_int_equal(ss.leases, 0);
+	reg(t, A);
+	assert_true(mds_lease_active(t));
+	mds_lease_destroy(t);
+}
+
 static void test_held_wait(void **st)
 {
 	fake f;
@@ -380,6 +452,8 @@ int main(void)
 		cmocka_unit_test(test_unregistered_and_expired),
 		cmocka_unit_test(test_names_and_perm),
 		cmocka_unit_test(test_change_between_read_and_grant),
+		cmocka_unit_test(test_start_grace),
+		cmocka_unit_test(test_no_channel_idle),
 		cmocka_unit_test(test_held_wait),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_bad_requests),
