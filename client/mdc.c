@@ -444,6 +444,57 @@ out:
 	return rc;
 }
 
+int cli_mdc_lookup_bulk_decode(const void *p, size_t len, uint32_t max, cli_bulkent *out,
+			       uint32_t *n, int *eof)
+{
+	pfs_rbuf r;
+	uint32_t count;
+	int e;
+
+	pfs_rbuf_init(&r, p, len);
+	count = pfs_rbuf_u32(&r);
+	e = pfs_rbuf_u8(&r);
+	/* each entry takes at least a length and an attr */
+	if (pfs_rbuf_error(&r) || count > max || e > 1 ||
+	    (uint64_t)count * (4 + 76) > pfs_rbuf_left(&r))
+		return -EBADMSG;
+	for (uint32_t i = 0; i < count && !pfs_rbuf_error(&r); i++) {
+		char *name = out[i].name;
+		pfs_attr *a = &out[i].a;
+
+		pfs_rbuf_cstr(&r, name, PFS_NAME_MAX + 1);
+		pfs_attr_decode(&r, a);
+		if (!pfs_rbuf_error(&r) && (!name[0] || strchr(name, '/') ||
+					    strcmp(name, ".") == 0 || strcmp(name, "..") == 0))
+			return -EBADMSG;
+	}
+	if (pfs_rbuf_done(&r))
+		return -EBADMSG;
+	*n = count;
+	*eof = e;
+	return 0;
+}
+
+int cli_mdc_lookup_bulk(cli_mdc *m, const cli_ctx *c, uint64_t dir, const char *after,
+			uint32_t max, cli_bulkent *out, uint32_t *n, int *eof)
+{
+	pfs_rpc_reply rep = { 0 };
+	pfs_wbuf w;
+	int rc;
+
+	if (max == 0 || max > PFS_LOOKUP_BULK_MAX || strlen(after) > PFS_NAME_MAX)
+		return -EINVAL;
+	begin(&w, c);
+	pfs_wbuf_u64(&w, dir);
+	pfs_wbuf_str(&w, after);
+	pfs_wbuf_u32(&w, max);
+	rc = call(m, c->job, PFS_OP_MDS_LOOKUP_BULK, PFS_RPC_IDEMPOTENT, &w, &rep);
+	if (!rc)
+		rc = cli_mdc_lookup_bulk_decode(rep.data, rep.len, max, out, n, eof);
+	pfs_rpc_reply_free(&rep);
+	return rc;
+}
+
 int cli_mdc_symlink(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
 		    const char *target, pfs_attr *attr)
 {

@@ -138,6 +138,22 @@ int cli_mdc_rename(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *na
  * ends with this page. */
 int cli_mdc_readdir(cli_mdc *m, const cli_ctx *c, uint64_t ino, uint64_t cookie, uint32_t max,
 		    cli_dirent *ents, uint32_t *n, int *eof);
+/* One entry of a LOOKUP_BULK reply. */
+typedef struct cli_bulkent {
+	pfs_attr a;
+	char name[PFS_NAME_MAX + 1];
+} cli_bulkent;
+/* PFS_OP_MDS_LOOKUP_BULK (statahead, client/statahead.h): the entries of
+ * dir after name `after` ("" = from the first) in name order with their
+ * attributes, at most max (1..PFS_LOOKUP_BULK_MAX) into out[]; *n of them,
+ * *eof when the directory has no more. */
+int cli_mdc_lookup_bulk(cli_mdc *m, const cli_ctx *c, uint64_t dir, const char *after,
+			uint32_t max, cli_bulkent *out, uint32_t *n, int *eof);
+/* Its reply decoder: len bytes at p, at most max entries.  0 or -EBADMSG
+ * (short, long, too many entries, a name that is empty, ".", ".." or has
+ * a '/'). */
+int cli_mdc_lookup_bulk_decode(const void *p, size_t len, uint32_t max, cli_bulkent *out,
+			       uint32_t *n, int *eof);
 int cli_mdc_symlink(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
 		    const char *target, pfs_attr *attr);
 /* Target into buf (NUL-terminated); -ENAMETOOLONG if it does not fit in sz. */
