@@ -223,6 +223,8 @@ static void apply(cli_notify *n, const cli_notify_batch *b, cli_notify_stats *st
 		case PFS_NOTIFY_PERM:
 			note_recent(n, r->ino, now);
 			(void)fuse_lowlevel_notify_inval_inode(n->se, r->ino, -1, 0);
+			if (n->inval_fn) /* the directory's attributes, names below */
+				n->inval_fn(n->inval_arg, r->ino);
 			pthread_mutex_lock(&n->mu);
 			{
 				dirent_rec *d = *dir_slot(n, r->ino);

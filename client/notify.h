@@ -63,7 +63,8 @@ double cli_notify_attr_timeout(cli_notify *n, double dflt);
  * Also notes a directory's entry for PFS_NOTIFY_PERM. */
 double cli_notify_entry_timeout(cli_notify *n, double dflt, uint64_t parent, const char *name,
 				const pfs_attr *a);
-/* fn(arg, ino) for each inode the MDS invalidates, and fn(arg, 0) when
+/* fn(arg, ino) for each inode the MDS invalidates (attributes, or a
+ * directory's permissions: what was cached below it too), and fn(arg, 0) when
  * invalidations were lost (a RESET batch); from the notify thread, no
  * lock held.  Set before cli_notify_start (fuse_ops.c drops the
  * readahead's prefetched data of the inode with it). */
