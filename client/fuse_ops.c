@@ -99,6 +99,8 @@ typedef struct fh {
 static int fh_renew(cli_fs *fs, fh *h);
 static cli_caps *fh_caps(cli_fs *fs, fh *h);
 static int wc_write_cb(void *arg, void *owner, uint64_t off, size_t len, const void *buf);
+static int wc_writev_cb(void *arg, void *owner, const cli_wc_iov *v, size_t n);
+static int wc_same_cb(void *arg, void *a, void *b);
 static int wc_grant_cb(void *arg, uint32_t ost, uint64_t want, uint64_t giveback,
 		       uint64_t *granted);
 static void wc_flush_ino(cli_fs *fs, uint64_t ino);
@@ -133,6 +135,8 @@ int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opt
 		int rc;
 
 		wo.write = wc_write_cb;
+		wo.writev = wc_writev_cb;
+		wo.same = wc_same_cb;
 		wo.grant = wc_grant_cb;
 		wo.arg = fs;
 		rc = cli_wc_create(&wo, &fs->wc);
@@ -1530,6 +1534,45 @@ static int wc_write_cb(void *arg, void *owner, uint64_t off, size_t len, const v
 	rc = fh_write(arg, h, &tag, off, len, buf, -1);
 	ra_bump(arg, h->n); /* whatever came of it: the OSSes' bytes may have changed */
 	return rc;
+}
+
+/* Several extents of one chunk in WRITEV requests (osc.h), as wc_write_cb
+ * does one. */
+static int wc_writev_cb(void *arg, void *owner, const cli_wc_iov *v, size_t n)
+{
+	cli_fs *fs = arg;
+	fh *h = owner;
+	pfs_rpc_tag tag = fh_tag(h);
+	cli_osc_iov *ov = malloc(n * sizeof(*ov));
+	cli_caps *caps;
+	int rc;
+
+	if (!ov)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		ov[i] = (cli_osc_iov){ v[i].off, v[i].len, v[i].buf };
+	pfs_rpc_set_interrupt(NULL, NULL); /* as in wc_write_cb */
+	caps = fh_caps(fs, h);
+	rc = cli_osc_writev_caps(fs->osc, &tag, &h->layout, caps, ov, n);
+	if (rc == -EKEYEXPIRED && fh_renew(fs, h) == 0) {
+		cli_caps_put(caps);
+		caps = fh_caps(fs, h);
+		rc = cli_osc_writev_caps(fs->osc, &tag, &h->layout, caps, ov, n);
+	}
+	cli_caps_put(caps);
+	free(ov);
+	ra_bump(fs, h->n);
+	return rc;
+}
+
+/* Cached bytes of two handles may share a request when the OSSes would
+ * see the same identity (job, uid, gid: QoS) and both may write. */
+static int wc_same_cb(void *arg, void *a, void *b)
+{
+	const fh *x = a, *y = b;
+
+	return x->n == y->n && x->wr && y->wr && x->uid == y->uid && x->gid == y->gid &&
+	       !strcmp(x->job, y->job);
 }
 
 static int wc_grant_cb(void *arg, uint32_t ost, uint64_t want, uint64_t giveback,

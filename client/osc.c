@@ -70,6 +70,9 @@ typedef struct piece {
 	uint64_t obj_off;
 	uint64_t len;         /* READ/WRITE length, TRUNCATE size */
 	const void *bulk;     /* WRITE data in memory */
+	const uint64_t *voff; /* WRITEV: object offsets and lengths of its extents */
+	const uint32_t *vlen;
+	uint32_t nvec;
 	int pipe_fd;          /* WRITE data in this pipe (never consumed), or -1 */
 	void *rbuf;           /* READ destination */
 	const pfs_capa *cap;  /* the object's capability (in the caller's set) or NULL */
@@ -505,6 +508,13 @@ static int piece_start(cli_osc *o, const pfs_rpc_tag *tag, piece *p, pfs_rpc_inf
 		pfs_wbuf_u64(&w, p->obj_off);
 		pfs_wbuf_u32(&w, (uint32_t)p->len);
 		break;
+	case PFS_OP_OSS_WRITEV:
+		pfs_wbuf_u32(&w, p->nvec);
+		for (uint32_t i = 0; i < p->nvec; i++) {
+			pfs_wbuf_u64(&w, p->voff[i]);
+			pfs_wbuf_u32(&w, p->vlen[i]);
+		}
+		break;
 	case PFS_OP_OSS_TRUNCATE:
 		pfs_wbuf_u64(&w, p->len);
 		break;
@@ -528,7 +538,8 @@ static int piece_start(cli_osc *o, const pfs_rpc_tag *tag, piece *p, pfs_rpc_inf
 		rc = start_from_pipe(o, p, &t, w.data, w.len, call);
 	else
 		rc = pfs_rpc_start(p->pool, p->op, &t, w.data, w.len, p->bulk,
-				   p->op == PFS_OP_OSS_WRITE ? p->len : 0, call);
+				   p->op == PFS_OP_OSS_WRITE || p->op == PFS_OP_OSS_WRITEV ?
+				   p->len : 0, call);
 	if (rc)
 		cli_credit_release(p->credit, p->job, 0);
 out:
@@ -564,6 +575,7 @@ static int piece_finish(piece *p, pfs_rpc_inflight *call)
 		p->got = rep.len;
 		break;
 	case PFS_OP_OSS_WRITE:
+	case PFS_OP_OSS_WRITEV:
 		pfs_rbuf_init(&r, rep.data, rep.len);
 		uint32_t written = pfs_rbuf_u32(&r);
 		rc = pfs_rbuf_done(&r);
@@ -812,7 +824,8 @@ static int run_pieces(cli_osc *o, const pfs_rpc_tag *tag, piece *ps, size_t n)
 	/* PADLL's data classes (client/mdqos.h): one token of the job's
 	 * (job, class) bucket per call, before the call holds anything. */
 	if (n)
-		cli_mdqos_wait(cli_mdc_mdqos(o->mdc), tag->job, ps[0].op);
+		cli_mdqos_wait(cli_mdc_mdqos(o->mdc), tag->job,
+			       ps[0].op == PFS_OP_OSS_WRITEV ? PFS_OP_OSS_WRITE : ps[0].op);
 	held = malloc(n * sizeof(*held));
 	if (!held)
 		return -ENOMEM;
@@ -1015,6 +1028,91 @@ int cli_osc_write_pipe_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout
 	}
 	/* -EXDEV means "use the memory path" to the caller: not an OSS's. */
 	return rc == -EXDEV ? -EIO : rc;
+}
+
+/* Plain WRITEs of v[0..n). */
+static int writev_plain(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+			const cli_caps *caps, const cli_osc_iov *v, size_t n)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int r = cli_osc_write_caps(o, tag, l, caps, v[i].off, v[i].len, v[i].buf);
+
+		if (r && !rc)
+			rc = r;
+	}
+	return rc;
+}
+
+int cli_osc_writev_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+			const cli_caps *caps, const cli_osc_iov *v, size_t n)
+{
+	size_t np = (n + PFS_WRITEV_MAX - 1) / PFS_WRITEV_MAX, total = 0, at = 0;
+	uint64_t *voff = NULL;
+	uint32_t *vlen = NULL;
+	uint8_t *data = NULL;
+	piece *ps = NULL;
+	pfs_extent e, first;
+	int rc;
+
+	if (n <= 1)
+		return n ? cli_osc_write_caps(o, tag, l, caps, v[0].off, v[0].len, v[0].buf) : 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i].len || pfs_layout_map(l, v[i].off, v[i].len, &e, 1) != 1 ||
+		    (i && (e.idx != first.idx || v[i].off < v[i - 1].off + v[i - 1].len)))
+			return writev_plain(o, tag, l, caps, v, n);
+		if (i == 0)
+			first = e;
+		total += v[i].len;
+	}
+	if (total > PFS_MAX_IO)
+		return writev_plain(o, tag, l, caps, v, n);
+	voff = malloc(n * sizeof(*voff));
+	vlen = malloc(n * sizeof(*vlen));
+	data = malloc(total);
+	ps = calloc(np, sizeof(*ps));
+	if (!voff || !vlen || !data || !ps) {
+		rc = writev_plain(o, tag, l, caps, v, n);
+		goto out;
+	}
+	/* The bytes gathered in order: each request's are contiguous. */
+	for (size_t i = 0; i < n; i++) {
+		pfs_layout_map(l, v[i].off, v[i].len, &e, 1);
+		voff[i] = e.obj_off;
+		vlen[i] = (uint32_t)v[i].len;
+		memcpy(data + at, v[i].buf, v[i].len);
+		at += v[i].len;
+	}
+	at = 0;
+	for (size_t k = 0; k < np; k++) {
+		size_t i0 = k * PFS_WRITEV_MAX, m = n - i0 < PFS_WRITEV_MAX ? n - i0 : PFS_WRITEV_MAX;
+		uint64_t bytes = 0;
+
+		for (size_t i = i0; i < i0 + m; i++)
+			bytes += vlen[i];
+		first.obj_off = voff[i0];
+		first.len = bytes;
+		piece_init(&ps[k], PFS_OP_OSS_WRITEV, l, caps, &first);
+		ps[k].voff = voff + i0;
+		ps[k].vlen = vlen + i0;
+		ps[k].nvec = (uint32_t)m;
+		ps[k].bulk = data + at;
+		at += bytes;
+	}
+	rc = run_pieces(o, tag, ps, np);
+	if (rc == -EOPNOTSUPP || rc == -EACCES) {
+		/* an OSS from before WRITEV refuses it (role table, decoder) */
+		pfs_log(PFS_LOG_DEBUG, "osc: OST %u: WRITEV refused (%s): plain WRITEs",
+			ps[0].ost, pfs_strerror(rc));
+		rc = writev_plain(o, tag, l, caps, v, n);
+	}
+out:
+	free(ps);
+	free(data);
+	free(vlen);
+	free(voff);
+	return rc;
 }
 
 /* One piece per object with op; len = per-object size for TRUNCATE. */

@@ -133,6 +133,20 @@ int cli_osc_write(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, uint6
  * still full, and uses cli_osc_write). */
 int cli_osc_write_pipe(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, uint64_t off,
 		       size_t len, int pipe_fd);
+/* One extent of cli_osc_writev_caps: len bytes of buf at file offset off. */
+typedef struct cli_osc_iov {
+	uint64_t off;
+	size_t len;
+	const void *buf;
+} cli_osc_iov;
+/* Write n extents (ascending, disjoint) that all lie in one stripe object,
+ * at most PFS_MAX_IO bytes together, with PFS_OP_OSS_WRITEV: one request
+ * per PFS_WRITEV_MAX extents instead of one per extent (mount.pfs's
+ * write-back flushes).  One extent, extents outside one object, or an OSS
+ * that does not serve WRITEV (-EOPNOTSUPP, -EACCES): plain WRITEs.  0 or
+ * the first error. */
+int cli_osc_writev_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+			const cli_caps *caps, const cli_osc_iov *v, size_t n);
 /* Set every object to the size it has in a file of size bytes
  * (pfs_layout_object_size); objects are created or cut as needed. */
 int cli_osc_truncate(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, uint64_t size);

@@ -426,13 +426,84 @@ static int64_t ext_put(cli_wc *wc, wchunk *c, uint64_t o, size_t n, const uint8_
 
 /* ---- flushing ---- */
 
+static void flush_log(const cli_wc_file *f, uint64_t off, size_t len, size_t n, int rc)
+{
+	pfs_log(PFS_LOG_ERR, "write-back of ino %llu at %llu+%zu (%zu extent%s): %s (the "
+		"next fsync or close of the file reports it)", (unsigned long long)f->id,
+		(unsigned long long)off, len, n, n == 1 ? "" : "s", pfs_strerror(rc));
+}
+
+/* Write the extents of list (a flushing chunk's, sorted; lock not held):
+ * with a writev callback one call per group of owners it may put
+ * together, else (or without memory for the groups) one write per
+ * extent.  Returns the first error. */
+static int write_extents(cli_wc *wc, const cli_wc_file *f, wext *list, uint64_t *calls)
+{
+	size_t n = 0, k;
+	cli_wc_iov *v = NULL;
+	wext **arr = NULL;
+	int err = 0;
+
+	for (wext *e = list; e; e = e->next)
+		n++;
+	if (wc->o.writev && n > 0) {
+		v = malloc(n * sizeof(*v));
+		arr = malloc(n * sizeof(*arr));
+	}
+	if (!v || !arr) {
+		free(v);
+		free(arr);
+		for (wext *e = list; e; e = e->next) {
+			int rc = wc->o.write(wc->o.arg, e->owner, e->off, e->len, e->buf);
+
+			(*calls)++;
+			if (rc && !err)
+				err = rc;
+			if (rc)
+				flush_log(f, e->off, e->len, 1, rc);
+		}
+		return err;
+	}
+	k = 0;
+	for (wext *e = list; e; e = e->next)
+		arr[k++] = e;
+	/* Take each writer's extents out in order (arr[i] = NULL once sent). */
+	for (size_t i = 0; i < n; i++) {
+		void *owner;
+		size_t bytes = 0;
+		int rc;
+
+		if (!arr[i])
+			continue;
+		owner = arr[i]->owner;
+		k = 0;
+		for (size_t j = i; j < n; j++) {
+			if (!arr[j] || (arr[j]->owner != owner &&
+					!(wc->o.same && wc->o.same(wc->o.arg, owner, arr[j]->owner))))
+				continue;
+			v[k++] = (cli_wc_iov){ arr[j]->off, arr[j]->len, arr[j]->buf };
+			bytes += arr[j]->len;
+			arr[j] = NULL;
+		}
+		rc = wc->o.writev(wc->o.arg, owner, v, k);
+		(*calls)++;
+		if (rc && !err)
+			err = rc;
+		if (rc)
+			flush_log(f, v[0].off, bytes, k, rc);
+	}
+	free(v);
+	free(arr);
+	return err;
+}
+
 /* Write chunk c (queued, not busy) back; lock held, dropped during the
  * writes. */
 static void flush_chunk(cli_wc *wc, wchunk *c)
 {
 	cli_wc_file *f = c->f;
 	wost *o = &wc->ost[c->ost];
-	uint64_t cost = 0, bytes;
+	uint64_t cost = 0, bytes, calls = 0;
 	int err = 0;
 
 	q_del(wc, c);
@@ -444,18 +515,9 @@ static void flush_chunk(cli_wc *wc, wchunk *c)
 	c->gflight = c->gdirty;
 	c->gdirty = 0;
 	pthread_mutex_unlock(&wc->lock);
-	for (wext *e = c->flight; e; e = e->next) {
-		int rc = wc->o.write(wc->o.arg, e->owner, e->off, e->len, e->buf);
-
-		if (rc && !err)
-			err = rc;
-		if (rc)
-			pfs_log(PFS_LOG_ERR, "write-back of ino %llu at %llu+%zu: %s (the next "
-				"fsync or close of the file reports it)",
-				(unsigned long long)f->id, (unsigned long long)e->off, e->len,
-				pfs_strerror(rc));
-	}
+	err = write_extents(wc, f, c->flight, &calls);
 	pthread_mutex_lock(&wc->lock);
+	wc->st.flush_rpcs += calls;
 	o = &wc->ost[c->ost]; /* the table may have moved */
 	bytes = 0;
 	for (wext *e = c->flight, *nx; e; e = nx) {
@@ -463,7 +525,7 @@ static void flush_chunk(cli_wc *wc, wchunk *c)
 		cost += PFS_GRANT_COST(e->len);
 		account(wc, f, o, e->job, -(int64_t)e->len);
 		bytes += e->len;
-		wc->st.flush_rpcs++;
+		wc->st.flush_extents++;
 		ext_free(e);
 	}
 	c->flight = NULL;
@@ -641,10 +703,11 @@ void cli_wc_destroy(cli_wc *wc)
 	for (unsigned i = 0; i < wc->nthr; i++)
 		pthread_join(wc->thr[i], NULL);
 	pfs_log(PFS_LOG_NOTICE, "wcache: %llu writes cached, %llu written through, %llu bytes "
-		"in %llu WRITEs flushed, %llu flush errors, at most %llu bytes dirty, %llu "
+		"in %llu extents flushed by %llu writes, %llu flush errors, at most %llu bytes dirty, %llu "
 		"writers throttled, %llu grant requests (%llu short)",
 		(unsigned long long)wc->st.cached, (unsigned long long)wc->st.uncached,
-		(unsigned long long)wc->st.flushed, (unsigned long long)wc->st.flush_rpcs,
+		(unsigned long long)wc->st.flushed, (unsigned long long)wc->st.flush_extents,
+		(unsigned long long)wc->st.flush_rpcs,
 		(unsigned long long)wc->st.flush_errors, (unsigned long long)wc->st.peak,
 		(unsigned long long)wc->st.throttled, (unsigned long long)wc->st.grant_asks,
 		(unsigned long long)wc->st.grant_refused);

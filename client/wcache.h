@@ -8,7 +8,11 @@
  * the file cut at multiples of the stripe size (halved until at most one
  * RPC, PFS_MAX_IO): a chunk lies in one stripe object, and a chunk's
  * dirty extents (sorted, disjoint, neighbours of the same writer merged)
- * are each one WRITE when flushed.  A chunk is flushed when it is full,
+ * are flushed with one writev call per writer (the same callback groups
+ * owners that may share a request: fuse_ops.c, the same job, user and
+ * rights), i.e. one WRITEV RPC for up to PFS_WRITEV_MAX extents (client/
+ * osc.h) instead of one WRITE each: random 4 KiB writes left a chunk with
+ * dozens of small extents.  A chunk is flushed when it is full,
  * when its oldest byte is age_ms old, when the cache is half full or a
  * writer waits for room, and at once for cli_wc_flush.  Flushers run
  * `threads` chunks at a time, each through the write callback (fuse_ops.c:
@@ -58,6 +62,18 @@ typedef struct cli_wc_snap cli_wc_snap;
  * to cli_wc_write) would: 0 or -errno. */
 typedef int (*cli_wc_write_fn)(void *arg, void *owner, uint64_t off, size_t len,
 			       const void *buf);
+/* One dirty extent handed to a cli_wc_writev_fn. */
+typedef struct cli_wc_iov {
+	uint64_t off;
+	size_t len;
+	const void *buf;
+} cli_wc_iov;
+/* Write the n extents of v (ascending, disjoint, all in one chunk) as
+ * owner would, in as few requests as it can: 0 or -errno (for all). */
+typedef int (*cli_wc_writev_fn)(void *arg, void *owner, const cli_wc_iov *v, size_t n);
+/* May the bytes of owners a and b be written by one request of a (the
+ * same job, user and rights)?  1 or 0. */
+typedef int (*cli_wc_same_fn)(void *arg, void *a, void *b);
 /* PFS_OP_OSS_GRANT on OST ost: give back giveback bytes, ask want more;
  * *granted = the grant the OST holds for this client now.  0 or -errno. */
 typedef int (*cli_wc_grant_fn)(void *arg, uint32_t ost, uint64_t want, uint64_t giveback,
@@ -72,6 +88,8 @@ typedef struct cli_wc_opts {
 	unsigned age_ms;       /* oldest dirty byte flushed after; 0 = 1000 */
 	unsigned keepalive_ms; /* grant refresh; 0 = 60000 */
 	cli_wc_write_fn write;
+	cli_wc_writev_fn writev; /* NULL: write, one call per extent */
+	cli_wc_same_fn same;     /* NULL: only extents of one owner go together */
 	cli_wc_grant_fn grant; /* NULL: no grants (tests); every write is cacheable */
 	void *arg;
 } cli_wc_opts;
@@ -79,7 +97,8 @@ typedef struct cli_wc_opts {
 typedef struct cli_wc_stats {
 	uint64_t cached, uncached;     /* writes (calls) */
 	uint64_t dirty, peak;          /* dirty bytes now, most ever */
-	uint64_t flushed, flush_rpcs;  /* bytes and WRITEs flushed */
+	uint64_t flushed, flush_rpcs;  /* bytes flushed, write/writev calls made */
+	uint64_t flush_extents;        /* extents flushed */
 	uint64_t flush_errors;
 	uint64_t throttled;            /* writers that waited for room */
 	uint64_t grant_asks, grant_refused;

@@ -3,7 +3,7 @@
  * overlapping writes of several writers ending as a reference image says,
  * reads seeing cached bytes, dirty limits throttling (not failing) a
  * writer, grants deciding what is cached, flush errors reported once, and
- * old data flushed by age. */
+ * old data flushed by age, and flushes by writev grouped by writer. */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -31,6 +31,9 @@ typedef struct fake {
 	uint64_t granted;    /* what it granted in total, less give-backs and use */
 	unsigned asks;
 	void *last_owner;
+	unsigned writevs;    /* writev calls, extents they carried */
+	size_t vext;
+	uint64_t chunk;      /* the layout's chunk size (fake_writev checks) */
 } fake;
 
 static int fake_write(void *arg, void *owner, uint64_t off, size_t len, const void *buf)
@@ -48,6 +51,33 @@ static int fake_write(void *arg, void *owner, uint64_t off, size_t len, const vo
 		f->granted -= f->granted < PFS_GRANT_COST(len) ? f->granted : PFS_GRANT_COST(len);
 	pthread_mutex_unlock(&f->lock);
 	return f->fail;
+}
+
+/* The writev callback: the extents must be ascending, disjoint and in one
+ * chunk (f->chunk); each is applied as a write. */
+static int fake_writev(void *arg, void *owner, const cli_wc_iov *v, size_t n)
+{
+	fake *f = arg;
+	int rc = 0;
+
+	pthread_mutex_lock(&f->lock);
+	f->writevs++;
+	f->vext += n;
+	pthread_mutex_unlock(&f->lock);
+	assert_true(n >= 1);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			assert_true(v[i].off >= v[i - 1].off + v[i - 1].len);
+		assert_true(v[i].off / f->chunk == v[0].off / f->chunk);
+		rc = fake_write(arg, owner, v[i].off, v[i].len, v[i].buf);
+	}
+	return rc;
+}
+
+/* Owners are ints: equal values may share a request. */
+static int fake_same(void *arg, void *a, void *b)
+{
+	return *(int *)a == *(int *)b;
 }
 
 static int fake_grant(void *arg, uint32_t ost, uint64_t want, uint64_t back, uint64_t *g)
@@ -86,6 +116,25 @@ static fake *fake_new(void)
 	assert_non_null(f);
 	pthread_mutex_init(&f->lock, NULL);
 	return f;
+}
+
+static cli_wc *mk_v(fake *f, uint64_t total, uint64_t file, int grants, unsigned age,
+		    int vec, int same)
+{
+	cli_wc_opts o = { 0 };
+	cli_wc *wc;
+
+	o.total_bytes = total;
+	o.file_bytes = file;
+	o.threads = 2;
+	o.age_ms = age ? age : 60000;
+	o.write = fake_write;
+	o.writev = vec ? fake_writev : NULL;
+	o.same = same ? fake_same : NULL;
+	o.grant = grants ? fake_grant : NULL;
+	o.arg = f;
+	assert_int_equal(cli_wc_create(&o, &wc), 0);
+	return wc;
 }
 
 static cli_wc *mk(fake *f, uint64_t total, uint64_t file, int grants, unsigned age)
@@ -154,17 +203,21 @@ static void test_wc_sequential_merge(void **state)
 	free(f);
 }
 
-/* Random writes of three writers, reads in between, against a reference. */
-static void test_wc_random_reference(void **state)
+/* Random writes of three writers, reads in between, against a reference;
+ * flushed by write or (vec) by writev, where writers 1 and 2 may share
+ * requests. */
+static void random_reference(int vec)
 {
 	fake *f = fake_new();
-	cli_wc *wc = mk(f, 64u << 20, 0, 0, 0);
+	cli_wc *wc = mk_v(f, 64u << 20, 0, 0, 0, vec, vec);
 	pfs_layout l = layout1(64u << 10);
 	cli_wc_file *wf = cli_wc_file_new(wc, 2, &l);
 	const size_t span = 512u << 10;
 	uint8_t *ref = calloc(1, span), *buf = malloc(span), *rd = malloc(span);
-	int owners[3];
+	int owners[3] = { 0, 1, 1 };
 	unsigned seed = 12345;
+
+	f->chunk = cli_wc_chunk_size(&l);
 
 	for (int it = 0; it < 3000; it++) {
 		uint64_t off = (uint64_t)(rand_r(&seed) % span);
@@ -196,11 +249,60 @@ static void test_wc_random_reference(void **state)
 	}
 	assert_int_equal(cli_wc_flush(wf), 0);
 	assert_memory_equal(f->img, ref, span);
+	assert_true(vec ? f->writevs > 0 : f->writevs == 0);
 	cli_wc_file_free(wf);
 	cli_wc_destroy(wc);
 	free(ref);
 	free(buf);
 	free(rd);
+	free(f);
+}
+
+static void test_wc_random_reference(void **state)
+{
+	random_reference(0);
+}
+
+static void test_wc_random_reference_writev(void **state)
+{
+	random_reference(1);
+}
+
+/* Random 4 KiB writes of four writers, two of whom may share requests:
+ * one writev per group of writers per chunk, not one write per extent. */
+static void test_wc_writev_groups(void **state)
+{
+	fake *f = fake_new();
+	cli_wc *wc = mk_v(f, 64u << 20, 0, 0, 0, 1, 1);
+	pfs_layout l = layout1(1u << 20);
+	cli_wc_file *wf = cli_wc_file_new(wc, 9, &l);
+	int owners[4] = { 7, 7, 8, 9 };
+	uint8_t b[4096], *ref = calloc(1, 1u << 20);
+	cli_wc_stats st;
+
+	f->chunk = cli_wc_chunk_size(&l);
+	/* 60 blocks, every other one: no two extents touch */
+	for (unsigned i = 0; i < 60; i++) {
+		unsigned blk = (i * 37) % 120 * 2;
+
+		memset(b, (int)(i + 1), sizeof(b));
+		assert_int_equal(cli_wc_write(wf, &owners[i % 4], "j", (uint64_t)blk * 4096,
+					      sizeof(b), b), 1);
+		memcpy(ref + (size_t)blk * 4096, b, sizeof(b));
+	}
+	assert_int_equal(f->writes, 0);
+	assert_int_equal(cli_wc_flush(wf), 0);
+	/* owners 0 and 1 together, 2 and 3 alone: three calls, 60 extents */
+	assert_int_equal(f->writevs, 3);
+	assert_int_equal(f->vext, 60);
+	assert_int_equal(f->writes, 60);
+	assert_memory_equal(f->img, ref, 1u << 20);
+	cli_wc_stats_get(wc, &st);
+	assert_int_equal(st.flush_rpcs, 3);
+	assert_int_equal(st.flush_extents, 60);
+	cli_wc_file_free(wf);
+	cli_wc_destroy(wc);
+	free(ref);
 	free(f);
 }
 
@@ -371,6 +473,8 @@ int main(void)
 		cmocka_unit_test(test_wc_chunk_size),
 		cmocka_unit_test(test_wc_sequential_merge),
 		cmocka_unit_test(test_wc_random_reference),
+		cmocka_unit_test(test_wc_random_reference_writev),
+		cmocka_unit_test(test_wc_writev_groups),
 		cmocka_unit_test(test_wc_snap_full),
 		cmocka_unit_test(test_wc_limits_throttle),
 		cmocka_unit_test(test_wc_grants),
