@@ -12,13 +12,19 @@
 # its own POFS reference (the "reference" object of --json).
 # Usage: bench/sim_sweep.sh [SCENARIO.json] > sweep.csv
 # Env: PFS_SIM (default build/bin/pfs-sim), N_VALUES, TAU_VALUES, B_VALUES,
-# R_VALUES (regret_period, s).
+# R_VALUES (regret_period, s), SEED (default: the scenario's), SCHEDULE
+# (pinned, the default: GIFT replays the POFS run's start times; or easy;
+# bench/sim/README.md "Schedules"), EXTRA (more pfs-sim arguments for every
+# run, e.g. "--param tau=0").  B_thres = 0 is GIFT without throttling.
 set -eu
 SCEN=${1:-bench/scenarios/gift-default.json}
 SIM=${PFS_SIM:-build/bin/pfs-sim}
 N_VALUES=${N_VALUES:-"250 1000 2500 10000 250000"}
 TAU_VALUES=${TAU_VALUES:-"0.1 0.5 0.8 0.9"}
-B_VALUES=${B_VALUES:-"0.1 0.3 0.5 0.8"}
+B_VALUES=${B_VALUES:-"0 0.1 0.3 0.5 0.8"}
+SCHEDULE=${SCHEDULE:-pinned}
+SEED=${SEED:-}
+EXTRA=${EXTRA:-}
 R_VALUES=${R_VALUES:-"86400 604800 2160000"}
 # top-level keys only: drop the reference object first
 top() { sed 's/"reference": {[^}]*}//'; }
@@ -26,7 +32,9 @@ field() { sed -n "s/.*\"$1\": \([^,}]*\).*/\1/p"; }
 ref() { sed -n 's/.*"reference": {\([^}]*\)}.*/\1/p' | field "$1"; }
 echo "param,value,mean_io_time,effective_bandwidth,effective_system_bandwidth,frac_worse_than_pofs,mean_loss_worse,max_outstanding_node_hours,coupons_issued,csys_blocked_frac,pofs_mean_io_time,pofs_effective_bandwidth,pofs_effective_system_bandwidth"
 run() {
-	out=$("$SIM" run "$SCEN" --policy gift --param "$1=$2" --json)
+	# shellcheck disable=SC2086 # EXTRA and the seed split into arguments
+	out=$("$SIM" run "$SCEN" --policy gift --param "$1=$2" --json --schedule "$SCHEDULE" \
+		${SEED:+--seed $SEED} $EXTRA)
 	t=$(echo "$out" | top)
 	row="$1,$2"
 	for k in mean_io_time effective_bandwidth effective_system_bandwidth frac_worse_than_pofs \

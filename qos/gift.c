@@ -180,7 +180,19 @@ void qos_gift_params_default(qos_gift_params *p)
 	 * costs ~1 MB, too much for thousands of ids); we take sigma = 0.01,
 	 * N = 2,500.  Sensitivity: bench/sim_sweep.sh (Fig. 11(c)). */
 	p->N = 2500;
+	/* tau: sec. 4's default ("default parameter configuration (tau =
+	 * 0.8, B_thres = 0.1)", Fig. 12), one threshold for the jobs and the
+	 * system as sec. 3.2 recommends.  Silent in the paper, our choices
+	 * (coupon.h): a coupon counts as redeemed by the fraction of its
+	 * worth paid back; a coupon not yet paid back counts as unredeemed
+	 * (the paper's n_i(k) is "the number of coupons redeemed (out of
+	 * N)"), so c_sys measures redemption lag as well as loss; a job with
+	 * no coupons has c_i = 1.  Sweep: bench/sim_sweep.sh (Fig. 11(a)). */
 	p->tau = 0.8;
+	/* B_thres: sec. 4's default.  Throttling is b_i >= b_bsip (1 -
+	 * B_thres) for i in Y (sec. 3.4 (a)); whom of Y to throttle and by
+	 * how much is the LP's choice (sec. 3.4 remark (2)), nothing else
+	 * ranks them.  Fig. 11(b) sweep: bench/sim_sweep.sh. */
 	p->B_thres = 0.1;
 	/* a week: sec. 3.2 "can be much larger to allow applications
 	 * sufficient time for redeeming the coupons" (see gift.h) */
@@ -319,7 +331,9 @@ int qos_gift_decide(qos_gift *g, const qos_instance *in, qos_result *res)
 	}
 
 	/* Line 3 (sec. 3.3): redeem only where every OST of the job has a
-	 * gap, so no other job is throttled to pay a coupon back. */
+	 * gap, so no other job is throttled to pay a coupon back.  The paper
+	 * does not order the coupon holders: we take them in instance order,
+	 * each up to the smallest gap on its OSTs (Fig. 6 has one holder). */
 	uint64_t red0 = g->st.redemptions;
 	for (size_t i = 0; i < nj; i++) {
 		size_t n = s.off[i + 1] - s.off[i];
@@ -351,7 +365,13 @@ int qos_gift_decide(qos_gift *g, const qos_instance *in, qos_result *res)
 
 	g->gate.redeem_decisions += g->st.redemptions > red0;
 
-	/* Line 5 (sec. 3.2): Y, while one period's regret budget can still
+	/* Line 5 (sec. 3.2): Y = {c_i >= tau} and c_sys >= tau.  Where the
+	 * paper is silent, our choices: a job that redeemed in this decision
+	 * is not in Y (sec. 3.3 redeems "without throttling"; paying a job
+	 * back and throttling it in one decision would be zero-sum); Y is
+	 * also closed while the regret liability fills the budget (below);
+	 * jobs with throttle_friendly = 0 (an admin's opt-out) never are.
+	 * Y, while one period's regret budget can still
 	 * cover every coupon already out (outstanding + owed node-hours):
 	 * the regret outstanding at any time stays within regret_budget plus
 	 * one decision's coupons (sec. 4, Fig. 12(b)). */
@@ -415,7 +435,10 @@ int qos_gift_decide(qos_gift *g, const qos_instance *in, qos_result *res)
 		g->gate.csys_blocked += !csys_ok;
 		g->gate.budget_blocked += !room_ok;
 	}
-	/* Lines 7-8: coupons for the throttled members of Y. */
+	/* Lines 7-8: coupons for the throttled members of Y.  Worth =
+	 * |S_i| (base_i - b_i), the bandwidth withheld over the job's OSTs
+	 * for one interval (Fig. 6: 0.5 -> 0.35 on one OST is worth 0.15);
+	 * the paper gives the example, not a unit. */
 	uint64_t issued0 = g->st.coupons_issued;
 	for (size_t i = 0; i < nj; i++) {
 		size_t n = s.off[i + 1] - s.off[i];
