@@ -112,8 +112,12 @@ started() { PIDS+=("$1"); }
 stop_pid() { # stop_pid PID: TERM, up to 10 s, then KILL
 	local pid=$1 i
 	kill "$pid" 2>/dev/null || return 0
-	for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+	for i in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
+		sleep 0.1
+	done
 	kill -9 "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
 }
 # unmount_under DIR: every mount under DIR (also a dead FUSE mount), deepest first.
 unmount_under() {
@@ -189,7 +193,9 @@ gluster_up() {
 		{ echo "peers: gluster volume create failed:" >&2; tail -n 5 "$G/log/setup.log" >&2; return 1; }
 	gl volume start pfsbench >>"$G/log/setup.log" 2>&1 ||
 		{ echo "peers: gluster volume start failed:" >&2; tail -n 5 "$G/log/setup.log" "$G/log/glusterd.log" >&2; return 1; }
-	# The FUSE client daemonises; its pid file is how it is stopped.
+	gluster_mount
+}
+gluster_mount() { # the FUSE client; it daemonises, its pid file is how it is stopped
 	glusterfs --volfile-server=127.0.0.2 --volfile-id=pfsbench --log-file="$G/log/mnt.log" \
 		--pid-file="$G/run/mnt.pid" "$G/mnt" >>"$G/log/setup.log" 2>&1 ||
 		{ echo "peers: glusterfs mount failed:" >&2; tail -n 20 "$G/log/mnt.log" >&2; return 1; }
@@ -197,6 +203,13 @@ gluster_up() {
 		sh -c "grep -q ' $G/mnt fuse.glusterfs ' /proc/mounts && stat -f '$G/mnt'" || return 1
 	touch "$G/mnt/.probe" && rm -f "$G/mnt/.probe" ||
 		{ echo "peers: the gluster mount does not take writes" >&2; tail -n 20 "$G/log/mnt.log" >&2; return 1; }
+}
+gluster_cold() { # a new client: nothing cached in the old one's memory
+	local pid
+	pid=$(cat "$G/run/mnt.pid" 2>/dev/null) || pid=
+	umount "$G/mnt" 2>/dev/null || umount -l "$G/mnt"
+	[ -n "$pid" ] && stop_pid "$pid"
+	gluster_mount
 }
 gluster_down() {
 	local f pid
@@ -302,8 +315,8 @@ ceph_up() {
 		uuid=$(uuidgen)
 		id=$(cph osd new "$uuid" 2>>"$C/log/setup.log") || { echo "peers: ceph osd new failed" >&2; return 1; }
 		mkdir -p "$C/data/osd-$id"
-		ceph-osd -c "$C/ceph.conf" -i "$id" --mkfs --mkkey --osd-uuid "$uuid" >>"$C/log/setup.log" 2>&1 ||
-			{ echo "peers: ceph-osd --mkfs (osd.$id) failed:" >&2; tail -n 20 "$C/log/osd.$id.log" >&2; return 1; }
+		ceph-osd -c "$C/ceph.conf" -i "$id" --mkfs --mkkey --no-mon-config --osd-uuid "$uuid" >>"$C/log/setup.log" 2>&1 ||
+			{ echo "peers: ceph-osd --mkfs (osd.$id) failed:" >&2; tail -n 20 "$C/log/setup.log" "$C/log/osd.$id.log" >&2; return 1; }
 		cph auth add "osd.$id" osd 'allow *' mon 'allow profile osd' mgr 'allow profile osd' \
 			-i "$C/data/osd-$id/keyring" >>"$C/log/setup.log" 2>&1 || { echo "peers: ceph auth (osd.$id) failed" >&2; return 1; }
 		ceph-osd -c "$C/ceph.conf" -i "$id" -f >>"$C/log/osd.$id.out" 2>&1 &
@@ -326,13 +339,22 @@ ceph_up() {
 	wait_until "$START_TIMEOUT" "ceph PGs active" "$C/log/mon.a.log" - \
 		sh -c "ceph -c '$C/ceph.conf' pg stat -f json | jq -e '[.pg_summary.num_pg_by_state[] | select(.name != \"active+clean\")] | length == 0'" ||
 		return 1
+	ceph_mount
+}
+CF_PID=
+ceph_mount() { # ceph-fuse in the foreground of a background job: its pid is ours
 	ceph-fuse -c "$C/ceph.conf" --id admin -f "$C/mnt" >>"$C/log/fuse.out" 2>&1 &
-	pid=$!
-	started "$pid"
-	wait_until "$START_TIMEOUT" ceph-fuse "$C/log/client.admin.log" "$pid" \
+	CF_PID=$!
+	started "$CF_PID"
+	wait_until "$START_TIMEOUT" ceph-fuse "$C/log/client.admin.log" "$CF_PID" \
 		sh -c "grep -q ' $C/mnt fuse.ceph-fuse ' /proc/mounts && stat -f '$C/mnt'" || return 1
 	touch "$C/mnt/.probe" && rm -f "$C/mnt/.probe" ||
 		{ echo "peers: the ceph-fuse mount does not take writes" >&2; tail -n 20 "$C/log/client.admin.log" >&2; return 1; }
+}
+ceph_cold() { # a new client: nothing cached in the old one's memory
+	umount "$C/mnt" 2>/dev/null || umount -l "$C/mnt"
+	[ -n "$CF_PID" ] && stop_pid "$CF_PID"
+	ceph_mount
 }
 ceph_down() {
 	[ -d "$C" ] || return 0
@@ -352,7 +374,7 @@ cleanup() {
 	# the mounts' clients first, then the servers: newest first
 	for (( i = ${#PIDS[@]} - 1; i >= 0; i-- )); do stop_pid "${PIDS[$i]}"; done
 	unmount_under "$W"
-	rm -rf "$W"
+	[ "${PEERS_KEEP:-0}" = 1 ] || rm -rf "$W"
 }
 # What an interrupted run left behind (its daemons are gone with their pids;
 # only mounts can stay).
@@ -388,7 +410,23 @@ core_phases="seqwrite seqread randwrite randread create stat unlink"
 fio_phases="seqwrite seqread randwrite randread"
 declare -A res
 settle() { sync; sleep 1; sync; }
-drop() { settle; echo 3 > /proc/sys/vm/drop_caches; }
+# drop: the kernel's caches, and for a peer whose FUSE client keeps data in
+# its own memory (ceph-fuse's object cacher, glusterfs's performance
+# translators), which drop_caches cannot reach, a fresh client (remount):
+# every target reads from its servers.  (pfs's and the passthrough's
+# caches are the kernel's.)
+drop() {
+	settle
+	echo 3 > /proc/sys/vm/drop_caches
+	case $t in
+	gluster | ceph)
+		if ! "${t}_cold" 2>>"$W/cold.err"; then
+			echo "peers: rep $rep $t: remounting its client failed" >&2
+			echo "rep $rep $t: remounting its client (cold caches) failed: $(tail -n 2 "$W/cold.err" | tr '\n' ' ')" >>"$W/problems.log"
+		fi
+		;;
+	esac
+}
 val() { awk '{print $2}'; }
 bounded() { # bounded LIMIT CMD...: CMD's stdout; failure or timeout reported
 	local limit=$1 rc=0 out msg
