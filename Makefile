@@ -143,6 +143,11 @@ fuzz: deps
 bench: deps all
 	@PFS_BIN=$(CURDIR)/$(O)/bin bash bench/run.sh
 
+# pfs against CephFS and GlusterFS on this machine (bench/peers.sh; PEERS=gluster,ceph)
+.PHONY: bench-peers
+bench-peers: deps all
+	@PFS_BIN=$(CURDIR)/$(O)/bin bash bench/peers.sh
+
 # --- Installation: make install | uninstall | deb ---------------------------
 #   make install [PREFIX=/usr/local] [DESTDIR=] [O=build] [NOBUILD=1]
 # Programs go to $(PREFIX)/bin, with /sbin/mount.pfs -> $(PREFIX)/bin/mount.pfs
