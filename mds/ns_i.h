@@ -139,6 +139,31 @@ static inline struct work *work_new(void)
 /* ---- offered by one file to the others; t is the caller's transaction ---- */
 
 /* nsdb.c */
+/* Group commit (mds/nsgroup.h runs it): between mds_nsi_group_begin and
+ * mds_nsi_group_end, every write transaction this thread begins on ns
+ * (wbegin) is a child of one parent transaction g->parent (LMDB nested
+ * transactions): mds_nsi_wend commits a child into the parent, or aborts
+ * only the child, and leaves the parent's end (the one commit, the id
+ * reservation's sync, the destroyer's wake-up) to mds_nsi_group_end.
+ * Read transactions (rbegin) still see only what is committed.  Other
+ * threads' transactions are not affected (they wait for the writer lock
+ * the parent holds).  Two write transactions open at once on the thread
+ * fail (-EIO), as they would deadlock without a group. */
+struct mds_nsi_group {
+	mds_ns *ns;
+	MDB_txn *parent;
+	size_t tid;
+	int reserved;  /* a child reserved ids: sync after the commit */
+	int notify;    /* a child logged destroys: wake the destroyer */
+};
+int mds_nsi_group_begin(mds_ns *ns, struct mds_nsi_group *g);
+/* Commit (commit != 0) or abort the group begun on this thread; 0 or the
+ * commit's (or the id reservation sync's) error, which is then every
+ * member's. */
+int mds_nsi_group_end(mds_ns *ns, int commit);
+/* Is this thread inside a group on ns? */
+int mds_nsi_in_group(const mds_ns *ns);
+int mds_nsi_wbegin(mds_ns *ns, MDB_txn **t);
 int mds_nsi_wend(mds_ns *ns, MDB_txn *t, int rc, int notify);
 int mds_nsi_ino_get(mds_ns *ns, MDB_txn *t, uint64_t ino, struct inode *in);
 int mds_nsi_ino_put(mds_ns *ns, MDB_txn *t, const struct inode *in);
@@ -247,9 +272,11 @@ static inline int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* A write transaction: the environment's own, or inside a group (below)
+ * a child of the group's. */
 static inline int wbegin(mds_ns *ns, MDB_txn **t)
 {
-	return lmdb_err(mdb_txn_begin(ns->env, NULL, 0, t));
+	return mds_nsi_wbegin(ns, t);
 }
 
 static inline int rbegin(mds_ns *ns, MDB_txn **t)

@@ -37,7 +37,16 @@
  * new mark id_batch further (mds_nsi_id_take) and mds_nsi_wend syncs after
  * its commit, before the id reaches anyone; after a crash the counters
  * restart at the mark, past every id handed out.  Ids of a range that was
- * never synced, or of an aborted transaction, are skipped. */
+ * never synced, or of an aborted transaction, are skipped.
+ *
+ * Group commit (mds/nsgroup.h): a thread may run several operations in one
+ * group (mds_nsi_group_begin/_end).  Each operation's write transaction is
+ * then an LMDB child of the group's transaction, committed into it or
+ * aborted alone by mds_nsi_wend; the group's end commits once and does
+ * what mds_nsi_wend does after a lone commit (the id reservation's sync and
+ * promotion, the destroyer's wake-up), for all of them.  Child transactions
+ * have the parent's id, so the destroy log's transaction ids and the id
+ * ranges' pending_txn name the group's commit. */
 #include "mds/nsdb.h"
 
 #include <fcntl.h>
@@ -55,16 +64,33 @@ static void ids_settle(mds_ns *ns, size_t tid, int durable)
 	pthread_mutex_unlock(&ns->lock);
 }
 
-/* Commit on success, abort on error.  A transaction that reserved ids is
- * synced after its commit (whatever db_sync is) and its ranges promoted; a
- * failed sync is the operation's error.  Then the destroyer is woken if
- * asked: at once in db_sync=full and none, after the sync that makes the
- * records durable in periodic mode (dbsync.c). */
-int mds_nsi_wend(mds_ns *ns, MDB_txn *t, int rc, int notify)
+/* The group this thread runs (mds_nsi_group_begin), per thread like the
+ * reply context of reply_log.c: nothing is shared between threads. */
+static _Thread_local struct mds_nsi_group *cur_group;
+
+static struct mds_nsi_group *group_of(const mds_ns *ns)
 {
-	void (*fn)(void *) = NULL;
-	void *arg = NULL;
-	size_t tid = mdb_txn_id(t);
+	struct mds_nsi_group *g = cur_group;
+
+	return g && g->ns == ns ? g : NULL;
+}
+
+int mds_nsi_in_group(const mds_ns *ns)
+{
+	return group_of(ns) != NULL;
+}
+
+int mds_nsi_wbegin(mds_ns *ns, MDB_txn **t)
+{
+	struct mds_nsi_group *g = group_of(ns);
+
+	return lmdb_err(mdb_txn_begin(ns->env, g ? g->parent : NULL, 0, t));
+}
+
+/* Did write transaction tid reserve ids (mds_nsi_id_take)?  Forgets it:
+ * the next reservation is seen afresh. */
+static int took_reservation(mds_ns *ns, size_t tid)
+{
 	int reserved;
 
 	pthread_mutex_lock(&ns->lock);
@@ -72,6 +98,51 @@ int mds_nsi_wend(mds_ns *ns, MDB_txn *t, int rc, int notify)
 	if (reserved)
 		ns->resv_txn = 0;
 	pthread_mutex_unlock(&ns->lock);
+	return reserved;
+}
+
+/* After the commit of transaction tid (a lone one or a group's parent):
+ * sync if it reserved ids, promote them, wake the destroyer. */
+static int committed(mds_ns *ns, size_t tid, int reserved, int notify)
+{
+	void (*fn)(void *) = NULL;
+	void *arg = NULL;
+	int rc = 0;
+
+	if (reserved) {
+		if (ns->opts.sync_mode != MDS_SYNC_FULL)
+			rc = mds_nsi_sync(ns, "id reservation");
+		ids_settle(ns, tid, rc == 0);
+	}
+	if (notify) {
+		pthread_mutex_lock(&ns->lock);
+		if (tid > ns->destroy_gen)
+			ns->destroy_gen = tid;
+		if (ns->opts.sync_mode != MDS_SYNC_PERIODIC || tid <= ns->synced_gen) {
+			fn = ns->notify;
+			arg = ns->notify_arg;
+		}
+		pthread_mutex_unlock(&ns->lock);
+		if (fn)
+			fn(arg);
+	}
+	return rc;
+}
+
+/* Commit on success, abort on error.  A transaction that reserved ids is
+ * synced after its commit (whatever db_sync is) and its ranges promoted; a
+ * failed sync is the operation's error.  Then the destroyer is woken if
+ * asked: at once in db_sync=full and none, after the sync that makes the
+ * records durable in periodic mode (dbsync.c).  Inside a group t is a
+ * child: its commit goes into the parent, and the sync and the wake-up
+ * wait for the group's end (an aborted child forgets the ids it
+ * reserved: ids are skipped, never handed out twice). */
+int mds_nsi_wend(mds_ns *ns, MDB_txn *t, int rc, int notify)
+{
+	struct mds_nsi_group *g = group_of(ns);
+	size_t tid = mdb_txn_id(t);
+	int reserved = took_reservation(ns, tid);
+
 	if (rc) {
 		mdb_txn_abort(t);
 		if (reserved)
@@ -98,24 +169,54 @@ int mds_nsi_wend(mds_ns *ns, MDB_txn *t, int rc, int notify)
 	}
 	if (r)
 		r->done = 1;
-	if (reserved) {
-		if (ns->opts.sync_mode != MDS_SYNC_FULL)
-			rc = mds_nsi_sync(ns, "id reservation");
-		ids_settle(ns, tid, rc == 0);
+	if (g) {
+		g->reserved |= reserved;
+		g->notify |= notify;
+		return 0;
 	}
-	if (notify) {
-		pthread_mutex_lock(&ns->lock);
-		if (tid > ns->destroy_gen)
-			ns->destroy_gen = tid;
-		if (ns->opts.sync_mode != MDS_SYNC_PERIODIC || tid <= ns->synced_gen) {
-			fn = ns->notify;
-			arg = ns->notify_arg;
-		}
-		pthread_mutex_unlock(&ns->lock);
-		if (fn)
-			fn(arg);
+	return committed(ns, tid, reserved, notify);
+}
+
+int mds_nsi_group_begin(mds_ns *ns, struct mds_nsi_group *g)
+{
+	int rc;
+
+	if (cur_group)
+		return -EBUSY;
+	memset(g, 0, sizeof(*g));
+	rc = lmdb_err(mdb_txn_begin(ns->env, NULL, 0, &g->parent));
+	if (rc)
+		return rc;
+	g->ns = ns;
+	g->tid = mdb_txn_id(g->parent);
+	cur_group = g;
+	return 0;
+}
+
+int mds_nsi_group_end(mds_ns *ns, int commit)
+{
+	struct mds_nsi_group *g = group_of(ns);
+	int reserved, rc;
+
+	if (!g)
+		return -EINVAL;
+	cur_group = NULL;
+	/* a child that reserved and committed set g->reserved; the parent
+	 * itself writes nothing, but be exact */
+	reserved = took_reservation(ns, g->tid) || g->reserved;
+	if (!commit) {
+		mdb_txn_abort(g->parent);
+		if (reserved)
+			ids_settle(ns, g->tid, 0);
+		return 0;
 	}
-	return rc;
+	rc = lmdb_err(mdb_txn_commit(g->parent));
+	if (rc) {
+		if (reserved)
+			ids_settle(ns, g->tid, 0);
+		return rc;
+	}
+	return committed(ns, g->tid, reserved, g->notify);
 }
 
 int mds_nsi_id_take(mds_ns *ns, MDB_txn *t, struct mds_id_range *r, uint64_t *id,

@@ -70,6 +70,7 @@
 #include "mds/ascar_store.h"
 #include "mds/lease.h"
 #include "mds/lfsck.h"
+#include "mds/nsgroup.h"
 #include "mds/locksvc.h"
 #include "mds/open.h"
 #include "mds/reply_cache.h"
@@ -128,6 +129,7 @@ struct mds_server {
 	mds_open *opens;           /* open files and orphans (mds/open.h) */
 	mds_lfsck_timer *lfsck;    /* the scrub after start (mds/lfsck.h) */
 	mds_lease *lease;          /* metadata leases (mds/lease.h); NULL = off */
+	mds_nsgroup *group;        /* group commit of mutations (mds/nsgroup.h); NULL = off */
 	int have_capa;             /* capa_key holds K_cap */
 	uint8_t capa_key[PFS_CAPA_KEY_LEN];
 };
@@ -1485,30 +1487,38 @@ static const struct op_row ops[NOPS] = {
 	{ PFS_OP_MDS_OSS_HEARTBEAT, h_oss_heartbeat, 0 },
 };
 
-static int dispatch_run(mds_server *s, const pfs_hdr *h, unsigned role, const uint8_t *payload,
-			size_t len, const char *peer, pfs_sconn *conn, pfs_wbuf *out)
+/* What comes before a request's operation: the role check, the leases,
+ * the admission.  0: run the operation (dispatch_op).  Apart from it
+ * because a group commit's member (mds/nsgroup.h) does this before its
+ * group holds the database's writer lock: the lock service's and the job
+ * registry's threads hold their own locks while they wait for it. */
+static int dispatch_pre(mds_server *s, const pfs_hdr *h, unsigned role, const char *peer)
 {
 	char job[PFS_JOBID_MAX + 1];
-	unsigned slot = op_slot(s, h->opcode);
-	mds_req rq = { peer, role, conn };
-	pfs_rbuf b;
-	int rc;
 
 	if (!pfs_optab_allowed(h->opcode, role)) {
 		/* before anything else: not counted, not seen by the registry */
 		pfs_optab_log_refusal(&s->refusals, "mds", peer, h->opcode, role,
 				      "role may not send it");
-		pfs_wbuf_reset(out);
 		return -EACCES;
 	}
 	/* any request renews the sender's lock lease */
 	mds_locksvc_seen(s->locks, h->client_id);
 	mds_open_seen(s->opens, h->client_id);
-	pfs_rbuf_init(&b, payload, len);
 	pfs_hdr_jobid(h, job);
-	rc = mds_server_admit(s, job, h);
-	if (rc)
-		goto out;
+	return mds_server_admit(s, job, h);
+}
+
+/* A request's operation, after dispatch_pre. */
+static int dispatch_op(mds_server *s, const pfs_hdr *h, unsigned role, const uint8_t *payload,
+		       size_t len, const char *peer, pfs_sconn *conn, pfs_wbuf *out)
+{
+	unsigned slot = op_slot(s, h->opcode);
+	mds_req rq = { peer, role, conn };
+	pfs_rbuf b;
+	int rc;
+
+	pfs_rbuf_init(&b, payload, len);
 	if (slot == NOPS || !ops[slot].fn)
 		rc = -EOPNOTSUPP;
 	else if (ops[slot].root && h->uid != 0)
@@ -1519,13 +1529,27 @@ static int dispatch_run(mds_server *s, const pfs_hdr *h, unsigned role, const ui
 		return rc;
 	if (!rc)
 		rc = pfs_wbuf_error(out);
-out:
 	if (rc)
 		pfs_wbuf_reset(out);
 	if (rc && rc != -EOPNOTSUPP)
 		pfs_log(PFS_LOG_DEBUG, "%s from %s: %s", pfs_op_name(h->opcode),
 			peer ? peer : "-", pfs_strerror(rc));
 	return rc;
+}
+
+static int dispatch_run(mds_server *s, const pfs_hdr *h, unsigned role, const uint8_t *payload,
+			size_t len, const char *peer, pfs_sconn *conn, pfs_wbuf *out)
+{
+	int rc = dispatch_pre(s, h, role, peer);
+
+	if (rc) {
+		pfs_wbuf_reset(out);
+		if (rc != -EACCES && rc != -EOPNOTSUPP)
+			pfs_log(PFS_LOG_DEBUG, "%s from %s: %s", pfs_op_name(h->opcode),
+				peer ? peer : "-", pfs_strerror(rc));
+		return rc;
+	}
+	return dispatch_op(s, h, role, payload, len, peer, conn, out);
 }
 
 /* Requests whose second execution would differ from the first (mutations):
@@ -1644,12 +1668,131 @@ int mds_server_dispatch(mds_server *s, const pfs_hdr *h, const uint8_t *payload,
 	return mds_server_dispatch_role(s, h, PFS_ROLE_ANY, payload, len, peer, out);
 }
 
+/* Group commit (mds/nsgroup.h): the namespace mutations that are one
+ * write transaction (or a few, one after the other), need no sync before
+ * their reply, never wait on the network or on another request, and
+ * answer at once.  Not with metadata leases: their revocations go out
+ * after each change's commit, and a group commits after all of its
+ * members ran.  Not a resend: its reply cache lookup may wait for its
+ * original, which may be queued behind it. */
+static int grouped(const mds_server *s, const pfs_hdr *h)
+{
+	if (!s->group || (h->flags & PFS_F_RESEND))
+		return 0;
+	switch (h->opcode) {
+	case PFS_OP_MDS_SETATTR: case PFS_OP_MDS_CREATE: case PFS_OP_MDS_MKNOD:
+	case PFS_OP_MDS_MKDIR: case PFS_OP_MDS_UNLINK: case PFS_OP_MDS_RMDIR:
+	case PFS_OP_MDS_RENAME: case PFS_OP_MDS_SYMLINK: case PFS_OP_MDS_LINK:
+	case PFS_OP_MDS_SETXATTR: case PFS_OP_MDS_REMOVEXATTR: case PFS_OP_MDS_CLOSE:
+		return 1;
+	}
+	return 0;
+}
+
+/* A request given to the committer. */
+struct grouped_req {
+	mds_nsgroup_req g; /* first */
+	mds_server *s;
+	pfs_sconn *c;
+	pfs_hdr h;
+	uint8_t *payload;
+	int track;         /* in the reply cache: recorded at done */
+	pfs_wbuf out;
+};
+
+/* dispatch's beginning, before the group holds the writer lock: the reply
+ * cache (a first send: never waits) and dispatch_pre.  1: answer with
+ * r->status without running. */
+static int grouped_prep(mds_nsgroup_req *r)
+{
+	struct grouped_req *q = (struct grouped_req *)r;
+	mds_server *s = q->s;
+	unsigned role = pfs_sconn_role(q->c);
+	mds_rc_hit hit;
+	int rc;
+
+	if (s->rcache && rc_tracked(q->h.opcode) && pfs_optab_allowed(q->h.opcode, role)) {
+		rc = mds_rc_begin(s->rcache, q->h.client_id, q->h.req_id, 0, &hit);
+		if (rc == MDS_RC_CACHED) {
+			pfs_wbuf_bytes(&q->out, hit.data, hit.len);
+			r->status = hit.status ? hit.status : pfs_wbuf_error(&q->out);
+			mds_rc_hit_free(&hit);
+			return 1;
+		}
+		if (rc < 0) {
+			r->status = rc;
+			return 1;
+		}
+		q->track = rc == MDS_RC_RUN;
+	}
+	rc = dispatch_pre(s, &q->h, role, pfs_sconn_peer(q->c));
+	if (rc) {
+		r->status = rc;
+		return 1;
+	}
+	return 0;
+}
+
+/* The operation, inside the group. */
+static int grouped_run(mds_nsgroup_req *r)
+{
+	struct grouped_req *q = (struct grouped_req *)r;
+	int rc = dispatch_op(q->s, &q->h, pfs_sconn_role(q->c), q->payload, q->h.payload_len,
+			     pfs_sconn_peer(q->c), q->c, &q->out);
+
+	free(q->payload);
+	q->payload = NULL;
+	return rc;
+}
+
+/* After the group's commit: status is final (the commit's error replaces
+ * a success). */
+static void grouped_done(mds_nsgroup_req *r, int status)
+{
+	struct grouped_req *q = (struct grouped_req *)r;
+	size_t n = status ? 0 : q->out.len;
+
+	if (q->track)
+		mds_rc_end(q->s->rcache, q->h.client_id, q->h.req_id, status, q->out.data, n);
+	pfs_sconn_reply(q->c, &q->h, status, q->out.data, n, NULL, 0);
+	pfs_wbuf_free(&q->out);
+	free(q->payload);
+	pfs_sconn_put(q->c);
+	free(q);
+}
+
+/* 0: given to the committer, which answers; else not (answer here). */
+static int group_submit(mds_server *s, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
+{
+	struct grouped_req *q = calloc(1, sizeof(*q));
+
+	if (!q)
+		return -ENOMEM;
+	q->g.prep = grouped_prep;
+	q->g.run = grouped_run;
+	q->g.done = grouped_done;
+	q->s = s;
+	q->c = c;
+	q->h = *h;
+	q->payload = payload;
+	pfs_wbuf_init(&q->out);
+	pfs_sconn_get(c);
+	if (mds_nsgroup_submit(s->group, &q->g)) {
+		pfs_sconn_put(c);
+		free(q);
+		return -ESHUTDOWN;
+	}
+	return 0;
+}
+
 static void handler_now(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 {
 	mds_server *s = ctx;
 	pfs_wbuf out;
 	int rc;
 
+	if (grouped(s, h) && group_submit(s, c, h, payload) == 0)
+		return;
 	pfs_wbuf_init(&out);
 	rc = dispatch(s, h, pfs_sconn_role(c), payload, payload ? h->payload_len : 0,
 		      pfs_sconn_peer(c), c, &out);
@@ -1718,7 +1861,10 @@ static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
  * An opcode added here must keep all three properties. */
 static int runs_inline(void *ctx, const pfs_hdr *h)
 {
-	(void)ctx;
+	/* a group commit's member: the loop only queues it for the
+	 * committer (after PADLL's admission, which never waits) */
+	if (grouped(ctx, h))
+		return 1;
 	switch (h->opcode) {
 	case PFS_OP_PING: case PFS_OP_MDS_LOOKUP: case PFS_OP_MDS_GETATTR:
 	case PFS_OP_MDS_READDIR: case PFS_OP_MDS_READLINK: case PFS_OP_MDS_GETXATTR:
@@ -1783,6 +1929,14 @@ int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 			return rc;
 		}
 	}
+	/* group commit: off with metadata leases (see grouped) */
+	if (!opts->md_lease_s && (rc = mds_nsgroup_start(ns, 0, &s->group))) {
+		mds_locksvc_stop(s->locks);
+		mds_rc_destroy(s->rcache);
+		mds_open_destroy(s->opens);
+		free(s);
+		return rc;
+	}
 	pthread_mutex_init(&s->jobs_lock, NULL);
 	pfs_optab_log_init(&s->refusals);
 	so.host = opts->host;
@@ -1798,6 +1952,7 @@ int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 		mds_rc_destroy(s->rcache);
 		mds_open_destroy(s->opens);
 		mds_lease_destroy(s->lease);
+		mds_nsgroup_stop(s->group);
 		free(s);
 		return rc;
 	}
@@ -1821,6 +1976,8 @@ void mds_server_stop(mds_server *s)
 	if (!s)
 		return;
 	pfs_server_stop(s->srv);
+	/* after the server (no more requests), before what members use */
+	mds_nsgroup_stop(s->group);
 	mds_lfsck_timer_stop(s->lfsck);
 	mds_open_destroy(s->opens);
 	/* after the server, like the lock service's held waits */

@@ -1,0 +1,68 @@
+/* nsgroup.h — group commit of namespace mutations: one thread (the
+ * committer) runs the mutations queued by the server, as many as are
+ * waiting (up to a batch), each in its own LMDB child transaction of one
+ * write transaction, then commits that transaction once and only then
+ * lets each request answer.
+ *
+ * Why: every LMDB commit writes the pages of every B-tree path it touched
+ * (20-26 pages for a create) and the meta page, and every request handed
+ * to a worker of the frame server costs a wake-up; concurrent creates and
+ * unlinks of one directory share most of those pages.  The committer takes
+ * a whole queue with one wake-up and writes the shared pages once.
+ *
+ * What each member keeps (mds/README.md "Group commit"): a member that
+ * fails is undone alone (its child is aborted); its reply log record goes
+ * in with its own child; ids it reserved are synced after the one commit
+ * and before any reply, as a lone transaction's are (mds_nsi_wend); the
+ * destroyer is woken after the commit as for a lone transaction.  No
+ * member is answered before the commit: a commit (or id sync) failure is
+ * the error of every member that had succeeded.
+ *
+ * Use: embed an mds_nsgroup_req in the request, set prep (optional: called
+ * on the committer before the group begins), run (called on the committer
+ * inside the group: do the mutation, return its status) and done (called
+ * on the committer after the commit with the final status: answer, free),
+ * and submit it.  run holds the database's writer lock: it must not block
+ * on anything but the database, must not take a lock that another thread
+ * holds while it begins a write transaction (that belongs in prep), must
+ * not begin a write transaction while one of its own is open, and may not
+ * sync (a sync inside the group would not cover the group).  No global
+ * state. */
+#ifndef MDS_NSGROUP_H
+#define MDS_NSGROUP_H
+
+#include <stdint.h>
+
+#include "mds/ns.h"
+
+typedef struct mds_nsgroup mds_nsgroup;
+
+typedef struct mds_nsgroup_req {
+	struct mds_nsgroup_req *next; /* the committer's */
+	/* Optional, before the group begins (no transaction open): what takes
+	 * locks that other threads hold while they wait for the writer lock
+	 * the group holds.  0: go on to run; 1: skip run, the status is
+	 * r->status. */
+	int (*prep)(struct mds_nsgroup_req *r);
+	int (*run)(struct mds_nsgroup_req *r);
+	void (*done)(struct mds_nsgroup_req *r, int status);
+	int status, skip;             /* the committer's */
+} mds_nsgroup_req;
+
+typedef struct mds_nsgroup_stats {
+	uint64_t batches;  /* groups committed (or run without a group) */
+	uint64_t requests; /* members run */
+	uint64_t failed;   /* groups whose begin, commit or id sync failed */
+	unsigned largest;  /* most members in one group */
+} mds_nsgroup_stats;
+
+/* max_batch: most members per group (0 = 32). */
+int mds_nsgroup_start(mds_ns *ns, unsigned max_batch, mds_nsgroup **out);
+/* Queue r (run and done set); -ESHUTDOWN once stopping (r untouched). */
+int mds_nsgroup_submit(mds_nsgroup *g, mds_nsgroup_req *r);
+/* Run what is queued, stop the committer, free g.  Later submits: never
+ * (the caller stops its sources first). */
+void mds_nsgroup_stop(mds_nsgroup *g);
+void mds_nsgroup_get_stats(mds_nsgroup *g, mds_nsgroup_stats *out);
+
+#endif
