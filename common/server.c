@@ -35,7 +35,11 @@
  * and the loop is kicked, which writes with evbuffer_write (writev) and
  * keeps a write event while bytes remain.  So a reply costs no thread
  * hop and no user-space copy when the peer keeps up, and at most one copy
- * of what it has not taken yet when it does not.
+ * of what it has not taken yet when it does not.  pfs_sconn_reply_pipe
+ * does the same with a bulk waiting in a pipe (the OSS splices READ data
+ * there from the page cache): the pages go to the socket with splice(2);
+ * what the socket does not take is read out of the pipe into the output
+ * buffer by the replying thread, so the loop never touches the pipe.
  *
  * Budget per connection: at most max_inflight requests in handlers, and
  * queued reply bytes plus the replies expected from the requests in flight
@@ -230,6 +234,37 @@ static void send_raw(pfs_sconn *c, const void *p, size_t n)
 	pthread_mutex_unlock(&c->lock);
 }
 
+/* What every reply does once its bytes went to the socket or the output
+ * buffer (was: the buffer's length before; frame: the frame's size; rc:
+ * the frame could not be queued whole).  c->lock held, c open. */
+static void reply_end(pfs_sconn *c, const pfs_hdr *req, size_t was, size_t frame, int counted,
+		      int rc)
+{
+	pfs_server *s = c->srv;
+	size_t now;
+
+	if (rc) /* a partial frame would desynchronise the peer: drop it */
+		shutdown(c->fd, SHUT_RDWR);
+	now = evbuffer_get_length(c->out);
+	if (!was && now)
+		c->tx_ms = pfs_clock_ms();
+	ST_ADD(s, queued, now - was);
+	for (uint64_t peak = atomic_load(&s->queued_peak);
+	     now > peak && !atomic_compare_exchange_weak(&s->queued_peak, &peak, now);)
+		;
+	c->est = c->est - c->est / 8 + frame / 8;
+	if (counted && c->inflight) {
+		c->inflight--;
+		if (s->opts.reply_bound) {
+			size_t b = s->opts.reply_bound(req);
+
+			c->expect -= b < c->expect ? b : c->expect;
+		}
+	}
+	if (now != was || c->held || rc)
+		kick(c);
+}
+
 /* counted: a handler's reply, which ends one request in flight. */
 static int reply(pfs_sconn *c, const pfs_hdr *req, int status, uint32_t credit,
 		 const void *payload, size_t len, const void *bulk, size_t bulk_len, int counted)
@@ -237,9 +272,8 @@ static int reply(pfs_sconn *c, const pfs_hdr *req, int status, uint32_t credit,
 	uint8_t hb[PFS_HDR_LEN];
 	pfs_hdr h = *req;
 	struct iovec iov[3];
-	size_t total, was, now, skip = 0;
+	size_t total, was, skip = 0;
 	int n = 0, rc = 0;
-	pfs_server *s;
 
 	if (status)
 		len = bulk_len = 0;
@@ -256,7 +290,6 @@ static int reply(pfs_sconn *c, const pfs_hdr *req, int status, uint32_t credit,
 		pthread_mutex_unlock(&c->lock);
 		return -EPIPE;
 	}
-	s = c->srv;
 	if (c->authed)
 		pfs_auth_seal(&c->sess, &h, payload, len, bulk, bulk_len);
 	pfs_hdr_encode(&h, hb);
@@ -287,26 +320,7 @@ static int reply(pfs_sconn *c, const pfs_hdr *req, int status, uint32_t credit,
 			rc = -ENOMEM;
 		skip = 0;
 	}
-	if (rc) /* a partial frame would desynchronise the peer: drop it */
-		shutdown(c->fd, SHUT_RDWR);
-	now = evbuffer_get_length(c->out);
-	if (!was && now)
-		c->tx_ms = pfs_clock_ms();
-	ST_ADD(s, queued, now - was);
-	for (uint64_t peak = atomic_load(&s->queued_peak);
-	     now > peak && !atomic_compare_exchange_weak(&s->queued_peak, &peak, now);)
-		;
-	c->est = c->est - c->est / 8 + (sizeof(hb) + total) / 8;
-	if (counted && c->inflight) {
-		c->inflight--;
-		if (s->opts.reply_bound) {
-			size_t b = s->opts.reply_bound(req);
-
-			c->expect -= b < c->expect ? b : c->expect;
-		}
-	}
-	if (now != was || c->held || rc)
-		kick(c);
+	reply_end(c, req, was, sizeof(hb) + total, counted, rc);
 	pthread_mutex_unlock(&c->lock);
 	return rc;
 }
@@ -322,6 +336,144 @@ int pfs_sconn_reply_credit(pfs_sconn *c, const pfs_hdr *req, int status, uint32_
 			   size_t bulk_len)
 {
 	return reply(c, req, status, credit, payload, len, bulk, bulk_len, 1);
+}
+
+static ssize_t read_into(struct evbuffer *in, int fd, size_t want);
+
+/* Read and drop n bytes from the pipe fd. */
+static void pipe_drain(int fd, size_t n)
+{
+	char junk[16384];
+
+	while (n) {
+		ssize_t r = read(fd, junk, n < sizeof(junk) ? n : sizeof(junk));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n -= (size_t)r;
+	}
+}
+
+/* Move n bytes from the pipe fd into out (a copy); 0 or -errno. */
+static int pipe_to_evbuffer(struct evbuffer *out, int fd, size_t n)
+{
+	while (n) {
+		ssize_t r = read_into(out, fd, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* A session whose MAC covers bulk bytes: the bulk is needed in memory. */
+static int reply_pipe_copy(pfs_sconn *c, const pfs_hdr *req, uint32_t credit,
+			   const void *payload, size_t len, int pipe_fd, size_t bulk_len)
+{
+	uint8_t *bulk = malloc(bulk_len);
+	size_t got = 0;
+	int rc;
+
+	while (bulk && got < bulk_len) {
+		ssize_t r = read(pipe_fd, bulk + got, bulk_len - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	if (!bulk || got < bulk_len) {
+		pipe_drain(pipe_fd, bulk_len - got);
+		rc = reply(c, req, bulk ? -EIO : -ENOMEM, credit, NULL, 0, NULL, 0, 1);
+	} else {
+		rc = reply(c, req, 0, credit, payload, len, bulk, bulk_len, 1);
+	}
+	free(bulk);
+	return rc;
+}
+
+int pfs_sconn_reply_pipe(pfs_sconn *c, const pfs_hdr *req, int status, uint32_t credit,
+			 const void *payload, size_t len, int pipe_fd, size_t bulk_len)
+{
+	uint8_t hb[PFS_HDR_LEN];
+	pfs_hdr h = *req;
+	struct iovec iov[2];
+	size_t head, left = bulk_len, was, skip = 0;
+	int n = 0, rc = 0;
+
+	if (status || !bulk_len || len + bulk_len > UINT32_MAX) {
+		pipe_drain(pipe_fd, bulk_len);
+		if (!status && bulk_len)
+			return -EMSGSIZE; /* as reply() */
+		return reply(c, req, status, credit, payload, len, NULL, 0, 1);
+	}
+	h.flags = PFS_F_REPLY;
+	h.status = 0;
+	h.credit = credit;
+	h.payload_len = (uint32_t)(len + bulk_len);
+	memset(h.mac, 0, sizeof(h.mac));
+	pthread_mutex_lock(&c->lock);
+	if (c->closed) {
+		pthread_mutex_unlock(&c->lock);
+		pipe_drain(pipe_fd, bulk_len);
+		return -EPIPE;
+	}
+	if (c->authed && pfs_auth_covered(&c->sess, &h) > len) {
+		pthread_mutex_unlock(&c->lock);
+		return reply_pipe_copy(c, req, credit, payload, len, pipe_fd, bulk_len);
+	}
+	if (c->authed)
+		pfs_auth_seal(&c->sess, &h, payload, len, NULL, bulk_len);
+	pfs_hdr_encode(&h, hb);
+	iov[n++] = (struct iovec){ hb, sizeof(hb) };
+	if (len)
+		iov[n++] = (struct iovec){ (void *)payload, len };
+	head = sizeof(hb) + len;
+	was = evbuffer_get_length(c->out);
+	if (!was) {
+		/* Nothing queued ahead: the head, then the pages, as far as
+		 * the socket takes them now (it is non-blocking). */
+		struct msghdr m = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+		ssize_t w = sendmsg(c->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL | MSG_MORE);
+
+		if (w > 0)
+			skip = (size_t)w; /* errors: the loop's write sees them */
+		while (skip == head && left) {
+			ssize_t r = splice(pipe_fd, NULL, c->fd, NULL, left,
+					   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			left -= (size_t)r;
+		}
+	}
+	for (int i = 0; i < n && !rc; i++) {
+		size_t l = iov[i].iov_len;
+
+		if (skip >= l) {
+			skip -= l;
+			continue;
+		}
+		if (evbuffer_add(c->out, (uint8_t *)iov[i].iov_base + skip, l - skip))
+			rc = -ENOMEM;
+		skip = 0;
+	}
+	if (!rc && left) {
+		rc = pipe_to_evbuffer(c->out, pipe_fd, left);
+		if (rc)
+			pipe_drain(pipe_fd, left);
+	}
+	reply_end(c, req, was, head + bulk_len, 1, rc);
+	pthread_mutex_unlock(&c->lock);
+	return rc;
 }
 
 /* Write what the socket takes; keep the write event while bytes remain.

@@ -111,6 +111,20 @@ int pfs_sconn_reply(pfs_sconn *c, const pfs_hdr *h, int status, const void *payl
 int pfs_sconn_reply_credit(pfs_sconn *c, const pfs_hdr *h, int status, uint32_t credit,
 			   const void *payload, size_t len, const void *bulk,
 			   size_t bulk_len);
+/* The same with the bulk (bulk_len bytes) waiting in the pipe pipe_fd
+ * (its read end), e.g. spliced there from a file: the pages go from the
+ * pipe into the socket with splice(2), without a copy through user
+ * space, as far as the socket takes them at once; the rest (or all of it
+ * when other replies are queued ahead, or when the session's integrity
+ * covers bulk bytes) is read from the pipe and queued like any reply.
+ * On return the pipe is empty (whatever the result), so the caller may
+ * reuse it; on -EPIPE (closed connection) the bulk is discarded.  With a
+ * non-zero status the bulk is discarded and the reply has no payload.
+ * The pipe must hold exactly bulk_len bytes, best non-blocking (a failure
+ * part way then cannot wait on it).  Copies are made only when the
+ * socket is full; the loop never reads the pipe. */
+int pfs_sconn_reply_pipe(pfs_sconn *c, const pfs_hdr *h, int status, uint32_t credit,
+			 const void *payload, size_t len, int pipe_fd, size_t bulk_len);
 void pfs_sconn_get(pfs_sconn *c);
 void pfs_sconn_put(pfs_sconn *c);
 /* "ip:port" of the peer, for logs. */

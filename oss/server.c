@@ -31,6 +31,7 @@
 #include "oss/ctl.h"
 #include "oss/grant.h"
 #include "oss/nrs_tbf.h"
+#include "oss/pipepool.h"
 #include "oss/req.h"
 
 struct oss_server {
@@ -43,6 +44,7 @@ struct oss_server {
 	oss_nrs_admin *admin;
 	oss_blkio *blkio;        /* non-NULL only with blkio enforcement */
 	oss_bufpool *rbufs;      /* READ reply buffers (no mmap/munmap per READ) */
+	oss_pipepool *pipes;     /* spliced READs; NULL: every READ is buffered */
 	pfs_optab_log refusals;  /* role and capability refusals, once per peer */
 	int have_capa;           /* capa_key holds K_cap: check capabilities */
 	uint8_t capa_key[PFS_CAPA_KEY_LEN];
@@ -178,6 +180,31 @@ static void grant_handler(oss_server *s, pfs_sconn *c, const pfs_hdr *h, const u
 	pfs_sconn_reply(c, h, 0, out, put_le(out, 0, got, 8), NULL, 0);
 }
 
+/* READs shorter than this are buffered: for a few pages, two copies cost
+ * less than the splice's extra system calls (pipe in, header, pipe out). */
+#define OSS_SPLICE_MIN (32u << 10)
+
+/* A READ spliced from the object's pages into a pipe of the pool, for
+ * pfs_sconn_reply_pipe to move into the socket: no copy through this
+ * process (the buffered path copies the bytes out of the page cache and
+ * again into the socket).  1: *pp holds *got bytes, or *rc is the error
+ * to reply; 0: take the buffered path (no pipe, a short READ, a store
+ * that reads with O_DIRECT, a pipe that could not take the length). */
+static int read_spliced(oss_server *s, oss_io *io, oss_pipe *pp, size_t *got, int *rc)
+{
+	if (!s->pipes || io->len < OSS_SPLICE_MIN || io->len > oss_pipepool_size(s->pipes) ||
+	    oss_pipepool_get(s->pipes, pp))
+		return 0;
+	*rc = oss_store_splice_read(io->st, io->obj, io->off, pp->fd[1], io->len, got);
+	if (*rc == -EOPNOTSUPP || *rc == -EAGAIN) {
+		oss_pipepool_put(s->pipes, pp, *got == 0); /* not empty: closed */
+		*got = 0;
+		*rc = 0;
+		return 0;
+	}
+	return 1;
+}
+
 /* PFS_OP_OSS_WRITEV: the writer's grant for every extent (as the client
  * counts it), then each run of touching extents with one write. */
 static int writev_exec(oss_server *s, oss_ostq *q, oss_io *io)
@@ -220,6 +247,7 @@ static void io_exec(void *ctx, oss_ostq *q, oss_req *r)
 	pfs_sconn *conn = io->conn;
 	uint8_t out[24];
 	void *rbuf = NULL;
+	oss_pipe pp = { { -1, -1 } };
 	size_t got = 0, olen = 0;
 	uint64_t a = 0, b = 0, c = 0;
 	uint32_t credit;
@@ -235,6 +263,8 @@ static void io_exec(void *ctx, oss_ostq *q, oss_req *r)
 	}
 	switch (io->hdr.opcode) {
 	case PFS_OP_OSS_READ:
+		if (read_spliced(s, io, &pp, &got, &rc))
+			break;
 		/* Aligned, so O_DIRECT can read straight into it. */
 		if (io->len && !(rbuf = oss_bufpool_get(s->rbufs, io->len))) {
 			rc = -ENOMEM;
@@ -282,7 +312,13 @@ static void io_exec(void *ctx, oss_ostq *q, oss_req *r)
 			(unsigned long long)io->obj, pfs_sconn_peer(conn), pfs_strerror(rc));
 	/* RCC: the reply leaves now (Alg. 1 ServerSendIOReply). */
 	credit = oss_sched_done(oss_ostq_sched(q), r);
-	pfs_sconn_reply_credit(conn, &io->hdr, rc, credit, out, olen, rbuf, got);
+	if (pp.fd[0] >= 0) {
+		/* the reply empties the pipe, whatever happens */
+		pfs_sconn_reply_pipe(conn, &io->hdr, rc, credit, out, olen, pp.fd[0], got);
+		oss_pipepool_put(s->pipes, &pp, 1);
+	} else {
+		pfs_sconn_reply_credit(conn, &io->hdr, rc, credit, out, olen, rbuf, got);
+	}
 	oss_bufpool_put(s->rbufs, rbuf, io->len); /* the reply copied what it kept */
 	io_free(io);
 	pfs_sconn_put(conn);
@@ -487,6 +523,19 @@ int oss_server_start(const oss_server_opts *opts, oss_server **out, char *err,
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
+	/* Pipes for spliced READs, as many idle: twice the largest READ,
+	 * since a pipe holds a page (or a folio's part) per slot and an
+	 * unaligned 1 MiB spans 257 pages (fs.pipe-max-size; deploy/
+	 * pfs-cluster sets 2 MiB); else 1 MiB, and unaligned whole-MiB READs
+	 * are buffered; without pipes every READ is buffered. */
+	rc = oss_pipepool_create(2 * PFS_MAX_IO, keep < 32 ? keep : 32, &s->pipes);
+	if (rc)
+		rc = oss_pipepool_create(PFS_MAX_IO, keep < 32 ? keep : 32, &s->pipes);
+	if (rc) {
+		pfs_log(PFS_LOG_NOTICE, "oss: READs buffered, not spliced: pipes of %u bytes: %s",
+			PFS_MAX_IO, pfs_strerror(rc));
+		s->pipes = NULL;
+	}
 	rc = start_osts(s, opts, err, errlen);
 	if (rc)
 		goto fail;
@@ -557,6 +606,7 @@ void oss_server_stop(oss_server *s)
 	for (size_t i = 0; s->q && i < s->n_osts; i++)
 		oss_ostq_stop(s->q[i]);
 	oss_bufpool_destroy(s->rbufs); /* no I/O thread left */
+	oss_pipepool_destroy(s->pipes);
 	oss_nrs_admin_destroy(s->admin);
 	oss_sched_budget_destroy(s->budget);
 	for (size_t i = 0; s->grant && i < s->n_osts; i++)

@@ -607,6 +607,48 @@ int oss_store_read(oss_store *s, uint64_t obj, uint64_t off, void *buf, size_t l
 	return rc;
 }
 
+int oss_store_splice_read(oss_store *s, uint64_t obj, uint64_t off, int pipe_wfd, size_t len,
+			  size_t *got)
+{
+	fdent *e;
+	size_t done = 0;
+	int rc;
+
+	*got = 0;
+	if (len == 0)
+		return 0;
+	if (s->o_direct)
+		return -EOPNOTSUPP;
+	rc = check_range(off, len);
+	if (rc)
+		return rc;
+	rc = cache_get(s, obj, 0, &e);
+	if (rc == -ENOENT)
+		return 0; /* missing object: empty */
+	if (rc)
+		return rc;
+	while (done < len) {
+		loff_t o = (loff_t)(off + done);
+		/* NONBLOCK: a pipe without room says so instead of waiting
+		 * for a reader that is this thread. */
+		ssize_t r = splice(e->fd, &o, pipe_wfd, NULL, len - done,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = -errno;
+			break;
+		}
+		if (r == 0)
+			break; /* end of object */
+		done += (size_t)r;
+	}
+	cache_put(s, e);
+	*got = done;
+	return rc;
+}
+
 int oss_store_write(oss_store *s, uint64_t obj, uint64_t off, const void *buf, size_t len)
 {
 	fdent *e;

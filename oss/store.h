@@ -91,6 +91,14 @@ void oss_store_set_dir_fsync(oss_store *s, int (*fn)(int dirfd, void *arg), void
  * len at the object's end, 0 for a missing object).  0 or -errno. */
 int oss_store_read(oss_store *s, uint64_t obj, uint64_t off, void *buf, size_t len,
 		   size_t *got);
+/* The same, but the bytes go into the pipe pipe_wfd with splice(2) (page
+ * references, no copy through user space); the pipe must have room for
+ * len bytes.  -EOPNOTSUPP when the store does O_DIRECT (its reads bypass
+ * the page cache) and -EAGAIN when the pipe filled before len bytes or
+ * the object's end: nothing usable was read, and the caller drains the
+ * pipe and reads with oss_store_read.  Other errors as oss_store_read. */
+int oss_store_splice_read(oss_store *s, uint64_t obj, uint64_t off, int pipe_wfd, size_t len,
+			  size_t *got);
 /* Write len bytes at off, creating the object.  0 or -errno (-ENOSPC, -EFBIG...);
  * on success all len bytes are written. */
 int oss_store_write(oss_store *s, uint64_t obj, uint64_t off, const void *buf, size_t len);
