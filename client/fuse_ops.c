@@ -27,6 +27,7 @@
 
 #include "client/fuse_locks.h"
 #include "client/notify.h"
+#include "client/statahead.h"
 #include "common/clock.h"
 #include "common/log.h"
 
@@ -70,6 +71,7 @@ struct cli_fs {
 	int wb;                      /* the kernel's write-back cache is on (set at INIT) */
 	cli_wc *wc;                  /* our own write-back cache (wcache.h); NULL = off */
 	cli_ra *ra;                  /* stream readahead (readahead.h); NULL = off */
+	cli_sa *sa;                  /* statahead (statahead.h); NULL = off */
 	uint64_t ra_epoch;           /* bumped when the MDS's invalidations were lost:
 	                                added to every inode's ra_gen (lock) */
 	int null_fd;                 /* /dev/null, to drain WRITE pipes; -1 if none */
@@ -107,6 +109,8 @@ static void wc_flush_ino(cli_fs *fs, uint64_t ino);
 static int ra_fetch_cb(void *arg, void *owner, uint64_t off, size_t len, void *buf,
 		       size_t *got);
 static void ra_inval_cb(void *arg, uint64_t ino);
+static int sa_fetch_cb(void *arg, const cli_ctx *c, uint64_t dir, const char *after,
+		       uint32_t max, cli_sa_ent *out, uint32_t *n, int *eof);
 static cli_wc_file *fh_wc(cli_fs *fs, fh *h);
 
 int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opts *opts,
@@ -156,9 +160,21 @@ int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opt
 			cli_fs_destroy(fs);
 			return rc;
 		}
-		if (opts->notify)
-			cli_notify_on_inval(opts->notify, ra_inval_cb, fs);
 	}
+	if (opts->statahead) {
+		cli_sa_opts so = { .batch = opts->statahead, .max_entries = opts->statahead_max,
+				   .max_age_ms = (unsigned)(opts->statahead_age_s * 1000) + 1,
+				   .fetch = sa_fetch_cb, .arg = fs };
+		int rc = cli_sa_create(&so, &fs->sa);
+
+		if (rc) {
+			cli_fs_destroy(fs);
+			return rc;
+		}
+	}
+	/* the MDS's revocations reach the readahead and the statahead */
+	if (opts->notify && (fs->ra || fs->sa))
+		cli_notify_on_inval(opts->notify, ra_inval_cb, fs);
 	*out = fs;
 	return 0;
 }
@@ -179,6 +195,20 @@ void cli_fs_destroy(cli_fs *fs)
 		}
 	}
 	cli_wc_destroy(fs->wc);
+	if (fs->sa) {
+		cli_sa_stats st;
+
+		cli_sa_get_stats(fs->sa, &st);
+		pfs_log(PFS_LOG_INFO, "statahead: %llu hits (%llu waited for a fetch), %llu misses, "
+			"%llu fetches (%llu entries, %llu errors, %llu discarded), %llu evicted, "
+			"%llu expired, %llu dropped", (unsigned long long)st.hits,
+			(unsigned long long)st.waits, (unsigned long long)st.misses,
+			(unsigned long long)st.fetches, (unsigned long long)st.fetched,
+			(unsigned long long)st.fetch_errors, (unsigned long long)st.discarded,
+			(unsigned long long)st.evicted, (unsigned long long)st.expired,
+			(unsigned long long)st.dropped);
+		cli_sa_destroy(fs->sa);
+	}
 	if (fs->ra) {
 		cli_ra_stats st;
 
@@ -429,7 +459,7 @@ static uint64_t visible_size(cli_fs *fs, const pfs_attr *a)
  * With metadata leases (client/notify.h) the timeout may be the lease:
  * another mount's chmod or chown of the directory then makes the MDS
  * revoke it, and the names cached below it are dropped at once. */
-static double entry_timeout(cli_fs *fs, uint64_t parent, const char *name, const pfs_attr *a)
+static int searchable(cli_fs *fs, uint64_t parent)
 {
 	node *n;
 	int open = 0;
@@ -439,6 +469,13 @@ static double entry_timeout(cli_fs *fs, uint64_t parent, const char *name, const
 	if (n && S_ISDIR(n->mode) && (n->mode & 0111) == 0111)
 		open = 1;
 	pthread_mutex_unlock(&fs->lock);
+	return open;
+}
+
+static double entry_timeout(cli_fs *fs, uint64_t parent, const char *name, const pfs_attr *a)
+{
+	int open = searchable(fs, parent);
+
 	if (!fs->opts.notify)
 		return open ? fs->opts.attr_timeout : 0;
 	return cli_notify_entry_timeout(fs->opts.notify, open ? fs->opts.attr_timeout : 0,
@@ -491,8 +528,11 @@ static void attr_to_stat(cli_fs *fs, const pfs_attr *a, struct stat *st)
 }
 
 /* Reply with the entry of a name in parent; the kernel now holds one more
- * lookup reference. */
-static void reply_entry(fuse_req_t req, uint64_t parent, const char *name, const pfs_attr *a)
+ * lookup reference.  age > 0 (seconds): a came from the statahead cache
+ * that long ago, the kernel gets what is left of the timeouts; none left:
+ * -ESTALE, nothing replied. */
+static int reply_entry_aged(fuse_req_t req, uint64_t parent, const char *name,
+			    const pfs_attr *a, double age)
 {
 	cli_fs *fs = fs_of(req);
 	struct fuse_entry_param e;
@@ -502,6 +542,12 @@ static void reply_entry(fuse_req_t req, uint64_t parent, const char *name, const
 	e.ino = a->ino;
 	e.attr_timeout = attr_timeout(fs, a);
 	e.entry_timeout = entry_timeout(fs, parent, name, a);
+	if (age > 0) {
+		if (e.attr_timeout <= age || e.entry_timeout <= age)
+			return -ESTALE;
+		e.attr_timeout -= age;
+		e.entry_timeout -= age;
+	}
 	pthread_mutex_lock(&fs->lock);
 	n = node_get(fs, a->ino);
 	if (n)
@@ -509,7 +555,7 @@ static void reply_entry(fuse_req_t req, uint64_t parent, const char *name, const
 	pthread_mutex_unlock(&fs->lock);
 	if (!n) {
 		fuse_reply_err(req, ENOMEM);
-		return;
+		return 0;
 	}
 	attr_to_stat(fs, a, &e.attr);
 	if (fuse_reply_entry(req, &e)) {
@@ -519,6 +565,12 @@ static void reply_entry(fuse_req_t req, uint64_t parent, const char *name, const
 		node_maybe_free(fs, n);
 		pthread_mutex_unlock(&fs->lock);
 	}
+	return 0;
+}
+
+static void reply_entry(fuse_req_t req, uint64_t parent, const char *name, const pfs_attr *a)
+{
+	(void)reply_entry_aged(req, parent, name, a, 0);
 }
 
 static void reply_attr(fuse_req_t req, const pfs_attr *a)
@@ -589,6 +641,7 @@ static int push_size_sent(cli_fs *fs, const cli_ctx *c, fh *h, int *sent)
 	 * high-water mark until the MDS has it; on failure it stays set for
 	 * the next flush/fsync/release. */
 	rc = cli_mdc_setsize_epoch(fs->mdc, c, n->ino, hw, mt, epoch, blocks, &a);
+	cli_sa_drop_ino(fs->sa, n->ino);
 	pthread_mutex_lock(&fs->lock);
 	if (rc == 0) {
 		/* Writes that came in meanwhile still need their own push. */
@@ -713,16 +766,63 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 		conn->max_read, conn->capable, conn->want);
 }
 
+/* ---- statahead (client/statahead.h; the rules: statahead.c) ---- */
+
+static int sa_fetch_cb(void *arg, const cli_ctx *c, uint64_t dir, const char *after,
+		       uint32_t max, cli_sa_ent *out, uint32_t *n, int *eof)
+{
+	cli_fs *fs = arg;
+
+	return cli_mdc_lookup_bulk(fs->mdc, c, dir, after, max, out, n, eof);
+}
+
+/* Answer a LOOKUP from the statahead cache: 1 = replied, 0 = ask the MDS. */
+static int sa_serve(fuse_req_t req, cli_fs *fs, const cli_ctx *c, uint64_t parent,
+		    const char *name)
+{
+	pfs_attr a;
+	uint64_t age_ms;
+	node *n;
+	int mine = 0;
+
+	if (!searchable(fs, parent) || cli_sa_lookup(fs->sa, c, parent, name, &a, &age_ms))
+		return 0;
+	/* sizes a writer may move: the glimpse; hard links: nlink moves unseen */
+	if (!S_ISDIR(a.mode) && (a.nlink != 1 || (a.flags & PFS_ATTR_SIZE_STALE)))
+		return 0;
+	pthread_mutex_lock(&fs->lock);
+	n = node_find(fs, a.ino);
+	mine = n && (n->dirty || n->nwr);
+	pthread_mutex_unlock(&fs->lock);
+	if (mine)
+		return 0;
+	return reply_entry_aged(req, parent, name, &a, age_ms / 1000.0 + 1e-6) == 0;
+}
+
+/* This mount changed name in parent (and so parent's times). */
+static void sa_changed(cli_fs *fs, uint64_t parent, const char *name)
+{
+	if (!fs->sa)
+		return;
+	cli_sa_drop_name(fs->sa, parent, name);
+	cli_sa_drop_ino(fs->sa, parent);
+}
+
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
+	cli_fs *fs = fs_of(req);
 	cli_ctx c;
 	pfs_attr a;
 	int rc;
 
 	ctx_of(req, &c);
-	rc = cli_mdc_lookup(fs_of(req)->mdc, &c, parent, name, &a);
+	if (fs->sa && sa_serve(req, fs, &c, parent, name))
+		return;
+	rc = cli_mdc_lookup(fs->mdc, &c, parent, name, &a);
+	if (!rc && fs->sa && searchable(fs, parent))
+		cli_sa_miss(fs->sa, &c, parent, name);
 	if (!rc)
-		glimpse(fs_of(req), &c, &a, NULL, NULL);
+		glimpse(fs, &c, &a, NULL, NULL);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -928,6 +1028,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		pthread_mutex_unlock(&fs->lock);
 	}
 out:
+	cli_sa_drop_ino(fs->sa, ino);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -964,6 +1065,7 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 					 &a, &lay);
 	else
 		rc = cli_mdc_mknod(fs->mdc, &c, parent, name, mode, (uint32_t)rdev, &a);
+	sa_changed(fs, parent, name);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -978,6 +1080,7 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 
 	ctx_of(req, &c);
 	rc = cli_mdc_mkdir(fs_of(req)->mdc, &c, parent, name, mode | S_IFDIR, &a);
+	sa_changed(fs_of(req), parent, name);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -992,6 +1095,7 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 	ctx_of(req, &c);
 	rc = cli_mdc_unlink(fs_of(req)->mdc, &c, parent, name);
+	sa_changed(fs_of(req), parent, name);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -1005,6 +1109,7 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 	ctx_of(req, &c);
 	rc = cli_mdc_rmdir(fs_of(req)->mdc, &c, parent, name);
+	sa_changed(fs_of(req), parent, name);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -1019,6 +1124,7 @@ static void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, cons
 
 	ctx_of(req, &c);
 	rc = cli_mdc_symlink(fs_of(req)->mdc, &c, parent, name, link, &a);
+	sa_changed(fs_of(req), parent, name);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -1042,6 +1148,8 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		f |= PFS_RENAME_EXCHANGE;
 	ctx_of(req, &c);
 	rc = cli_mdc_rename(fs_of(req)->mdc, &c, parent, name, newparent, newname, f);
+	sa_changed(fs_of(req), parent, name);
+	sa_changed(fs_of(req), newparent, newname);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -1056,6 +1164,8 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const 
 
 	ctx_of(req, &c);
 	rc = cli_mdc_link(fs_of(req)->mdc, &c, ino, newparent, newname, &a);
+	sa_changed(fs_of(req), newparent, newname);
+	cli_sa_drop_ino(fs_of(req)->sa, ino);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -1203,6 +1313,8 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	rc = cli_mdc_open_caps(fs->mdc, &c, ino, (uint32_t)fi->flags, &a, &lay, &caps);
 opened:
+	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))
+		cli_sa_drop_ino(fs->sa, ino); /* a writer: the size may move */
 	if (rc) {
 		/* The inode is gone (unlinked and closed everywhere) while the
 		 * kernel still had its name cached: ESTALE makes the VFS look
@@ -1260,6 +1372,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 		cflags |= PFS_CREATE_WRITE;
 	rc = cli_mdc_create_file_caps(fs->mdc, &c, parent, name, mode | S_IFREG, cflags, 0, 0,
 				      &a, &lay, &caps);
+	sa_changed(fs, parent, name);
 	if (rc) {
 		reply_err(req, rc);
 		return;
@@ -1311,13 +1424,15 @@ static void ra_bump(cli_fs *fs, node *n)
 }
 
 /* The MDS revoked this mount's lease on ino (another client changed it):
- * the prefetched data of its open files is not served any more; ino 0 =
- * invalidations were lost, any inode may have changed. */
+ * the prefetched data of its open files is not served any more, nor the
+ * statahead's entries of ino and below it; ino 0 = invalidations were
+ * lost, any inode may have changed. */
 static void ra_inval_cb(void *arg, uint64_t ino)
 {
 	cli_fs *fs = arg;
 	node *n;
 
+	cli_sa_revoke(fs->sa, ino);
 	pthread_mutex_lock(&fs->lock);
 	if (ino == 0) {
 		fs->ra_epoch++;
@@ -2180,6 +2295,7 @@ static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const 
 
 	ctx_of(req, &c);
 	rc = cli_mdc_setxattr(fs_of(req)->mdc, &c, ino, name, value, size, (uint32_t)flags);
+	cli_sa_drop_ino(fs_of(req)->sa, ino);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -2236,6 +2352,7 @@ static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 
 	ctx_of(req, &c);
 	rc = cli_mdc_removexattr(fs_of(req)->mdc, &c, ino, name);
+	cli_sa_drop_ino(fs_of(req)->sa, ino);
 	if (rc)
 		reply_err(req, rc);
 	else

@@ -54,6 +54,11 @@ typedef struct cli_fs_opts {
 	                         write synchronous); the callbacks are set here */
 	int wcache_whole_stripes; /* cache writes of whole stripes too; 0: they go
 	                             straight to the OSSes (spliced, no copy) */
+	unsigned statahead;   /* statahead (client/statahead.h): entries per bulk
+	                         fetch; 0 = off */
+	unsigned statahead_max; /* entries the statahead cache holds */
+	double statahead_age_s; /* longest any of them may be served (the
+	                           longest timeout: attr_timeout or the lease) */
 } cli_fs_opts;
 
 /* mdc, osc and jobid are borrowed and must outlive the cli_fs. */

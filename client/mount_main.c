@@ -136,6 +136,7 @@ typedef struct mount_cfg {
 	int writeback;
 	int readahead_kb;
 	int ra_window_mb, ra_total_mb, ra_threads;
+	int statahead, statahead_max;
 	int dirty_mb;
 	int wcache_mb, wcache_file_mb, wcache_ost_mb, wcache_job_mb;
 	int wcache_threads, wcache_age_ms, wcache_whole_stripes;
@@ -181,12 +182,12 @@ static const pfs_cfg_opt mount_opts[] = {
 	N(PFS_CFG_DOUBLE, attr_timeout_s, "1.0", "seconds the kernel caches attributes and names",
 	  0, 86400),
 	/* Metadata leases (issue 11, client/notify.h): the MDS's md_lease_s
-	 * (default 10) and this cap, whichever is shorter. */
-	/* Off by default for now: on a cold-cache metadata benchmark the
-	 * notify channel cost 15 % of stat and unlink and 20 % of create
-	 * (bench/RESULTS.md, "Core benchmark — end of the issue 8/9/11
-	 * session"); warm stats of unchanged files gain 10x with it. */
-	N(PFS_CFG_DOUBLE, md_lease_s, "0",
+	 * (default 10) and this cap, whichever is shorter.  On by default:
+	 * the cold-cache cost once measured was the noise of a loaded
+	 * machine (same requests, under 1 % of the CPU; bench/RESULTS.md
+	 * "Metadata leases on by default"), and warm stats of unchanged files
+	 * gain 10x. */
+	N(PFS_CFG_DOUBLE, md_lease_s, "30",
 	  "with the MDS's invalidations (a notify channel), cache names and attributes up to "
 	  "this long (at most the MDS's lease; 0 = off: attr_timeout_s only)", 0, 30),
 	N(PFS_CFG_BOOL, allow_other, "1", "let every user use the mount (the MDS checks permissions)",
@@ -221,6 +222,12 @@ static const pfs_cfg_opt mount_opts[] = {
 	  "readahead of mount.pfs: most prefetched data held by the mount, MiB (0 = off)", 0,
 	  1048576),
 	N(PFS_CFG_INT, ra_threads, "16", "readahead of mount.pfs: prefetch threads", 1, 256),
+	/* statahead (client/statahead.h, issue 11 item 3) */
+	N(PFS_CFG_INT, statahead, "128",
+	  "statahead: LOOKUPs walking a directory fetch its next entries with their "
+	  "attributes, this many per request (0 = off)", 0, PFS_LOOKUP_BULK_MAX),
+	N(PFS_CFG_INT, statahead_max, "8192", "statahead: entries the mount may hold", 1,
+	  1048576),
 	N(PFS_CFG_INT, dirty_mb, "512",
 	  "with writeback: dirty data the mount may hold, MiB (the kernel's FUSE default is "
 	  "a strict 1 % of the dirty memory; 0 keeps it)", 0, 1048576),
@@ -625,6 +632,10 @@ int main(int argc, char **argv)
 		fo.ra.total_bytes = (uint64_t)cfg.ra_total_mb << 20;
 		fo.ra.threads = (unsigned)cfg.ra_threads;
 	}
+	fo.statahead = (unsigned)cfg.statahead;
+	fo.statahead_max = (unsigned)cfg.statahead_max;
+	fo.statahead_age_s = cfg.md_lease_s > cfg.attr_timeout_s ? cfg.md_lease_s
+								 : cfg.attr_timeout_s;
 	rc = cli_fs_create(mdc, osc, jobid, &fo, &fs);
 	if (rc) {
 		fprintf(stderr, "mount.pfs: %s\n", pfs_strerror(rc));

@@ -1,0 +1,486 @@
+/* test_cli_statahead.c — mount.pfs's statahead cache (client/statahead.h)
+ * against an in-memory directory of sorted names and a fake clock: a walk
+ * of misses in name order starts a fetch, a lone miss or misses out of
+ * order do not; hits carry the entry's age and end at max_age; hits near
+ * the end of a batch fetch the next one, the directory's end stops it;
+ * this mount's drops (name, ino) and the MDS's revocations (an inode, a
+ * directory, everything) take entries out at once, also when they come
+ * while a fetch is in flight; the entry bound evicts the oldest; a batch
+ * the walk never used makes the directory back off; with the thread, a
+ * LOOKUP waits for the fetch in flight that covers it.  Also the LOOKUP_BULK
+ * reply decoder (cli_mdc_lookup_bulk_decode) on good, garbage, truncated
+ * and oversized input. */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "client/mdc.h"
+#include "client/statahead.h"
+#include "common/buf.h"
+
+#define DIR_INO 7
+#define NFILES 1000
+
+typedef struct fake {
+	uint64_t now;
+	unsigned fetches;
+	char last_after[PFS_NAME_MAX + 1];
+	uint64_t last_dir;
+	unsigned delay_ms;
+	cli_sa *sa;           /* drop during the fetch: */
+	uint64_t drop_ino;    /*   this ino (0 = none) */
+	int fail;
+} fake;
+
+static uint64_t fclock(void *arg)
+{
+	return ((fake *)arg)->now;
+}
+
+static void fname(char *out, unsigned i)
+{
+	snprintf(out, PFS_NAME_MAX + 1, "f%04u", i);
+}
+
+static int ffetch(void *arg, const cli_ctx *c, uint64_t dir, const char *after, uint32_t max,
+		  cli_sa_ent *out, uint32_t *n, int *eof)
+{
+	fake *f = arg;
+	unsigned i = 0, got = 0;
+
+	(void)c;
+	f->fetches++;
+	f->last_dir = dir;
+	snprintf(f->last_after, sizeof(f->last_after), "%s", after);
+	if (f->delay_ms)
+		usleep(f->delay_ms * 1000);
+	if (f->drop_ino)
+		cli_sa_drop_ino(f->sa, f->drop_ino);
+	if (f->fail)
+		return -EACCES;
+	if (after[0])
+		i = (unsigned)atoi(after + 1) + 1;
+	for (; i < NFILES && got < max; i++, got++) {
+		fname(out[got].name, i);
+		memset(&out[got].a, 0, sizeof(out[got].a));
+		out[got].a.ino = 100 + i;
+		out[got].a.mode = S_IFREG | 0644;
+		out[got].a.nlink = 1;
+		out[got].a.size = i;
+	}
+	*n = got;
+	*eof = i >= NFILES;
+	return 0;
+}
+
+static cli_sa *mk(fake *f, unsigned batch, unsigned max_entries)
+{
+	cli_sa_opts o = { .batch = batch, .max_entries = max_entries, .max_age_ms = 1000,
+			  .trigger = 2, .window_ms = 500, .fetch = ffetch, .arg = f,
+			  .clock = fclock, .clock_arg = f, .no_thread = 1 };
+	cli_sa *sa = NULL;
+
+	assert_int_equal(cli_sa_create(&o, &sa), 0);
+	f->sa = sa;
+	return sa;
+}
+
+static const cli_ctx ctx0;
+
+/* lookup i: 0 hit, -ENOENT miss (then reported as the MDS's answer) */
+static int look(cli_sa *sa, unsigned i, pfs_attr *a, uint64_t *age)
+{
+	char name[PFS_NAME_MAX + 1];
+	pfs_attr tmp;
+	uint64_t tage;
+	int rc;
+
+	fname(name, i);
+	rc = cli_sa_lookup(sa, &ctx0, DIR_INO, name, a ? a : &tmp, age ? age : &tage);
+	if (rc)
+		cli_sa_miss(sa, &ctx0, DIR_INO, name);
+	return rc;
+}
+
+static void test_bad_opts(void **st)
+{
+	fake f = { 0 };
+	cli_sa_opts o = { .batch = 0, .fetch = ffetch, .arg = &f };
+	cli_sa *sa = NULL;
+
+	(void)st;
+	assert_int_equal(cli_sa_create(&o, &sa), -EINVAL);
+	o.batch = PFS_LOOKUP_BULK_MAX + 1;
+	assert_int_equal(cli_sa_create(&o, &sa), -EINVAL);
+	o.batch = 8;
+	o.fetch = NULL;
+	assert_int_equal(cli_sa_create(&o, &sa), -EINVAL);
+	cli_sa_destroy(NULL);
+}
+
+static void test_detect_and_hit(void **st)
+{
+	fake f = { .now = 1000 };
+	cli_sa *sa = mk(&f, 16, 0);
+	pfs_attr a;
+	uint64_t age;
+
+	(void)st;
+	/* a lone miss fetches nothing */
+	assert_int_equal(look(sa, 10, NULL, NULL), -ENOENT);
+	assert_int_equal(f.fetches, 0);
+	/* out of order: still nothing */
+	assert_int_equal(look(sa, 5, NULL, NULL), -ENOENT);
+	assert_int_equal(f.fetches, 0);
+	/* the next one after it: a walk, fetched after the last miss */
+	assert_int_equal(look(sa, 6, NULL, NULL), -ENOENT);
+	assert_int_equal(f.fetches, 1);
+	assert_string_equal(f.last_after, "f0006");
+	assert_int_equal(f.last_dir, DIR_INO);
+	f.now += 250;
+	assert_int_equal(look(sa, 7, &a, &age), 0);
+	assert_int_equal(a.ino, 107);
+	assert_int_equal(a.size, 7);
+	assert_int_equal(age, 250);
+	/* another directory holds nothing */
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO + 1, "f0007", &a, &age), -ENOENT);
+	/* too old */
+	f.now += 800;
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0008", &a, &age), -ENOENT);
+	{
+		cli_sa_stats s;
+
+		cli_sa_get_stats(sa, &s);
+		assert_int_equal(s.hits, 1);
+		assert_true(s.expired >= 1);
+	}
+	cli_sa_destroy(sa);
+}
+
+static void test_window(void **st)
+{
+	fake f = { .now = 1000 };
+	cli_sa *sa = mk(&f, 16, 0);
+
+	(void)st;
+	/* two misses further apart than window_ms are no walk */
+	assert_int_equal(look(sa, 1, NULL, NULL), -ENOENT);
+	f.now += 600;
+	assert_int_equal(look(sa, 2, NULL, NULL), -ENOENT);
+	assert_int_equal(f.fetches, 0);
+	cli_sa_destroy(sa);
+}
+
+static void test_walk_ahead_to_eof(void **st)
+{
+	fake f = { .now = 1000 };
+	cli_sa *sa = mk(&f, 64, 4096);
+	unsigned hits = 0;
+
+	(void)st;
+	look(sa, 0, NULL, NULL);
+	look(sa, 1, NULL, NULL);
+	assert_int_equal(f.fetches, 1);
+	for (unsigned i = 2; i < NFILES; i++) {
+		f.now++;
+		if (look(sa, i, NULL, NULL) == 0)
+			hits++;
+	}
+	/* every one after the trigger came from the cache, in batches of 64
+	 * fetched half a batch ahead */
+	assert_int_equal(hits, NFILES - 2);
+	assert_int_equal(f.fetches, (NFILES - 2 + 63) / 64);
+	/* at the end of the directory: no more fetches */
+	f.now++;
+	assert_int_equal(look(sa, NFILES - 1, NULL, NULL), 0);
+	assert_int_equal(f.fetches, (NFILES - 2 + 63) / 64);
+	cli_sa_destroy(sa);
+}
+
+static void start_walk(fake *f, cli_sa *sa)
+{
+	look(sa, 0, NULL, NULL);
+	look(sa, 1, NULL, NULL);
+	assert_int_equal(f->fetches, 1);
+}
+
+static void test_drops(void **st)
+{
+	fake f = { .now = 1000 };
+	cli_sa *sa = mk(&f, 32, 0);
+	pfs_attr a;
+	uint64_t age;
+
+	(void)st;
+	start_walk(&f, sa);
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0002", &a, &age), 0);
+	/* this mount unlinked f0002, chmod'ed f0003 (ino 103) */
+	cli_sa_drop_name(sa, DIR_INO, "f0002");
+	cli_sa_drop_ino(sa, 103);
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0002", &a, &age), -ENOENT);
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0003", &a, &age), -ENOENT);
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0004", &a, &age), 0);
+	/* a name in another directory with the same spelling stays */
+	cli_sa_drop_name(sa, DIR_INO + 1, "f0004");
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0004", &a, &age), 0);
+	/* the MDS revoked ino 105; then the directory's permissions */
+	cli_sa_revoke(sa, 105);
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0005", &a, &age), -ENOENT);
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0006", &a, &age), 0);
+	cli_sa_revoke(sa, DIR_INO);
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0006", &a, &age), -ENOENT);
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0007", &a, &age), -ENOENT);
+	cli_sa_destroy(sa);
+}
+
+static void test_revoke_all(void **st)
+{
+	fake f = { .now = 1000 };
+	cli_sa *sa = mk(&f, 32, 0);
+	cli_sa_stats s;
+
+	(void)st;
+	start_walk(&f, sa);
+	cli_sa_get_stats(sa, &s);
+	assert_int_equal(s.entries, 32);
+	cli_sa_revoke(sa, 0);
+	cli_sa_get_stats(sa, &s);
+	assert_int_equal(s.entries, 0);
+	cli_sa_destroy(sa);
+}
+
+/* a drop that comes while the fetch is in flight (its answer may be from
+ * before the change): the entry does not come back with the answer */
+static void test_drop_during_fetch(void **st)
+{
+	fake f = { .now = 1000, .drop_ino = 105 };
+	cli_sa *sa = mk(&f, 32, 0);
+	pfs_attr a;
+	uint64_t age;
+	cli_sa_stats s;
+
+	(void)st;
+	start_walk(&f, sa);
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0004", &a, &age), 0);
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0005", &a, &age), -ENOENT);
+	cli_sa_get_stats(sa, &s);
+	assert_int_equal(s.discarded, 1);
+	cli_sa_destroy(sa);
+}
+
+static void test_bound(void **st)
+{
+	fake f = { .now = 1000 };
+	cli_sa *sa = mk(&f, 64, 40);
+	pfs_attr a;
+	uint64_t age;
+	cli_sa_stats s;
+
+	(void)st;
+	start_walk(&f, sa);
+	cli_sa_get_stats(sa, &s);
+	assert_int_equal(s.entries, 40);
+	assert_int_equal(s.evicted, 24);
+	/* the oldest went: f0002.. (first fetched); the last 40 stay */
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0002", &a, &age), -ENOENT);
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0065", &a, &age), 0);
+	cli_sa_destroy(sa);
+}
+
+static void test_backoff(void **st)
+{
+	fake f = { .now = 1000 };
+	cli_sa *sa = mk(&f, 16, 0);
+
+	(void)st;
+	start_walk(&f, sa);
+	/* the walk jumps elsewhere: the batch was of no use */
+	f.now += 10;
+	look(sa, 500, NULL, NULL);
+	look(sa, 501, NULL, NULL);
+	assert_int_equal(f.fetches, 1);
+	/* within the backoff: nothing */
+	f.now += 10;
+	look(sa, 600, NULL, NULL);
+	look(sa, 601, NULL, NULL);
+	assert_int_equal(f.fetches, 1);
+	/* after it */
+	f.now += 1500;
+	look(sa, 700, NULL, NULL);
+	look(sa, 701, NULL, NULL);
+	assert_int_equal(f.fetches, 2);
+	assert_string_equal(f.last_after, "f0701");
+	cli_sa_destroy(sa);
+}
+
+static void test_fetch_error(void **st)
+{
+	fake f = { .now = 1000, .fail = 1 };
+	cli_sa *sa = mk(&f, 16, 0);
+	cli_sa_stats s;
+
+	(void)st;
+	start_walk(&f, sa);
+	assert_int_equal(look(sa, 2, NULL, NULL), -ENOENT);
+	cli_sa_get_stats(sa, &s);
+	assert_int_equal(s.fetch_errors, 1);
+	assert_int_equal(s.entries, 0);
+	cli_sa_destroy(sa);
+}
+
+/* with the fetch thread: a LOOKUP of a name after the fetch's start waits
+ * for it and hits */
+static void test_thread_wait(void **st)
+{
+	fake f = { .now = 1000, .delay_ms = 100 };
+	cli_sa_opts o = { .batch = 32, .max_age_ms = 1000, .window_ms = 500, .fetch = ffetch,
+			  .arg = &f, .clock = fclock, .clock_arg = &f };
+	cli_sa *sa = NULL;
+	pfs_attr a;
+	uint64_t age;
+	cli_sa_stats s;
+
+	(void)st;
+	assert_int_equal(cli_sa_create(&o, &sa), 0);
+	f.sa = sa;
+	look(sa, 0, NULL, NULL);
+	look(sa, 1, NULL, NULL);
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0003", &a, &age), 0);
+	assert_int_equal(a.ino, 103);
+	/* a name before the fetch's start does not wait */
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0000", &a, &age), -ENOENT);
+	cli_sa_get_stats(sa, &s);
+	assert_int_equal(s.waits, 1);
+	cli_sa_destroy(sa);
+}
+
+/* ---- the LOOKUP_BULK reply decoder ---- */
+
+static void enc_ent(pfs_wbuf *w, const char *name, uint64_t ino)
+{
+	pfs_attr a = { .ino = ino, .mode = S_IFREG | 0600, .nlink = 1, .size = 5 };
+
+	pfs_wbuf_str(w, name);
+	pfs_attr_encode(w, &a);
+}
+
+static void test_decode(void **st)
+{
+	cli_bulkent *e = calloc(8, sizeof(*e));
+	pfs_wbuf w;
+	uint32_t n = 99;
+	int eof = 7;
+
+	(void)st;
+	assert_non_null(e);
+	pfs_wbuf_init(&w);
+	pfs_wbuf_u32(&w, 2);
+	pfs_wbuf_u8(&w, 1);
+	enc_ent(&w, "a", 11);
+	enc_ent(&w, "bb", 12);
+	assert_int_equal(cli_mdc_lookup_bulk_decode(w.data, w.len, 8, e, &n, &eof), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(eof, 1);
+	assert_string_equal(e[1].name, "bb");
+	assert_int_equal(e[1].a.ino, 12);
+	assert_int_equal(e[1].a.size, 5);
+	/* more entries than asked for */
+	assert_int_equal(cli_mdc_lookup_bulk_decode(w.data, w.len, 1, e, &n, &eof), -EBADMSG);
+	/* every truncation */
+	for (size_t l = 0; l < w.len; l++)
+		assert_int_equal(cli_mdc_lookup_bulk_decode(w.data, l, 8, e, &n, &eof), -EBADMSG);
+	/* a trailing byte */
+	pfs_wbuf_u8(&w, 0);
+	assert_int_equal(cli_mdc_lookup_bulk_decode(w.data, w.len, 8, e, &n, &eof), -EBADMSG);
+	pfs_wbuf_free(&w);
+	/* a huge count with few bytes; a bad eof byte; bad names */
+	pfs_wbuf_init(&w);
+	pfs_wbuf_u32(&w, 0xffffffffu);
+	pfs_wbuf_u8(&w, 0);
+	enc_ent(&w, "a", 1);
+	assert_int_equal(cli_mdc_lookup_bulk_decode(w.data, w.len, PFS_LOOKUP_BULK_MAX, e, &n,
+						    &eof), -EBADMSG);
+	pfs_wbuf_free(&w);
+	pfs_wbuf_init(&w);
+	pfs_wbuf_u32(&w, 0);
+	pfs_wbuf_u8(&w, 2);
+	assert_int_equal(cli_mdc_lookup_bulk_decode(w.data, w.len, 8, e, &n, &eof), -EBADMSG);
+	pfs_wbuf_free(&w);
+	{
+		static const char *bad[] = { "", ".", "..", "a/b" };
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			pfs_wbuf_init(&w);
+			pfs_wbuf_u32(&w, 1);
+			pfs_wbuf_u8(&w, 0);
+			enc_ent(&w, bad[i], 1);
+			assert_int_equal(cli_mdc_lookup_bulk_decode(w.data, w.len, 8, e, &n, &eof),
+					 -EBADMSG);
+			pfs_wbuf_free(&w);
+		}
+	}
+	/* an overlong name */
+	{
+		char big[PFS_NAME_MAX + 2];
+
+		memset(big, 'x', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		pfs_wbuf_init(&w);
+		pfs_wbuf_u32(&w, 1);
+		pfs_wbuf_u8(&w, 0);
+		enc_ent(&w, big, 1);
+		assert_int_equal(cli_mdc_lookup_bulk_decode(w.data, w.len, 8, e, &n, &eof),
+				 -EBADMSG);
+		pfs_wbuf_free(&w);
+	}
+	/* garbage */
+	{
+		uint8_t g[512];
+		unsigned seed = 12345;
+
+		for (int r = 0; r < 2000; r++) {
+			size_t l = (size_t)(seed % sizeof(g));
+
+			for (size_t i = 0; i < l; i++) {
+				seed = seed * 1103515245u + 12345u;
+				g[i] = (uint8_t)(seed >> 16);
+			}
+			if (l >= 4)
+				g[0] = (uint8_t)(g[0] % 4), g[1] = g[2] = g[3] = 0;
+			n = 0;
+			if (cli_mdc_lookup_bulk_decode(g, l, 8, e, &n, &eof) == 0)
+				assert_true(n <= 8);
+		}
+	}
+	free(e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad_opts),
+		cmocka_unit_test(test_detect_and_hit),
+		cmocka_unit_test(test_window),
+		cmocka_unit_test(test_walk_ahead_to_eof),
+		cmocka_unit_test(test_drops),
+		cmocka_unit_test(test_revoke_all),
+		cmocka_unit_test(test_drop_during_fetch),
+		cmocka_unit_test(test_bound),
+		cmocka_unit_test(test_backoff),
+		cmocka_unit_test(test_fetch_error),
+		cmocka_unit_test(test_thread_wait),
+		cmocka_unit_test(test_decode),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
