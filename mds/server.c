@@ -517,6 +517,80 @@ static int reply_logged(uint16_t op, int *attr)
 	}
 }
 
+/* Lease revocations of a group commit's member (mds/nsgroup.h) wait for
+ * the group's commit: a mount told of a change reads again at once, and
+ * must find it.  The committer thread holds the member's list while it
+ * runs it (per thread, like mds/reply_log.h's context); elsewhere the
+ * hooks run at once, after their operation's own commit. */
+#define HELD_HOOKS 8 /* a RENAME makes 6 */
+
+struct held_hook {
+	uint64_t by, ino;  /* name_changed: ino is the directory */
+	unsigned what;     /* 0: a name in directory ino */
+	char name[PFS_NAME_MAX + 1];
+};
+
+struct held_hooks {
+	unsigned n;
+	struct held_hook h[HELD_HOOKS];
+};
+
+static _Thread_local struct held_hooks *held_hooks;
+
+static struct held_hook *hook_hold(mds_lease *l)
+{
+	struct held_hooks *hh = held_hooks;
+
+	if (!hh || !l)
+		return NULL;
+	if (hh->n == HELD_HOOKS) { /* cannot happen: then at once */
+		pfs_log(PFS_LOG_WARNING, "lease: more than %d revocations in one request",
+			HELD_HOOKS);
+		return NULL;
+	}
+	return &hh->h[hh->n++];
+}
+
+static void hook_changed(mds_lease *l, uint64_t by, uint64_t ino, unsigned what)
+{
+	struct held_hook *k = hook_hold(l);
+
+	if (!k) {
+		mds_lease_changed(l, by, ino, what);
+		return;
+	}
+	k->by = by;
+	k->ino = ino;
+	k->what = what;
+}
+
+static void hook_name_changed(mds_lease *l, uint64_t by, uint64_t parent, const char *name)
+{
+	struct held_hook *k = hook_hold(l);
+
+	if (!k) {
+		mds_lease_name_changed(l, by, parent, name);
+		return;
+	}
+	k->by = by;
+	k->ino = parent;
+	k->what = 0;
+	snprintf(k->name, sizeof(k->name), "%s", name);
+}
+
+/* After the group's commit: the held revocations, in order. */
+static void hooks_run(mds_lease *l, const struct held_hooks *hh)
+{
+	for (unsigned i = 0; i < hh->n; i++) {
+		const struct held_hook *k = &hh->h[i];
+
+		if (k->what)
+			mds_lease_changed(l, k->by, k->ino, k->what);
+		else
+			mds_lease_name_changed(l, k->by, k->ino, k->name);
+	}
+}
+
 /* Leases of a reply that gives client an entry (name in parent, inode
  * ino); made: the entry is new (CREATE, MKDIR, ...), so the others'
  * leases on parent are revoked (after the grant: never the maker's). */
@@ -528,8 +602,8 @@ static void lease_entry(mds_server *s, uint64_t client, uint64_t parent, const c
 	mds_lease_grant_name(s->lease, client, parent, name, since);
 	mds_lease_grant(s->lease, client, ino, since);
 	if (made) {
-		mds_lease_name_changed(s->lease, client, parent, name);
-		mds_lease_changed(s->lease, client, parent, MDS_LEASE_ATTR);
+		hook_name_changed(s->lease, client, parent, name);
+		hook_changed(s->lease, client, parent, MDS_LEASE_ATTR);
 	}
 }
 
@@ -568,10 +642,10 @@ static void lease_removed(mds_server *s, uint64_t client, uint64_t parent, const
 {
 	if (!mds_lease_active(s->lease))
 		return;
-	mds_lease_name_changed(s->lease, client, parent, name);
-	mds_lease_changed(s->lease, client, parent, MDS_LEASE_ATTR);
+	hook_name_changed(s->lease, client, parent, name);
+	hook_changed(s->lease, client, parent, MDS_LEASE_ATTR);
 	if (child)
-		mds_lease_changed(s->lease, client, child, MDS_LEASE_ATTR);
+		hook_changed(s->lease, client, child, MDS_LEASE_ATTR);
 }
 
 /* Namespace opcodes: all start with a cred. */
@@ -635,7 +709,7 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 			rc = mds_ns_setattr(s->ns, &c, ino, valid, mode, uid, gid, size, at, mt, &a);
 		if (!rc) {
 			mds_lease_grant(s->lease, cid, ino, since);
-			mds_lease_changed(s->lease, cid, ino, MDS_LEASE_ATTR |
+			hook_changed(s->lease, cid, ino, MDS_LEASE_ATTR |
 					  (S_ISDIR(a.mode) && (valid & (PFS_SETATTR_MODE |
 						PFS_SETATTR_UID | PFS_SETATTR_GID)) ? MDS_LEASE_PERM : 0));
 			pfs_attr_encode(out, &a);
@@ -776,7 +850,7 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 			rc = mds_ns_link(s->ns, &c, ino, np, name, &a);
 		if (!rc) {
 			lease_entry(s, cid, np, name, a.ino, since, 1);
-			mds_lease_changed(s->lease, cid, ino, MDS_LEASE_ATTR);
+			hook_changed(s->lease, cid, ino, MDS_LEASE_ATTR);
 		}
 		if (!rc)
 			pfs_attr_encode(out, &a);
@@ -801,7 +875,7 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		if (!rc)
 			rc = mds_ns_setxattr(s->ns, &c, ino, name, val, vlen, flags);
 		if (!rc)
-			mds_lease_changed(s->lease, cid, ino, MDS_LEASE_ATTR);
+			hook_changed(s->lease, cid, ino, MDS_LEASE_ATTR);
 		break;
 	}
 	case PFS_OP_MDS_GETXATTR: {
@@ -836,7 +910,7 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		if (!rc)
 			rc = mds_ns_removexattr(s->ns, &c, ino, name);
 		if (!rc)
-			mds_lease_changed(s->lease, cid, ino, MDS_LEASE_ATTR);
+			hook_changed(s->lease, cid, ino, MDS_LEASE_ATTR);
 		break;
 	}
 	case PFS_OP_MDS_OPEN: {
@@ -861,7 +935,7 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		    ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))) {
 			(void)mds_open_writer(s->opens, h->client_id, ino);
 			/* others' cached sizes: the file may grow from now on */
-			mds_lease_changed(s->lease, cid, ino, MDS_LEASE_ATTR);
+			hook_changed(s->lease, cid, ino, MDS_LEASE_ATTR);
 		}
 		if (!rc) {
 			pfs_attr_encode(out, &a);
@@ -901,7 +975,7 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 				a.flags &= ~PFS_ATTR_SIZE_STALE;
 		}
 		if (!rc)
-			mds_lease_changed(s->lease, cid, ino, MDS_LEASE_ATTR);
+			hook_changed(s->lease, cid, ino, MDS_LEASE_ATTR);
 		/* SETSIZE comes with fsync/close: make it durable now. */
 		if (!rc && s->opts.sync_on_setsize)
 			rc = mds_ns_sync(s->ns);
@@ -1671,10 +1745,9 @@ int mds_server_dispatch(mds_server *s, const pfs_hdr *h, const uint8_t *payload,
 /* Group commit (mds/nsgroup.h): the namespace mutations that are one
  * write transaction (or a few, one after the other), need no sync before
  * their reply, never wait on the network or on another request, and
- * answer at once.  Not with metadata leases: their revocations go out
- * after each change's commit, and a group commits after all of its
- * members ran.  Not a resend: its reply cache lookup may wait for its
- * original, which may be queued behind it. */
+ * answer at once; their lease revocations are held until the group's
+ * commit (held_hooks).  Not a resend: its reply cache lookup may wait for
+ * its original, which may be queued behind it. */
 static int grouped(const mds_server *s, const pfs_hdr *h)
 {
 	if (!s->group || (h->flags & PFS_F_RESEND))
@@ -1698,6 +1771,7 @@ struct grouped_req {
 	uint8_t *payload;
 	int track;         /* in the reply cache: recorded at done */
 	pfs_wbuf out;
+	struct held_hooks hooks;
 };
 
 /* dispatch's beginning, before the group holds the writer lock: the reply
@@ -1737,9 +1811,12 @@ static int grouped_prep(mds_nsgroup_req *r)
 static int grouped_run(mds_nsgroup_req *r)
 {
 	struct grouped_req *q = (struct grouped_req *)r;
-	int rc = dispatch_op(q->s, &q->h, pfs_sconn_role(q->c), q->payload, q->h.payload_len,
-			     pfs_sconn_peer(q->c), q->c, &q->out);
+	int rc;
 
+	held_hooks = &q->hooks;
+	rc = dispatch_op(q->s, &q->h, pfs_sconn_role(q->c), q->payload, q->h.payload_len,
+			 pfs_sconn_peer(q->c), q->c, &q->out);
+	held_hooks = NULL;
 	free(q->payload);
 	q->payload = NULL;
 	return rc;
@@ -1754,6 +1831,8 @@ static void grouped_done(mds_nsgroup_req *r, int status)
 
 	if (q->track)
 		mds_rc_end(q->s->rcache, q->h.client_id, q->h.req_id, status, q->out.data, n);
+	if (!status)
+		hooks_run(q->s->lease, &q->hooks);
 	pfs_sconn_reply(q->c, &q->h, status, q->out.data, n, NULL, 0);
 	pfs_wbuf_free(&q->out);
 	free(q->payload);
@@ -1929,8 +2008,9 @@ int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 			return rc;
 		}
 	}
-	/* group commit: off with metadata leases (see grouped) */
-	if (!opts->md_lease_s && (rc = mds_nsgroup_start(ns, 0, &s->group))) {
+	rc = mds_nsgroup_start(ns, 0, &s->group);
+	if (rc) {
+		mds_lease_destroy(s->lease);
 		mds_locksvc_stop(s->locks);
 		mds_rc_destroy(s->rcache);
 		mds_open_destroy(s->opens);
