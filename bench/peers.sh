@@ -3,14 +3,15 @@
 # machine, with the workloads of the core benchmark (bench/run.sh).  Issue
 # 11 asks pfs to be ahead of both; this is the scripted run behind its table.
 #
-# Targets, all on one host, loopback (127.0.0.1) only, no replication, all
-# state under one work directory ($PEERS_DIR, default /var/tmp/pfs-peers):
+# Targets, all on one host, loopback only (127.0.0.1; 127.0.0.2 for gluster,
+# whose CLI refuses 127.0.0.1), no replication, all state under one work
+# directory ($PEERS_DIR, default /var/tmp/pfs-peers):
 #   passthrough  the FUSE passthrough (bench/passthrough_main.c) of a local
 #                directory: the baseline every ratio is taken against
 #   pfs          deploy/pfs-cluster: MDS + 4 OSS, authentication on, FUSE
 #   gluster      glusterd (Debian's GlusterFS) with its state, sockets and
 #                logs in the work dir, a distribute volume of 4 bricks on
-#                127.0.0.1 (directories, `force`), the glusterfs FUSE client
+#                127.0.0.2 (directories, `force`), the glusterfs FUSE client
 #   ceph         Debian's Ceph, set up by hand (no cephadm, no containers):
 #                1 mon (monmap on 127.0.0.1), 1 mgr, 4 BlueStore OSDs on
 #                files of $CEPH_OSD_SIZE, pool size 1, a CephFS with one MDS,
@@ -62,6 +63,7 @@ CEPH_OSD_SIZE=${CEPH_OSD_SIZE:-4G}  # each OSD's BlueStore file (sparse)
 W=${PEERS_DIR:-/var/tmp/pfs-peers}
 RESDIR=${RESDIR:-$here/results}
 
+case $REPS in '' | *[!0-9]* | 0) echo "peers: REPS must be a positive number" >&2; exit 2 ;; esac
 [ "$(id -u)" = 0 ] || { echo "peers: needs root (FUSE mounts, daemons, drop_caches)" >&2; exit 1; }
 for b in pfs-bench pfs-passthrough pfs-mds pfs-oss mount.pfs; do
 	[ -x "$PFS_BIN/$b" ] || { echo "peers: $PFS_BIN/$b missing (make first, or set PFS_BIN)" >&2; exit 1; }
@@ -285,6 +287,7 @@ ceph_up() {
 	osd memory target = 1073741824
 	[client]
 	keyring = $C/admin.keyring
+	admin socket = $C/run/\$name.\$pid.asok
 	EOF
 	export CEPH_CONF=$C/ceph.conf
 	ceph-authtool --create-keyring "$C/mon.keyring" --gen-key -n mon. --cap mon 'allow *' >/dev/null &&
@@ -569,7 +572,7 @@ echo
 echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"\
 " $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM, kernel $(uname -r), Debian $(cat /etc/debian_version),"\
 " one disk under $W: $(df -h "$W" | awk 'NR==2 {print $1}') ($(findmnt -no FSTYPE -T "$W"))."
-echo "Versions: pfs $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?')"\
+echo "Versions: pfs ${PFS_REV:-$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo "?")}"\
 "$( [[ " $targets " == *" gluster "* ]] && echo ", GlusterFS $(glusterfs --version | awk 'NR==1 {print $2}')")"\
 "$( [[ " $targets " == *" ceph "* ]] && echo ", Ceph $(ceph --version | awk '{print $3}')")"\
 "$( [ "$FIO" = 1 ] && echo ", $(fio --version)")."
