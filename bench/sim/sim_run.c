@@ -36,6 +36,7 @@ typedef struct sim {
 	sim_fluid_job *fj;         /* parallel to io */
 	uint8_t *app_busy;         /* an appearance of the app is running */
 	unsigned char *ost_mark;   /* scratch for sim_fluid_busy_capacity */
+	unsigned *ost_n;           /* scratch for newcomer_share */
 	double cap_total;          /* sum of the OSTs' capacities */
 	double *app_coupon;        /* last outstanding worth reported */
 	double *app_bytes, *app_ost_time; /* for the per-OST rate of an app */
@@ -122,6 +123,25 @@ static void start_compute(sim *S, size_t j, double t)
 	r->t_event = t + S->sc->apps[js->app].compute_s * js->compute_scale;
 }
 
+/* A phase that starts between two decisions (sim_run.h): until the next
+ * decision each of its streams may take an equal share of its OST, C_o /
+ * (1 + the unfinished streams already there), as an OSS serves a job the
+ * controller has not limited yet; where that overcommits the OST,
+ * sim_fluid_rates scales every stream there down in proportion.  A decision
+ * at the same instant replaces it. */
+static void newcomer_share(sim *S, job_rt *r)
+{
+	memset(S->ost_n, 0, S->sc->n_osts * sizeof(*S->ost_n));
+	for (size_t i = 0; i < S->n_io; i++)
+		for (size_t k = 0; k < S->fj[i].n; k++)
+			if (S->fj[i].s[k].remaining > 0)
+				S->ost_n[S->fj[i].s[k].ost]++;
+	for (size_t k = 0; k < r->n; k++) {
+		int o = r->s[k].ost;
+		r->s[k].alloc = S->sc->capacity[o] / (double)(1 + S->ost_n[o]);
+	}
+}
+
 static void start_io(sim *S, size_t j, double t)
 {
 	job_rt *r = &S->rt[j];
@@ -133,6 +153,8 @@ static void start_io(sim *S, size_t j, double t)
 		r->s[k].rate = 0;
 		r->s[k].moved = 0;
 	}
+	if (!S->sc->newcomer_wait)
+		newcomer_share(S, r);
 	S->io[S->n_io] = j;
 	S->fj[S->n_io].s = r->s;
 	S->fj[S->n_io].n = r->n;
@@ -437,11 +459,13 @@ static int sim_init(sim *S, const sim_scenario *sc)
 	S->app_ost_time = calloc(sc->n_apps, sizeof(double));
 	S->scratch = malloc(2 * n * sizeof(double));
 	S->ost_mark = malloc(n ? n : 1);
+	S->ost_n = malloc((n ? n : 1) * sizeof(*S->ost_n));
 	S->ost_ids = malloc(n * sizeof(*S->ost_ids));
 	S->ost_names = malloc(n * sizeof(*S->ost_names));
 	S->out->jobs = calloc(nj, sizeof(*S->out->jobs));
 	if (!S->rt || !S->queue || !S->running || !S->io || !S->fj || !S->app_busy ||
 	    !S->app_coupon || !S->app_bytes || !S->app_ost_time || !S->scratch || !S->ost_mark ||
+	    !S->ost_n ||
 	    !S->ost_ids || !S->ost_names || !S->out->jobs)
 		return -ENOMEM;
 	S->out->n_jobs = nj;
@@ -502,6 +526,7 @@ static void sim_fini(sim *S)
 	free(S->app_ost_time);
 	free(S->scratch);
 	free(S->ost_mark);
+	free(S->ost_n);
 	free(S->ost_ids);
 	free(S->ost_names);
 	free(S->jobs);

@@ -11,9 +11,14 @@
  * finish its remaining bytes within one interval, capped at the OST's
  * capacity.  Between decisions each stream is served at its allocation
  * (sim_fluid.h: a cap, not work-conserving unless the scenario says so).  A
- * phase that starts between two decisions has no allocation until the next
- * one (at most one interval, the same under every policy), as a job the
- * controller has not seen yet would.
+ * phase that starts between two decisions ("newcomers": "share", the
+ * default) gets an equal share of each of its OSTs at once, C_o / (1 + the
+ * streams already there), scaled down with the others there if that
+ * overcommits the OST, until the next decision: an OSS serves a job the
+ * controller has not limited yet.  With "newcomers": "wait" it gets nothing
+ * until the next decision (up to one interval: for a phase of a few
+ * seconds that wait, which depends on where the phase falls on the
+ * decision grid, outweighs its I/O).
  *
  * Jobs, two schedules (sim_run_opts.pin):
  *  - pinned (pin != NULL; what `pfs-sim run` and `report` use by default):

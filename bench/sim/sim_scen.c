@@ -462,7 +462,7 @@ static int scen_parse(const char *text, size_t len, long long seed_override, sim
 					    "decision_interval", "csv_interval",
 					    "estimate_factor", "work_conserving", "nodes", "osts",
 					    "generator", "apps", "jobs", "description", "progress",
-					    NULL};
+					    "newcomers", NULL};
 	const char *w = "scenario";
 	json_error_t jerr;
 	json_t *root, *v;
@@ -515,6 +515,13 @@ static int scen_parse(const char *text, size_t len, long long seed_override, sim
 		goto out;
 	}
 	sc->lockstep = !v || strcmp(json_string_value(v), "lockstep") == 0;
+	v = json_object_get(root, "newcomers");
+	if (v && (!json_is_string(v) || (strcmp(json_string_value(v), "share") &&
+					 strcmp(json_string_value(v), "wait")))) {
+		rc = sim_json_fail(err, errlen, "scenario.newcomers: expected \"share\" or \"wait\"");
+		goto out;
+	}
+	sc->newcomer_wait = v && strcmp(json_string_value(v), "wait") == 0;
 	if (!(v = json_object_get(root, "osts"))) {
 		rc = sim_json_fail(err, errlen, "scenario: missing osts");
 		goto out;

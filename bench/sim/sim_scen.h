@@ -71,6 +71,11 @@ typedef struct sim_scenario {
 	double estimate_factor;    /* user run-time estimate / stand-alone run time */
 	int work_conserving;       /* share idle OST capacity (sim_fluid.h) */
 	int lockstep;              /* ranks progress in step (sim_fluid.h) */
+	int newcomer_wait;         /* "newcomers": "wait": a phase that starts
+				    * between two decisions gets nothing until
+				    * the next one; "share" (default): it gets
+				    * an equal share of each of its OSTs at once
+				    * (sim_run.h) */
 	int nodes;                 /* node pool */
 	size_t n_osts;
 	double *capacity;          /* [n_osts] MB/s */

@@ -360,6 +360,43 @@ static void test_run_pinned_schedule(void **state)
 	sim_scen_free(&sc);
 }
 
+/* A phase that starts between decisions.  A writes 2000 MB on the 100 MB/s
+ * OST from 0 (equal share: all of it); B's 100 MB phase starts at 5.
+ * share: B may take 100 / 2 at once, the OST is overcommitted (150) and
+ * both are scaled: B gets 33.3 MB/s and is done at 8 (3 s of I/O).  wait:
+ * B gets nothing until the decision at 10, then 50 MB/s: done at 12. */
+#define NEWCOMERS_FMT                                                                      \
+	"{\"duration_s\": 100, \"nodes\": 2, \"osts\": [100],%s"                           \
+	" \"apps\": [{\"id\": \"A\", \"io_mb_per_rank\": 2000},"                          \
+	"  {\"id\": \"B\", \"io_mb_per_rank\": 100}],"                                     \
+	" \"jobs\": [{\"app\": \"A\"}, {\"app\": \"B\", \"submit\": 5}]}"
+static void test_run_newcomers(void **state)
+{
+	char text[512];
+	sim_run_result r;
+	sim_scenario sc;
+	char err[256] = "";
+
+	snprintf(text, sizeof(text), NEWCOMERS_FMT, "");
+	run_text(text, &sim_policy_equal, &r);
+	assert_true(NEAR(r.jobs[1].start, 5));
+	assert_true(NEAR(r.jobs[1].io_time, 3));
+	assert_true(NEAR(r.jobs[1].end, 8));
+	sim_run_result_free(&r);
+	snprintf(text, sizeof(text), NEWCOMERS_FMT, " \"newcomers\": \"share\",");
+	run_text(text, &sim_policy_equal, &r);
+	assert_true(NEAR(r.jobs[1].end, 8));
+	sim_run_result_free(&r);
+	snprintf(text, sizeof(text), NEWCOMERS_FMT, " \"newcomers\": \"wait\",");
+	run_text(text, &sim_policy_equal, &r);
+	assert_true(NEAR(r.jobs[1].io_time, 7));
+	assert_true(NEAR(r.jobs[1].end, 12));
+	sim_run_result_free(&r);
+	snprintf(text, sizeof(text), NEWCOMERS_FMT, " \"newcomers\": \"later\",");
+	assert_int_equal(sim_scen_parse(text, strlen(text), -1, &sc, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "newcomers"));
+}
+
 /* A policy that fails, and one that rejects its parameters. */
 static int bad_decide(void *st, const qos_instance *in, qos_result *res) { return -EIO; }
 static const qos_policy_ops failing = {"failing", "test", fixed_create, bad_decide,
@@ -397,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_run_outstanding_node_hours_and_csv),
 		cmocka_unit_test(test_run_policy_errors),
 		cmocka_unit_test(test_run_pinned_schedule),
+		cmocka_unit_test(test_run_newcomers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
