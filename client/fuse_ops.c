@@ -56,6 +56,8 @@ typedef struct node {
 	cli_wc_file *wc;      /* mount.pfs's write-back cache of the file (wcache.h):
 	                         from its first write while open, to its last close */
 	unsigned wcpin;       /* callers using wc without an open handle */
+	uint64_t nocap_ms;    /* security.capability absent until then (monotonic
+	                         ms; nocap_known) */
 	uint64_t ra_gen;      /* bumped when this mount's writes reach the OSSes,
 	                         at truncates and invalidations: prefetched data
 	                         of an older one is never served (readahead.h) */
@@ -2287,6 +2289,39 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 	fuse_reply_statfs(req, &sv);
 }
 
+/* The kernel asks for security.capability before every write(2) to a
+ * FUSE file (file_remove_privs: FUSE never marks an inode S_NOSEC), one
+ * MDS round trip per write.  Once the MDS said it is absent, this mount
+ * answers so itself for attr_timeout, as it lets the kernel keep the
+ * attributes; its own setxattr/removexattr of the name forget it. */
+static int nocap_known(cli_fs *fs, fuse_ino_t ino, const char *name)
+{
+	node *n;
+	int known = 0;
+
+	if (strcmp(name, "security.capability"))
+		return 0;
+	pthread_mutex_lock(&fs->lock);
+	n = node_find(fs, ino);
+	known = n && n->nocap_ms > pfs_clock_ms();
+	pthread_mutex_unlock(&fs->lock);
+	return known;
+}
+
+/* absent = 1: the MDS said so now; 0: forget it. */
+static void nocap_note(cli_fs *fs, fuse_ino_t ino, const char *name, int absent)
+{
+	node *n;
+
+	if (strcmp(name, "security.capability"))
+		return;
+	pthread_mutex_lock(&fs->lock);
+	n = node_find(fs, ino);
+	if (n)
+		n->nocap_ms = absent ? pfs_clock_ms() + (uint64_t)(fs->opts.attr_timeout * 1000) : 0;
+	pthread_mutex_unlock(&fs->lock);
+}
+
 static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
 			size_t size, int flags)
 {
@@ -2294,7 +2329,9 @@ static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const 
 	int rc;
 
 	ctx_of(req, &c);
+	nocap_note(fs_of(req), ino, name, 0);
 	rc = cli_mdc_setxattr(fs_of(req)->mdc, &c, ino, name, value, size, (uint32_t)flags);
+	nocap_note(fs_of(req), ino, name, 0); /* a GETXATTR answered meanwhile */
 	cli_sa_drop_ino(fs_of(req)->sa, ino);
 	if (rc)
 		reply_err(req, rc);
@@ -2320,8 +2357,14 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
 	cli_ctx c;
 	int rc;
 
+	if (nocap_known(fs_of(req), ino, name)) {
+		fuse_reply_err(req, ENODATA);
+		return;
+	}
 	ctx_of(req, &c);
 	rc = cli_mdc_getxattr(fs_of(req)->mdc, &c, ino, name, &val, &len);
+	if (rc == -ENODATA)
+		nocap_note(fs_of(req), ino, name, 1);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -2351,7 +2394,9 @@ static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	int rc;
 
 	ctx_of(req, &c);
+	nocap_note(fs_of(req), ino, name, 0);
 	rc = cli_mdc_removexattr(fs_of(req)->mdc, &c, ino, name);
+	nocap_note(fs_of(req), ino, name, 0);
 	cli_sa_drop_ino(fs_of(req)->sa, ino);
 	if (rc)
 		reply_err(req, rc);
