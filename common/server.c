@@ -398,6 +398,19 @@ static int reply_pipe_copy(pfs_sconn *c, const pfs_hdr *req, uint32_t credit,
 	return rc;
 }
 
+int pfs_sconn_reply_covers(pfs_sconn *c, const pfs_hdr *req, size_t fields, size_t len)
+{
+	pfs_hdr h = *req;
+	int covers;
+
+	h.flags = PFS_F_REPLY;
+	h.payload_len = (uint32_t)(len < UINT32_MAX ? len : UINT32_MAX);
+	pthread_mutex_lock(&c->lock);
+	covers = c->authed && pfs_auth_covered(&c->sess, &h) > fields;
+	pthread_mutex_unlock(&c->lock);
+	return covers;
+}
+
 int pfs_sconn_reply_pipe(pfs_sconn *c, const pfs_hdr *req, int status, uint32_t credit,
 			 const void *payload, size_t len, int pipe_fd, size_t bulk_len)
 {

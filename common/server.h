@@ -125,6 +125,11 @@ int pfs_sconn_reply_credit(pfs_sconn *c, const pfs_hdr *h, int status, uint32_t 
  * socket is full; the loop never reads the pipe. */
 int pfs_sconn_reply_pipe(pfs_sconn *c, const pfs_hdr *h, int status, uint32_t credit,
 			 const void *payload, size_t len, int pipe_fd, size_t bulk_len);
+/* 1 when the session's MAC of a reply to h with len payload bytes would
+ * cover bytes past the first `fields` (integrity=full, or an opcode whose
+ * reply bulk is always covered): pfs_sconn_reply_pipe would then copy the
+ * bulk out of the pipe, so a caller may as well not splice it. */
+int pfs_sconn_reply_covers(pfs_sconn *c, const pfs_hdr *h, size_t fields, size_t len);
 void pfs_sconn_get(pfs_sconn *c);
 void pfs_sconn_put(pfs_sconn *c);
 /* "ip:port" of the peer, for logs. */

@@ -188,11 +188,14 @@ static void grant_handler(oss_server *s, pfs_sconn *c, const pfs_hdr *h, const u
  * pfs_sconn_reply_pipe to move into the socket: no copy through this
  * process (the buffered path copies the bytes out of the page cache and
  * again into the socket).  1: *pp holds *got bytes, or *rc is the error
- * to reply; 0: take the buffered path (no pipe, a short READ, a store
- * that reads with O_DIRECT, a pipe that could not take the length). */
+ * to reply; 0: take the buffered path (no pipe, a short READ, a session
+ * whose MAC covers the bulk (integrity=full: the bytes are needed here
+ * anyway), a store that reads with O_DIRECT, a pipe that could not take
+ * the length). */
 static int read_spliced(oss_server *s, oss_io *io, oss_pipe *pp, size_t *got, int *rc)
 {
 	if (!s->pipes || io->len < OSS_SPLICE_MIN || io->len > oss_pipepool_size(s->pipes) ||
+	    pfs_sconn_reply_covers(io->conn, &io->hdr, 0, io->len) ||
 	    oss_pipepool_get(s->pipes, pp))
 		return 0;
 	*rc = oss_store_splice_read(io->st, io->obj, io->off, pp->fd[1], io->len, got);

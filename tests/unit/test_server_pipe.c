@@ -25,6 +25,7 @@
 #define OP_FAIL 9 /* the bulk is made, the reply is -EIO */
 
 static uint8_t pattern[BULK];
+static int expect_covers; /* pfs_sconn_reply_covers of a READ reply */
 
 /* Requests carry u32 n (bulk bytes wanted) and u32 seed; the reply is
  * "F1" then n pattern bytes from offset seed, sent through a pipe. */
@@ -49,6 +50,9 @@ static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 		assert_true(w > 0);
 		put += (size_t)w;
 	}
+	/* what the session covers: the OSS's test before splicing */
+	if (h->opcode == PFS_OP_OSS_READ)
+		assert_int_equal(pfs_sconn_reply_covers(c, h, 2, 2 + n), expect_covers);
 	pfs_sconn_reply_pipe(c, h, h->opcode == OP_FAIL ? -EIO : 0, 0, "F1", 2, pfd[0], n);
 	/* the reply took (or dropped) every byte */
 	assert_int_equal(read(pfd[0], &x, 1), -1);
@@ -215,6 +219,7 @@ static void test_pipe_reply_sealed(void **state)
 		int fd;
 
 		keys(&sk, &ck, modes[m]);
+		expect_covers = modes[m] == PFS_INTEGRITY_FULL;
 		s = start(&o);
 		fd = dial(s);
 		assert_int_equal(pfs_auth_client(fd, &ck, 2000, &ss), 0);
@@ -232,6 +237,7 @@ static void test_pipe_reply_sealed(void **state)
 		close(fd);
 		pfs_server_stop(s);
 	}
+	expect_covers = 0;
 }
 
 int main(void)
