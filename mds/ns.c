@@ -1078,20 +1078,23 @@ int mds_ns_size_stale(mds_ns *ns, uint64_t ino, int stale)
 		return -ENOMEM;
 	/* Most calls find the flag as wanted (a create sets it already):
 	 * look under a read transaction first, not the single writer's.
-	 * Not inside a group commit (mds/nsgroup.h): a read transaction
-	 * would not see what the group's earlier members changed, and its
-	 * child transaction costs no wait for the writer. */
-	if (!mds_nsi_in_group(ns)) {
+	 * Inside a group commit (mds/nsgroup.h) look in the group's own
+	 * transaction instead: a read transaction would not see what the
+	 * group's earlier members changed. */
+	MDB_txn *g = mds_nsi_group_txn(ns);
+
+	if (g) {
+		rc = mds_nsi_ino_get(ns, g, ino, &w->a);
+	} else {
 		rc = rbegin(ns, &t);
 		if (!rc)
 			rc = mds_nsi_ino_get(ns, t, ino, &w->a);
 		if (t)
 			mdb_txn_abort(t);
 		t = NULL;
-		if (rc || !S_ISREG(w->a.d.mode) ||
-		    !(w->a.d.fflags & MDS_IF_SIZE_STALE) == !stale)
-			goto out;
 	}
+	if (rc || !S_ISREG(w->a.d.mode) || !(w->a.d.fflags & MDS_IF_SIZE_STALE) == !stale)
+		goto out;
 	rc = wbegin(ns, &t);
 	if (!rc)
 		rc = mds_nsi_ino_get(ns, t, ino, &w->a);

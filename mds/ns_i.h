@@ -161,8 +161,9 @@ int mds_nsi_group_begin(mds_ns *ns, struct mds_nsi_group *g);
  * commit's (or the id reservation sync's) error, which is then every
  * member's. */
 int mds_nsi_group_end(mds_ns *ns, int commit);
-/* Is this thread inside a group on ns? */
-int mds_nsi_in_group(const mds_ns *ns);
+/* The group's transaction, to read what its members wrote so far (only
+ * while none of its children is open), or NULL outside a group. */
+MDB_txn *mds_nsi_group_txn(const mds_ns *ns);
 int mds_nsi_wbegin(mds_ns *ns, MDB_txn **t);
 int mds_nsi_wend(mds_ns *ns, MDB_txn *t, int rc, int notify);
 int mds_nsi_ino_get(mds_ns *ns, MDB_txn *t, uint64_t ino, struct inode *in);

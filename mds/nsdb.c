@@ -75,9 +75,11 @@ static struct mds_nsi_group *group_of(const mds_ns *ns)
 	return g && g->ns == ns ? g : NULL;
 }
 
-int mds_nsi_in_group(const mds_ns *ns)
+MDB_txn *mds_nsi_group_txn(const mds_ns *ns)
 {
-	return group_of(ns) != NULL;
+	struct mds_nsi_group *g = group_of(ns);
+
+	return g ? g->parent : NULL;
 }
 
 int mds_nsi_wbegin(mds_ns *ns, MDB_txn **t)

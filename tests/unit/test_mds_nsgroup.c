@@ -36,14 +36,14 @@ static const pfs_cred root = { 0, 0, 0, { 0 } };
 
 struct fx;
 
-enum kind { K_BLOCK, K_CREATE, K_UNLINK, K_KV_OK, K_KV_FAIL, K_NESTED, K_PREP, K_PREP_SKIP };
+enum kind { K_BLOCK, K_CREATE, K_UNLINK, K_KV_OK, K_KV_FAIL, K_NESTED, K_PREP, K_PREP_SKIP, K_STALE_SET, K_STALE_CLEAR };
 
 struct member {
 	mds_nsgroup_req r; /* first */
 	struct fx *f;
 	enum kind kind;
 	char name[32];
-	uint64_t req;
+	uint64_t req, ino;
 	int ran_notified;  /* destroyer wake-ups seen inside run */
 	int prep_committed; /* prep's own mkdir committed at once */
 	int ran;
@@ -128,6 +128,9 @@ static int run(mds_nsgroup_req *r)
 			return rc ? rc : -EIO;
 		}
 		return mds_ns_kv_commit(t);
+	case K_STALE_SET:
+	case K_STALE_CLEAR:
+		return mds_ns_size_stale(f->ns, m->ino, m->kind == K_STALE_SET);
 	case K_NESTED:
 		/* a second write transaction while the first is open */
 		rc = mds_ns_kv_begin(f->ns, 1, &t);
@@ -475,6 +478,34 @@ static void test_prep_outside_group(void **state)
 	assert_true(exists(f, "c1") && exists(f, "c2") && exists(f, "p1") && exists(f, "p2"));
 }
 
+/* The size-stale flag set then cleared by two members of one group ends
+ * cleared: the second member sees the first's change (a look at the
+ * committed state would find the flag clear and skip the clear). */
+static void test_size_stale_sees_group(void **state)
+{
+	struct fx *f = *state;
+	pfs_attr a;
+	pfs_layout l;
+
+	assert_int_equal(mds_ns_create(f->ns, &root, 1, "st", 0644, PFS_CREATE_EXCL, 0, NOST, &a,
+				       &l), 0);
+	assert_false(a.flags & PFS_ATTR_SIZE_STALE);
+	member(f, 0, K_BLOCK, "");
+	member(f, 1, K_STALE_SET, "")->ino = a.ino;
+	member(f, 2, K_STALE_CLEAR, "")->ino = a.ino;
+	run_group(f, 3);
+	assert_int_equal(f->m[1].done_status, 0);
+	assert_int_equal(f->m[2].done_status, 0);
+	assert_int_equal(mds_ns_getattr(f->ns, &root, a.ino, &a), 0);
+	assert_false(a.flags & PFS_ATTR_SIZE_STALE);
+	/* and set alone in a group: set */
+	member(f, 0, K_BLOCK, "");
+	member(f, 1, K_STALE_SET, "")->ino = a.ino;
+	run_group(f, 2);
+	assert_int_equal(mds_ns_getattr(f->ns, &root, a.ino, &a), 0);
+	assert_true(a.flags & PFS_ATTR_SIZE_STALE);
+}
+
 /* Stopping runs and answers what is queued. */
 static void test_stop_drains(void **state)
 {
@@ -509,6 +540,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_nested_write_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prep_outside_group, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_size_stale_sees_group, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_drains, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
