@@ -52,6 +52,7 @@ typedef struct foss {
 	int busy_left;      /* answer the next n data requests -EBUSY */
 	int silent_left;    /* leave the next n data requests unanswered */
 	int delay_us;       /* hold each data request this long */
+	int no_writev;      /* answer WRITEV -EOPNOTSUPP (an OSS from before it) */
 	/* ... and what it saw: */
 	int active, max_active;   /* data requests being handled at once */
 	unsigned busy_sent;
@@ -202,6 +203,35 @@ static void oss_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payl
 		memcpy(o->data + off, data, len);
 		pfs_wbuf_u32(&w, len);
 		break;
+	case PFS_OP_OSS_WRITEV: {
+		uint32_t n = pfs_rbuf_u32(&r), total = 0;
+		uint64_t vo[300];
+		uint32_t vl[300];
+
+		if (f->no_writev || n > 300) {
+			rc = -EOPNOTSUPP;
+			break;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			vo[i] = pfs_rbuf_u64(&r);
+			vl[i] = pfs_rbuf_u32(&r);
+			total += vl[i];
+		}
+		data = pfs_rbuf_bytes(&r, total);
+		if ((rc = pfs_rbuf_done(&r)))
+			break;
+		o = find_obj(f, ost, id, 1);
+		for (uint32_t i = 0; o && i < n; i++) {
+			if (vo[i] + vl[i] > o->size && (rc = obj_resize(o, vo[i] + vl[i])))
+				break;
+			memcpy(o->data + vo[i], data, vl[i]);
+			data += vl[i];
+		}
+		if (!o)
+			rc = -ENOSPC;
+		pfs_wbuf_u32(&w, total);
+		break;
+	}
 	case PFS_OP_OSS_TRUNCATE:
 		off = pfs_rbuf_u64(&r);
 		if ((rc = pfs_rbuf_done(&r)))
@@ -605,6 +635,64 @@ static void test_osc_shared_oss_waves(void **state)
 	free(dst);
 }
 
+/* cli_osc_writev_caps: 300 small extents of one object go in two WRITEV
+ * requests (at most PFS_WRITEV_MAX each) and land where they say; an OSS
+ * that refuses WRITEV gets plain WRITEs; extents of two objects too. */
+static void test_osc_writev(void **state)
+{
+	fixture *fx = *state;
+	pfs_layout l = mklayout(64 << 10, 4);
+	const size_t span = 768 << 10;
+	uint8_t *ref = calloc(1, span), *dst = malloc(span), *src = malloc(30000);
+	cli_osc_iov v[300];
+	size_t got, n = 0;
+
+	assert_non_null(ref);
+	assert_non_null(dst);
+	assert_non_null(src);
+	for (int pass = 0; pass < 2; pass++) {
+		fill(src, 30000, 40 + (uint64_t)pass);
+		n = 0;
+		/* object 1 holds [64K, 128K) of every 256 KiB */
+		for (uint64_t k = 0; k < 3; k++)
+			for (uint64_t j = 0; j < 100; j++, n++) {
+				v[n].off = (64 << 10) + k * (256 << 10) + j * 200;
+				v[n].len = 100;
+				v[n].buf = src + n * 100;
+				memcpy(ref + v[n].off, v[n].buf, 100);
+			}
+		oss[1].no_writev = pass;
+		memset(oss[1].reqs, 0, sizeof(oss[1].reqs));
+		assert_int_equal(cli_osc_writev_caps(fx->osc, &tag_j, &l, NULL, v, n), 0);
+		if (pass == 0) {
+			assert_int_equal(oss[1].reqs[PFS_OP_OSS_WRITEV - 300], 2);
+			assert_int_equal(oss[1].reqs[PFS_OP_OSS_WRITE - 300], 0);
+		} else {
+			assert_int_equal(oss[1].reqs[PFS_OP_OSS_WRITEV - 300], 2); /* refused */
+			assert_int_equal(oss[1].reqs[PFS_OP_OSS_WRITE - 300], 300);
+		}
+		assert_int_equal(cli_osc_read(fx->osc, &tag_j, &l, span, 0, span, dst, &got), 0);
+		assert_memory_equal(dst, ref, span);
+	}
+	/* two objects: plain WRITEs */
+	oss[1].no_writev = 0;
+	memset(oss[0].reqs, 0, sizeof(oss[0].reqs));
+	memset(oss[1].reqs, 0, sizeof(oss[1].reqs));
+	v[0] = (cli_osc_iov){ 10, 5, "abcde" };
+	v[1] = (cli_osc_iov){ (64 << 10) + 10, 5, "fghij" };
+	memcpy(ref + 10, "abcde", 5);
+	memcpy(ref + (64 << 10) + 10, "fghij", 5);
+	assert_int_equal(cli_osc_writev_caps(fx->osc, &tag_j, &l, NULL, v, 2), 0);
+	assert_int_equal(oss[0].reqs[PFS_OP_OSS_WRITE - 300], 1);
+	assert_int_equal(oss[1].reqs[PFS_OP_OSS_WRITE - 300], 1);
+	assert_int_equal(oss[1].reqs[PFS_OP_OSS_WRITEV - 300], 0);
+	assert_int_equal(cli_osc_read(fx->osc, &tag_j, &l, span, 0, span, dst, &got), 0);
+	assert_memory_equal(dst, ref, span);
+	free(ref);
+	free(dst);
+	free(src);
+}
+
 static void test_osc_unknown_ost(void **state)
 {
 	fixture *fx = *state;
@@ -980,6 +1068,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_osc_sync_missing, setup4, teardown),
 		cmocka_unit_test_setup_teardown(test_osc_concurrent_pieces, setup4, teardown),
 		cmocka_unit_test_setup_teardown(test_osc_shared_oss_waves, setup_shared, teardown),
+		cmocka_unit_test_setup_teardown(test_osc_writev, setup4, teardown),
 		cmocka_unit_test_setup_teardown(test_osc_unknown_ost, setup4, teardown),
 		cmocka_unit_test_setup_teardown(test_osc_oss_moved, setup4, teardown),
 		cmocka_unit_test(test_osc_backoff),
