@@ -667,6 +667,7 @@ int sim_report_cmd(int argc, char **argv)
 	}
 	bad |= set(out, "wall_s", json_real(wall));
 	bad |= set(out, "threads", json_integer(a.threads));
+	bad |= set(out, "schedule", json_string(a.easy ? "easy" : "pinned"));
 	if (bad) {
 		fprintf(stderr, "pfs-sim report: out of memory or cannot write --csv files\n");
 		goto out;
