@@ -353,8 +353,8 @@ static int64_t ext_put(cli_wc *wc, wchunk *c, uint64_t o, size_t n, const uint8_
 	nw = ext_new(o, n, src, owner, job);
 	if (!nw)
 		return -ENOMEM;
-	for (d = c->dirty; d; d = d->next) {
-		if (d->off < o && d->off + d->len > e) {
+	for (d = c->dirty; d && d->off < o; d = d->next) {
+		if (d->off + d->len > e) {
 			tail = ext_new(e, d->off + d->len - e, d->buf + (e - d->off), d->owner,
 				       d->job);
 			if (!tail) {
@@ -364,11 +364,12 @@ static int64_t ext_put(cli_wc *wc, wchunk *c, uint64_t o, size_t n, const uint8_
 			break;
 		}
 	}
-	/* Cut [o, e) out of every extent. */
-	for (pp = &c->dirty; (d = *pp);) {
+	/* Cut [o, e) out of every extent (sorted and disjoint: none at or
+	 * after e can overlap, the walk stops there). */
+	for (pp = &c->dirty; (d = *pp) && d->off < e;) {
 		uint64_t de = d->off + d->len;
 
-		if (de <= o || d->off >= e) {
+		if (de <= o) {
 			pp = &d->next;
 			continue;
 		}
