@@ -517,7 +517,7 @@ int sim_report_cmd(int argc, char **argv)
 		else
 			fprintf(fsum, "policy,io_time_impr,run_time_impr,eff_bw_gain,"
 				      "throughput_gain,frac_worse,mean_loss,max_loss,"
-				      "frac_improved_20pct,p50_impr\n");
+				      "frac_improved_20pct,p50_impr,esb_gain\n");
 	}
 	for (size_t i = 1; !bad && i <= a.n_pol; i++) {
 		task *t = base[i];
@@ -548,14 +548,15 @@ int sim_report_cmd(int argc, char **argv)
 			size_t over = 0;
 			for (size_t k = 0; k < ap.n; k++)
 				over += ap.impr[k] > 0.2;
-			fprintf(fsum, "%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n",
+			fprintf(fsum, "%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n",
 				ops[i]->name, -rel(m->mean_io_time, rm->mean_io_time),
 				-rel(m->mean_run_time, rm->mean_run_time),
 				rel(m->effective_bandwidth, rm->effective_bandwidth),
 				rel(m->throughput, rm->throughput),
 				ap.n ? (double)ap.worse / (double)ap.n : NAN, ap.mean_loss,
 				ap.max_loss, ap.n ? (double)over / (double)ap.n : NAN,
-				sim_report_quantile(ap.impr, ap.n, 0.5));
+				sim_report_quantile(ap.impr, ap.n, 0.5),
+				rel(m->effective_system_bandwidth, rm->effective_system_bandwidth));
 			FILE *fc = csv_open(a.csv, ops[i]->name);
 			if (!fc) {
 				bad = 1;
@@ -603,7 +604,8 @@ int sim_report_cmd(int argc, char **argv)
 				bad = 1;
 			else
 				fprintf(f, "value,io_time_impr,run_time_impr,eff_bw_gain,"
-					   "throughput_gain,frac_worse,mean_loss,max_outstanding_nh\n");
+					   "throughput_gain,frac_worse,mean_loss,max_outstanding_nh,"
+					   "esb_gain\n");
 		}
 		for (size_t v = 0; !bad && v < a.sw[s].n; v++) {
 			const sim_run_result *r = &swt[s][v]->res, *rr = &base[0]->res;
@@ -612,12 +614,14 @@ int sim_report_cmd(int argc, char **argv)
 			bad |= !pt || json_array_append_new(arr, pt);
 			if (f && pt) {
 				double loss = 0, frac = sim_run_compare_loss(&sc, r, rr, &loss);
-				fprintf(f, "%g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", a.sw[s].v[v],
+				fprintf(f, "%g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", a.sw[s].v[v],
 					-rel(r->m.mean_io_time, rr->m.mean_io_time),
 					-rel(r->m.mean_run_time, rr->m.mean_run_time),
 					rel(r->m.effective_bandwidth, rr->m.effective_bandwidth),
 					rel(r->m.throughput, rr->m.throughput), frac, loss,
-					r->max_outstanding_nh);
+					r->max_outstanding_nh,
+					rel(r->m.effective_system_bandwidth,
+					    rr->m.effective_system_bandwidth));
 			}
 		}
 		if (f)
@@ -639,7 +643,7 @@ int sim_report_cmd(int argc, char **argv)
 			else
 				fprintf(f, "level,io_time_impr,run_time_impr,eff_bw_gain,"
 					   "throughput_gain,frac_worse,ref_mean_io_time,"
-					   "ref_completed\n");
+					   "ref_completed,esb_gain\n");
 		}
 		size_t si = 0;
 		for (size_t l = 0; !bad && l < a.n_levels; l++) {
@@ -653,12 +657,14 @@ int sim_report_cmd(int argc, char **argv)
 			bad |= !pt || set(pt, ops[1]->name, metrics_json(s, r, rr));
 			if (f && !bad) {
 				double frac = sim_run_compare(s, r, rr);
-				fprintf(f, "%g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%zu\n", a.levels[l],
+				fprintf(f, "%g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%zu,%.6g\n", a.levels[l],
 					-rel(r->m.mean_io_time, rr->m.mean_io_time),
 					-rel(r->m.mean_run_time, rr->m.mean_run_time),
 					rel(r->m.effective_bandwidth, rr->m.effective_bandwidth),
 					rel(r->m.throughput, rr->m.throughput), frac,
-					rr->m.mean_io_time, rr->completed);
+					rr->m.mean_io_time, rr->completed,
+					rel(r->m.effective_system_bandwidth,
+					    rr->m.effective_system_bandwidth));
 			}
 		}
 		json_decref(lv);
