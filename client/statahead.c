@@ -379,9 +379,9 @@ void cli_sa_revoke(cli_sa *sa, uint64_t ino)
 		sa_dir *d = dir_find(sa, ino);
 
 		drop_ino_locked(sa, ino);
-		if (d) {
-			sa->st.dropped += d->ents ? 1 : 0;
-			dir_clear(sa, d);
+		while (d && d->ents) {
+			sa->st.dropped++;
+			ent_free(sa, d->ents);
 		}
 	}
 	pthread_mutex_unlock(&sa->mu);
