@@ -166,7 +166,7 @@ static const pfs_cfg_opt mds_opts[] = {
 	OPT("lock_lease_s", PFS_CFG_INT, lock_lease_s, "30",
 	    "seconds without a request after which a client's fcntl/flock locks are released",
 	    1, 3600),
-	OPT("md_lease_s", PFS_CFG_INT, md_lease_s, "0",
+	OPT("md_lease_s", PFS_CFG_INT, md_lease_s, "10",
 	    "metadata leases: mounts with a notify channel may cache names and attributes "
 	    "this long, revoked when another mount changes them (0 = off)", 0, 30),
 	STR("auth_key", auth_key, "/etc/pfs/mds.key",

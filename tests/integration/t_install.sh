@@ -203,6 +203,21 @@ for k in $hook_keys; do
 done
 ok "mds.conf and oss.conf list exactly the daemons' keys; slurm.conf the hooks' settings"
 
+# Metadata leases are on by default on both sides (mds/README.md "Metadata
+# leases"): the daemons' defaults, the example's commented default and the
+# man pages say the same.
+help_default() { "$R/usr/bin/$1" --help 2>&1 | sed -n "s/^  \(--\)\{0,1\}$2=\([^ ]*\) .*/\2/p"; }
+[ "$(help_default pfs-mds md_lease_s)" = 10 ] ||
+	fail "pfs-mds --help: md_lease_s default '$(help_default pfs-mds md_lease_s)', not 10"
+[ "$(help_default mount.pfs md_lease_s)" = 30 ] ||
+	fail "mount.pfs --help: md_lease_s default '$(help_default mount.pfs md_lease_s)', not 30"
+grep -qx '#md_lease_s = 10' "$E/mds.conf" || fail "mds.conf: md_lease_s's commented default is not 10"
+zcat -f "$R"/usr/share/man/man8/pfs-mds.8* | grep -q '(default 10; 0 = off' ||
+	fail "pfs-mds(8) does not give md_lease_s's default 10"
+zcat -f "$R"/usr/share/man/man8/mount.pfs.8* | grep -q '(default 30, so' ||
+	fail "mount.pfs(8) does not give md_lease_s's default 30"
+ok "metadata leases on by default: pfs-mds md_lease_s=10, mount.pfs md_lease_s=30, mds.conf and man pages agree"
+
 # Every commented default switched on: the installed daemons must accept
 # them.  Ports, directories and addresses are overridden on the command line.
 for d in mds oss; do

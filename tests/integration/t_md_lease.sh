@@ -11,7 +11,10 @@
 # a name A had cached.
 # timeout: 300
 . "$(dirname "$0")/lib.sh"
-start_cluster --mounts 2 --mds-opt md_lease_s=30 --mount-opt md_lease_s=30
+# The mounts ask for leases by default (mount.pfs md_lease_s=30): only the
+# MDS is given a lease longer than its default 10 s, so that "seen within
+# 10 s" below can only come from an invalidation.
+start_cluster --mounts 2 --mds-opt md_lease_s=30
 MNTB=$CLUSTER/mnt1
 if [ "${PFS_AUTH:-on}" = off ]; then MAUTH=auth=0; else MAUTH=key=$CLUSTER/keys/client.key; fi
 MNTC=$CLUSTER/mntc
@@ -35,10 +38,12 @@ wait_for() {
 check mkdir "$MNTB/d"
 check sh -c "echo hello > '$MNTB/d/f'"
 check sh -c "echo x > '$MNTB/d/k'"
-# the notify channels are up once their first wait was answered
+# the notify channels are up once their first wait was answered, with
+# the mounts' default cap (30 s) and the MDS's 30 s
 for l in client client1; do
 	for _ in $(seq 50); do grep -q "notify channel up" "$CLUSTER/$l.log" && break; sleep 0.2; done
-	grep -q "notify channel up" "$CLUSTER/$l.log" || fail "no notify channel in $l.log"
+	grep -q "notify channel up (lease 30000 ms)" "$CLUSTER/$l.log" ||
+		fail "no notify channel with the default md_lease_s in $l.log: $(grep md_lease "$CLUSTER/$l.log")"
 done
 
 # 1. cached: the second stat after attr_timeout_s reaches no MDS.  A
