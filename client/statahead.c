@@ -43,6 +43,7 @@
 #include "common/log.h"
 
 #define BACKOFF_MIN_MS 1000
+#define SA_FIRST_BATCH 32     /* a walk's first fetch; doubling up to o.batch */
 #define BACKOFF_MAX_MS 32000
 
 typedef struct sa_dir sa_dir;
@@ -70,6 +71,7 @@ struct sa_dir {
 	char next[PFS_NAME_MAX + 1];    /* the last name fetched */
 	uint64_t seq;                   /* of the last entry fetched */
 	uint64_t batch_hits;            /* hits on the last batch */
+	unsigned batch;                 /* entries of the next fetch */
 	uint64_t backoff_until, backoff_ms;
 	cli_ctx ctx;                    /* whom the next fetch is for */
 	sa_ent *ents;
@@ -87,6 +89,7 @@ enum { DROP_NAME = 1, DROP_INO, DROP_BELOW };
 typedef struct sa_job {
 	struct sa_job *next;
 	uint64_t dir, gen;
+	unsigned max;
 	cli_ctx ctx;
 	char after[PFS_NAME_MAX + 1];
 } sa_job;
@@ -108,6 +111,7 @@ struct cli_sa {
 	sa_drop ring[CLI_SA_RING];
 	cli_sa_stats st;
 	cli_sa_ent *buf;         /* the fetch's output (one fetch at a time) */
+	uint8_t skip[PFS_LOOKUP_BULK_MAX]; /* its entries dropped meanwhile */
 };
 
 static uint64_t now_ms(cli_sa *sa)
@@ -310,19 +314,53 @@ static void ring_add(cli_sa *sa, int kind, uint64_t ino, uint64_t hash)
 	r->hash = hash;
 }
 
-/* 1 if entry (dir, name, ino) was dropped after generation gen. */
-static int dropped_since(const cli_sa *sa, uint64_t gen, uint64_t dir, uint64_t hash,
-			 uint64_t ino)
+/* Mark in sa->skip[] the n entries of job j's answer (sa->buf) that a
+ * drop after the job started covers: the drops since are looked up in two
+ * small open-addressed tables of the answer (by name hash and by ino), so
+ * the cost is the drops plus the entries. */
+#define MARK_SLOTS (2 * PFS_LOOKUP_BULK_MAX)
+static void mark_dropped(cli_sa *sa, const sa_job *j, uint32_t n)
 {
-	for (uint64_t g = gen + 1; g <= sa->gen; g++) {
-		const sa_drop *r = &sa->ring[(g - 1) % CLI_SA_RING];
+	uint64_t hk[MARK_SLOTS], ik[MARK_SLOTS];
+	uint16_t hv[MARK_SLOTS], iv[MARK_SLOTS]; /* entry + 1; 0 = empty */
 
-		if ((r->kind == DROP_NAME && r->ino == dir && r->hash == hash) ||
-		    (r->kind != DROP_NAME && (r->ino == ino || r->ino == 0)) ||
-		    (r->kind == DROP_BELOW && r->ino == dir))
-			return 1;
+	memset(hv, 0, sizeof(hv));
+	memset(iv, 0, sizeof(iv));
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t h = name_hash(j->dir, sa->buf[i].name), k = sa->buf[i].a.ino;
+		size_t x = (size_t)h % MARK_SLOTS, y = (size_t)(k * 0x9e3779b97f4a7c15ull >> 32) %
+							 MARK_SLOTS;
+
+		while (hv[x])
+			x = (x + 1) % MARK_SLOTS;
+		hk[x] = h;
+		hv[x] = (uint16_t)(i + 1);
+		while (iv[y])
+			y = (y + 1) % MARK_SLOTS;
+		ik[y] = k;
+		iv[y] = (uint16_t)(i + 1);
 	}
-	return 0;
+	for (uint64_t g = j->gen + 1; g <= sa->gen; g++) {
+		const sa_drop *r = &sa->ring[(g - 1) % CLI_SA_RING];
+		size_t x;
+
+		if (r->ino == 0 || (r->kind == DROP_BELOW && r->ino == j->dir)) {
+			memset(sa->skip, 1, n);
+			return;
+		}
+		if (r->kind == DROP_NAME) {
+			if (r->ino != j->dir)
+				continue;
+			for (x = (size_t)r->hash % MARK_SLOTS; hv[x]; x = (x + 1) % MARK_SLOTS)
+				if (hk[x] == r->hash)
+					sa->skip[hv[x] - 1] = 1;
+		} else {
+			for (x = (size_t)(r->ino * 0x9e3779b97f4a7c15ull >> 32) % MARK_SLOTS; iv[x];
+			     x = (x + 1) % MARK_SLOTS)
+				if (ik[x] == r->ino)
+					sa->skip[iv[x] - 1] = 1;
+		}
+	}
 }
 
 void cli_sa_drop_name(cli_sa *sa, uint64_t dir, const char *name)
@@ -399,6 +437,7 @@ static void fetch_queue(cli_sa *sa, sa_dir *d, const cli_ctx *c, const char *aft
 	j->next = NULL;
 	j->dir = d->ino;
 	j->gen = sa->gen;
+	j->max = d->batch;
 	j->ctx = *c;
 	snprintf(j->after, sizeof(j->after), "%s", after);
 	d->inflight = 1;
@@ -419,7 +458,7 @@ static void fetch_run(cli_sa *sa, sa_job *j)
 	uint64_t now;
 
 	pthread_mutex_unlock(&sa->mu);
-	rc = sa->o.fetch(sa->o.arg, &j->ctx, j->dir, j->after, sa->o.batch, sa->buf, &n, &eof);
+	rc = sa->o.fetch(sa->o.arg, &j->ctx, j->dir, j->after, j->max, sa->buf, &n, &eof);
 	pthread_mutex_lock(&sa->mu);
 	now = now_ms(sa);
 	d = dir_find(sa, j->dir);
@@ -437,11 +476,13 @@ static void fetch_run(cli_sa *sa, sa_job *j)
 			sa->st.discarded += n; /* too many drops meanwhile to tell */
 			n = 0;
 		}
+		memset(sa->skip, 0, sizeof(sa->skip));
+		if (!rc && n && sa->gen != j->gen)
+			mark_dropped(sa, j, n);
 		for (uint32_t i = 0; !rc && i < n; i++) {
 			const cli_sa_ent *x = &sa->buf[i];
 
-			if (sa->gen != j->gen &&
-			    dropped_since(sa, j->gen, j->dir, name_hash(j->dir, x->name), x->a.ino)) {
+			if (sa->skip[i]) {
 				sa->st.discarded++;
 				continue;
 			}
@@ -574,9 +615,13 @@ int cli_sa_lookup(cli_sa *sa, const cli_ctx *c, uint64_t dir, const char *name, 
 	if (!e->used++)
 		d->batch_hits++;
 	d->ctx = *c;
-	/* near the end of what was fetched: the next batch */
-	if (!d->inflight && !d->eof && d->seq - e->seq < (sa->o.batch + 1) / 2 && d->next[0])
+	/* less than a batch left ahead of the walk: the next one, twice as
+	 * large (up to `batch`), so a walk faster than a fetch's round trip
+	 * still finds its entries there */
+	if (!d->inflight && !d->eof && d->seq - e->seq < d->batch && d->next[0]) {
+		d->batch = d->batch * 2 < sa->o.batch ? d->batch * 2 : sa->o.batch;
 		fetch_queue(sa, d, c, d->next);
+	}
 	fetch_kick(sa);
 out:
 	if (rc)
@@ -619,6 +664,7 @@ void cli_sa_miss(cli_sa *sa, const cli_ctx *c, uint64_t dir, const char *name)
 		d->backoff_ms = 0;
 	d->misses = 0;
 	d->ctx = *c;
+	d->batch = sa->o.batch < SA_FIRST_BATCH ? sa->o.batch : SA_FIRST_BATCH;
 	fetch_queue(sa, d, c, name);
 	fetch_kick(sa);
 out:

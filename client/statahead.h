@@ -14,10 +14,12 @@
  * Detection: a LOOKUP the MDS answered positively, that the cache did not
  * hold, is a miss of its directory; `trigger` misses in one directory
  * within window_ms, each after the one before in name order, start a
- * fetch of `batch` entries after the last missed name.  A hit within half
- * a batch of the last entry fetched starts the next fetch after it (one
- * fetch in flight per directory: the next one starts after the last name
- * of the one before, which is known only when it is answered).  A LOOKUP
+ * fetch of 32 entries (or `batch`, if smaller) after the last missed
+ * name.  A hit less than a fetch's size before the last entry fetched
+ * starts the next fetch after it, twice as large up to `batch` (one fetch
+ * in flight per directory: the next one starts after the last name of the
+ * one before, which is known only when it is answered), so a walk faster
+ * than a fetch's round trip still finds a batch ahead of it.  A LOOKUP
  * that misses while a fetch that may cover its name is in flight waits for
  * it (at most wait_ms).  A fetch none of whose entries was used before the
  * walk triggered again makes the directory wait (1 s, doubling up to
@@ -48,7 +50,7 @@
 typedef struct cli_sa cli_sa;
 
 #define CLI_SA_DIRS 64
-#define CLI_SA_RING 128
+#define CLI_SA_RING 4096
 
 /* One entry of a bulk fetch. */
 typedef cli_bulkent cli_sa_ent;
@@ -59,7 +61,7 @@ typedef int (*cli_sa_fetch_fn)(void *arg, const cli_ctx *c, uint64_t dir, const 
 			       uint32_t max, cli_sa_ent *out, uint32_t *n, int *eof);
 
 typedef struct cli_sa_opts {
-	unsigned batch;        /* entries per fetch (statahead=N, <= PFS_LOOKUP_BULK_MAX) */
+	unsigned batch;        /* most entries per fetch (statahead=N, <= PFS_LOOKUP_BULK_MAX) */
 	unsigned max_entries;  /* entries held (statahead_max); 0 = 8192 */
 	unsigned max_age_ms;   /* longest an entry is kept; 0 = 1000 */
 	unsigned trigger;      /* misses that start a walk; 0 = 2 */

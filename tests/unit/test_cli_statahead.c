@@ -36,9 +36,11 @@ typedef struct fake {
 	unsigned fetches;
 	char last_after[PFS_NAME_MAX + 1];
 	uint64_t last_dir;
+	uint32_t last_max, max_seen;
 	unsigned delay_ms;
 	cli_sa *sa;           /* drop during the fetch: */
 	uint64_t drop_ino;    /*   this ino (0 = none) */
+	unsigned drop_others; /*   and this many unrelated names and inos */
 	int fail;
 } fake;
 
@@ -61,11 +63,19 @@ static int ffetch(void *arg, const cli_ctx *c, uint64_t dir, const char *after, 
 	(void)c;
 	f->fetches++;
 	f->last_dir = dir;
+	f->last_max = max;
+	if (max > f->max_seen)
+		f->max_seen = max;
 	snprintf(f->last_after, sizeof(f->last_after), "%s", after);
 	if (f->delay_ms)
 		usleep(f->delay_ms * 1000);
 	if (f->drop_ino)
 		cli_sa_drop_ino(f->sa, f->drop_ino);
+	for (unsigned k = 0; k < f->drop_others; k++) {
+		cli_sa_drop_ino(f->sa, 900000 + k);
+		cli_sa_drop_name(f->sa, DIR_INO, "zz");
+		cli_sa_drop_name(f->sa, DIR_INO + 1, "f0009");
+	}
 	if (f->fail)
 		return -EACCES;
 	if (after[0])
@@ -191,19 +201,21 @@ static void test_walk_ahead_to_eof(void **st)
 	look(sa, 0, NULL, NULL);
 	look(sa, 1, NULL, NULL);
 	assert_int_equal(f.fetches, 1);
+	assert_int_equal(f.last_max, 32);
 	for (unsigned i = 2; i < NFILES; i++) {
 		f.now++;
 		if (look(sa, i, NULL, NULL) == 0)
 			hits++;
 	}
-	/* every one after the trigger came from the cache, in batches of 64
-	 * fetched half a batch ahead */
+	/* every one after the trigger came from the cache: a first fetch of
+	 * 32, then batches of 64 (the cap) fetched a batch ahead */
 	assert_int_equal(hits, NFILES - 2);
-	assert_int_equal(f.fetches, (NFILES - 2 + 63) / 64);
+	assert_int_equal(f.fetches, 1 + (NFILES - 2 - 32 + 63) / 64);
+	assert_int_equal(f.max_seen, 64);
 	/* at the end of the directory: no more fetches */
 	f.now++;
 	assert_int_equal(look(sa, NFILES - 1, NULL, NULL), 0);
-	assert_int_equal(f.fetches, (NFILES - 2 + 63) / 64);
+	assert_int_equal(f.fetches, 1 + (NFILES - 2 - 32 + 63) / 64);
 	cli_sa_destroy(sa);
 }
 
@@ -276,12 +288,38 @@ static void test_drop_during_fetch(void **st)
 	cli_sa_get_stats(sa, &s);
 	assert_int_equal(s.discarded, 1);
 	cli_sa_destroy(sa);
+
+	/* many unrelated drops meanwhile (an unlink walk elsewhere): only
+	 * the one dropped entry goes */
+	memset(&f, 0, sizeof(f));
+	f.now = 1000;
+	f.drop_ino = 106;
+	f.drop_others = 1000;
+	sa = mk(&f, 32, 0);
+	start_walk(&f, sa);
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0005", &a, &age), 0);
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0009", &a, &age), 0);
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0006", &a, &age), -ENOENT);
+	cli_sa_get_stats(sa, &s);
+	assert_int_equal(s.discarded, 1);
+	cli_sa_destroy(sa);
+
+	/* more drops than the ring holds: the batch is not trusted */
+	memset(&f, 0, sizeof(f));
+	f.now = 1000;
+	f.drop_others = CLI_SA_RING;
+	sa = mk(&f, 32, 0);
+	start_walk(&f, sa);
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0005", &a, &age), -ENOENT);
+	cli_sa_get_stats(sa, &s);
+	assert_int_equal(s.entries, 0);
+	cli_sa_destroy(sa);
 }
 
 static void test_bound(void **st)
 {
 	fake f = { .now = 1000 };
-	cli_sa *sa = mk(&f, 64, 40);
+	cli_sa *sa = mk(&f, 64, 20);
 	pfs_attr a;
 	uint64_t age;
 	cli_sa_stats s;
@@ -289,11 +327,11 @@ static void test_bound(void **st)
 	(void)st;
 	start_walk(&f, sa);
 	cli_sa_get_stats(sa, &s);
-	assert_int_equal(s.entries, 40);
-	assert_int_equal(s.evicted, 24);
-	/* the oldest went: f0002.. (first fetched); the last 40 stay */
+	assert_int_equal(s.entries, 20);
+	assert_int_equal(s.evicted, 12);
+	/* the oldest went: f0002.. (first fetched); the last 20 of the 32 stay */
 	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0002", &a, &age), -ENOENT);
-	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0065", &a, &age), 0);
+	assert_int_equal(cli_sa_lookup(sa, &ctx0, DIR_INO, "f0033", &a, &age), 0);
 	cli_sa_destroy(sa);
 }
 
