@@ -223,9 +223,9 @@ static const pfs_cfg_opt mount_opts[] = {
 	  1048576),
 	N(PFS_CFG_INT, ra_threads, "16", "readahead of mount.pfs: prefetch threads", 1, 256),
 	/* statahead (client/statahead.h, issue 11 item 3) */
-	N(PFS_CFG_INT, statahead, "128",
+	N(PFS_CFG_INT, statahead, "256",
 	  "statahead: LOOKUPs walking a directory fetch its next entries with their "
-	  "attributes, this many per request (0 = off)", 0, PFS_LOOKUP_BULK_MAX),
+	  "attributes, at most this many per request (0 = off)", 0, PFS_LOOKUP_BULK_MAX),
 	N(PFS_CFG_INT, statahead_max, "8192", "statahead: entries the mount may hold", 1,
 	  1048576),
 	N(PFS_CFG_INT, dirty_mb, "512",
