@@ -27,6 +27,7 @@ typedef struct fake {
 	unsigned writes;
 	size_t maxlen;
 	int fail;           /* error every write returns */
+	unsigned delay_us;  /* each write takes this long (a slow OSS) */
 	uint64_t grant_left; /* what the "OST" still grants */
 	uint64_t granted;    /* what it granted in total, less give-backs and use */
 	unsigned asks;
@@ -40,6 +41,8 @@ static int fake_write(void *arg, void *owner, uint64_t off, size_t len, const vo
 {
 	fake *f = arg;
 
+	if (f->delay_us)
+		usleep(f->delay_us);
 	pthread_mutex_lock(&f->lock);
 	f->writes++;
 	f->last_owner = owner;
@@ -354,6 +357,8 @@ static void test_wc_limits_throttle(void **state)
 	cli_wc_stats st;
 	int x;
 
+	/* flushes slower than the writer fills the window, whatever the load */
+	f->delay_us = 2000;
 	for (unsigned i = 0; i < 128; i++) {
 		memset(b, (int)i, sizeof(b));
 		/* 2 MiB through a 128 KiB window: writers wait, never fail */
