@@ -3,8 +3,9 @@
  * other inside one group (mds_nsi_group_begin: each write transaction a
  * child of the group's, nsdb.c), commits the group once, and calls each
  * member's done with its status, or the commit's error for those that
- * succeeded.  A group that cannot begin (no writer transaction: map full,
- * I/O error) runs its members as lone transactions, as without this file.
+ * succeeded.  A batch of one runs as a lone transaction (a group would
+ * only add a child transaction), and so does a group that cannot begin
+ * (no writer transaction: map full, I/O error).
  *
  * Wake-ups: a submit signals the committer only when it sleeps; while it
  * runs a group the next ones queue behind it and are taken together. */
@@ -36,27 +37,34 @@ struct mds_nsgroup {
 static void run_batch(mds_nsgroup *g, mds_nsgroup_req *list, unsigned n)
 {
 	struct mds_nsi_group grp;
-	int grouped, rc = 0;
+	int grouped = 0, failed = 0, rc = 0;
 
 	/* skip: prep answered (1), or run did (status set) */
 	for (mds_nsgroup_req *r = list; r; r = r->next) {
 		r->status = 0;
 		r->skip = r->prep && r->prep(r);
 	}
-	grouped = mds_nsi_group_begin(g->ns, &grp) == 0;
+	/* one alone is its own transaction: a group would only add a child */
+	if (n > 1) {
+		grouped = mds_nsi_group_begin(g->ns, &grp) == 0;
+		failed = !grouped;
+	}
 	for (mds_nsgroup_req *r = list; r; r = r->next)
 		if (!r->skip)
 			r->status = r->run(r);
 	if (grouped)
 		rc = mds_nsi_group_end(g->ns, 1);
+	failed |= rc != 0;
 	if (rc)
 		pfs_log(PFS_LOG_ERR, "group commit of %u mutation(s) failed: %s", n,
 			pfs_strerror(rc));
 	pthread_mutex_lock(&g->mu);
 	g->st.batches++;
 	g->st.requests += n;
-	if (!grouped || rc)
+	if (failed)
 		g->st.failed++;
+	if (grouped)
+		g->st.grouped++;
 	if (n > g->st.largest)
 		g->st.largest = n;
 	pthread_mutex_unlock(&g->mu);
@@ -160,10 +168,10 @@ void mds_nsgroup_stop(mds_nsgroup *g)
 	pthread_mutex_unlock(&g->mu);
 	pthread_join(g->thr, NULL);
 	if (g->st.batches)
-		pfs_log(PFS_LOG_INFO, "group commit: %llu mutations in %llu groups (largest %u, "
-			"%llu failed)", (unsigned long long)g->st.requests,
-			(unsigned long long)g->st.batches, g->st.largest,
-			(unsigned long long)g->st.failed);
+		pfs_log(PFS_LOG_NOTICE, "group commit: %llu mutations in %llu batches, %llu of "
+			"them grouped (largest %u, %llu failed)", (unsigned long long)g->st.requests,
+			(unsigned long long)g->st.batches, (unsigned long long)g->st.grouped,
+			g->st.largest, (unsigned long long)g->st.failed);
 	pthread_cond_destroy(&g->cv);
 	pthread_mutex_destroy(&g->mu);
 	free(g);

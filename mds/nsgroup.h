@@ -50,7 +50,8 @@ typedef struct mds_nsgroup_req {
 } mds_nsgroup_req;
 
 typedef struct mds_nsgroup_stats {
-	uint64_t batches;  /* groups committed (or run without a group) */
+	uint64_t batches;  /* batches run (a batch of one without a group) */
+	uint64_t grouped;  /* batches run as one group */
 	uint64_t requests; /* members run */
 	uint64_t failed;   /* groups whose begin, commit or id sync failed */
 	unsigned largest;  /* most members in one group */

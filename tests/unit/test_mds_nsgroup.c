@@ -337,6 +337,7 @@ static void test_one_commit(void **state)
 	assert_int_equal(after.last_txn, before.last_txn + 1);
 	mds_nsgroup_get_stats(f->g, &gs);
 	assert_int_equal(gs.batches, 2);
+	assert_int_equal(gs.grouped, 1); /* the blocker alone: no group */
 	assert_int_equal(gs.requests, N);
 	assert_int_equal(gs.largest, N - 1);
 	assert_int_equal(gs.failed, 0);
