@@ -69,6 +69,8 @@ struct sa_dir {
 	int inflight, eof;
 	char from[PFS_NAME_MAX + 1];    /* the fetch in flight starts after this */
 	char next[PFS_NAME_MAX + 1];    /* the last name fetched */
+	char lo[PFS_NAME_MAX + 1];      /* the walk's fetches started after this */
+	uint64_t fetched_ms;            /* the last fetch answered */
 	uint64_t seq;                   /* of the last entry fetched */
 	uint64_t batch_hits;            /* hits on the last batch */
 	unsigned batch;                 /* entries of the next fetch */
@@ -217,22 +219,26 @@ static void dir_clear(cli_sa *sa, sa_dir *d)
 		ent_free(sa, d->ents);
 }
 
-/* Put one fetched entry of d in (replacing an older copy). */
-static void ent_put(cli_sa *sa, sa_dir *d, const cli_sa_ent *in, uint64_t now)
+/* Put one fetched entry of d in (replacing an older copy); 1 if a fresh
+ * copy was there already. */
+static int ent_put(cli_sa *sa, sa_dir *d, const cli_sa_ent *in, uint64_t now)
 {
 	size_t nl = strlen(in->name);
 	sa_ent *e, *old = ent_find(sa, d->ino, in->name);
 	size_t hs, is;
+	int had = 0;
 
-	if (old)
+	if (old) {
+		had = now - old->born_ms < sa->o.max_age_ms / 2;
 		ent_free(sa, old);
+	}
 	while (sa->nents >= sa->o.max_entries && sa->age.anext != &sa->age) {
 		ent_free(sa, sa->age.anext);
 		sa->st.evicted++;
 	}
 	e = malloc(sizeof(*e) + nl + 1);
 	if (!e)
-		return;
+		return had;
 	memcpy(e->name, in->name, nl + 1);
 	e->a = in->a;
 	e->d = d;
@@ -261,6 +267,7 @@ static void ent_put(cli_sa *sa, sa_dir *d, const cli_sa_ent *in, uint64_t now)
 	sa->age.aprev->anext = e;
 	sa->age.aprev = e;
 	sa->nents++;
+	return had;
 }
 
 /* ---- directories (sa->mu held) ---- */
@@ -452,7 +459,7 @@ static void fetch_queue(cli_sa *sa, sa_dir *d, const cli_ctx *c, const char *aft
 /* Run job j (sa->mu held; dropped around the callback). */
 static void fetch_run(cli_sa *sa, sa_job *j)
 {
-	uint32_t n = 0;
+	uint32_t n = 0, had = 0;
 	int eof = 0, rc;
 	sa_dir *d;
 	uint64_t now;
@@ -469,6 +476,7 @@ static void fetch_run(cli_sa *sa, sa_job *j)
 	}
 	if (d) {
 		d->inflight = 0;
+		d->fetched_ms = now;
 		d->eof = rc ? 1 : eof;
 		if (!rc && n)
 			snprintf(d->next, sizeof(d->next), "%s", sa->buf[n - 1].name);
@@ -486,9 +494,13 @@ static void fetch_run(cli_sa *sa, sa_job *j)
 				sa->st.discarded++;
 				continue;
 			}
-			ent_put(sa, d, x, now);
+			had += ent_put(sa, d, x, now);
 			sa->st.fetched++;
 		}
+		/* mostly what the cache held fresh already (a second walk
+		 * starting just before the first one's fetches): no more */
+		if (n && had * 2 > n)
+			d->eof = 1;
 	}
 	pthread_cond_broadcast(&sa->done);
 }
@@ -651,6 +663,13 @@ void cli_sa_miss(cli_sa *sa, const cli_ctx *c, uint64_t dir, const char *name)
 	snprintf(d->last_miss, sizeof(d->last_miss), "%s", name);
 	if (d->misses < sa->o.trigger || d->inflight || now < d->backoff_until)
 		goto out;
+	/* a name inside what the walk's fetches hold (recently): missing
+	 * there means absent or dropped, and the hits keep the fetches going;
+	 * fetching it all again would only cost the MDS (a second walk, an
+	 * unlink walk after a stat walk) */
+	if (d->ents && now - d->fetched_ms < sa->o.max_age_ms / 2 && strcmp(name, d->lo) >= 0 &&
+	    (d->eof || strcmp(name, d->next) <= 0))
+		goto out;
 	/* the walk left what was fetched: was the last batch of any use? */
 	if (d->seq && !d->batch_hits) {
 		d->backoff_ms = d->backoff_ms ? d->backoff_ms * 2 : BACKOFF_MIN_MS;
@@ -665,6 +684,7 @@ void cli_sa_miss(cli_sa *sa, const cli_ctx *c, uint64_t dir, const char *name)
 	d->misses = 0;
 	d->ctx = *c;
 	d->batch = sa->o.batch < SA_FIRST_BATCH ? sa->o.batch : SA_FIRST_BATCH;
+	snprintf(d->lo, sizeof(d->lo), "%s", name);
 	fetch_queue(sa, d, c, name);
 	fetch_kick(sa);
 out:

@@ -21,7 +21,10 @@
  * one before, which is known only when it is answered), so a walk faster
  * than a fetch's round trip still finds a batch ahead of it.  A LOOKUP
  * that misses while a fetch that may cover its name is in flight waits for
- * it (at most wait_ms).  A fetch none of whose entries was used before the
+ * it (at most wait_ms).  A walk over names the cache fetched recently (a
+ * second walk, an unlink walk after a stat walk) fetches nothing again:
+ * misses inside the fetched range start nothing, and a fetch whose answer
+ * was mostly cached already ends the chain.  A fetch none of whose entries was used before the
  * walk triggered again makes the directory wait (1 s, doubling up to
  * 32 s) before its next one: random LOOKUPs in a large directory do not
  * keep the MDS reading batches.

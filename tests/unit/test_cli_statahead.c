@@ -216,6 +216,48 @@ static void test_walk_ahead_to_eof(void **st)
 	f.now++;
 	assert_int_equal(look(sa, NFILES - 1, NULL, NULL), 0);
 	assert_int_equal(f.fetches, 1 + (NFILES - 2 - 32 + 63) / 64);
+	/* a second walk of the same names (an unlink walk after a stat walk):
+	 * its misses are the names before the first fetch; the rest are hits
+	 * and nothing is fetched again while the entries are fresh */
+	f.now++;
+	look(sa, 0, NULL, NULL);
+	look(sa, 1, NULL, NULL);
+	assert_int_equal(f.fetches, 1 + (NFILES - 2 - 32 + 63) / 64);
+	/* names inside the fetched range that went missing (dropped) do not
+	 * start a fetch either */
+	cli_sa_drop_name(sa, DIR_INO, "f0500");
+	cli_sa_drop_name(sa, DIR_INO, "f0501");
+	assert_int_equal(look(sa, 500, NULL, NULL), -ENOENT);
+	assert_int_equal(look(sa, 501, NULL, NULL), -ENOENT);
+	assert_int_equal(f.fetches, 1 + (NFILES - 2 - 32 + 63) / 64);
+	assert_int_equal(look(sa, 502, NULL, NULL), 0);
+	/* once they are old, a walk fetches again */
+	f.now += 1100;
+	look(sa, 700, NULL, NULL);
+	look(sa, 701, NULL, NULL);
+	assert_int_equal(f.fetches, 2 + (NFILES - 2 - 32 + 63) / 64);
+	cli_sa_destroy(sa);
+}
+
+/* a second walk that starts before the first one's fetches: one fetch
+ * that brings mostly cached entries, then no more */
+static void test_second_walk(void **st)
+{
+	fake f = { .now = 1000 };
+	cli_sa *sa = mk(&f, 64, 4096);
+	unsigned first, hits = 0;
+
+	(void)st;
+	look(sa, 10, NULL, NULL);
+	look(sa, 11, NULL, NULL);
+	for (unsigned i = 12; i < 400; i++)
+		assert_int_equal(look(sa, i, NULL, NULL), 0);
+	first = f.fetches;
+	for (unsigned i = 0; i < 400; i++)
+		if (look(sa, i, NULL, NULL) == 0)
+			hits++;
+	assert_int_equal(f.fetches, first + 1);
+	assert_int_equal(hits, 400 - 2);
 	cli_sa_destroy(sa);
 }
 
@@ -510,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_detect_and_hit),
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_walk_ahead_to_eof),
+		cmocka_unit_test(test_second_walk),
 		cmocka_unit_test(test_drops),
 		cmocka_unit_test(test_revoke_all),
 		cmocka_unit_test(test_drop_during_fetch),
