@@ -1125,6 +1125,8 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	uint64_t now = pfs_clock_ms();
 	pfs_sconn *c, *n;
 
+	if (o->tick)
+		o->tick(s->ctx, now);
 	for (c = s->conns; c; c = n) {
 		const char *why = NULL;
 		size_t q;

@@ -77,6 +77,12 @@ typedef struct pfs_server_opts {
 	 * (which held a pipelining writer, whose replies are tiny, after a
 	 * few requests).  NULL: the running average. */
 	size_t (*reply_bound)(const pfs_hdr *h);
+	/* Called on the loop at each of its ticks (at most a second apart
+	 * while the process runs), with the server's ctx and the monotonic
+	 * time in ms: a late tick tells the caller its process was stopped or
+	 * starved for that long (the MDS then does not count that time as
+	 * silence of its OSTs, mds/ostreg.h).  NULL: none. */
+	void (*tick)(void *ctx, uint64_t now_ms);
 	unsigned max_inflight;   /* per connection; default 64 */
 	size_t max_queued_bytes; /* unsent reply bytes per connection; default 8 MiB */
 	/* Timeouts: 0 = the default, negative = none. */

@@ -105,6 +105,7 @@ struct mds_ns {
 	pthread_mutex_t lock;  /* guards ost, nost, rr, notify, ino_ids, the sync state */
 	struct ost_mem *ost;
 	uint32_t nost;
+	uint64_t ost_tick_ms;  /* the loop's last tick (mds_ns_ost_tick); 0 = none yet */
 	uint32_t rr;           /* round-robin cursor */
 	void (*notify)(void *);
 	void *notify_arg;

@@ -86,12 +86,51 @@ static uint64_t mono_ms(mds_ns *ns)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* A loop tick this much later than the one before means the MDS was
+ * stopped (SIGSTOP, a debugger) or starved of CPU: it read nothing meanwhile. */
+#define STALL_MS 3000
+
+/* The time at which an OST's silence is judged: now, or, while the MDS's
+ * loop has not ticked for STALL_MS, its last tick: the MDS is stalled or
+ * just back, and the heartbeats that queued in its sockets meanwhile may
+ * not be read yet (a create answered first would find every OST down and
+ * fail with ENOSPC).  An OSS is never blamed for the MDS's own deafness. */
+static uint64_t judged_at(mds_ns *ns, uint64_t now)
+{
+	return ns->ost_tick_ms && now - ns->ost_tick_ms > STALL_MS ? ns->ost_tick_ms : now;
+}
+
 /* Up for allocation and STATFS: heard within the timeout, or presumed up
  * after a restart and the timeout not over. */
 static int ost_up(mds_ns *ns, const struct ost_mem *o, uint64_t now)
 {
+	uint64_t at = judged_at(ns, now);
+
 	return o->known && (o->heard || o->presumed) &&
-	       now - o->last_ms <= ns->opts.heartbeat_timeout_ms;
+	       (o->last_ms >= at || at - o->last_ms <= ns->opts.heartbeat_timeout_ms);
+}
+
+void mds_ns_ost_tick(mds_ns *ns)
+{
+	uint64_t now = mono_ms(ns), gap = 0;
+
+	pthread_mutex_lock(&ns->lock);
+	if (ns->ost_tick_ms && now - ns->ost_tick_ms > STALL_MS) {
+		/* the time the MDS could not listen is not silence of its OSTs */
+		gap = now - ns->ost_tick_ms;
+		for (uint32_t i = 0; i < ns->nost; i++) {
+			struct ost_mem *o = &ns->ost[i];
+
+			if (o->known)
+				o->last_ms = o->last_ms + gap < now ? o->last_ms + gap : now;
+		}
+	}
+	ns->ost_tick_ms = now;
+	pthread_mutex_unlock(&ns->lock);
+	if (gap)
+		pfs_log(PFS_LOG_NOTICE, "mds: no loop tick for %llu ms (stopped or starved): "
+			"OST heartbeats missed meanwhile are not counted",
+			(unsigned long long)gap);
 }
 
 /* Up as a running OSS at its registered address: heard within the timeout.

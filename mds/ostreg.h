@@ -28,6 +28,11 @@ int mds_ns_oss_register(mds_ns *ns, const char *oss, const char *host,
  * Update capacity and liveness; -ENOENT for an unknown index, -EPERM if it
  * belongs to another OSS. */
 int mds_ns_oss_heartbeat(mds_ns *ns, const char *oss, const mds_ost_report *r, uint32_t n);
+/* Called by the MDS's loop at every tick (common/server.h): when a tick
+ * comes more than 3 s after the one before, the MDS was stopped or starved
+ * and every OST's silence is shortened by that gap; until that late tick
+ * runs, liveness is judged as at the last tick. */
+void mds_ns_ost_tick(mds_ns *ns);
 /* All OSTs, by index, in a malloc'd *out (caller frees); *n the count.
  * up: heard within the timeout (an OST presumed up after a restart is not,
  * though it takes new files). */

@@ -1953,6 +1953,16 @@ static int runs_inline(void *ctx, const pfs_hdr *h)
 	return 0;
 }
 
+/* The loop's tick: OST liveness discounts the time the MDS itself was
+ * stopped or starved (mds_ns_ost_tick, mds/ostreg.h). */
+static void on_loop_tick(void *ctx, uint64_t now_ms)
+{
+	mds_server *s = ctx;
+
+	(void)now_ms;
+	mds_ns_ost_tick(s->ns);
+}
+
 int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 {
 	mds_server *s = calloc(1, sizeof(*s));
@@ -2024,6 +2034,7 @@ int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 	so.name = "mds";
 	so.auth = opts->auth;
 	so.inline_if = runs_inline;
+	so.tick = on_loop_tick;
 	rc = pfs_server_start(&so, handler, s, &s->srv);
 	if (rc) {
 		pfs_optab_log_destroy(&s->refusals);

@@ -688,6 +688,53 @@ static void test_ns_ost_balance(void **state)
 	assert_int_equal(mds_ns_oss_heartbeat(ns, "other", r, 1), -EPERM);
 }
 
+/* The MDS stopped (SIGSTOP) or starved longer than the heartbeat timeout
+ * does not declare its OSTs down for its own deafness: until its loop
+ * ticks again liveness is judged as at the last tick, and that late tick
+ * forgives the gap; OSTs silent while the MDS runs still go down. */
+static void test_ns_ost_stall(void **state)
+{
+	struct fx *f = *state;
+	mds_ns *ns = f->ns;
+	mds_ost_report r[2];
+	pfs_attr a;
+	pfs_layout l;
+	pfs_ost_info *v;
+	uint32_t n;
+
+	mds_ns_ost_tick(ns);              /* the setup's 4 OSTs just registered */
+	f->now_ms += 1000;
+	mds_ns_ost_tick(ns);
+	f->now_ms += 12000;               /* stopped: no tick, no heartbeat read */
+	assert_int_equal(mds_ns_create(ns, &root, 1, "during", 0644, 0, 0, 0, &a, &l), 0);
+	mds_ns_ost_tick(ns);              /* back: the late tick */
+	assert_int_equal(mds_ns_ost_list(ns, &v, &n), 0);
+	assert_int_equal(n, 4);
+	for (uint32_t i = 0; i < n; i++)
+		assert_int_equal(v[i].up, 1);
+	free(v);
+	assert_int_equal(mds_ns_create(ns, &root, 1, "after", 0644, 0, 0, 0, &a, &l), 0);
+	/* only OST 1 keeps beating while the MDS runs on: OST 0 goes down */
+	memset(r, 0, sizeof(r));
+	r[0].index = 1;
+	r[0].total_bytes = 1ull << 40;
+	r[0].free_bytes = 1ull << 39;
+	for (int i = 0; i < 11; i++) {
+		f->now_ms += 1000;
+		mds_ns_ost_tick(ns);
+		assert_int_equal(mds_ns_oss_heartbeat(ns, "oss0", r, 1), 0);
+	}
+	assert_int_equal(mds_ns_ost_list(ns, &v, &n), 0);
+	assert_int_equal(v[0].up, 0);
+	assert_int_equal(v[1].up, 1);
+	free(v);
+	for (int i = 0; i < 11; i++) {
+		f->now_ms += 1000;
+		mds_ns_ost_tick(ns);
+	}
+	assert_int_equal(mds_ns_create(ns, &root, 1, "none", 0644, 0, 0, 0, &a, &l), -ENOSPC);
+}
+
 static void test_ns_registry_persists(void **state)
 {
 	struct fx *f = *state;
@@ -1133,6 +1180,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ns_setattr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_permissions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_rename, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_ost_stall, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_hardlinks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_readdir_paging, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_layout_inherit, setup, teardown),
