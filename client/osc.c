@@ -631,7 +631,11 @@ static int piece_again(cli_osc *o, piece *p, uint64_t t0)
 {
 	uint64_t now = pfs_clock_ms(), T = (uint64_t)o->opts.rpc.timeout_ms;
 
-	if (p->rc == -EBUSY) {
+	/* -EBUSY: the OSS's queues are full; -EAGAIN: it restarted and its
+	 * REGISTER is not answered yet (the MDS is down or stopped), so it
+	 * does not know which OSTs it serves (oss_server_lookup).  Nothing was
+	 * done either way: sent again after a backoff, within T. */
+	if (p->rc == -EBUSY || p->rc == -EAGAIN) {
 		unsigned b = cli_osc_backoff_ms(p->busy_n, osc_rand());
 
 		if (now + b < p->attempt_start + T) {

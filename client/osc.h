@@ -43,8 +43,9 @@
  * give it back; a grant that shrinks below the RPCs in flight only makes
  * waiters wait for more of those replies.
  *
- * Busy and timeouts: an OSS answers -EBUSY when its queues are full;
- * nothing was done.  The piece is sent again after a backoff (5 ms doubling
+ * Busy and timeouts: an OSS answers -EBUSY when its queues are full, and
+ * -EAGAIN after a restart until the MDS has answered its REGISTER (it does
+ * not know its OST indices yet); nothing was done.  The piece is sent again after a backoff (5 ms doubling
  * to 500 ms, with jitter; cli_osc_backoff_ms) in a later wave, never
  * holding a credit while it waits.  One attempt of a piece (busy answers
  * and backoffs included) lasts at most the OSS RPC timeout T; a piece

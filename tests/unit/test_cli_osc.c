@@ -50,6 +50,7 @@ typedef struct foss {
 	/* Flow-control behaviour, set by a test before its I/O: */
 	uint32_t grant;     /* credit put in every reply (0 = none) */
 	int busy_left;      /* answer the next n data requests -EBUSY */
+	int busy_status;    /* ... or this (-EAGAIN: restarted, no OST index yet) */
 	int silent_left;    /* leave the next n data requests unanswered */
 	int delay_us;       /* hold each data request this long */
 	int no_writev;      /* answer WRITEV -EOPNOTSUPP (an OSS from before it) */
@@ -165,7 +166,8 @@ static void oss_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payl
 		/* Nothing done: the payload (a whole WRITE) is dropped. */
 		f->busy_left--;
 		f->busy_sent++;
-		pfs_sconn_reply_credit(c, h, -EBUSY, f->grant, NULL, 0, NULL, 0);
+		pfs_sconn_reply_credit(c, h, f->busy_status ? f->busy_status : -EBUSY, f->grant,
+				       NULL, 0, NULL, 0);
 		pthread_mutex_unlock(&f->lock);
 		pfs_wbuf_free(&w);
 		free(payload);
@@ -943,6 +945,19 @@ static void test_osc_busy_retry(void **state)
 	assert_int_equal(cli_osc_sync(fx->osc, &tag_j, &l), 0);
 	cli_osc_stats_get(fx->osc, &st);
 	assert_int_equal(st.busy_retries, 6);
+	/* An OSS just restarted, whose REGISTER the MDS has not answered,
+	 * answers -EAGAIN (it knows no OST index yet): sent again the same
+	 * way, never seen by the caller. */
+	oss[0].busy_status = -EAGAIN;
+	oss[0].busy_left = 2;
+	fill(src, 1 << 20, 43);
+	assert_int_equal(cli_osc_write(fx->osc, &tag_j, &l, 0, 1 << 20, src), 0);
+	oss[0].busy_left = 1;
+	assert_int_equal(cli_osc_read(fx->osc, &tag_j, &l, 1 << 20, 0, 1 << 20, dst, &got), 0);
+	assert_memory_equal(src, dst, 1 << 20);
+	oss[0].busy_status = 0;
+	cli_osc_stats_get(fx->osc, &st);
+	assert_int_equal(st.busy_retries, 9);
 	free(src);
 	free(dst);
 }
