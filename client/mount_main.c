@@ -23,6 +23,7 @@
  * opened); 2 system error (out of memory, cannot fork); 32 mount failure
  * (the MDS cannot be reached, the FUSE mount fails). */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sodium.h>
@@ -108,6 +109,67 @@ static void *bdi_main(void *arg)
 		bdi_write(major(st.st_dev), minor(st.st_dev), "max_bytes",
 			  (unsigned long long)a->dirty_mb << 20);
 	return NULL;
+}
+
+/* The daemon's pid, for pfs-cluster and init scripts to signal it; the
+ * mount stands even if it cannot be written.  0 or -errno (logged). */
+static int write_pid_file(const char *path)
+{
+	char text[32];
+	int rc;
+
+	snprintf(text, sizeof(text), "%ld\n", (long)getpid());
+	rc = pfs_file_write_atomic(path, text);
+	if (rc)
+		pfs_log(PFS_LOG_ERR, "pid_file %s: %s", path, pfs_strerror(rc));
+	return rc;
+}
+
+/* Into the background as fuse_daemonize does (fork, setsid, chdir /,
+ * stdio on /dev/null), but the parent, which is what mount(8), scripts and
+ * init systems wait for, exits only after the daemon wrote its pid file
+ * (pid_file non-empty; *written = 1 if it did): with fuse_daemonize it
+ * exited first, and a reader right after the mount found no file
+ * (systemd's Type=forking reads PIDFile= as soon as the parent exits).
+ * 0 in the daemon, -errno if it could not fork; the parent never returns. */
+static int daemonize(const char *pid_file, int *written)
+{
+	int w[2], nullfd;
+	char ok = 0;
+
+	if (pipe(w))
+		return -errno;
+	switch (fork()) {
+	case -1:
+		close(w[0]);
+		close(w[1]);
+		return -errno;
+	case 0:
+		break;
+	default:
+		close(w[1]);
+		_exit(read(w[0], &ok, 1) == 1 && ok ? 0 : MNT_EX_SYSERR);
+	}
+	close(w[0]);
+	if (setsid() == -1)
+		pfs_log(PFS_LOG_WARNING, "setsid: %s", strerror(errno));
+	if (chdir("/"))
+		pfs_log(PFS_LOG_WARNING, "chdir /: %s", strerror(errno));
+	nullfd = open("/dev/null", O_RDWR);
+	if (nullfd >= 0) {
+		(void)dup2(nullfd, 0);
+		(void)dup2(nullfd, 1);
+		(void)dup2(nullfd, 2);
+		if (nullfd > 2)
+			close(nullfd);
+	}
+	if (pid_file[0])
+		*written = write_pid_file(pid_file) == 0;
+	ok = 1;
+	if (write(w[1], &ok, 1) != 1)
+		pfs_log(PFS_LOG_WARNING, "daemonize: the parent did not hear the start");
+	close(w[1]);
+	return 0;
 }
 
 typedef struct mount_cfg {
@@ -666,7 +728,7 @@ int main(int argc, char **argv)
 		PFS_VERSION, spec, mnt, (unsigned long long)ro.client_id, oo.rpc.timeout_ms);
 	/* The parent exits 0 here, after the mount exists; errors from now
 	 * on are the daemon's to log. */
-	if (fuse_daemonize(foreground)) {
+	if (foreground ? fuse_daemonize(1) : daemonize(cfg.pid_file, &pid_written)) {
 		fprintf(stderr, "mount.pfs: cannot daemonize\n");
 		status = MNT_EX_SYSERR;
 		goto out;
@@ -676,18 +738,8 @@ int main(int argc, char **argv)
 		if (!cfg.log[0] && pfs_log_open("syslog", err, sizeof(err)) == 0)
 			pfs_log(PFS_LOG_NOTICE, "mounted %s on %s", spec, mnt);
 		pfs_log_capture_stderr();
-	}
-	/* The daemon's pid, for pfs-cluster and init scripts to signal it;
-	 * the mount stands even if it cannot be written. */
-	if (cfg.pid_file[0]) {
-		char text[32];
-
-		snprintf(text, sizeof(text), "%ld\n", (long)getpid());
-		rc = pfs_file_write_atomic(cfg.pid_file, text);
-		if (rc)
-			pfs_log(PFS_LOG_ERR, "pid_file %s: %s", cfg.pid_file, pfs_strerror(rc));
-		else
-			pid_written = 1;
+	} else if (cfg.pid_file[0]) {
+		pid_written = write_pid_file(cfg.pid_file) == 0;
 	}
 	if (pthread_create(&hup_thread, NULL, hup_main, &hup) == 0)
 		hup_started = 1;

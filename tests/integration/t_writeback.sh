@@ -23,10 +23,14 @@ trap '_rc=$?; umount "$MNT2" 2>/dev/null; (exit $_rc); cleanup' EXIT
 # 0. the bdi settings
 dev=$(stat -c %d "$MNT")
 bdi=/sys/class/bdi/$((dev >> 8)):$((dev & 255))
-for _ in $(seq 50); do [ "$(cat "$bdi/read_ahead_kb")" = 2048 ] && break; sleep 0.1; done
+# mount.pfs writes them from a thread once INIT is through, one after the
+# other.  The kernel keeps max_bytes as a share of the dirty threshold and
+# reads it back rounded (67,1xx,xxx for 64 MiB), so "about": a FUSE bdi's
+# own 1 % share is tens of MiB, below the range.
+max_ok() { v=$(cat "$bdi/max_bytes"); [ "$v" -gt $((60 << 20)) ] && [ "$v" -le $((65 << 20)) ]; }
+for _ in $(seq 50); do [ "$(cat "$bdi/read_ahead_kb")" = 2048 ] && max_ok && break; sleep 0.1; done
 [ "$(cat "$bdi/read_ahead_kb")" = 2048 ] || fail "read_ahead_kb $(cat "$bdi/read_ahead_kb"), want 2048"
-[ "$(cat "$bdi/max_bytes")" -le $((64 << 20)) ] && [ "$(cat "$bdi/max_bytes")" -gt $((32 << 20)) ] ||
-	fail "max_bytes $(cat "$bdi/max_bytes"), want about 64 MiB"
+max_ok || fail "max_bytes $(cat "$bdi/max_bytes"), want about 64 MiB"
 ok "bdi: readahead 2048 KiB, dirty limit 64 MiB"
 
 # 1. partial-page write through a write-only open (kernel reads the page)
