@@ -3,8 +3,8 @@
  * first name after `after`, each child's inode read in the same read
  * transaction and turned into the attributes LOOKUP sends
  * (mds_nsi_to_attr).  The permission check (mds_ns_access: r and x on the
- * directory, x along its path) is its own read transaction before, as a
- * LOOKUP racing a chmod would see either side. */
+ * directory, x along its path) is its own read transaction, as a LOOKUP
+ * racing a chmod would see either side. */
 #include "mds/dirplus.h"
 
 #include "mds/ns.h"
@@ -54,15 +54,14 @@ int mds_ns_lookup_bulk(mds_ns *ns, const pfs_cred *c, uint64_t dir, const char *
 		return -ENAMETOOLONG;
 	if (max > MDS_DIRPLUS_MAX)
 		max = MDS_DIRPLUS_MAX;
-	rc = mds_ns_access(ns, c, dir, R_OK | X_OK);
-	if (rc)
-		return rc;
 	w = work_new();
 	if (!w)
 		return -ENOMEM;
 	rc = rbegin(ns, &t);
 	if (!rc)
 		rc = dir_get(ns, t, dir, &w->a);
+	if (!rc)
+		rc = mds_ns_access(ns, c, dir, R_OK | X_OK);
 	if (!rc)
 		rc = lmdb_err(mdb_cursor_open(t, ns->dirents, &cur));
 	if (rc)
