@@ -478,6 +478,14 @@ static void fetch_run(cli_sa *sa, sa_job *j)
 		d->inflight = 0;
 		d->fetched_ms = now;
 		d->eof = rc ? 1 : eof;
+		if (rc) {
+			/* refused (a directory this caller may search but not
+			 * read) or failed: not again at every second miss */
+			d->backoff_ms = d->backoff_ms ? d->backoff_ms * 2 : BACKOFF_MIN_MS;
+			if (d->backoff_ms > BACKOFF_MAX_MS)
+				d->backoff_ms = BACKOFF_MAX_MS;
+			d->backoff_until = now + d->backoff_ms;
+		}
 		if (!rc && n)
 			snprintf(d->next, sizeof(d->next), "%s", sa->buf[n - 1].name);
 		if (!rc && sa->gen - j->gen >= CLI_SA_RING) {

@@ -415,6 +415,14 @@ static void test_fetch_error(void **st)
 	cli_sa_get_stats(sa, &s);
 	assert_int_equal(s.fetch_errors, 1);
 	assert_int_equal(s.entries, 0);
+	/* a refused directory is not asked again at every second miss */
+	for (unsigned i = 3; i < 20; i++)
+		assert_int_equal(look(sa, i, NULL, NULL), -ENOENT);
+	assert_int_equal(f.fetches, 1);
+	f.now += 1500;
+	look(sa, 30, NULL, NULL);
+	look(sa, 31, NULL, NULL);
+	assert_int_equal(f.fetches, 2);
 	cli_sa_destroy(sa);
 }
 
