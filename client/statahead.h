@@ -24,8 +24,9 @@
  * it (at most wait_ms).  A walk over names the cache fetched recently (a
  * second walk, an unlink walk after a stat walk) fetches nothing again:
  * misses inside the fetched range start nothing, and a fetch whose answer
- * was mostly cached already ends the chain.  A fetch none of whose entries was used before the
- * walk triggered again makes the directory wait (1 s, doubling up to
+ * was mostly cached already ends the chain.  A fetch none of whose
+ * entries was used before the walk triggered again, or one that failed
+ * (the MDS refused it), makes the directory wait (1 s, doubling up to
  * 32 s) before its next one: random LOOKUPs in a large directory do not
  * keep the MDS reading batches.
  *
