@@ -221,22 +221,29 @@ gluster_down() {
 	local f pid
 	[ -d "$G" ] || return 0
 	unmount_under "$G"
-	[ -S "$G/run/glusterd.socket" ] && gl volume stop pfsbench >/dev/null 2>&1 || true
-	# glusterd's children (brick servers, the mount client): by the pid files
-	# they wrote under $G, and only if that pid still runs a gluster process
-	# that names $G.
 	# A brick's unix socket is in /var/run/gluster whatever the run
-	# directory (-S on its command line): removed once the brick is gone.
-	local sock
+	# directory (-S on its command line): noted while the bricks run,
+	# removed once they are gone.
+	local socks=() sock
 	for f in $(find "$G" -name '*.pid' 2>/dev/null); do
 		pid=$(cat "$f" 2>/dev/null) || continue
 		case $pid in '' | *[!0-9]*) continue ;; esac
 		tr "\0" "\n" 2>/dev/null <"/proc/$pid/cmdline" | grep -q -- "$G" || continue
 		sock=$(tr "\0" "\n" 2>/dev/null <"/proc/$pid/cmdline" | awk 'p {print; exit} $0 == "-S" {p = 1}')
+		case $sock in /var/run/gluster/*.socket | /run/gluster/*.socket) socks+=("$sock") ;; esac
+	done
+	[ -S "$G/run/glusterd.socket" ] && gl volume stop pfsbench >/dev/null 2>&1 || true
+	# glusterd's children (brick servers, the mount client): by the pid files
+	# they wrote under $G, and only if that pid still runs a gluster process
+	# that names $G.
+	for f in $(find "$G" -name '*.pid' 2>/dev/null); do
+		pid=$(cat "$f" 2>/dev/null) || continue
+		case $pid in '' | *[!0-9]*) continue ;; esac
+		tr "\0" "\n" 2>/dev/null <"/proc/$pid/cmdline" | grep -q -- "$G" || continue
 		stop_pid "$pid"
-		case $sock in /var/run/gluster/*.socket | /run/gluster/*.socket) rm -f "$sock" ;; esac
 	done
 	[ -n "${GD_PID:-}" ] && stop_pid "$GD_PID"
+	[ ${#socks[@]} -eq 0 ] || rm -f "${socks[@]}"
 	# the brick servers log where glusterd tells them, outside the work dir
 	rm -f /var/log/glusterfs/bricks/"$(echo "${G#/}" | tr / -)"-brick[0-3].log
 	return 0
