@@ -74,7 +74,6 @@ for b in pfs-bench pfs-passthrough pfs-mds pfs-oss mount.pfs; do
 done
 t_begin=$(date +%s)
 uptime_begin=$(uptime)
-load_begin=$(cut -d' ' -f1-3 /proc/loadavg)
 mkdir -p "$RESDIR"
 RESDIR=$(cd "$RESDIR" && pwd)
 
@@ -581,7 +580,6 @@ fio_unit() { case $1 in seq*) echo MiB/s ;; *) echo IOPS ;; esac; }
 
 t_end=$(date +%s)
 uptime_end=$(uptime)
-load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 {
 echo "## pfs against CephFS and GlusterFS (issue 11) — $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo
