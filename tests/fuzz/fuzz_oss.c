@@ -1,6 +1,7 @@
 /* fuzz_oss.c — libFuzzer target for the OSS request decoders: each input is
  * one request (fuzz_input.h).  Data-port opcodes go through oss_req_decode
- * (oss/req.h, no I/O) and its result is checked against the payload;
+ * (oss/req.h, no I/O) and its result is checked against the payload (a
+ * WRITEV's extent table against its rules too);
  * control-port opcodes (DESTROY, LIST_OBJECTS, JOBSTATS, STATFS, QOS_STATS,
  * QOS_SET, NRS_RULE) are executed by oss_ctl_execute on a real OSS with one
  * OST in a temporary directory made once per process (its ports listen on
@@ -29,7 +30,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 static const uint16_t oss_ops[] = {
 	PFS_OP_OSS_READ, PFS_OP_OSS_WRITE, PFS_OP_OSS_TRUNCATE, PFS_OP_OSS_PUNCH,
-	PFS_OP_OSS_STAT, PFS_OP_OSS_SYNC, PFS_OP_OSS_STATFS,
+	PFS_OP_OSS_STAT, PFS_OP_OSS_SYNC, PFS_OP_OSS_STATFS, PFS_OP_OSS_WRITEV,
 	PFS_OP_OSS_DESTROY, PFS_OP_OSS_LIST_OBJECTS, PFS_OP_OSS_JOBSTATS,
 	PFS_OP_OSS_QOS_STATS, PFS_OP_OSS_QOS_SET, PFS_OP_OSS_NRS_RULE,
 };
@@ -85,7 +86,29 @@ static void data_request(const pfs_hdr *h, const uint8_t *p, size_t n)
 	if ((h->opcode == PFS_OP_OSS_READ || h->opcode == PFS_OP_OSS_WRITE) &&
 	    m.len > PFS_MAX_IO)
 		__builtin_trap();
-	if (h->opcode == PFS_OP_OSS_WRITE) {
+	if (h->opcode == PFS_OP_OSS_WRITEV) {
+		/* the table's rules (common/proto.h): 1..PFS_WRITEV_MAX extents,
+		 * each non-empty, ascending and disjoint, summing to len, the
+		 * first at off; the bulk is exactly the payload's tail */
+		uint64_t sum_len = 0, end = 0;
+
+		if (!m.nvec || m.nvec > PFS_WRITEV_MAX || m.len > PFS_MAX_IO || !m.data ||
+		    m.data + m.len != p + n)
+			__builtin_trap();
+		for (uint32_t i = 0; i < m.nvec; i++) {
+			uint64_t off;
+			uint32_t len;
+
+			oss_req_vec(&m, i, &off, &len);
+			if (!len || (i && off < end) || (!i && off != m.off))
+				__builtin_trap();
+			end = off + len;
+			sum_len += len;
+		}
+		if (sum_len != m.len)
+			__builtin_trap();
+	}
+	if (h->opcode == PFS_OP_OSS_WRITE || h->opcode == PFS_OP_OSS_WRITEV) {
 		/* the bulk is exactly the payload's tail */
 		if (!m.data || m.data + m.len != p + n)
 			__builtin_trap();

@@ -119,6 +119,11 @@ static void oss_seeds(void)
 	pfs_wbuf_u32(&w, 0); pfs_wbuf_u64(&w, 1); pfs_wbuf_u64(&w, 0); pfs_wbuf_u32(&w, 4);
 	pfs_wbuf_bytes(&w, "data", 4);
 	NEXT(PFS_OP_OSS_WRITE);
+	/* two extents of one object: 4 bytes at 0, 3 bytes at 100 */
+	pfs_wbuf_u32(&w, 0); pfs_wbuf_u64(&w, 1); pfs_wbuf_u32(&w, 2);
+	pfs_wbuf_u64(&w, 0); pfs_wbuf_u32(&w, 4); pfs_wbuf_u64(&w, 100); pfs_wbuf_u32(&w, 3);
+	pfs_wbuf_bytes(&w, "datamor", 7);
+	NEXT(PFS_OP_OSS_WRITEV);
 	pfs_wbuf_u32(&w, 0); pfs_wbuf_u64(&w, 1); pfs_wbuf_u64(&w, 0); pfs_wbuf_u64(&w, 10);
 	NEXT(PFS_OP_OSS_PUNCH);
 	pfs_wbuf_u32(&w, 0); pfs_wbuf_u64(&w, 1);
