@@ -778,7 +778,8 @@ static int sa_fetch_cb(void *arg, const cli_ctx *c, uint64_t dir, const char *af
 	return cli_mdc_lookup_bulk(fs->mdc, c, dir, after, max, out, n, eof);
 }
 
-/* Answer a LOOKUP from the statahead cache: 1 = replied, 0 = ask the MDS. */
+/* Answer a LOOKUP below parent, a directory everyone may search
+ * (searchable), from the statahead cache: 1 = replied, 0 = ask the MDS. */
 static int sa_serve(fuse_req_t req, cli_fs *fs, const cli_ctx *c, uint64_t parent,
 		    const char *name)
 {
@@ -787,7 +788,7 @@ static int sa_serve(fuse_req_t req, cli_fs *fs, const cli_ctx *c, uint64_t paren
 	node *n;
 	int mine = 0;
 
-	if (!searchable(fs, parent) || cli_sa_lookup(fs->sa, c, parent, name, &a, &age_ms))
+	if (cli_sa_lookup(fs->sa, c, parent, name, &a, &age_ms))
 		return 0;
 	/* sizes a writer may move: the glimpse; hard links: nlink moves unseen */
 	if (!S_ISDIR(a.mode) && (a.nlink != 1 || (a.flags & PFS_ATTR_SIZE_STALE)))
@@ -813,15 +814,16 @@ static void sa_changed(cli_fs *fs, uint64_t parent, const char *name)
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	cli_fs *fs = fs_of(req);
+	int sa = fs->sa && searchable(fs, parent); /* statahead serves and learns here */
 	cli_ctx c;
 	pfs_attr a;
 	int rc;
 
 	ctx_of(req, &c);
-	if (fs->sa && sa_serve(req, fs, &c, parent, name))
+	if (sa && sa_serve(req, fs, &c, parent, name))
 		return;
 	rc = cli_mdc_lookup(fs->mdc, &c, parent, name, &a);
-	if (!rc && fs->sa && searchable(fs, parent))
+	if (!rc && sa)
 		cli_sa_miss(fs->sa, &c, parent, name);
 	if (!rc)
 		glimpse(fs, &c, &a, NULL, NULL);
@@ -1612,18 +1614,19 @@ static void drain_pipe(cli_fs *fs, struct fuse_bufvec *bufv, size_t size)
  * until the OSS has accepted it (cli_osc_write_pipe duplicates it for each
  * send), so a write refused as busy is sent again.  Anything else is
  * gathered into memory and sent by cli_osc_write. */
-/* cli_osc_write_caps / cli_osc_write_pipe_caps (mem == NULL: from
- * pipe_fd) with h's capabilities, renewed once on -EKEYEXPIRED. */
-static int fh_write(cli_fs *fs, fh *h, const pfs_rpc_tag *tag, uint64_t off, size_t size,
-		    const void *mem, int pipe_fd)
+/* cli_osc_writev_caps of the n extents of v, or (v == NULL)
+ * cli_osc_write_pipe_caps of size bytes at off from pipe_fd, with h's
+ * capabilities, renewed once on -EKEYEXPIRED. */
+static int fh_writev(cli_fs *fs, fh *h, const pfs_rpc_tag *tag, const cli_osc_iov *v, size_t n,
+		     uint64_t off, size_t size, int pipe_fd)
 {
 	cli_caps *caps = fh_caps(fs, h);
 	int rc;
 
 	for (int i = 0;; i++) {
-		rc = mem ? cli_osc_write_caps(fs->osc, tag, &h->layout, caps, off, size, mem)
-			 : cli_osc_write_pipe_caps(fs->osc, tag, &h->layout, caps, off, size,
-						   pipe_fd);
+		rc = v ? cli_osc_writev_caps(fs->osc, tag, &h->layout, caps, v, n)
+		       : cli_osc_write_pipe_caps(fs->osc, tag, &h->layout, caps, off, size,
+						 pipe_fd);
 		if (rc != -EKEYEXPIRED || i > 0 || fh_renew(fs, h))
 			break;
 		cli_caps_put(caps);
@@ -1631,6 +1634,16 @@ static int fh_write(cli_fs *fs, fh *h, const pfs_rpc_tag *tag, uint64_t off, siz
 	}
 	cli_caps_put(caps);
 	return rc;
+}
+
+/* One write of size bytes at off from mem, or (mem == NULL) from pipe_fd
+ * (fh_writev; one extent is a plain WRITE). */
+static int fh_write(cli_fs *fs, fh *h, const pfs_rpc_tag *tag, uint64_t off, size_t size,
+		    const void *mem, int pipe_fd)
+{
+	cli_osc_iov one = { off, size, mem };
+
+	return fh_writev(fs, h, tag, mem ? &one : NULL, 1, off, size, pipe_fd);
 }
 
 /* ---- the write-back cache (client/wcache.h) ---- */
@@ -1657,28 +1670,13 @@ static int wc_write_cb(void *arg, void *owner, uint64_t off, size_t len, const v
  * does one. */
 static int wc_writev_cb(void *arg, void *owner, const cli_wc_iov *v, size_t n)
 {
-	cli_fs *fs = arg;
 	fh *h = owner;
 	pfs_rpc_tag tag = fh_tag(h);
-	cli_osc_iov *ov = malloc(n * sizeof(*ov));
-	cli_caps *caps;
 	int rc;
 
-	if (!ov)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		ov[i] = (cli_osc_iov){ v[i].off, v[i].len, v[i].buf };
 	pfs_rpc_set_interrupt(NULL, NULL); /* as in wc_write_cb */
-	caps = fh_caps(fs, h);
-	rc = cli_osc_writev_caps(fs->osc, &tag, &h->layout, caps, ov, n);
-	if (rc == -EKEYEXPIRED && fh_renew(fs, h) == 0) {
-		cli_caps_put(caps);
-		caps = fh_caps(fs, h);
-		rc = cli_osc_writev_caps(fs->osc, &tag, &h->layout, caps, ov, n);
-	}
-	cli_caps_put(caps);
-	free(ov);
-	ra_bump(fs, h->n);
+	rc = fh_writev(arg, h, &tag, v, n, 0, 0, -1);
+	ra_bump(arg, h->n);
 	return rc;
 }
 

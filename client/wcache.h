@@ -52,6 +52,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "client/osc.h"
 #include "common/layout.h"
 
 typedef struct cli_wc cli_wc;
@@ -62,12 +63,9 @@ typedef struct cli_wc_snap cli_wc_snap;
  * to cli_wc_write) would: 0 or -errno. */
 typedef int (*cli_wc_write_fn)(void *arg, void *owner, uint64_t off, size_t len,
 			       const void *buf);
-/* One dirty extent handed to a cli_wc_writev_fn. */
-typedef struct cli_wc_iov {
-	uint64_t off;
-	size_t len;
-	const void *buf;
-} cli_wc_iov;
+/* One dirty extent handed to a cli_wc_writev_fn: cli_osc_writev_caps's
+ * extent type (client/osc.h), so a flush hands its table on as it is. */
+typedef cli_osc_iov cli_wc_iov;
 /* Write the n extents of v (ascending, disjoint, all in one chunk) as
  * owner would, in as few requests as it can: 0 or -errno (for all). */
 typedef int (*cli_wc_writev_fn)(void *arg, void *owner, const cli_wc_iov *v, size_t n);
