@@ -110,15 +110,17 @@ int oss_pipepool_get(oss_pipepool *p, oss_pipe *out)
 
 void oss_pipepool_put(oss_pipepool *p, oss_pipe *pp, int empty)
 {
+	int kept = 0;
+
 	if (empty) {
 		pthread_mutex_lock(&p->lock);
 		if (p->n < p->keep) {
 			p->free[p->n++] = *pp;
-			empty = 2; /* kept */
+			kept = 1;
 		}
 		pthread_mutex_unlock(&p->lock);
 	}
-	if (empty != 2)
+	if (!kept)
 		pipe_close(pp);
 	pp->fd[0] = pp->fd[1] = -1;
 }
