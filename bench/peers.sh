@@ -78,13 +78,9 @@ mkdir -p "$RESDIR"
 RESDIR=$(cd "$RESDIR" && pwd)
 
 # --- packages ---------------------------------------------------------------------
-apt_install() { # apt_install PKG...: quietly, waiting for a busy dpkg lock
-	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=120 install -y -qq \
-		--no-install-recommends "$@" >/dev/null 2>&1 && return 0
-	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=120 update -qq >/dev/null 2>&1 &&
-		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=120 install -y -qq \
-			--no-install-recommends "$@" >/dev/null 2>&1
-}
+BENCH_NAME=peers
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 need() { # need PKG...: install those of PKG not installed yet
 	local p miss=()
 	for p in "$@"; do
@@ -423,11 +419,10 @@ for p in "${peers[@]}"; do
 	fi
 done
 
-# --- the workloads (as bench/run.sh) ------------------------------------------------
+# --- the workloads (bench/lib.sh, as bench/run.sh) ------------------------------------------------
 core_phases="seqwrite seqread randwrite randread create stat unlink"
 fio_phases="seqwrite seqread randwrite randread"
 declare -A res
-settle() { sync; sleep 1; sync; }
 # drop: the kernel's caches, and for a peer whose FUSE client keeps data in
 # its own memory (ceph-fuse's object cacher, glusterfs's performance
 # translators), which drop_caches cannot reach, a fresh client (remount):
@@ -445,88 +440,17 @@ drop() {
 		;;
 	esac
 }
-val() { awk '{print $2}'; }
-bounded() { # bounded LIMIT CMD...: CMD's stdout; failure or timeout reported
-	local limit=$1 rc=0 out msg
-	shift
-	out=$(timeout -k 10 "$limit" "$@") || rc=$?
-	if [ $rc -ne 0 ]; then
-		msg="failed (exit $rc)"
-		[ $rc -eq 124 ] || [ $rc -eq 137 ] && msg="cut off after ${limit}s"
-		echo "peers: rep $rep $t: $* $msg" >&2
-		echo "rep $rep $t: \`$*\` $msg" >>"$W/problems.log"
-	fi
-	printf '%s\n' "$out"
-}
-fio_phase() { # fio_phase DIR RW BS -> "MiB/s IOPS"
-	local d=$1 rw=$2 bs=$3 key=read
-	local -a extra=()
-	case $rw in *write) key=write; extra=(--end_fsync=1) ;; esac
-	if ! timeout -k 10 $((FIO_RUNTIME + PHASE_TIMEOUT)) fio --name="$rw" --directory="$d" --filename_format='fio.$jobnum' \
-		--numjobs=$FIO_JOBS --ioengine=psync --iodepth=1 --direct=0 --fallocate=none \
-		--size="$FIO_SIZE" --bs="$bs" --rw="$rw" --runtime="$FIO_RUNTIME" \
-		--group_reporting --output-format=json "${extra[@]}" >"$W/fio.json" 2>"$W/fio.err"; then
-		echo "peers: rep $rep $t: fio $rw failed or was cut off: $(tail -n 3 "$W/fio.err")" >&2
-		echo "rep $rep $t: fio $rw failed or was cut off after $((FIO_RUNTIME + PHASE_TIMEOUT))s" >>"$W/problems.log"
-		echo "- -"
-		return 0
-	fi
-	jq -r --arg k "$key" '.jobs[0][$k] | "\(.bw_bytes / 1048576 * 10 | round / 10) \(.iops | round)"' "$W/fio.json"
-}
-
 for rep in $(seq 1 "$REPS"); do
 	set -- $targets
 	for _ in $(seq 2 "$rep"); do set -- "${@:2}" "$1"; done
 	for t in "$@"; do
-		d=${dirs[$t]}
-		bounded "$PHASE_TIMEOUT" "$PFS_BIN/pfs-bench" seqwrite "$d" --streams 4 --size "$SEQ_SIZE" >/dev/null
-		rm -f "$d"/seq.*
-		settle
-		res[$t,seqwrite,$rep]=$(bounded "$PHASE_TIMEOUT" "$PFS_BIN/pfs-bench" seqwrite "$d" --streams 4 --size "$SEQ_SIZE" | val)
-		drop
-		res[$t,seqread,$rep]=$(bounded "$PHASE_TIMEOUT" "$PFS_BIN/pfs-bench" seqread "$d" --streams 4 --size "$SEQ_SIZE" | val)
-		rm -f "$d"/seq.*
-		settle
-		res[$t,randwrite,$rep]=$(bounded "$PHASE_TIMEOUT" "$PFS_BIN/pfs-bench" randwrite "$d" --size "$RAND_SIZE" --ops "$RAND_OPS" --threads 4 | val)
-		drop
-		res[$t,randread,$rep]=$(bounded "$PHASE_TIMEOUT" "$PFS_BIN/pfs-bench" randread "$d" --size "$RAND_SIZE" --ops "$RAND_OPS" --threads 4 | val)
-		rm -f "$d/rand.dat"
-		settle
-		out=$(bounded "$PHASE_TIMEOUT" "$PFS_BIN/pfs-bench" md "$d" --files "$MD_FILES" --threads 4 --cold 1)
-		rm -rf "$d/md"
-		for p in create stat unlink; do
-			res[$t,$p,$rep]=$(echo "$out" | awk -v p=$p '$1 == p {print $2}')
-		done
-		line="rep $rep $t:$(for p in $core_phases; do printf ' %s=%s' $p "${res[$t,$p,$rep]}"; done)"
-		if [ "$FIO" = 1 ]; then
-			settle
-			fio_phase "$d" write 1M >/dev/null
-			rm -f "$d"/fio.*
-			settle
-			read -r res[$t,fio-seqwrite,$rep] _ < <(fio_phase "$d" write 1M)
-			drop
-			read -r res[$t,fio-seqread,$rep] _ < <(fio_phase "$d" read 1M)
-			settle
-			read -r _ res[$t,fio-randwrite,$rep] < <(fio_phase "$d" randwrite 4k)
-			drop
-			read -r _ res[$t,fio-randread,$rep] < <(fio_phase "$d" randread 4k)
-			rm -f "$d"/fio.*
-			line="$line |$(for p in $fio_phases; do printf ' fio-%s=%s' $p "${res[$t,fio-$p,$rep]}"; done)"
-		fi
+		workloads "${dirs[$t]}"
 		echo "$line" >&2
 		echo "$line" >>"$W/raw.log"
 	done
 done
 
 # --- tables -----------------------------------------------------------------------
-median() {
-	printf '%s\n' "$@" | grep -E '^[0-9.]+([eE][-+]?[0-9]+)?$' | sort -g |
-		awk '{a[NR]=$1} END {
-			if (NR == 0) { print "-"; exit }
-			m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2
-			printf (m >= 1000 ? "%.0f\n" : "%.1f\n"), m }'
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "-" || b == "-" || b <= 0) print "-"; else printf "%.2f", a / b}'; }
 declare -A label=([passthrough]="FUSE passthrough" [pfs]="pfs (4 OSS)" [gluster]="GlusterFS (4 bricks)" [ceph]="CephFS (4 OSDs)")
 ptargets=${targets#passthrough pfs}   # the peers that ran
 
@@ -575,8 +499,6 @@ table() { # table SUITE PREFIX PHASES UNIT-FUNCTION
 		echo
 	done
 }
-core_unit() { case $1 in seq*) echo MiB/s ;; *) echo ops/s ;; esac; }
-fio_unit() { case $1 in seq*) echo MiB/s ;; *) echo IOPS ;; esac; }
 
 t_end=$(date +%s)
 uptime_end=$(uptime)

@@ -61,15 +61,9 @@ mkdir -p "$RESDIR"
 RESDIR=$(cd "$RESDIR" && pwd)
 
 # --- tools ----------------------------------------------------------------------
-apt_install() { # apt_install PKG...: quietly, waiting for a busy dpkg lock
-	local sudo=""
-	[ "$(id -u)" = 0 ] || sudo=sudo
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=120 install -y -qq \
-		--no-install-recommends "$@" >/dev/null 2>&1 && return 0
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=120 update -qq >/dev/null 2>&1 &&
-		DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=120 install -y -qq \
-			--no-install-recommends "$@" >/dev/null 2>&1
-}
+BENCH_NAME=bench
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 command -v jq >/dev/null || apt_install jq || { echo "bench: jq is needed" >&2; exit 1; }
 fio_note=""
 if [ "$FIO" = 1 ] && ! command -v fio >/dev/null; then
@@ -134,46 +128,7 @@ fio_phases="seqwrite seqread randwrite randread"
 ior_phases="ior-write ior-read mdtest-create mdtest-stat mdtest-remove"
 declare -A res
 
-# Let the disk settle before a measured phase: what an earlier phase left
-# dirty (or pfs's background object destroys) must not be billed to it.
-settle() { sync; sleep 1; sync; }
 drop() { settle; echo 3 > /proc/sys/vm/drop_caches; }
-val() { awk '{print $2}'; }
-
-# bounded LIMIT CMD...: CMD's stdout, CMD cut off after LIMIT seconds.  A
-# failure or a timeout is reported (stderr and the run's problem list) and
-# the phase's value stays empty ("-" in the tables): one hung FUSE request
-# must not hang the whole run.
-bounded() {
-	local limit=$1 rc=0 out msg
-	shift
-	out=$(timeout -k 10 "$limit" "$@") || rc=$?
-	if [ $rc -ne 0 ]; then
-		msg="failed (exit $rc)"
-		[ $rc -eq 124 ] || [ $rc -eq 137 ] && msg="cut off after ${limit}s"
-		echo "bench: rep $rep $t: $* $msg" >&2
-		echo "rep $rep $t: \`$*\` $msg" >>"$W/problems.log"
-	fi
-	printf '%s\n' "$out"
-}
-
-# fio_phase DIR RW BS -> "MiB/s IOPS" of one fio run (4 jobs, one file each,
-# reused from phase to phase: fio.0 .. fio.3).
-fio_phase() {
-	local d=$1 rw=$2 bs=$3 key=read
-	local -a extra=()
-	case $rw in *write) key=write; extra=(--end_fsync=1) ;; esac
-	if ! timeout -k 10 $((FIO_RUNTIME + PHASE_TIMEOUT)) fio --name="$rw" --directory="$d" --filename_format='fio.$jobnum' \
-		--numjobs=$FIO_JOBS --ioengine=psync --iodepth=1 --direct=0 --fallocate=none \
-		--size="$FIO_SIZE" --bs="$bs" --rw="$rw" --runtime="$FIO_RUNTIME" \
-		--group_reporting --output-format=json "${extra[@]}" >"$W/fio.json" 2>"$W/fio.err"; then
-		echo "bench: rep $rep $t: fio $rw failed or was cut off: $(tail -n 3 "$W/fio.err")" >&2
-		echo "rep $rep $t: fio $rw failed or was cut off after $((FIO_RUNTIME + PHASE_TIMEOUT))s" >>"$W/problems.log"
-		echo "- -"
-		return 0
-	fi
-	jq -r --arg k "$key" '.jobs[0][$k] | "\(.bw_bytes / 1048576 * 10 | round / 10) \(.iops | round)"' "$W/fio.json"
-}
 
 # IOR's summary table: "Operation Max(MiB) Min(MiB) Mean(MiB) ..." then one
 # row per operation; mdtest's "SUMMARY rate" block: "File creation : max
@@ -202,48 +157,7 @@ for rep in $(seq 1 "$REPS"); do
 	set -- $targets
 	for _ in $(seq 2 "$rep"); do set -- "${@:2}" "$1"; done
 	for t in "$@"; do
-		d=${dirs[$t]}
-		# Warm-up (untimed): on this VM the first large write after other
-		# work runs at half speed for every target while the hypervisor
-		# backs freshly reused memory; one untimed pass makes the timed
-		# pass measure the file system, not that.
-		bounded "$PHASE_TIMEOUT" "$PFS_BIN/pfs-bench" seqwrite "$d" --streams 4 --size "$SEQ_SIZE" >/dev/null
-		rm -f "$d"/seq.*
-		settle
-		res[$t,seqwrite,$rep]=$(bounded "$PHASE_TIMEOUT" "$PFS_BIN/pfs-bench" seqwrite "$d" --streams 4 --size "$SEQ_SIZE" | val)
-		drop
-		res[$t,seqread,$rep]=$(bounded "$PHASE_TIMEOUT" "$PFS_BIN/pfs-bench" seqread "$d" --streams 4 --size "$SEQ_SIZE" | val)
-		rm -f "$d"/seq.*
-		settle
-		res[$t,randwrite,$rep]=$(bounded "$PHASE_TIMEOUT" "$PFS_BIN/pfs-bench" randwrite "$d" --size "$RAND_SIZE" --ops "$RAND_OPS" --threads 4 | val)
-		drop
-		res[$t,randread,$rep]=$(bounded "$PHASE_TIMEOUT" "$PFS_BIN/pfs-bench" randread "$d" --size "$RAND_SIZE" --ops "$RAND_OPS" --threads 4 | val)
-		rm -f "$d/rand.dat"
-		settle
-		out=$(bounded "$PHASE_TIMEOUT" "$PFS_BIN/pfs-bench" md "$d" --files "$MD_FILES" --threads 4 --cold 1)
-		for p in create stat unlink; do
-			res[$t,$p,$rep]=$(echo "$out" | awk -v p=$p '$1 == p {print $2}')
-		done
-		line="rep $rep $t:$(for p in $core_phases; do printf ' %s=%s' $p "${res[$t,$p,$rep]}"; done)"
-		if [ "$FIO" = 1 ]; then
-			# seqwrite lays the files out, the other phases reuse them.
-			# An untimed pass first, as for pfs-bench: the first large
-			# write after other work is slow on this VM for every target
-			# (fio measured 470 vs. 860-970 MiB/s on the passthrough).
-			settle
-			fio_phase "$d" write 1M >/dev/null
-			rm -f "$d"/fio.*
-			settle
-			read -r res[$t,fio-seqwrite,$rep] _ < <(fio_phase "$d" write 1M)
-			drop
-			read -r res[$t,fio-seqread,$rep] _ < <(fio_phase "$d" read 1M)
-			settle
-			read -r _ res[$t,fio-randwrite,$rep] < <(fio_phase "$d" randwrite 4k)
-			drop
-			read -r _ res[$t,fio-randread,$rep] < <(fio_phase "$d" randread 4k)
-			rm -f "$d"/fio.*
-			line="$line |$(for p in $fio_phases; do printf ' fio-%s=%s' $p "${res[$t,fio-$p,$rep]}"; done)"
-		fi
+		workloads "${dirs[$t]}"
 		if [ "$IOR" = 1 ]; then
 			settle
 			ior_phase "$t" "$rep"
@@ -253,16 +167,6 @@ for rep in $(seq 1 "$REPS"); do
 		echo "$line" >>"$W/raw.log"
 	done
 done
-
-# median of the numeric arguments ("-" if none)
-median() {
-	printf '%s\n' "$@" | grep -E '^[0-9.]+([eE][-+]?[0-9]+)?$' | sort -g |
-		awk '{a[NR]=$1} END {
-			if (NR == 0) { print "-"; exit }
-			m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2
-			printf (m >= 1000 ? "%.0f\n" : "%.1f\n"), m }'
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "-" || b == "-" || b <= 0) print "-"; else printf "%.2f", a / b}'; }
 
 # table SUITE PREFIX PHASES UNIT-OF-PHASE-FUNCTION: markdown rows, TSV rows
 printf 'suite\tworkload\tunit\tlocal\tpassthrough\tpfs\n' >"$RESDIR/core.tsv"
@@ -288,8 +192,6 @@ table() {
 		echo "$row | $(ratio "$med_pfs" "$med_passthrough") | $(ratio "$med_local" "$med_passthrough") |"
 	done
 }
-core_unit() { case $1 in seq*) echo MiB/s ;; *) echo ops/s ;; esac; }
-fio_unit() { case $1 in seq*) echo MiB/s ;; *) echo IOPS ;; esac; }
 ior_unit() { case $1 in ior-*) echo MiB/s ;; *) echo ops/s ;; esac; }
 
 t_end=$(date +%s)
