@@ -176,8 +176,8 @@ umount "$OFF" || fail "umount $OFF"
 ok "MDS holds a client that ignores its rates"
 
 # the settings survive an MDS restart? (persisted in LMDB)
-admin --json qos md show | jq -e '.algo == "uniform" and .max_r.create == 200' >/dev/null ||
-	fail "settings not shown"
+admin --json qos md show | jq -e --argjson m "$MAXR" '.algo == "uniform" and .max_r.create == $m' \
+	>/dev/null || fail "settings not shown (Max_R.create $MAXR)"
 
 # ---- data classes (client/osc.c): a job's read calls are held to its
 # read rate (one token per read call; 64 KiB O_DIRECT reads are one call
