@@ -13,6 +13,7 @@
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/uio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -559,10 +560,12 @@ size_t pfs_auth_covered(const pfs_auth_sess *s, const pfs_hdr *h)
 }
 
 /* The tag of header h (mac ignored) and the covered payload bytes, under
- * key k and sequence number seq. */
-static void frame_tag(const uint8_t k[32], uint64_t seq, const pfs_hdr *h, size_t covered,
-		      const void *p1, size_t n1, const void *p2, size_t n2,
-		      uint8_t tag[PFS_AUTH_TAG_LEN])
+ * key k and sequence number seq: the payload is p1 then the nv pieces of
+ * v, MACed incrementally in that order (the same tag as over their
+ * concatenation). */
+static void frame_tag_v(const uint8_t k[32], uint64_t seq, const pfs_hdr *h, size_t covered,
+			const void *p1, size_t n1, const struct iovec *v, int nv,
+			uint8_t tag[PFS_AUTH_TAG_LEN])
 {
 	crypto_onetimeauth_poly1305_state st;
 	uint8_t otk[crypto_onetimeauth_poly1305_KEYBYTES], nonce[8], hb[PFS_HDR_LEN];
@@ -580,19 +583,36 @@ static void frame_tag(const uint8_t k[32], uint64_t seq, const pfs_hdr *h, size_
 	if (a)
 		crypto_onetimeauth_poly1305_update(&st, p1, a);
 	covered -= a;
-	if (covered > n2)
-		covered = n2;
-	if (covered)
-		crypto_onetimeauth_poly1305_update(&st, p2, covered);
+	for (int i = 0; i < nv && covered; i++) {
+		a = covered < v[i].iov_len ? covered : v[i].iov_len;
+		if (a)
+			crypto_onetimeauth_poly1305_update(&st, v[i].iov_base, a);
+		covered -= a;
+	}
 	crypto_onetimeauth_poly1305_final(&st, tag);
 	sodium_memzero(otk, sizeof(otk));
 	sodium_memzero(&st, sizeof(st));
+}
+
+static void frame_tag(const uint8_t k[32], uint64_t seq, const pfs_hdr *h, size_t covered,
+		      const void *p1, size_t n1, const void *p2, size_t n2,
+		      uint8_t tag[PFS_AUTH_TAG_LEN])
+{
+	struct iovec v = { (void *)p2, n2 };
+
+	frame_tag_v(k, seq, h, covered, p1, n1, &v, p2 ? 1 : 0, tag);
 }
 
 void pfs_auth_seal(pfs_auth_sess *s, pfs_hdr *h, const void *p1, size_t n1,
 		   const void *p2, size_t n2)
 {
 	frame_tag(s->k_send, s->seq_send++, h, pfs_auth_covered(s, h), p1, n1, p2, n2, h->mac);
+}
+
+void pfs_auth_seal_iov(pfs_auth_sess *s, pfs_hdr *h, const void *p1, size_t n1,
+		       const struct iovec *v, int nv)
+{
+	frame_tag_v(s->k_send, s->seq_send++, h, pfs_auth_covered(s, h), p1, n1, v, nv, h->mac);
 }
 
 int pfs_auth_open(pfs_auth_sess *s, const pfs_hdr *h, const void *p1, size_t n1,

@@ -170,5 +170,12 @@ void pfs_auth_seal(pfs_auth_sess *s, pfs_hdr *h, const void *p1, size_t n1,
 		   const void *p2, size_t n2);
 int pfs_auth_open(pfs_auth_sess *s, const pfs_hdr *h, const void *p1, size_t n1,
 		  const void *p2, size_t n2);
+/* pfs_auth_seal for a payload of p1 then the nv pieces of v (a scatter
+ * list: WRITEV's extents sent from where they are), MACed piece by piece
+ * in that order: the tag is the one pfs_auth_open computes over the
+ * payload as received, in one piece. */
+struct iovec;
+void pfs_auth_seal_iov(pfs_auth_sess *s, pfs_hdr *h, const void *p1, size_t n1,
+		       const struct iovec *v, int nv);
 
 #endif

@@ -329,6 +329,46 @@ int pfs_net_send_frame_sec(int fd, struct pfs_auth_sess *s, pfs_hdr *h, const vo
 	return send_iov(fd, iov, n, total, 0);
 }
 
+/* Header, payload and the bulk pieces in one sendmsg iovec: on the stack
+ * up to this many bulk pieces (a WRITEV's extents), else allocated. */
+#define NET_STACK_SEGS 258
+
+int pfs_net_send_frame_iov_sec(int fd, struct pfs_auth_sess *s, pfs_hdr *h, const void *payload,
+			       size_t len, const struct iovec *bulk, int nbulk)
+{
+	uint8_t hb[PFS_HDR_LEN];
+	struct iovec stack[NET_STACK_SEGS + 2], *iov = stack;
+	size_t total = PFS_HDR_LEN + len, bulk_len = 0;
+	int n = 0, rc;
+
+	if (nbulk < 0 || nbulk > PFS_NET_MAX_SEGS)
+		return -EINVAL;
+	for (int i = 0; i < nbulk; i++)
+		bulk_len += bulk[i].iov_len;
+	if (len + bulk_len > PFS_MAX_PAYLOAD)
+		return -EMSGSIZE;
+	if (nbulk > NET_STACK_SEGS) {
+		iov = malloc((size_t)(nbulk + 2) * sizeof(*iov));
+		if (!iov)
+			return -ENOMEM;
+	}
+	h->payload_len = (uint32_t)(len + bulk_len);
+	if (s)
+		pfs_auth_seal_iov(s, h, payload, len, bulk, nbulk);
+	pfs_hdr_encode(h, hb);
+	iov[n++] = (struct iovec){ hb, PFS_HDR_LEN };
+	if (len)
+		iov[n++] = (struct iovec){ (void *)payload, len };
+	for (int i = 0; i < nbulk; i++)
+		if (bulk[i].iov_len)
+			iov[n++] = bulk[i];
+	total += bulk_len;
+	rc = send_iov(fd, iov, n, total, 0);
+	if (iov != stack)
+		free(iov);
+	return rc;
+}
+
 /* Read the payload of a decoded header h, of which the first `extra`
  * bytes were already received into pre: into buf if it fits in cap, else
  * into a malloc'd buffer returned in *dyn. */

@@ -55,6 +55,14 @@ int pfs_net_recv_reply(int fd, pfs_hdr *h, uint32_t max_payload, void *buf, size
 
 int pfs_net_send_frame_sec(int fd, struct pfs_auth_sess *s, pfs_hdr *h, const void *payload,
 			   size_t len, const void *bulk, size_t bulk_len);
+/* pfs_net_send_frame_sec with the bulk in nbulk pieces (at most
+ * PFS_NET_MAX_SEGS), sent from where they are in one sendmsg: the frame on
+ * the wire, and its tag (covering the pieces in order), are those of
+ * their concatenation.  -EINVAL for too many pieces. */
+#define PFS_NET_MAX_SEGS 1000
+struct iovec;
+int pfs_net_send_frame_iov_sec(int fd, struct pfs_auth_sess *s, pfs_hdr *h, const void *payload,
+			       size_t len, const struct iovec *bulk, int nbulk);
 /* With a session whose integrity covers bytes of the bulk (FULL), the pipe
  * is read into memory first and sent as a plain frame: spliced bytes cannot
  * be MACed. */
