@@ -281,14 +281,16 @@ static uint64_t new_req_id(pfs_rpc_pool *p)
 	return id;
 }
 
-/* Borrow a connection and send one request; the bulk comes from memory or,
- * when pipe_fd >= 0, from a pipe by splice.  req_id 0 takes a new id;
+/* Borrow a connection and send one request; the bulk comes from memory
+ * (bulk, or the nbv pieces of bv when nbv > 0) or, when pipe_fd >= 0, from
+ * a pipe by splice.  req_id 0 takes a new id;
  * hflags go into the header (PFS_F_RESEND).  Connect failures are retried
  * with backoff until deadline (ms); a failed send is retried only from
  * memory (a drained pipe cannot be sent again). */
 static int start(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag, const void *req,
-		 size_t len, const void *bulk, int pipe_fd, size_t bulk_len,
-		 uint64_t req_id, uint32_t hflags, uint64_t deadline, pfs_rpc_inflight **call)
+		 size_t len, const void *bulk, const struct iovec *bv, int nbv, int pipe_fd,
+		 size_t bulk_len, uint64_t req_id, uint32_t hflags, uint64_t deadline,
+		 pfs_rpc_inflight **call)
 {
 	unsigned delay = 10;
 	pfs_rpc_inflight *c;
@@ -313,11 +315,15 @@ static int start(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag, const voi
 			}
 			pfs_auth_sess *sess = rconn_sess(p, c->conn);
 
-			rc = pipe_fd >= 0 ?
-				pfs_net_send_frame_pipe_sec(c->conn->fd, sess, &h, req, len,
-							    pipe_fd, bulk_len) :
-				pfs_net_send_frame_sec(c->conn->fd, sess, &h, req, len, bulk,
-						       bulk_len);
+			if (pipe_fd >= 0)
+				rc = pfs_net_send_frame_pipe_sec(c->conn->fd, sess, &h, req, len,
+								 pipe_fd, bulk_len);
+			else if (nbv > 0)
+				rc = pfs_net_send_frame_iov_sec(c->conn->fd, sess, &h, req, len,
+								bv, nbv);
+			else
+				rc = pfs_net_send_frame_sec(c->conn->fd, sess, &h, req, len, bulk,
+							    bulk_len);
 			if (rc == 0)
 				break;
 			/* A pooled connection the server closed: nothing was
@@ -328,7 +334,8 @@ static int start(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag, const voi
 				goto fail;
 		}
 		/* A refused handshake will be refused again: no retry. */
-		if (rc == -EMSGSIZE || rc == -EACCES || rc == -EPROTO || pfs_clock_ms() >= deadline)
+		if (rc == -EMSGSIZE || rc == -EACCES || rc == -EPROTO || rc == -EINVAL ||
+		    pfs_clock_ms() >= deadline)
 			goto fail;
 		if (interrupted()) {
 			rc = -EINTR;
@@ -351,7 +358,15 @@ int pfs_rpc_start(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag,
 		  const void *req, size_t len, const void *bulk, size_t bulk_len,
 		  pfs_rpc_inflight **call)
 {
-	return start(p, op, tag, req, len, bulk, -1, bulk_len, 0, 0,
+	return start(p, op, tag, req, len, bulk, NULL, 0, -1, bulk_len, 0, 0,
+		     pfs_clock_ms() + window_ms(p), call);
+}
+
+int pfs_rpc_start_iov(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag,
+		      const void *req, size_t len, const struct iovec *bulk, int nbulk,
+		      pfs_rpc_inflight **call)
+{
+	return start(p, op, tag, req, len, NULL, bulk, nbulk, -1, 0, 0, 0,
 		     pfs_clock_ms() + window_ms(p), call);
 }
 
@@ -359,7 +374,7 @@ int pfs_rpc_start_pipe(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag,
 		       const void *req, size_t len, int pipe_fd, size_t bulk_len,
 		       pfs_rpc_inflight **call)
 {
-	return start(p, op, tag, req, len, NULL, pipe_fd, bulk_len, 0, 0,
+	return start(p, op, tag, req, len, NULL, NULL, 0, pipe_fd, bulk_len, 0, 0,
 		     pfs_clock_ms() + window_ms(p), call);
 }
 
@@ -440,7 +455,8 @@ int pfs_rpc_call_tag(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag, unsig
 	int rc;
 
 	for (;;) {
-		rc = start(p, op, tag, req, len, bulk, -1, bulk_len, req_id, hflags, deadline, &c);
+		rc = start(p, op, tag, req, len, bulk, NULL, 0, -1, bulk_len, req_id, hflags,
+			   deadline, &c);
 		if (rc)
 			return rc;
 		rc = pfs_rpc_finish(c, rep);

@@ -117,6 +117,15 @@ int pfs_rpc_call_tag(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag, unsig
 int pfs_rpc_start(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag,
 		  const void *req, size_t len, const void *bulk, size_t bulk_len,
 		  pfs_rpc_inflight **call);
+/* pfs_rpc_start with the bulk in nbulk pieces (at most PFS_NET_MAX_SEGS),
+ * sent from where they are, in order, without gathering them first
+ * (pfs_net_send_frame_iov_sec; a WRITEV's extents).  The pieces are read
+ * while the request is sent: they must stay unchanged until this returns.
+ * Retried as pfs_rpc_start; -EINVAL for too many pieces. */
+struct iovec;
+int pfs_rpc_start_iov(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag,
+		      const void *req, size_t len, const struct iovec *bulk, int nbulk,
+		      pfs_rpc_inflight **call);
 /* pfs_rpc_start with the bulk taken from a pipe by splice (see
  * pfs_net_send_frame_pipe).  Only the connect is retried: once bytes have
  * left the pipe the request cannot be sent again, so a send failure is

@@ -12,7 +12,9 @@
  * PFS_F_RESEND and answers from its reply cache (executed once); the same
  * for a reply that does not come within the timeout; PFS_RPC_NO_RESEND
  * gets the loss; a server that stays down ends in the recovery window, or
- * at once when the thread's interrupt check fires (-EINTR). */
+ * at once when the thread's interrupt check fires (-EINTR); and bulk sent
+ * in pieces (pfs_rpc_start_iov): in order, the same frame and tag as their
+ * concatenation, a changed byte of any piece refused. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -24,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -802,6 +805,181 @@ static void test_rpc_window_and_interrupt(void **state)
 	assert_int_equal(pfs_rpc_fs_err(0), 0);
 }
 
+/* ---- bulk in pieces (pfs_rpc_start_iov, pfs_net_send_frame_iov_sec) ---- */
+
+/* n pieces of different lengths and contents; their concatenation in cat. */
+static struct iovec *pieces(size_t n, uint8_t **cat, size_t *total)
+{
+	struct iovec *v = calloc(n, sizeof(*v));
+	size_t at = 0;
+
+	assert_non_null(v);
+	*total = 0;
+	for (size_t i = 0; i < n; i++)
+		*total += 1 + i % 7 * 301;
+	*cat = malloc(*total);
+	assert_non_null(*cat);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = 1 + i % 7 * 301;
+		uint8_t *b = malloc(len);
+
+		assert_non_null(b);
+		for (size_t j = 0; j < len; j++)
+			b[j] = (uint8_t)(i * 31 + j * 7 + 1);
+		memcpy(*cat + at, b, len);
+		at += len;
+		v[i] = (struct iovec){ b, len };
+	}
+	return v;
+}
+
+static void pieces_free(struct iovec *v, size_t n, uint8_t *cat)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].iov_base);
+	free(v);
+	free(cat);
+}
+
+/* Through the pool, in both integrity modes: a WRITEV-like request whose
+ * bulk is 3, 256 and 300 pieces (on the stack and allocated) reaches the
+ * server in order (echoed back whole) with a tag the server accepts; too
+ * many pieces are refused before anything is sent. */
+static void test_rpc_iov_pieces(void **state)
+{
+	pfs_auth_key m, ck;
+	asrv s;
+	pfs_rpc_opts o = { .max_conns = 2, .timeout_ms = 5000, .retry_ms = 3000,
+			   .client_id = 5, .auth = &ck };
+	static const size_t counts[] = { 3, 256, 300 };
+	uint8_t fields[12] = "ost+obj+nvec";
+
+	for (int mode = PFS_INTEGRITY_HEADER; mode <= PFS_INTEGRITY_FULL; mode++) {
+		pfs_rpc_pool *p = NULL;
+		pfs_rpc_inflight *c;
+
+		keys(&m, &ck, mode);
+		asrv_start(&s, &m);
+		assert_int_equal(pfs_rpc_pool_create("127.0.0.1", s.port, &o, &p), 0);
+		for (size_t k = 0; k < 3; k++) {
+			pfs_rpc_reply r = { 0 };
+			uint8_t *cat;
+			size_t total;
+			struct iovec *v = pieces(counts[k], &cat, &total);
+
+			assert_int_equal(pfs_rpc_start_iov(p, PFS_OP_OSS_WRITEV,
+							   &(pfs_rpc_tag){ .job = "j" }, fields,
+							   sizeof(fields), v, (int)counts[k], &c), 0);
+			assert_int_equal(pfs_rpc_finish(c, &r), 0);
+			assert_int_equal(r.len, sizeof(fields) + total);
+			assert_memory_equal(r.data, fields, sizeof(fields));
+			assert_memory_equal(r.data + sizeof(fields), cat, total);
+			pfs_rpc_reply_free(&r);
+			pieces_free(v, counts[k], cat);
+		}
+		{
+			struct iovec one = { fields, 1 };
+			struct iovec *many = calloc(PFS_NET_MAX_SEGS + 1, sizeof(*many));
+
+			assert_non_null(many);
+			for (int i = 0; i <= PFS_NET_MAX_SEGS; i++)
+				many[i] = one;
+			assert_int_equal(pfs_rpc_start_iov(p, PFS_OP_OSS_WRITEV, NULL, fields, 4,
+							   many, PFS_NET_MAX_SEGS + 1, &c), -EINVAL);
+			free(many);
+		}
+		pfs_rpc_pool_destroy(p);
+		asrv_stop(&s);
+		assert_int_equal(s.auth_failed, 0);
+		assert_int_equal(s.mac_failed, 0);
+		assert_int_equal(s.served, 3);
+	}
+}
+
+/* Read one whole frame's bytes (header and payload) from fd. */
+static uint8_t *raw_frame(int fd, size_t *n)
+{
+	uint8_t hb[PFS_HDR_LEN], *b;
+	pfs_hdr h;
+
+	assert_int_equal(pfs_net_read_all(fd, hb, sizeof(hb)), 0);
+	assert_int_equal(pfs_hdr_decode(hb, sizeof(hb), PFS_MAX_PAYLOAD, &h), 0);
+	*n = PFS_HDR_LEN + h.payload_len;
+	b = malloc(*n);
+	assert_non_null(b);
+	memcpy(b, hb, sizeof(hb));
+	assert_int_equal(pfs_net_read_all(fd, b + PFS_HDR_LEN, h.payload_len), 0);
+	return b;
+}
+
+/* The frame sent from pieces is byte for byte the frame of their
+ * concatenation (same header, same tag), in both integrity modes; and a
+ * receiver with the peer's session refuses it when any one byte of any
+ * piece (first, middle, last) was changed on the way, so the tag covers
+ * every piece. */
+static void test_rpc_iov_tag_covers_every_piece(void **state)
+{
+	uint8_t fields[12] = "ost+obj+nvec", *cat;
+	size_t total, n = 5;
+	struct iovec *v = pieces(n, &cat, &total);
+
+	assert_int_equal(pfs_auth_init(), 0);
+	for (int mode = PFS_INTEGRITY_HEADER; mode <= PFS_INTEGRITY_FULL; mode++) {
+		pfs_auth_sess tx = { .integrity = mode }, rx = { .integrity = mode };
+		/* -1: untouched; then a byte in the first, a middle and the last piece */
+		size_t flips[] = { SIZE_MAX, 0, v[0].iov_len + v[1].iov_len + 3, total - 1 };
+
+		for (size_t i = 0; i < sizeof(tx.k_send); i++)
+			tx.k_send[i] = rx.k_recv[i] = (uint8_t)(i * 13 + mode);
+		for (size_t f = 0; f < sizeof(flips) / sizeof(flips[0]); f++) {
+			int a[2], b[2];
+			pfs_hdr h, got;
+			uint8_t *frame, *flat, *dyn = NULL, *data = NULL;
+			size_t fn, flatn;
+			pfs_auth_sess tx2 = tx;
+
+			assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, a), 0);
+			assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, b), 0);
+			pfs_hdr_init(&h, PFS_OP_OSS_WRITEV, 9, 5, "job");
+			assert_int_equal(pfs_net_send_frame_iov_sec(a[0], &tx, &h, fields,
+								   sizeof(fields), v, (int)n), 0);
+			frame = raw_frame(a[1], &fn);
+			/* the same frame from one piece, same sequence number */
+			pfs_hdr_init(&h, PFS_OP_OSS_WRITEV, 9, 5, "job");
+			assert_int_equal(pfs_net_send_frame_sec(a[0], &tx2, &h, fields,
+							       sizeof(fields), cat, total), 0);
+			flat = raw_frame(a[1], &flatn);
+			assert_int_equal(fn, flatn);
+			assert_memory_equal(frame, flat, fn);
+			if (flips[f] != SIZE_MAX)
+				frame[PFS_HDR_LEN + sizeof(fields) + flips[f]] ^= 0x40;
+			assert_int_equal(pfs_net_write_all(b[0], frame, fn), 0);
+			rx.seq_recv = tx2.seq_send - 1;
+			rx.failed = 0;
+			if (flips[f] == SIZE_MAX) {
+				assert_int_equal(pfs_net_recv_frame_sec(b[1], &rx, &got,
+									PFS_MAX_PAYLOAD, NULL, 0,
+									&dyn, &data), 0);
+				assert_int_equal(got.payload_len, sizeof(fields) + total);
+				assert_memory_equal(data + sizeof(fields), cat, total);
+			} else {
+				assert_int_equal(pfs_net_recv_frame_sec(b[1], &rx, &got,
+									PFS_MAX_PAYLOAD, NULL, 0,
+									&dyn, &data), -EBADMSG);
+			}
+			free(dyn);
+			free(frame);
+			free(flat);
+			close(a[0]);
+			close(a[1]);
+			close(b[0]);
+			close(b[1]);
+			tx = tx2;
+		}
+	}
+	pieces_free(v, n, cat);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -818,6 +996,8 @@ int main(void)
 		cmocka_unit_test(test_rpc_resend_gets_cached_reply),
 		cmocka_unit_test(test_rpc_resend_after_timeout),
 		cmocka_unit_test(test_rpc_window_and_interrupt),
+		cmocka_unit_test(test_rpc_iov_pieces),
+		cmocka_unit_test(test_rpc_iov_tag_covers_every_piece),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
