@@ -589,20 +589,24 @@ int qos_gift_synth_make(size_t n_jobs, size_t n_osts, size_t max_osts,
 
 /* ---- persistence (qos_gift_save / qos_gift_load) ----
  *
- * Format, little-endian, version 1:
+ * Format, little-endian, version 2:
  *   u32 magic "QGFT", u32 version,
  *   u32 N, f64 tau, B_thres, regret_period, regret_budget (as saved),
  *   u8 started, f64 next_assess,
  *   u64 decisions, coupons_issued, redemptions, lp_failures, assessments,
  *   f64 worth_issued, worth_redeemed,
  *   u32 clen, clen bytes of qos_coupon_table_save,
+ *   u32 blen, blen bytes of qos_gift_lp_ctx_save (the LP basis, so the
+ *   first decision after a restart starts warm; 0 before any decision),
  *   u32 CRC-32 (IEEE) of every byte before it.
+ * Version 1 (read too) has no blen and no basis.
  * Self-contained (its own little codec) so the decision code above can
  * change without touching the format. */
 
 #define GFT_MAGIC 0x54464751u /* "QGFT" */
-#define GFT_VERSION 1u
-/* everything but the coupon image: header fields, clen, CRC */
+#define GFT_VERSION 2u
+/* everything but the coupon image: header fields, clen, CRC (version 1;
+ * version 2 adds blen) */
 #define GFT_FIXED (4 + 4 + 4 + 4 * 8 + 1 + 8 + 5 * 8 + 2 * 8 + 4 + 4)
 
 static uint8_t *gft_u32(uint8_t *p, uint32_t v)
@@ -661,23 +665,29 @@ static uint32_t image_crc32(const uint8_t *p, size_t n)
 
 int qos_gift_save(const qos_gift *g, uint8_t **buf, size_t *len)
 {
-	uint8_t *cb = NULL, *b, *p;
-	size_t clen = 0, n;
+	uint8_t *cb = NULL, *lb = NULL, *b, *p;
+	size_t clen = 0, blen = 0, n;
 	int rc;
 
 	*buf = NULL;
 	*len = 0;
 	rc = qos_coupon_table_save(g->ct, &cb, &clen);
-	if (rc)
-		return rc;
-	if (clen > UINT32_MAX - GFT_FIXED) {
+	if (!rc && g->lp)
+		rc = qos_gift_lp_ctx_save(g->lp, &lb, &blen);
+	if (rc) {
 		free(cb);
+		return rc;
+	}
+	if (clen > UINT32_MAX - GFT_FIXED - 4 || blen > UINT32_MAX - GFT_FIXED - 4 - clen) {
+		free(cb);
+		free(lb);
 		return -ENOMEM;
 	}
-	n = GFT_FIXED + clen;
+	n = GFT_FIXED + 4 + clen + blen;
 	b = malloc(n);
 	if (!b) {
 		free(cb);
+		free(lb);
 		return -ENOMEM;
 	}
 	p = gft_u32(b, GFT_MAGIC);
@@ -699,8 +709,13 @@ int qos_gift_save(const qos_gift *g, uint8_t **buf, size_t *len)
 	p = gft_u32(p, (uint32_t)clen);
 	memcpy(p, cb, clen);
 	p += clen;
+	p = gft_u32(p, (uint32_t)blen);
+	if (blen)
+		memcpy(p, lb, blen);
+	p += blen;
 	gft_u32(p, image_crc32(b, n - 4));
 	free(cb);
+	free(lb);
 	*buf = b;
 	*len = n;
 	return 0;
@@ -722,7 +737,8 @@ int qos_gift_load(const qos_gift_params *params, const uint8_t *buf, size_t len,
 	qos_gift_stats st;
 	double next_assess;
 	uint8_t started;
-	uint32_t clen;
+	uint32_t clen, blen = 0, version;
+	const uint8_t *lb = NULL;
 	qos_gift *g;
 	int rc;
 
@@ -734,7 +750,10 @@ int qos_gift_load(const qos_gift_params *params, const uint8_t *buf, size_t len,
 		if (gft_r32(&c) != image_crc32(buf, len - 4))
 			return -EBADMSG;
 	}
-	if (gft_r32(&p) != GFT_MAGIC || gft_r32(&p) != GFT_VERSION)
+	if (gft_r32(&p) != GFT_MAGIC)
+		return -EBADMSG;
+	version = gft_r32(&p);
+	if (version != 1 && version != GFT_VERSION)
 		return -EBADMSG;
 	saved.N = gft_r32(&p);
 	saved.tau = gft_rf(&p);
@@ -752,10 +771,18 @@ int qos_gift_load(const qos_gift_params *params, const uint8_t *buf, size_t len,
 	st.worth_issued = gft_rf(&p);
 	st.worth_redeemed = gft_rf(&p);
 	clen = gft_r32(&p);
+	if (version >= 2) {
+		/* the basis's length follows the coupon image */
+		if (len < GFT_FIXED + 4 || clen > len - GFT_FIXED - 4)
+			return -EBADMSG;
+		const uint8_t *q = p + clen;
+		blen = gft_r32(&q);
+		lb = q;
+	}
 	if (!gft_params_ok(&saved) || started > 1 || !isfinite(next_assess) ||
 	    !(st.worth_issued >= 0) || !isfinite(st.worth_issued) ||
 	    !(st.worth_redeemed >= 0) || !isfinite(st.worth_redeemed) ||
-	    clen != len - GFT_FIXED)
+	    (size_t)clen + blen + (version >= 2 ? 4 : 0) != len - GFT_FIXED)
 		return -EBADMSG;
 	if (!params)
 		params = &saved;
@@ -774,6 +801,25 @@ int qos_gift_load(const qos_gift_params *params, const uint8_t *buf, size_t len,
 	g->started = started;
 	g->next_assess = next_assess;
 	g->st = st;
+	/* The basis only saves pivots: one that does not load (-EBADMSG,
+	 * -EAGAIN) leaves the first decision cold, as before version 2. */
+	if (blen) {
+		rc = qos_gift_lp_ctx_create(&g->lp);
+		if (!rc)
+			rc = qos_gift_lp_ctx_load(g->lp, lb, blen);
+		if (rc == -ENOMEM) {
+			qos_gift_destroy(g);
+			return rc;
+		}
+	}
 	*out = g;
 	return 0;
+}
+
+void qos_gift_lp_stats_get(const qos_gift *g, qos_gift_lp_stats *st)
+{
+	if (g->lp)
+		qos_gift_lp_ctx_stats(g->lp, st);
+	else
+		memset(st, 0, sizeof(*st));
 }

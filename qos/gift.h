@@ -77,6 +77,7 @@
 #include <stdint.h>
 
 #include "qos/coupon.h"
+#include "qos/gift_lp.h"
 #include "qos/policy.h"
 
 /* ---- fair-share building blocks (sec. 2, Fig. 5) ---- */
@@ -173,9 +174,15 @@ typedef struct qos_gift_gate_stats {
 
 void qos_gift_gate_get(const qos_gift *g, qos_gift_gate_stats *gs);
 
+/* The statistics of the LP context GIFT keeps between decisions (all 0
+ * before the first decision); restored counts a basis loaded with the
+ * state. */
+void qos_gift_lp_stats_get(const qos_gift *g, qos_gift_lp_stats *st);
+
 /* ---- persistence ----
  * The whole decision state (parameters, regret assessment clock, statistics
- * and the coupon table with its windows and ledger) as a versioned,
+ * and the coupon table with its windows and ledger, and the LP's basis so
+ * the first decision after a restart starts warm) as a versioned,
  * checksummed byte image, so the MDS continues the same ledger after a
  * restart.  Pure: the caller stores the bytes. */
 

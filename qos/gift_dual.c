@@ -427,6 +427,87 @@ int qos_gd_crash(qos_gd *gd, const uint32_t *slot, const uint32_t *row,
 	return 0;
 }
 
+int qos_gd_var_status(const qos_gd *gd, uint32_t v)
+{
+	if (v & GD_SLACK)
+		return (v & ~GD_SLACK) < gd->m ? gd->sst[v & ~GD_SLACK] : -EINVAL;
+	return v < gd->n ? gd->st[v] : -EINVAL;
+}
+
+uint32_t qos_gd_basic_var(const qos_gd *gd, size_t p)
+{
+	return gd->head[p];
+}
+
+size_t qos_gd_slots(const qos_gd *gd)
+{
+	return gd->n;
+}
+
+/* The slack basis without counting it as a cold start. */
+static void gd_slack_basis(qos_gd *gd)
+{
+	uint64_t cold = gd->stats.cold_starts;
+
+	qos_gd__cold(gd);
+	gd->stats.cold_starts = cold;
+}
+
+int qos_gd_basis_set(qos_gd *gd, const uint32_t *var, const uint8_t *status,
+		     size_t k)
+{
+	size_t n_pos = 0, n_in = 0;
+	int rc = -EINVAL;
+
+	gd_slack_basis(gd);
+	for (size_t a = 0; a < k; a++) {
+		uint32_t v = var[a];
+		if (status[a] > GD_BASIC)
+			goto bad;
+		if (v & GD_SLACK ? (v & ~GD_SLACK) >= gd->m : v >= gd->n || gd->dead[v])
+			goto bad;
+	}
+	/* the slacks leaving the basis free their positions (perm is only
+	 * scratch until the refactorisation below) */
+	for (size_t a = 0; a < k; a++) {
+		uint32_t t = var[a] & ~GD_SLACK;
+		if (!(var[a] & GD_SLACK) || status[a] == GD_BASIC ||
+		    gd->sst[t] != GD_BASIC)
+			continue;
+		gd->perm[n_pos++] = gd->spos[t];
+		gd->sst[t] = status[a];
+		gd->xs[t] = 0;
+	}
+	for (size_t a = 0; a < k; a++) {
+		uint32_t j = var[a];
+		if (j & GD_SLACK || gd->st[j] == GD_BASIC)
+			continue;
+		if (status[a] != GD_BASIC) {
+			gd->st[j] = status[a];
+			continue;
+		}
+		if (n_in == n_pos)
+			goto bad;
+		size_t p = gd->perm[n_in++];
+		gd->head[p] = j;
+		gd->st[j] = GD_BASIC;
+		gd->pos[j] = (uint32_t)p;
+	}
+	if (n_in != n_pos)
+		goto bad;
+	if (qos_gd__refactor(gd)) {
+		rc = -EAGAIN;
+		goto bad;
+	}
+	return 0;
+bad:
+	gd_slack_basis(gd);
+	for (size_t j = 0; j < gd->n; j++)
+		if (gd->st[j] == GD_UP)
+			gd->st[j] = GD_LO;
+	return rc;
+}
+
 int qos_gd_refactor(qos_gd *gd)
 {
 	if (!gd->have_basis)

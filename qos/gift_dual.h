@@ -116,6 +116,29 @@ int qos_gd_has_basis(const qos_gd *gd);
 int qos_gd_crash(qos_gd *gd, const uint32_t *slot, const uint32_t *row,
 		 size_t k);
 
+/* Variables by name: a slot, or QOS_GD_SLACK | t for the slack of row t.
+ * Their status: at the lower bound, at the upper bound, or basic. */
+#define QOS_GD_SLACK 0x80000000u
+enum { QOS_GD_AT_LO = 0, QOS_GD_AT_UP = 1, QOS_GD_IS_BASIC = 2 };
+/* Status of variable v, or -EINVAL if there is no such variable. */
+int qos_gd_var_status(const qos_gd *gd, uint32_t v);
+/* The variable basic at position p < m, and the number of slots handed
+ * out so far (every slot index is below it). */
+uint32_t qos_gd_basic_var(const qos_gd *gd, size_t p);
+size_t qos_gd_slots(const qos_gd *gd);
+/* Install a basis saved with qos_gd_var_status (a restart: GIFT's basis
+ * kept across an MDS restart): var[a] gets status[a] for a < k, every
+ * variable not listed is nonbasic at its lower bound and every slack not
+ * listed is basic.  The listed basic slots must fill exactly the
+ * positions of the listed nonbasic slacks.  The inverse is rebuilt from
+ * the data (and only the set of basic variables matters to it: nonbasic
+ * ones go to the bound their reduced cost asks for when the solve
+ * starts).  Returns 0; -EINVAL (a bad variable or status, or the counts
+ * do not match) or -EAGAIN (numerically singular), and the slack basis is
+ * installed then. */
+int qos_gd_basis_set(qos_gd *gd, const uint32_t *var, const uint8_t *status,
+		     size_t k);
+
 /* Relative size of the cost perturbation each solve starts with (default
  * GD_PERTURB = 1e-8 of 1 + |c_j|; 0 turns it off).  The optimum is the
  * unperturbed LP's either way; where several vertices reach it, which one

@@ -14,10 +14,10 @@
 
 #include "qos/gift_dual.h"
 
-#define GD_SLACK 0x80000000u
-#define GD_LO 0
-#define GD_UP 1
-#define GD_BASIC 2
+#define GD_SLACK QOS_GD_SLACK
+#define GD_LO QOS_GD_AT_LO
+#define GD_UP QOS_GD_AT_UP
+#define GD_BASIC QOS_GD_IS_BASIC
 #define GD_NONE UINT32_MAX
 
 #define TOL_P 1e-9      /* primal feasibility, absolute */

@@ -132,6 +132,7 @@ typedef struct qos_gift_lp_stats {
 	uint64_t last_iterations;  /* pivots of the last solve */
 	uint64_t columns_reused;   /* job columns matched to the last solve's */
 	uint64_t columns_added;
+	uint64_t restored;         /* bases installed by qos_gift_lp_ctx_load */
 } qos_gift_lp_stats;
 
 /* A context with no basis yet.  0 or -ENOMEM; free with
@@ -154,6 +155,23 @@ void qos_gift_lp_ctx_stats(const qos_gift_lp_ctx *ctx, qos_gift_lp_stats *st);
  * allocations reach it, which one is returned depends on the start. */
 #define QOS_GIFT_LP_CRASH_MIN 16
 void qos_gift_lp_ctx_set_crash(qos_gift_lp_ctx *ctx, size_t min_osts);
+/* The basis across a restart (GIFT saves it with its state, so the first
+ * decision after an MDS restart starts warm).  qos_gift_lp_ctx_save
+ * writes ctx's basis as a malloc'd image (*len 0 and *buf NULL when ctx
+ * has none): the shape (OSTs, (3) on or off), the status of every row's
+ * slack, and for every job column not at its lower bound the OST set and
+ * the status of e_i and d_i (with d_i's (3) factor).  Little-endian:
+ *   u32 magic "QGLB", u32 n_osts, u8 waste, u32 n_ent,
+ *   n_ent x { u8 st_e, u8 st_d (3 = no d_i), u8 dcode, u32 n, n x u32 OST },
+ *   (n_osts + waste) x u8 slack status
+ * (statuses 0 lower bound, 1 upper, 2 basic).  0 or -ENOMEM.
+ * qos_gift_lp_ctx_load replaces ctx's solver with the saved basis: the
+ * next qos_gift_lp_ctx_solve matches its jobs to the saved columns by OST
+ * set, as after a solve.  0; -EBADMSG for an image it cannot parse or
+ * whose basis is inconsistent, -EAGAIN for a numerically singular one
+ * (ctx then holds no basis and the next solve starts cold), -ENOMEM. */
+int qos_gift_lp_ctx_save(const qos_gift_lp_ctx *ctx, uint8_t **buf, size_t *len);
+int qos_gift_lp_ctx_load(qos_gift_lp_ctx *ctx, const uint8_t *buf, size_t len);
 /* Rebuild ctx's basis inverse from scratch (qos_gd_refactor); 0 or
  * -EAGAIN (the next solve then starts cold).  A no-op without a basis. */
 int qos_gift_lp_ctx_refactor(qos_gift_lp_ctx *ctx);
