@@ -7,6 +7,11 @@
  *       warm   qos_gift_decide on one GIFT state (the LP restarts from the
  *              last basis, coupons carry over: the MDS's steady state);
  *       cold   the same instance from fresh state (qos_gift_decide_once);
+ *       restart the same instance on the state saved before this step
+ *              (qos_gift_save, qos_gift_load: coupons and the LP basis,
+ *              as the MDS keeps them across a restart), with the time of
+ *              qos_gift_save (the MDS saves after every decision) and the
+ *              image's size;
  *       LP     the decision's LP alone (base BSIP, Y the friendly jobs),
  *              warm (qos_gift_lp_ctx_solve), cold on a fresh context from
  *              the crash basis (what qos_gift_lp_solve does) and from the
@@ -146,7 +151,7 @@ static void seq_lp(const qos_gift_synth *s, const qos_gift_sets *st, double B_th
 }
 
 enum { T_WARM, T_COLD, T_LPWARM, T_LPCOLD, T_LPSLACK, T_GLPK, T_ITERS,
-       T_CITERS, T_SITERS, T_WPIV, T_CPIV, T_N };
+       T_CITERS, T_SITERS, T_WPIV, T_CPIV, T_RESTART, T_RPIV, T_SAVE, T_IMG, T_N };
 
 /* One cold solve of lp on a fresh context, crash basis from min_osts
  * OSTs (SIZE_MAX: slack basis); *t its time, *pivots its pivots. */
@@ -205,11 +210,36 @@ static int bench_gift(size_t jobs, size_t osts, int reps, double frac, clockid_t
 		qos_gift_lp lp;
 		qos_gift_lp_stats ls;
 		double E, t0, t1;
-		if (r >= 0)
+		qos_gift *h = NULL;
+		uint8_t *img = NULL;
+		size_t img_len = 0;
+		if (r >= 0) {
+			/* the state as the MDS stored it after the last decision */
+			t0 = now_s(clk);
+			rc = qos_gift_save(g, &img, &img_len);
+			t[T_SAVE][r] = now_s(clk) - t0;
+			t[T_IMG][r] = (double)img_len;
+			if (!rc)
+				rc = qos_gift_load(NULL, img, img_len, &h);
+			free(img);
+			if (rc)
+				break;
 			seq_step(&s, frac, &x, &next_id);
+		}
 		t0 = now_s(clk);
 		rc = qos_gift_decide(g, &s.in, &res);
 		t1 = now_s(clk);
+		if (!rc && h) {
+			qos_gift_lp_stats hs;
+			double t2 = now_s(clk);
+			rc = qos_gift_decide(h, &s.in, &res);
+			t[T_RESTART][r] = now_s(clk) - t2;
+			qos_gift_lp_stats_get(h, &hs);
+			t[T_RPIV][r] = (double)hs.last_iterations;
+			if (!rc && (hs.cold || !hs.restored))
+				fprintf(stderr, "pfs-qosbench: restart decision %d was cold\n", r);
+		}
+		qos_gift_destroy(h);
 		if (rc || r < 0) {
 			if (!rc)
 				rc = qos_gift_sets_build(&s.in, &st);
@@ -260,6 +290,11 @@ static int bench_gift(size_t jobs, size_t osts, int reps, double frac, clockid_t
 		report(what, t[T_WARM], reps, 1e3, "ms");
 		snprintf(what, sizeof(what), "gift decision %zux%zu, cold", jobs, osts);
 		report(what, t[T_COLD], reps, 1e3, "ms");
+		snprintf(what, sizeof(what), "gift decision %zux%zu, after restart", jobs, osts);
+		report(what, t[T_RESTART], reps, 1e3, "ms");
+		report("  after restart: its LP's pivots", t[T_RPIV], reps, 1, "");
+		report("  qos_gift_save (with the LP basis)", t[T_SAVE], reps, 1e3, "ms");
+		report("  its image", t[T_IMG], reps, 1e-3, "kB");
 		report("  its LP, warm (dual simplex)", t[T_LPWARM], reps, 1e3, "ms");
 		report("  its LP, warm: pivots", t[T_ITERS], reps, 1, "");
 		report("  its LP, warm: time per pivot", t[T_WPIV], reps, 1e6, "us");
