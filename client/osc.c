@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -70,6 +71,7 @@ typedef struct piece {
 	uint64_t obj_off;
 	uint64_t len;         /* READ/WRITE length, TRUNCATE size */
 	const void *bulk;     /* WRITE data in memory */
+	const struct iovec *bv; /* or WRITEV data: nvec pieces, sent where they are */
 	const uint64_t *voff; /* WRITEV: object offsets and lengths of its extents */
 	const uint32_t *vlen;
 	uint32_t nvec;
@@ -536,6 +538,9 @@ static int piece_start(cli_osc *o, const pfs_rpc_tag *tag, piece *p, pfs_rpc_inf
 		p->attempt_start = pfs_clock_ms();
 	if (p->pipe_fd >= 0)
 		rc = start_from_pipe(o, p, &t, w.data, w.len, call);
+	else if (p->bv)
+		rc = pfs_rpc_start_iov(p->pool, p->op, &t, w.data, w.len, p->bv, (int)p->nvec,
+				       call);
 	else
 		rc = pfs_rpc_start(p->pool, p->op, &t, w.data, w.len, p->bulk,
 				   p->op == PFS_OP_OSS_WRITE || p->op == PFS_OP_OSS_WRITEV ?
@@ -1049,13 +1054,17 @@ static int writev_plain(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
 	return rc;
 }
 
+/* The extents' buffers are sent as they are, one scatter list per request
+ * (pfs_rpc_start_iov): no copy of the data, one allocation for the
+ * request tables. */
 int cli_osc_writev_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
 			const cli_caps *caps, const cli_osc_iov *v, size_t n)
 {
-	size_t np = (n + PFS_WRITEV_MAX - 1) / PFS_WRITEV_MAX, total = 0, at = 0;
-	uint64_t *voff = NULL;
-	uint32_t *vlen = NULL;
-	uint8_t *data = NULL;
+	size_t np = (n + PFS_WRITEV_MAX - 1) / PFS_WRITEV_MAX, total = 0;
+	uint64_t *voff;
+	uint32_t *vlen;
+	struct iovec *bv;
+	void *mem = NULL;
 	piece *ps = NULL;
 	pfs_extent e, first;
 	int rc;
@@ -1072,23 +1081,22 @@ int cli_osc_writev_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
 	}
 	if (total > PFS_MAX_IO)
 		return writev_plain(o, tag, l, caps, v, n);
-	voff = malloc(n * sizeof(*voff));
-	vlen = malloc(n * sizeof(*vlen));
-	data = malloc(total);
+	/* one block: scatter list, offsets, lengths (largest alignment first) */
+	mem = malloc(n * (sizeof(*bv) + sizeof(*voff) + sizeof(*vlen)));
 	ps = calloc(np, sizeof(*ps));
-	if (!voff || !vlen || !data || !ps) {
+	if (!mem || !ps) {
 		rc = writev_plain(o, tag, l, caps, v, n);
 		goto out;
 	}
-	/* The bytes gathered in order: each request's are contiguous. */
+	bv = mem;
+	voff = (uint64_t *)(bv + n);
+	vlen = (uint32_t *)(voff + n);
 	for (size_t i = 0; i < n; i++) {
 		pfs_layout_map(l, v[i].off, v[i].len, &e, 1);
 		voff[i] = e.obj_off;
 		vlen[i] = (uint32_t)v[i].len;
-		memcpy(data + at, v[i].buf, v[i].len);
-		at += v[i].len;
+		bv[i] = (struct iovec){ (void *)v[i].buf, v[i].len };
 	}
-	at = 0;
 	for (size_t k = 0; k < np; k++) {
 		size_t i0 = k * PFS_WRITEV_MAX, m = n - i0 < PFS_WRITEV_MAX ? n - i0 : PFS_WRITEV_MAX;
 		uint64_t bytes = 0;
@@ -1101,8 +1109,7 @@ int cli_osc_writev_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
 		ps[k].voff = voff + i0;
 		ps[k].vlen = vlen + i0;
 		ps[k].nvec = (uint32_t)m;
-		ps[k].bulk = data + at;
-		at += bytes;
+		ps[k].bv = bv + i0;
 	}
 	rc = run_pieces(o, tag, ps, np);
 	if (rc == -EOPNOTSUPP || rc == -EACCES) {
@@ -1113,9 +1120,7 @@ int cli_osc_writev_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
 	}
 out:
 	free(ps);
-	free(data);
-	free(vlen);
-	free(voff);
+	free(mem);
 	return rc;
 }
 
