@@ -468,3 +468,64 @@ int pfs_net_recv_reply_sec(int fd, struct pfs_auth_sess *s, pfs_hdr *h, uint32_t
 	rc = recv_payload(fd, h, tmp + PFS_HDR_LEN, extra, buf, cap, dyn, data);
 	return rc ? rc : recv_check(s, h, dyn, data);
 }
+
+/* Move exactly n bytes from the socket into the pipe.  The pipe is checked
+ * for room before each splice, so a full pipe is an error (-ENOBUFS), never
+ * a wait; the socket's receive timeout bounds the wait for data. */
+static int splice_sock_to_pipe(int fd, int pipe_w, size_t n)
+{
+	while (n > 0) {
+		struct pollfd pw = { .fd = pipe_w, .events = POLLOUT };
+		ssize_t r;
+
+		if (poll(&pw, 1, 0) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (!(pw.revents & POLLOUT))
+			return -ENOBUFS;
+		r = splice(fd, NULL, pipe_w, NULL, n, SPLICE_F_MOVE);
+		if (r == 0)
+			return -EPIPE;
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		}
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+int pfs_net_recv_reply_pipe_sec(int fd, struct pfs_auth_sess *s, pfs_hdr *h,
+				uint32_t max_payload, int pipe_w, size_t pipe_cap, void *buf,
+				size_t cap, uint8_t **dyn, uint8_t **data, int *piped)
+{
+	uint8_t hb[PFS_HDR_LEN];
+	int rc;
+
+	*dyn = NULL;
+	*data = NULL;
+	*piped = 0;
+	/* the header alone: the payload must stay in the socket */
+	rc = pfs_net_read_all(fd, hb, sizeof(hb));
+	if (rc)
+		return rc;
+	rc = pfs_hdr_decode(hb, sizeof(hb), max_payload, h);
+	if (rc)
+		return rc;
+	if (h->payload_len == 0 || h->payload_len > pipe_cap ||
+	    (s && pfs_auth_covered(s, h) > 0)) {
+		rc = recv_payload(fd, h, NULL, 0, buf, cap, dyn, data);
+		return rc ? rc : recv_check(s, h, dyn, data);
+	}
+	rc = splice_sock_to_pipe(fd, pipe_w, h->payload_len);
+	if (rc)
+		return rc == -ECONNRESET ? -EPIPE : rc;
+	if (s && pfs_auth_open(s, h, NULL, 0, NULL, 0))
+		return -EBADMSG;
+	*piped = 1;
+	return 0;
+}
+

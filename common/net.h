@@ -72,5 +72,18 @@ int pfs_net_recv_frame_sec(int fd, struct pfs_auth_sess *s, pfs_hdr *h, uint32_t
 			   void *buf, size_t cap, uint8_t **dyn, uint8_t **data);
 int pfs_net_recv_reply_sec(int fd, struct pfs_auth_sess *s, pfs_hdr *h, uint32_t max_payload,
 			   void *buf, size_t cap, uint8_t **dyn, uint8_t **data);
+/* pfs_net_recv_reply_sec for a reply whose payload may go into a pipe
+ * (mount.pfs's READ replies): when the session's tag covers none of the
+ * payload (an OSS_READ reply under integrity = header, or no session) and
+ * it is 1..pipe_cap bytes, it is spliced from the socket into pipe_w
+ * (*piped = 1, *data NULL: no copy through user space; the pipe then holds
+ * references to the socket buffers' pages).  Otherwise it is read as by
+ * pfs_net_recv_reply_sec (*piped = 0).  -ENOBUFS: the pipe filled up
+ * before the payload was in (the pipe holds part of it; the frame
+ * boundary is lost: close the connection).  After any failure the pipe
+ * may hold part of the payload. */
+int pfs_net_recv_reply_pipe_sec(int fd, struct pfs_auth_sess *s, pfs_hdr *h,
+				uint32_t max_payload, int pipe_w, size_t pipe_cap, void *buf,
+				size_t cap, uint8_t **dyn, uint8_t **data, int *piped);
 
 #endif

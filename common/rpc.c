@@ -398,7 +398,10 @@ void pfs_rpc_reply_free(pfs_rpc_reply *rep)
 	rep->len = 0;
 }
 
-int pfs_rpc_finish(pfs_rpc_inflight *c, pfs_rpc_reply *rep)
+/* pfs_rpc_finish, the payload into pipe_w when it may go there (pipe_w >= 0;
+ * *piped says where it went). */
+static int finish(pfs_rpc_inflight *c, pfs_rpc_reply *rep, int pipe_w, size_t pipe_cap,
+		  int *piped)
 {
 	pfs_rpc_pool *p = c->pool;
 	int rc;
@@ -407,8 +410,14 @@ int pfs_rpc_finish(pfs_rpc_inflight *c, pfs_rpc_reply *rep)
 	rep->dyn_ = NULL;
 	rep->data = NULL;
 	rep->len = 0;
-	rc = pfs_net_recv_reply_sec(c->conn->fd, rconn_sess(p, c->conn), &rep->hdr,
-				    PFS_MAX_PAYLOAD, rep->buf, rep->cap, &rep->dyn_, &rep->data);
+	if (pipe_w >= 0)
+		rc = pfs_net_recv_reply_pipe_sec(c->conn->fd, rconn_sess(p, c->conn), &rep->hdr,
+						 PFS_MAX_PAYLOAD, pipe_w, pipe_cap, rep->buf,
+						 rep->cap, &rep->dyn_, &rep->data, piped);
+	else
+		rc = pfs_net_recv_reply_sec(c->conn->fd, rconn_sess(p, c->conn), &rep->hdr,
+					    PFS_MAX_PAYLOAD, rep->buf, rep->cap, &rep->dyn_,
+					    &rep->data);
 	if (rc == -EBADMSG && p->opts.auth)
 		pfs_log(PFS_LOG_WARNING, "rpc %s:%u: reply to %s failed its integrity check",
 			p->host, p->port, pfs_op_name(c->op));
@@ -432,6 +441,18 @@ int pfs_rpc_finish(pfs_rpc_inflight *c, pfs_rpc_reply *rep)
 	conn_put(p, c->conn, 0);
 	free(c);
 	return rep->hdr.status;
+}
+
+int pfs_rpc_finish(pfs_rpc_inflight *c, pfs_rpc_reply *rep)
+{
+	return finish(c, rep, -1, 0, NULL);
+}
+
+int pfs_rpc_finish_pipe(pfs_rpc_inflight *c, pfs_rpc_reply *rep, int pipe_w, size_t pipe_cap,
+			int *piped)
+{
+	*piped = 0;
+	return finish(c, rep, pipe_w, pipe_cap, piped);
 }
 
 int pfs_rpc_call(pfs_rpc_pool *p, uint16_t op, const char *job_id, unsigned flags,

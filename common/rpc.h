@@ -137,6 +137,14 @@ int pfs_rpc_start_pipe(pfs_rpc_pool *p, uint16_t op, const pfs_rpc_tag *tag,
  * pfs_rpc_call; rep->hdr is the reply's header whenever a reply came (also
  * with a non-zero status), and all zeros after a transport error. */
 int pfs_rpc_finish(pfs_rpc_inflight *call, pfs_rpc_reply *rep);
+/* pfs_rpc_finish with the reply's payload spliced into the pipe pipe_w when
+ * it may go there (pfs_net_recv_reply_pipe_sec: a READ reply the frame's
+ * tag does not cover, at most pipe_cap bytes): then *piped = 1 and the
+ * rep->len bytes are in the pipe, not in rep->data.  -ENOBUFS: the pipe
+ * had no room for them (the connection is closed).  After a failure the
+ * pipe may hold part of a payload: the caller empties it. */
+int pfs_rpc_finish_pipe(pfs_rpc_inflight *call, pfs_rpc_reply *rep, int pipe_w, size_t pipe_cap,
+			int *piped);
 /* Install (check != NULL) or remove the calling thread's interrupt check:
  * while it returns non-zero, the waits of this thread's calls end with
  * -EINTR.  The check runs on the calling thread. */
