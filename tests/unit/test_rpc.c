@@ -14,7 +14,10 @@
  * gets the loss; a server that stays down ends in the recovery window, or
  * at once when the thread's interrupt check fires (-EINTR); and bulk sent
  * in pieces (pfs_rpc_start_iov): in order, the same frame and tag as their
- * concatenation, a changed byte of any piece refused. */
+ * concatenation, a changed byte of any piece refused; replies received
+ * into a pipe (pfs_rpc_finish_pipe): the payload in the pipe byte for
+ * byte, in memory when it exceeds the pipe's room, nothing for an error
+ * status, a pipe without room is -ENOBUFS and the pool goes on. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -25,6 +28,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <string.h>
@@ -269,6 +273,82 @@ static void test_rpc_bulk_from_pipe(void **state)
 	close(pfd[1]);
 	assert_true(pfs_rpc_start_pipe(p, PFS_OP_PING, &(pfs_rpc_tag){ .job = "j" }, NULL, 0, pfd[0], 100, &c) < 0);
 	close(pfd[0]);
+	free(src);
+	pfs_rpc_pool_destroy(p);
+	pfs_server_stop(s);
+}
+
+static int ioctl_nread(int fd, int *n)
+{
+	return ioctl(fd, FIONREAD, n);
+}
+
+/* The pipe holds exactly n bytes, those of want. */
+static void pipe_holds(int r, const uint8_t *want, size_t n)
+{
+	uint8_t *got = malloc(n ? n : 1);
+	size_t done = 0;
+	int left = -1;
+
+	while (done < n) {
+		ssize_t k = read(r, got + done, n - done);
+
+		assert_true(k > 0);
+		done += (size_t)k;
+	}
+	assert_memory_equal(got, want, n);
+	assert_int_equal(ioctl_nread(r, &left), 0);
+	assert_int_equal(left, 0);
+	free(got);
+}
+
+static void test_rpc_reply_into_pipe(void **state)
+{
+	pfs_server *s = start(0);
+	pfs_rpc_pool *p = pool_for(s);
+	size_t n = 300000;
+	uint8_t *src = malloc(n);
+	int pfd[2], piped = -1;
+	pfs_rpc_inflight *c;
+	pfs_rpc_reply r = { 0 };
+
+	for (size_t i = 0; i < n; i++)
+		src[i] = (uint8_t)(i * 31 + i / 4096);
+	assert_int_equal(pipe(pfd), 0);
+	assert_true(fcntl(pfd[1], F_SETPIPE_SZ, 1 << 20) >= (int)(1 << 20));
+	/* into the pipe */
+	assert_int_equal(pfs_rpc_start(p, PFS_OP_PING, NULL, NULL, 0, src, n, &c), 0);
+	assert_int_equal(pfs_rpc_finish_pipe(c, &r, pfd[1], 1 << 20, &piped), 0);
+	assert_int_equal(piped, 1);
+	assert_int_equal(r.len, n);
+	assert_null(r.data);
+	pipe_holds(pfd[0], src, n);
+	pfs_rpc_reply_free(&r);
+	/* more than the pipe may take: memory */
+	assert_int_equal(pfs_rpc_start(p, PFS_OP_PING, NULL, NULL, 0, src, n, &c), 0);
+	assert_int_equal(pfs_rpc_finish_pipe(c, &r, pfd[1], n - 1, &piped), 0);
+	assert_int_equal(piped, 0);
+	assert_int_equal(r.len, n);
+	assert_memory_equal(r.data, src, n);
+	pipe_holds(pfd[0], src, 0);
+	pfs_rpc_reply_free(&r);
+	/* an error status: nothing in the pipe */
+	assert_int_equal(pfs_rpc_start(p, 7, NULL, NULL, 0, NULL, 0, &c), 0);
+	assert_int_equal(pfs_rpc_finish_pipe(c, &r, pfd[1], 1 << 20, &piped), -ENOENT);
+	assert_int_equal(piped, 0);
+	pipe_holds(pfd[0], src, 0);
+	pfs_rpc_reply_free(&r);
+	/* a pipe with less room than it claims: -ENOBUFS, not a hang */
+	assert_int_equal(fcntl(pfd[1], F_SETPIPE_SZ, 65536), 65536);
+	assert_int_equal(pfs_rpc_start(p, PFS_OP_PING, NULL, NULL, 0, src, n, &c), 0);
+	assert_int_equal(pfs_rpc_finish_pipe(c, &r, pfd[1], 1 << 20, &piped), -ENOBUFS);
+	pfs_rpc_reply_free(&r);
+	/* the pool goes on (that connection was closed) */
+	assert_int_equal(pfs_rpc_call(p, PFS_OP_PING, NULL, 0, "ok", 2, NULL, 0, &r), 0);
+	assert_int_equal(r.len, 2);
+	pfs_rpc_reply_free(&r);
+	close(pfd[0]);
+	close(pfd[1]);
 	free(src);
 	pfs_rpc_pool_destroy(p);
 	pfs_server_stop(s);
@@ -989,6 +1069,7 @@ int main(void)
 		cmocka_unit_test(test_rpc_garbage),
 		cmocka_unit_test(test_rpc_server_restart),
 		cmocka_unit_test(test_rpc_bulk_from_pipe),
+		cmocka_unit_test(test_rpc_reply_into_pipe),
 		cmocka_unit_test(test_rpc_tag_and_reply_header),
 		cmocka_unit_test(test_rpc_addr_parse),
 		cmocka_unit_test(test_rpc_auth),
