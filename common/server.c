@@ -26,7 +26,11 @@
  * input buffer is empty the payload is read straight into that buffer.
  * A complete frame is checked (MAC), then dispatched if the connection's
  * budget allows it (can_dispatch), else held and the read event removed
- * until replies drain.
+ * until replies drain.  With opts.bulk (the OSS's WRITE data) the loop
+ * reads no further than a header and the head split() needs, and a frame
+ * split() names has its tail spliced from the socket into a pipe as it
+ * arrives (bulk_*: page references, no copy); a pipe that fills up first
+ * is read back into the payload buffer and the frame received as any.
  *
  * Sending.  pfs_sconn_reply seals the header under c->lock (so seal order
  * is wire order).  When nothing is queued ahead it offers the frame to the
@@ -65,6 +69,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -112,9 +117,14 @@ struct pfs_sconn {
 	pfs_hdr h;                /* frame being received */
 	uint8_t *body;
 	size_t got, cap;
-	int paused;               /* a complete frame is held (ph, pbody) */
+	int asked;                /* opts.bulk->split was asked about this frame */
+	int pfd[2];               /* its spliced bulk: pipe, bytes, bytes in */
+	size_t bulk, bgot;
+	int paused;               /* a complete frame is held (ph, pbody, ppfd) */
 	pfs_hdr ph;
 	uint8_t *pbody;
+	int ppfd[2];
+	size_t pbulk;
 	int flush_close;          /* close once the output is written */
 	uint64_t open_ms, rx_ms, frame_ms0;
 	pfs_sconn *next, *prev;
@@ -125,6 +135,8 @@ typedef struct job {
 	pfs_sconn *c;
 	pfs_hdr h;
 	uint8_t *payload;
+	int pfd[2];               /* spliced bulk (bulk bytes), or -1 */
+	size_t bulk;
 } job;
 
 struct pfs_server {
@@ -569,31 +581,48 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&s->plock);
 		if (!j)
 			break;
-		s->fn(s->ctx, j->c, &j->h, j->payload);
+		if (j->bulk)
+			s->opts.bulk->handler(s->ctx, j->c, &j->h, j->payload, j->pfd, j->bulk);
+		else
+			s->fn(s->ctx, j->c, &j->h, j->payload);
 		pfs_sconn_put(j->c);
 		free(j);
 	}
 	return NULL;
 }
 
-/* Hand a complete request to its handler (inflight already counted). */
-static void dispatch(pfs_sconn *c, const pfs_hdr *h, uint8_t *p)
+/* A spliced bulk's pipe back to its owner (bulk: bytes left in it). */
+static void bulk_put(pfs_server *s, int fd[2], size_t bulk)
+{
+	if (fd[0] >= 0)
+		s->opts.bulk->pipe_put(s->ctx, fd, !bulk);
+	fd[0] = fd[1] = -1;
+}
+
+/* Hand a complete request to its handler (inflight already counted); its
+ * last bulk payload bytes in the pipe pfd when bulk is not 0. */
+static void dispatch(pfs_sconn *c, const pfs_hdr *h, uint8_t *p, int pfd[2], size_t bulk)
 {
 	pfs_server *s = c->srv;
 	job *j;
 
 	if (!s->fn) {
 		free(p);
+		bulk_put(s, pfd, bulk);
 		reply(c, h, -EOPNOTSUPP, 0, NULL, 0, NULL, 0, 1);
 		return;
 	}
 	if (s->opts.inline_handler || (s->opts.inline_if && s->opts.inline_if(s->ctx, h))) {
-		s->fn(s->ctx, c, h, p);
+		if (bulk)
+			s->opts.bulk->handler(s->ctx, c, h, p, pfd, bulk);
+		else
+			s->fn(s->ctx, c, h, p);
 		return;
 	}
 	j = malloc(sizeof(*j));
 	if (!j) {
 		free(p);
+		bulk_put(s, pfd, bulk);
 		reply(c, h, -ENOMEM, 0, NULL, 0, NULL, 0, 1);
 		return;
 	}
@@ -601,6 +630,9 @@ static void dispatch(pfs_sconn *c, const pfs_hdr *h, uint8_t *p)
 	j->c = c;
 	j->h = *h;
 	j->payload = p;
+	j->pfd[0] = pfd[0];
+	j->pfd[1] = pfd[1];
+	j->bulk = bulk;
 	pfs_sconn_get(c);
 	pthread_mutex_lock(&s->plock);
 	if (s->jt)
@@ -655,11 +687,140 @@ static int body_grow(pfs_sconn *c, size_t want)
 	return 0;
 }
 
-/* A whole frame is in c->h / c->body.  0, or -1 when c was closed. */
+/* ---- spliced request bulk (server.h pfs_server_bulk) ---- */
+
+/* Write n bytes at p into the pipe fd (bulk bytes that were read into
+ * memory before the split); 0, or -1 when the pipe did not take them. */
+static int pipe_put_bytes(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The pipe of the frame being received could not take its bulk: read
+ * what it holds back into the payload buffer and receive the rest into
+ * memory as any frame.  0, or -1 when c was closed. */
+static int bulk_undo(pfs_sconn *c)
+{
+	size_t n = c->bgot;
+
+	c->bulk = c->bgot = 0;
+	if (body_grow(c, c->got + n)) {
+		bulk_put(c->srv, c->pfd, 1);
+		conn_close(c, "out of memory", PFS_LOG_WARNING);
+		return -1;
+	}
+	while (n) {
+		ssize_t r = read(c->pfd[0], c->body + c->got, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		c->got += (size_t)r;
+		n -= (size_t)r;
+	}
+	bulk_put(c->srv, c->pfd, n);
+	if (n) {
+		conn_close(c, "bulk pipe lost bytes", PFS_LOG_WARNING);
+		return -1;
+	}
+	return 0;
+}
+
+/* The first bulk->head payload bytes of c's frame are in c->body: ask
+ * whether its tail is bulk to splice, and if so take a pipe and move the
+ * bulk bytes already read (past the fields) into it.  0, or -1 when c was
+ * closed. */
+static int bulk_start(pfs_sconn *c)
+{
+	pfs_server *s = c->srv;
+	const pfs_server_bulk *b = s->opts.bulk;
+	size_t plen = c->h.payload_len, n, fields;
+
+	c->asked = 1;
+	n = b->split(s->ctx, &c->h, c->body);
+	if (!n || n > plen)
+		return 0;
+	fields = plen - n;
+	/* what a MAC covers must be checked in memory */
+	if (c->authed && pfs_auth_covered(&c->sess, &c->h) > fields)
+		return 0;
+	if (b->pipe_get(s->ctx, c->pfd)) {
+		c->pfd[0] = c->pfd[1] = -1;
+		return 0;
+	}
+	c->bulk = n;
+	c->bgot = 0;
+	if (c->got > fields) {
+		c->bgot = c->got - fields;
+		c->got = fields;
+		if (pipe_put_bytes(c->pfd[1], c->body + fields, c->bgot))
+			return bulk_undo(c);
+	}
+	return 0;
+}
+
+/* Bulk bytes of c's frame already in its input buffer into its pipe.  0,
+ * or -1 when c was closed. */
+static int bulk_feed(pfs_sconn *c)
+{
+	size_t n = evbuffer_get_length(c->in);
+
+	if (n > c->bulk - c->bgot)
+		n = c->bulk - c->bgot;
+	while (n) {
+		int w = evbuffer_write_atmost(c->in, c->pfd[1], (ev_ssize_t)n);
+
+		if (w <= 0)
+			return bulk_undo(c); /* the rest follows into memory */
+		c->bgot += (size_t)w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The socket is readable and c's frame wants bulk: splice what is there
+ * into its pipe.  0 with *n > 0 (go on), 1 when nothing moved (*n 0 at
+ * the end of the stream, else -1 with errno set, as read(2)), or -1 when
+ * c was closed. */
+static int bulk_splice(pfs_sconn *c, ssize_t *n)
+{
+	int avail = 0;
+
+	*n = splice(c->fd, NULL, c->pfd[1], NULL, c->bulk - c->bgot,
+		    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	if (*n > 0) {
+		c->bgot += (size_t)*n;
+		return 0;
+	}
+	if (*n < 0 && errno == EAGAIN && ioctl(c->fd, FIONREAD, &avail) == 0 && avail > 0) {
+		/* bytes wait but the pipe is full: into memory instead */
+		if (bulk_undo(c))
+			return -1;
+		*n = 1;
+		return 0;
+	}
+	return 1;
+}
+
+/* A whole frame is in c->h / c->body (and its bulk in c->pfd).  0, or -1
+ * when c was closed. */
 static int frame_done(pfs_sconn *c)
 {
 	pfs_server *s = c->srv;
 	uint8_t *p = c->body;
+	int pfd[2] = { c->pfd[0], c->pfd[1] };
+	size_t bulk = c->bulk;
 	int ok;
 
 	if (!p) /* payload_len 0: handlers get a buffer all the same */
@@ -668,20 +829,26 @@ static int frame_done(pfs_sconn *c)
 		ST_SUB(s, rx_alloc, c->cap);
 	c->body = NULL;
 	c->got = c->cap = 0;
+	c->pfd[0] = c->pfd[1] = -1;
+	c->bulk = c->bgot = 0;
 	c->frame_ms0 = 0;
 	c->st = CS_HDR;
 	if (!p) {
+		bulk_put(s, pfd, bulk);
 		conn_close(c, "out of memory", PFS_LOG_WARNING);
 		return -1;
 	}
-	if (c->authed && pfs_auth_open(&c->sess, &c->h, p, c->h.payload_len, NULL, 0)) {
+	if (c->authed &&
+	    pfs_auth_open(&c->sess, &c->h, p, c->h.payload_len - bulk, NULL, 0)) {
 		free(p);
+		bulk_put(s, pfd, bulk);
 		ST_ADD(s, mac_failed, 1);
 		conn_close(c, "bad frame MAC", PFS_LOG_NOTICE);
 		return -1;
 	}
 	if (c->h.flags & PFS_F_REPLY) {
 		free(p);
+		bulk_put(s, pfd, bulk);
 		ST_ADD(s, bad_frames, 1);
 		reply(c, &c->h, -EBADMSG, 0, NULL, 0, NULL, 0, 0);
 		return 0;
@@ -694,12 +861,15 @@ static int frame_done(pfs_sconn *c)
 		c->held = 1;
 	pthread_mutex_unlock(&c->lock);
 	if (ok) {
-		dispatch(c, &c->h, p);
+		dispatch(c, &c->h, p, pfd, bulk);
 		return 0;
 	}
 	c->paused = 1;
 	c->ph = c->h;
 	c->pbody = p;
+	c->ppfd[0] = pfd[0];
+	c->ppfd[1] = pfd[1];
+	c->pbulk = bulk;
 	ST_ADD(s, paused, 1);
 	rev_set(c, 0);
 	return 0;
@@ -749,6 +919,28 @@ static int handshake_step(pfs_sconn *c)
 	return 0;
 }
 
+/* Must split() be asked about c's frame, now or once its head is in? */
+static int split_pending(const pfs_sconn *c)
+{
+	const pfs_server_bulk *b = c->srv->opts.bulk;
+
+	return b && !c->asked && c->h.payload_len > b->head;
+}
+
+/* Is the head of c's frame in, and split() not asked yet? */
+static int split_due(const pfs_sconn *c)
+{
+	return split_pending(c) && c->got >= c->srv->opts.bulk->head;
+}
+
+/* Payload bytes of c's frame to read into memory before the next step. */
+static size_t body_want(const pfs_sconn *c)
+{
+	if (split_pending(c))
+		return c->srv->opts.bulk->head;
+	return c->h.payload_len - c->bulk;
+}
+
 /* Cut frames out of c->in.  0, or -1 when c was closed. */
 static int process(pfs_sconn *c)
 {
@@ -788,10 +980,14 @@ static int process(pfs_sconn *c)
 			}
 			c->st = CS_BODY;
 			c->got = 0;
+			c->asked = 0;
 		}
-		/* CS_BODY */
-		if (c->got < c->h.payload_len) {
-			size_t take = c->h.payload_len - c->got;
+		/* CS_BODY: the bytes for memory (first the head split() needs),
+		 * then those of a spliced bulk */
+		size_t mem = body_want(c);
+
+		if (c->got < mem) {
+			size_t take = mem - c->got;
 
 			if (take > avail)
 				take = avail;
@@ -803,7 +999,18 @@ static int process(pfs_sconn *c)
 			}
 			evbuffer_remove(c->in, c->body + c->got, take);
 			c->got += take;
-			if (c->got < c->h.payload_len)
+			if (c->got < mem)
+				return 0;
+		}
+		if (split_due(c)) {
+			if (bulk_start(c))
+				return -1;
+			continue;
+		}
+		if (c->bgot < c->bulk) {
+			if (bulk_feed(c))
+				return -1;
+			if (c->bgot < c->bulk)
 				return 0;
 		}
 		if (frame_done(c))
@@ -826,9 +1033,13 @@ static ssize_t read_into(struct evbuffer *in, int fd, size_t want)
 		errno = ENOMEM;
 		return -1;
 	}
+	/* the space reserved may be larger than asked: read no more */
+	size_t room = want;
+
 	for (int i = 0; i < nv; i++) {
 		iov[i].iov_base = v[i].iov_base;
-		iov[i].iov_len = v[i].iov_len;
+		iov[i].iov_len = v[i].iov_len < room ? v[i].iov_len : room;
+		room -= iov[i].iov_len;
 	}
 	n = readv(fd, iov, nv);
 	if (n <= 0) {
@@ -856,22 +1067,41 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
 	pfs_sconn *c = arg;
 	ssize_t n;
 
-	if (c->st == CS_BODY && !evbuffer_get_length(c->in)) {
-		/* Payload bytes straight into the frame's buffer. */
+	if (c->st == CS_BODY && !evbuffer_get_length(c->in) && c->bgot < c->bulk) {
+		/* Bulk bytes from the socket into the frame's pipe; n as
+		 * read(2) would say (0: the peer closed mid-frame). */
+		if (bulk_splice(c, &n) < 0)
+			return;
+	} else if (c->st == CS_BODY && !evbuffer_get_length(c->in)) {
+		/* Payload bytes straight into the frame's buffer (no further
+		 * than the head while split() is still to be asked). */
+		size_t lim = body_want(c);
+
 		if (c->got == c->cap && body_grow(c, c->got + 1)) {
 			conn_close(c, "out of memory", PFS_LOG_WARNING);
 			return;
 		}
-		n = read(fd, c->body + c->got, c->cap - c->got);
+		if (lim > c->cap)
+			lim = c->cap;
+		if (lim <= c->got) { /* cannot happen: process() took them */
+			process(c);
+			return;
+		}
+		n = read(fd, c->body + c->got, lim - c->got);
 		if (n > 0)
 			c->got += (size_t)n;
 	} else {
 		size_t want = READ_CHUNK, have = evbuffer_get_length(c->in);
+		const pfs_server_bulk *b = c->srv->opts.bulk;
 
 		if (c->st == CS_HELLO)
 			want = PFS_AUTH_HELLO_LEN > have ? PFS_AUTH_HELLO_LEN - have : 0;
 		else if (c->st == CS_PROOF)
 			want = PFS_AUTH_PROOF_LEN > have ? PFS_AUTH_PROOF_LEN - have : 0;
+		else if (b && c->st == CS_HDR && have < PFS_HDR_LEN + b->head)
+			/* no further than a header and the head split() needs:
+			 * a bulk behind them stays in the socket for splice */
+			want = PFS_HDR_LEN + b->head - have;
 		if (!want) { /* cannot happen: process() took the message */
 			process(c);
 			return;
@@ -926,8 +1156,10 @@ static void service(pfs_sconn *c)
 	ST_SUB(c->srv, paused, 1);
 	if (c->frame_ms0) /* we, not the peer, held the rest back */
 		c->frame_ms0 = pfs_clock_ms();
-	dispatch(c, &c->ph, c->pbody);
+	dispatch(c, &c->ph, c->pbody, c->ppfd, c->pbulk);
 	c->pbody = NULL;
+	c->ppfd[0] = c->ppfd[1] = -1;
+	c->pbulk = 0;
 	if (process(c) == 0 && !c->paused && !c->flush_close)
 		rev_set(c, 1);
 }
@@ -984,8 +1216,10 @@ static void conn_close(pfs_sconn *c, const char *why, int level)
 	c->out = NULL;
 	if (c->body)
 		body_free(c);
+	bulk_put(s, c->pfd, 1);
 	if (c->paused) {
 		free(c->pbody);
+		bulk_put(s, c->ppfd, 1);
 		ST_SUB(s, paused, 1);
 	}
 	pfs_auth_srv_done(&c->asrv);
@@ -1019,6 +1253,7 @@ static int conn_new(pfs_server *s, int fd)
 	c->srv = s;
 	c->fd = fd;
 	c->refs = 1;
+	c->pfd[0] = c->pfd[1] = c->ppfd[0] = c->ppfd[1] = -1;
 	pthread_mutex_init(&c->lock, NULL);
 	c->in = evbuffer_new();
 	c->out = evbuffer_new();
@@ -1241,6 +1476,7 @@ static void stop_workers(pfs_server *s)
 		job *n = j->next;
 
 		free(j->payload);
+		bulk_put(s, j->pfd, j->bulk);
 		pfs_sconn_put(j->c);
 		free(j);
 		j = n;

@@ -51,6 +51,37 @@ typedef struct pfs_sconn pfs_sconn;
 typedef void (*pfs_server_handler)(void *ctx, pfs_sconn *c, const pfs_hdr *h,
 				   uint8_t *payload);
 
+/* Request bulk received without a copy (the OSS's WRITE data): the loop
+ * reads a frame's first `head` payload bytes (every byte of a shorter
+ * frame), asks split() how many trailing payload bytes are bulk, and moves
+ * those from the socket into a pipe from pipe_get() with splice(2) (page
+ * references, no copy through user space).  The whole frame is in before
+ * its MAC is checked and before handler() sees it, as for any frame; a
+ * frame is spliced only when the session's MAC does not cover its bulk
+ * (integrity=header, common/auth.h), so every byte a MAC covers is still
+ * checked in memory.  When no pipe can be had, or the pipe fills up before
+ * the bulk is in (its slots are pages or parts of pages), the frame is
+ * received into memory and goes to the ordinary handler as before.
+ * Called on the loop (split, pipe_get, pipe_put) or wherever the frame's
+ * handler runs (handler, pipe_put).  Not copied: must outlive the server. */
+typedef struct pfs_server_bulk {
+	size_t head;
+	/* Trailing bulk bytes of frame h given its first head payload bytes;
+	 * 0: receive it into memory.  At most payload_len - head. */
+	size_t (*split)(void *ctx, const pfs_hdr *h, const uint8_t *head);
+	/* An empty pipe (fd[0] read end, fd[1] write end, both non-blocking)
+	 * that holds at least the bulk bytes split() asked for: 0 or -errno. */
+	int (*pipe_get)(void *ctx, int fd[2]);
+	/* Back from pipe_get; empty = 0: bytes may be left in it (close it). */
+	void (*pipe_put)(void *ctx, int fd[2], int empty);
+	/* A checked frame whose last bulk bytes are in the pipe fd (exactly
+	 * those): payload holds the payload_len - bulk bytes before them.  As
+	 * pfs_server_handler it owns payload; it owns the pipe too and gives
+	 * it back with pipe_put. */
+	void (*handler)(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload,
+			int fd[2], size_t bulk);
+} pfs_server_bulk;
+
 struct pfs_auth_key;
 
 typedef struct pfs_server_opts {
@@ -83,6 +114,8 @@ typedef struct pfs_server_opts {
 	 * starved for that long (the MDS then does not count that time as
 	 * silence of its OSTs, mds/ostreg.h).  NULL: none. */
 	void (*tick)(void *ctx, uint64_t now_ms);
+	/* Spliced request bulk (above); NULL: every frame into memory. */
+	const pfs_server_bulk *bulk;
 	unsigned max_inflight;   /* per connection; default 64 */
 	size_t max_queued_bytes; /* unsent reply bytes per connection; default 8 MiB */
 	/* Timeouts: 0 = the default, negative = none. */

@@ -139,3 +139,41 @@ int oss_req_decode(uint16_t opcode, const uint8_t *p, size_t n, oss_req_msg *out
 	}
 	return 0;
 }
+
+uint32_t oss_req_write_bulk(uint32_t payload_len, const uint8_t *head)
+{
+	uint32_t len = (uint32_t)le(head + 20, 4); /* ost, obj, off, then len */
+
+	if (len == 0 || len > PFS_MAX_IO)
+		return 0;
+	if (payload_len == 24 + len || payload_len == 24 + PFS_CAPA_LEN + len)
+		return len;
+	return 0;
+}
+
+int oss_req_decode_split(uint16_t opcode, const uint8_t *p, size_t n, size_t bulk,
+			 oss_req_msg *out)
+{
+	pfs_rbuf b;
+
+	if (!bulk)
+		return oss_req_decode(opcode, p, n, out);
+	memset(out, 0, sizeof(*out));
+	out->opcode = opcode;
+	if (opcode != PFS_OP_OSS_WRITE)
+		return -EBADMSG;
+	pfs_rbuf_init(&b, p, n);
+	out->ost = pfs_rbuf_u32(&b);
+	out->obj = pfs_rbuf_u64(&b);
+	out->off = pfs_rbuf_u64(&b);
+	out->len = pfs_rbuf_u32(&b);
+	if (pfs_rbuf_error(&b))
+		return -EBADMSG;
+	if (out->len > PFS_MAX_IO)
+		return -EINVAL;
+	if (out->len != bulk)
+		return -EBADMSG;
+	get_capa(&b, 0, out);
+	out->need = PFS_CAPA_WRITE;
+	return pfs_rbuf_done(&b) ? -EBADMSG : 0;
+}

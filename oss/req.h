@@ -30,7 +30,8 @@ typedef struct oss_req_msg {
 	uint64_t obj;             /* object id (all but STATFS) */
 	uint64_t off;             /* READ/WRITE/PUNCH offset */
 	uint64_t len;             /* READ/WRITE/PUNCH length; TRUNCATE size */
-	const uint8_t *data;      /* WRITE, WRITEV: len bytes inside the payload */
+	const uint8_t *data;      /* WRITE, WRITEV: len bytes inside the payload
+				   * (NULL: a WRITE's spliced data, outside) */
 	uint32_t nvec;            /* WRITEV: extents (off = the first's, len = their sum) */
 	const uint8_t *vec;       /* WRITEV: their table inside the payload (oss_req_vec) */
 	int has_cap;              /* a capability followed the fixed fields */
@@ -41,6 +42,22 @@ typedef struct oss_req_msg {
 /* Decode the payload p[0..n) of a data-port request with this opcode into
  * *out (zeroed first).  0 or a negative errno (above). */
 int oss_req_decode(uint16_t opcode, const uint8_t *p, size_t n, oss_req_msg *out);
+
+/* Spliced WRITE data (oss/server.c, common/server.h pfs_server_bulk): the
+ * data port reads the first OSS_REQ_WRITE_HEAD payload bytes of a frame
+ * into memory and may leave a WRITE's data in the socket for splice(2).
+ * oss_req_write_bulk: the data length of a WRITE whose payload_len-byte
+ * payload starts with head (OSS_REQ_WRITE_HEAD bytes): its fields, an
+ * optional capability, then exactly that many data bytes; 0 when the
+ * payload is not such a WRITE (the ordinary decoder then says why). */
+#define OSS_REQ_WRITE_HEAD (24 + PFS_CAPA_LEN)
+uint32_t oss_req_write_bulk(uint32_t payload_len, const uint8_t *head);
+/* oss_req_decode for a payload whose last bulk bytes are not in p: p
+ * holds the first n bytes (payload_len - bulk).  Only a WRITE whose data
+ * are exactly those bulk bytes decodes (out->data NULL); anything else is
+ * -EBADMSG.  bulk 0 is oss_req_decode itself. */
+int oss_req_decode_split(uint16_t opcode, const uint8_t *p, size_t n, size_t bulk,
+			 oss_req_msg *out);
 
 /* Extent i (< m->nvec) of a decoded WRITEV: object offset and length; its
  * bytes follow those of the extents before it in m->data. */

@@ -14,6 +14,7 @@
 #include "oss/server.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,9 @@ struct oss_server {
 	oss_blkio *blkio;        /* non-NULL only with blkio enforcement */
 	oss_bufpool *rbufs;      /* READ reply buffers (no mmap/munmap per READ) */
 	oss_pipepool *pipes;     /* spliced READs; NULL: every READ is buffered */
+	int splice_writes;       /* WRITE data spliced from the socket (wbulk) */
+	atomic_uint wpipes;      /* pipes held by spliced WRITEs now */
+	pfs_server_bulk wbulk;   /* the data port's hooks for them */
 	pfs_optab_log refusals;  /* role and capability refusals, once per peer */
 	int have_capa;           /* capa_key holds K_cap: check capabilities */
 	uint8_t capa_key[PFS_CAPA_KEY_LEN];
@@ -61,6 +65,7 @@ typedef struct oss_io {
 	const uint8_t *data;     /* write bulk, inside payload */
 	uint32_t nvec;           /* WRITEV: extents, their table inside payload */
 	const uint8_t *vec;
+	oss_pipe wpipe;          /* a WRITE's spliced data (len bytes), or -1 */
 } oss_io;
 
 int oss_server_lookup(const oss_server *s, uint32_t ost, oss_ostq **out)
@@ -80,12 +85,13 @@ int oss_server_lookup(const oss_server *s, uint32_t ost, oss_ostq **out)
 }
 
 /* Decode a data request into io (oss/req.c, the one decoder) and check
- * its capability; *q receives its OST.  0 or the errno to reply. */
-static int data_decode(oss_server *s, const pfs_hdr *h, const uint8_t *p, oss_io *io,
-		       oss_ostq **q)
+ * its capability; *q receives its OST.  bulk: a WRITE's data bytes left
+ * in a pipe (not in p).  0 or the errno to reply. */
+static int data_decode(oss_server *s, const pfs_hdr *h, const uint8_t *p, size_t bulk,
+		       oss_io *io, oss_ostq **q)
 {
 	oss_req_msg m;
-	int rc = oss_req_decode(h->opcode, p, h->payload_len, &m);
+	int rc = oss_req_decode_split(h->opcode, p, h->payload_len - bulk, bulk, &m);
 
 	if (rc)
 		return rc;
@@ -112,8 +118,63 @@ static int data_decode(oss_server *s, const pfs_hdr *h, const uint8_t *p, oss_io
 	return rc;
 }
 
-static void io_free(oss_io *io)
+/* ---- spliced WRITE data (common/server.h pfs_server_bulk) ---- */
+
+/* WRITEs shorter than this are received into memory, as READs shorter
+ * than OSS_SPLICE_MIN are buffered (below). */
+#define OSS_SPLICE_WRITE_MIN (32u << 10)
+/* Pipes spliced WRITEs may hold at once (each two descriptors and up to
+ * 1 MiB of pages while its request is queued); past it WRITEs are
+ * received into memory. */
+#define OSS_SPLICE_WRITE_PIPES 256u
+
+/* The data port's split(): a WRITE's data from OSS_SPLICE_WRITE_MIN bytes
+ * on, when a pipe of the pool holds it. */
+static size_t wbulk_split(void *ctx, const pfs_hdr *h, const uint8_t *head)
 {
+	oss_server *s = ctx;
+	uint32_t n;
+
+	if (h->opcode != PFS_OP_OSS_WRITE || !s->splice_writes)
+		return 0;
+	n = oss_req_write_bulk(h->payload_len, head);
+	return n >= OSS_SPLICE_WRITE_MIN && n <= oss_pipepool_size(s->pipes) ? n : 0;
+}
+
+static int wbulk_get(void *ctx, int fd[2])
+{
+	oss_server *s = ctx;
+	oss_pipe pp;
+	int rc;
+
+	if (atomic_fetch_add(&s->wpipes, 1) >= OSS_SPLICE_WRITE_PIPES) {
+		atomic_fetch_sub(&s->wpipes, 1);
+		return -EBUSY;
+	}
+	rc = oss_pipepool_get(s->pipes, &pp);
+	if (rc) {
+		atomic_fetch_sub(&s->wpipes, 1);
+		return rc;
+	}
+	fd[0] = pp.fd[0];
+	fd[1] = pp.fd[1];
+	return 0;
+}
+
+static void wbulk_put(void *ctx, int fd[2], int empty)
+{
+	oss_server *s = ctx;
+	oss_pipe pp = { { fd[0], fd[1] } };
+
+	oss_pipepool_put(s->pipes, &pp, empty);
+	atomic_fetch_sub(&s->wpipes, 1);
+	fd[0] = fd[1] = -1;
+}
+
+static void io_free(oss_server *s, oss_io *io)
+{
+	if (io->wpipe.fd[0] >= 0) /* not written: what is left is dropped */
+		wbulk_put(s, io->wpipe.fd, 0);
 	free(io->payload);
 	free(io);
 }
@@ -279,8 +340,14 @@ static void io_exec(void *ctx, oss_ostq *q, oss_req *r)
 		/* the writer's grant first; space others were granted is theirs */
 		rc = oss_grant_write(grant_of(s, q), io->hdr.client_id, io->len, pfs_clock_ms(),
 				     store_free, io->st);
-		if (rc == 0)
+		if (rc == 0 && io->wpipe.fd[0] >= 0) {
+			rc = oss_store_splice_write(io->st, io->obj, io->off, io->wpipe.fd[0],
+						    io->len);
+			if (rc == 0) /* all of it went into the object */
+				wbulk_put(s, io->wpipe.fd, 1);
+		} else if (rc == 0) {
 			rc = oss_store_write(io->st, io->obj, io->off, io->data, io->len);
+		}
 		olen = put_le(out, 0, io->len, 4);
 		break;
 	case PFS_OP_OSS_WRITEV:
@@ -323,7 +390,7 @@ static void io_exec(void *ctx, oss_ostq *q, oss_req *r)
 		pfs_sconn_reply_credit(conn, &io->hdr, rc, credit, out, olen, rbuf, got);
 	}
 	oss_bufpool_put(s->rbufs, rbuf, io->len); /* the reply copied what it kept */
-	io_free(io);
+	io_free(s, io);
 	pfs_sconn_put(conn);
 }
 
@@ -345,47 +412,56 @@ static int oss_server_allowed(oss_server *s, pfs_sconn *c, const pfs_hdr *h)
 	return 0;
 }
 
-static void data_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
+/* A data request, its bulk (a WRITE's data) in pipe fd when bulk is not
+ * 0: decoded, checked and queued, or answered at once. */
+static void data_request(oss_server *s, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload,
+			 int fd[2], size_t bulk)
 {
-	oss_server *s = ctx;
 	oss_ostq *q = NULL;
 	oss_sched *sched;
 	oss_io *io;
 	int rc;
 
-	if (h->opcode == PFS_OP_PING) {
+	if (h->opcode == PFS_OP_PING && !bulk) {
 		pfs_sconn_reply(c, h, 0, payload, h->payload_len, NULL, 0);
-		free(payload);
-		return;
-	}
-	if (!oss_server_allowed(s, c, h)) {
-		free(payload);
-		reply_err(c, h, -EACCES, 0);
-		return;
-	}
-	if (h->opcode == PFS_OP_OSS_GRANT) {
-		grant_handler(s, c, h, payload);
 		free(payload);
 		return;
 	}
 	io = calloc(1, sizeof(*io));
 	if (!io) {
 		free(payload);
+		if (bulk)
+			wbulk_put(s, fd, 0);
 		reply_err(c, h, -ENOMEM, 0);
 		return;
 	}
-	rc = data_decode(s, h, payload, io, &q);
+	/* from here io_free releases the payload and the pipe */
+	io->payload = payload;
+	io->wpipe.fd[0] = io->wpipe.fd[1] = -1;
+	if (bulk) {
+		io->wpipe.fd[0] = fd[0];
+		io->wpipe.fd[1] = fd[1];
+	}
+	if (!oss_server_allowed(s, c, h)) {
+		io_free(s, io);
+		reply_err(c, h, -EACCES, 0);
+		return;
+	}
+	if (h->opcode == PFS_OP_OSS_GRANT && !bulk) {
+		grant_handler(s, c, h, payload);
+		io_free(s, io);
+		return;
+	}
+	rc = data_decode(s, h, payload, bulk, io, &q);
 	if (rc == -EACCES)
 		pfs_optab_log_refusal(&s->refusals, "oss", pfs_sconn_peer(c), h->opcode,
 				      pfs_sconn_role(c), "no valid capability");
 	if (rc) {
-		free(io);
-		free(payload);
+		io_free(s, io);
 		reply_err(c, h, rc, 0);
 		return;
 	}
 	io->hdr = *h;
-	io->payload = payload;
 	io->conn = c;
 	pfs_hdr_jobid(h, io->req.job);
 	/* QoS (TBF rules, jobstats) sees a WRITEV as the write it is */
@@ -400,9 +476,22 @@ static void data_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *pay
 	if (rc) {
 		/* -EBUSY: back off to the smallest window (RCCmin). */
 		reply_err(c, h, rc, rc == -EBUSY ? oss_sched_busy_credit(sched) : 0);
-		io_free(io);
+		io_free(s, io);
 		pfs_sconn_put(c);
 	}
+}
+
+static void data_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
+{
+	int none[2] = { -1, -1 };
+
+	data_request(ctx, c, h, payload, none, 0);
+}
+
+static void data_bulk_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload,
+			      int fd[2], size_t bulk)
+{
+	data_request(ctx, c, h, payload, fd, bulk);
 }
 
 /* ---- control port ---- */
@@ -567,6 +656,19 @@ int oss_server_start(const oss_server_opts *opts, oss_server **out, char *err,
 	 * to a worker thread (the I/O threads do the work). */
 	so.inline_handler = 1;
 	so.reply_bound = data_reply_bound;
+	/* WRITE data from the socket into a pipe and from there into the
+	 * object (splice), as READs the other way: not with O_DIRECT stores
+	 * (nor blkio, which needs them) */
+	s->splice_writes = s->pipes != NULL;
+	for (size_t i = 0; i < s->n_osts; i++)
+		if (oss_store_direct(opts->osts[i]))
+			s->splice_writes = 0;
+	s->wbulk.head = OSS_REQ_WRITE_HEAD;
+	s->wbulk.split = wbulk_split;
+	s->wbulk.pipe_get = wbulk_get;
+	s->wbulk.pipe_put = wbulk_put;
+	s->wbulk.handler = data_bulk_handler;
+	so.bulk = s->splice_writes ? &s->wbulk : NULL;
 	rc = pfs_server_start(&so, data_handler, s, &s->data);
 	if (rc) {
 		snprintf(err, errlen, "data port %s:%u: %s", opts->host ? opts->host : "",
@@ -575,6 +677,7 @@ int oss_server_start(const oss_server_opts *opts, oss_server **out, char *err,
 	}
 	so.inline_handler = 0; /* control requests may take a while */
 	so.reply_bound = NULL;
+	so.bulk = NULL;
 	so.port = opts->ctl_port;
 	so.name = "oss-ctl";
 	rc = pfs_server_start(&so, ctl_handler, s, &s->ctl);

@@ -705,6 +705,48 @@ int oss_store_write(oss_store *s, uint64_t obj, uint64_t off, const void *buf, s
 	return rc;
 }
 
+int oss_store_splice_write(oss_store *s, uint64_t obj, uint64_t off, int pipe_rfd, size_t len)
+{
+	fdent *e;
+	size_t done = 0;
+	int rc;
+
+	if (s->o_direct)
+		return -EOPNOTSUPP;
+	rc = check_range(off, len);
+	if (rc)
+		return rc;
+	rc = cache_get(s, obj, 1, &e);
+	if (rc)
+		return rc;
+	while (done < len) {
+		loff_t o = (loff_t)(off + done);
+		/* NONBLOCK: a pipe short of len says so (EAGAIN) instead of
+		 * waiting for a writer that will never come */
+		ssize_t w = splice(pipe_rfd, NULL, e->fd, &o, len - done,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno != EAGAIN) {
+			rc = -errno;
+			break;
+		}
+		if (w <= 0) {
+			rc = -EIO;
+			break;
+		}
+		done += (size_t)w;
+	}
+	cache_put(s, e);
+	return rc;
+}
+
+int oss_store_direct(const oss_store *s)
+{
+	return s->o_direct;
+}
+
 int oss_store_truncate(oss_store *s, uint64_t obj, uint64_t size)
 {
 	fdent *e;

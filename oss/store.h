@@ -102,6 +102,15 @@ int oss_store_splice_read(oss_store *s, uint64_t obj, uint64_t off, int pipe_wfd
 /* Write len bytes at off, creating the object.  0 or -errno (-ENOSPC, -EFBIG...);
  * on success all len bytes are written. */
 int oss_store_write(oss_store *s, uint64_t obj, uint64_t off, const void *buf, size_t len);
+/* The same with the len bytes waiting in the pipe pipe_rfd (a WRITE's
+ * data spliced there from the client's socket): they go into the object
+ * with splice(2), so the only copy is the kernel's into the page cache.
+ * -EOPNOTSUPP when the store does O_DIRECT (nothing read from the pipe),
+ * -EIO when the pipe holds fewer than len bytes; on an error the pipe may
+ * hold the rest.  Other errors as oss_store_write. */
+int oss_store_splice_write(oss_store *s, uint64_t obj, uint64_t off, int pipe_rfd, size_t len);
+/* 1 when the store does O_DIRECT (o_direct set): no spliced writes. */
+int oss_store_direct(const oss_store *s);
 /* Set the object's size (creates it if size > 0; a missing object truncated
  * to 0 stays missing). */
 int oss_store_truncate(oss_store *s, uint64_t obj, uint64_t size);
