@@ -14,6 +14,12 @@
  *           WRITEs finished so far (to correct GRANT replies).
  *   wjob    per job: dirty bytes (a small table; a slot is reused once its
  *           bytes are 0; when full, jobs share the last slot).
+ * Allocation: an extent and its first bytes (at least WC_INLINE) are one
+ * allocation; an extent that grows past them moves its bytes to a buffer
+ * of its own.  Flushed extents of WC_INLINE bytes are kept on a spare
+ * list (up to WC_SPARE) for the next writes: a small cached write then
+ * allocates nothing, and a flusher does not free into the malloc arena of
+ * the FUSE thread that allocated.
  * Memory copies into the cache happen under the lock; the writes to the
  * OSSes and the grant requests never do. */
 #include "client/wcache.h"
@@ -30,6 +36,8 @@
 
 #define WC_HASH 65536u
 #define WC_JOBS 64u
+#define WC_INLINE 4096u  /* bytes an extent holds in its own allocation, at least */
+#define WC_SPARE 1024u   /* spare extents kept (~4 MiB) */
 
 typedef struct wjob {
 	char name[PFS_JOBID_MAX + 1];
@@ -40,9 +48,11 @@ typedef struct wext {
 	struct wext *next;
 	uint64_t off;
 	size_t len, cap;
-	uint8_t *buf;
+	uint8_t *buf;   /* inl, or (grown) a buffer of its own */
+	size_t icap;    /* bytes of inl */
 	void *owner;
 	wjob *job;
+	uint8_t inl[];
 } wext;
 
 enum { Q_NONE, Q_AGED, Q_READY };
@@ -103,6 +113,8 @@ struct cli_wc {
 	pthread_t *thr;
 	unsigned nthr;
 	uint64_t keep_ms;
+	wext *spare;          /* freed extents of WC_INLINE bytes, for reuse */
+	unsigned nspare;
 	cli_wc_stats st;
 };
 
@@ -262,24 +274,39 @@ static void chunk_drop(cli_wc *wc, wchunk *c)
 	free(c);
 }
 
-static void ext_free(wext *e)
+/* Free e (lock held): onto the spare list when it is a plain small one. */
+static void ext_free(cli_wc *wc, wext *e)
 {
-	free(e->buf);
+	if (e->buf != e->inl)
+		free(e->buf);
+	if (e->icap == WC_INLINE && wc->nspare < WC_SPARE) {
+		e->next = wc->spare;
+		wc->spare = e;
+		wc->nspare++;
+		return;
+	}
 	free(e);
 }
 
-static wext *ext_new(uint64_t off, size_t len, const void *src, void *owner, wjob *job)
+/* A new extent holding a copy of [src, src+len) (lock held). */
+static wext *ext_new(cli_wc *wc, uint64_t off, size_t len, const void *src, void *owner,
+		     wjob *job)
 {
-	wext *e = calloc(1, sizeof(*e));
+	size_t icap = len < WC_INLINE ? WC_INLINE : len;
+	wext *e;
 
-	if (!e)
-		return NULL;
-	e->cap = len < 4096 ? 4096 : len;
-	e->buf = malloc(e->cap);
-	if (!e->buf) {
-		free(e);
-		return NULL;
+	if (icap == WC_INLINE && wc->spare) {
+		e = wc->spare;
+		wc->spare = e->next;
+		wc->nspare--;
+	} else {
+		e = malloc(sizeof(*e) + icap);
+		if (!e)
+			return NULL;
 	}
+	e->next = NULL;
+	e->icap = e->cap = icap;
+	e->buf = e->inl;
 	memcpy(e->buf, src, len);
 	e->off = off;
 	e->len = len;
@@ -288,7 +315,8 @@ static wext *ext_new(uint64_t off, size_t len, const void *src, void *owner, wjo
 	return e;
 }
 
-/* Grow e to hold at least need bytes (doubling, at most max). */
+/* Grow e to hold at least need bytes (doubling, at most max); bytes held
+ * inline move to a buffer of their own. */
 static int ext_reserve(wext *e, size_t need, size_t max)
 {
 	size_t cap = e->cap;
@@ -300,7 +328,13 @@ static int ext_reserve(wext *e, size_t need, size_t max)
 		cap *= 2;
 	if (cap > max)
 		cap = max > need ? max : need;
-	b = realloc(e->buf, cap);
+	if (e->buf == e->inl) {
+		b = malloc(cap);
+		if (b)
+			memcpy(b, e->buf, e->len);
+	} else {
+		b = realloc(e->buf, cap);
+	}
 	if (!b)
 		return -ENOMEM;
 	e->buf = b;
@@ -350,15 +384,15 @@ static int64_t ext_put(cli_wc *wc, wchunk *c, uint64_t o, size_t n, const uint8_
 	}
 	/* Allocate first, so a failure changes nothing: the new extent, and
 	 * the tail of an extent the write falls inside of. */
-	nw = ext_new(o, n, src, owner, job);
+	nw = ext_new(wc, o, n, src, owner, job);
 	if (!nw)
 		return -ENOMEM;
 	for (d = c->dirty; d && d->off < o; d = d->next) {
 		if (d->off + d->len > e) {
-			tail = ext_new(e, d->off + d->len - e, d->buf + (e - d->off), d->owner,
-				       d->job);
+			tail = ext_new(wc, e, d->off + d->len - e, d->buf + (e - d->off),
+				       d->owner, d->job);
 			if (!tail) {
-				ext_free(nw);
+				ext_free(wc, nw);
 				return -ENOMEM;
 			}
 			break;
@@ -376,7 +410,7 @@ static int64_t ext_put(cli_wc *wc, wchunk *c, uint64_t o, size_t n, const uint8_
 		if (d->off >= o && de <= e) {           /* inside: gone */
 			delta -= acct(wc, c, d->job, -(int64_t)d->len);
 			*pp = d->next;
-			ext_free(d);
+			ext_free(wc, d);
 			continue;
 		}
 		if (d->off < o && de > e) {             /* around: split */
@@ -409,7 +443,7 @@ static int64_t ext_put(cli_wc *wc, wchunk *c, uint64_t o, size_t n, const uint8_
 	    ext_reserve(left, left->len + n, max) == 0) {
 		memcpy(left->buf + left->len, src, n);
 		left->len += n;
-		ext_free(nw);
+		ext_free(wc, nw);
 		nw = left;
 	} else {
 		nw->next = d;
@@ -420,7 +454,7 @@ static int64_t ext_put(cli_wc *wc, wchunk *c, uint64_t o, size_t n, const uint8_
 		memcpy(nw->buf + nw->len, d->buf, d->len);
 		nw->len += d->len;
 		nw->next = d->next;
-		ext_free(d);
+		ext_free(wc, d);
 	}
 	return delta;
 }
@@ -527,7 +561,7 @@ static void flush_chunk(cli_wc *wc, wchunk *c)
 		account(wc, f, o, e->job, -(int64_t)e->len);
 		bytes += e->len;
 		wc->st.flush_extents++;
-		ext_free(e);
+		ext_free(wc, e);
 	}
 	c->flight = NULL;
 	c->fbytes = 0;
@@ -718,6 +752,12 @@ void cli_wc_destroy(cli_wc *wc)
 		if (wc->ost[i].G && wc->o.grant(wc->o.arg, i, 0, wc->ost[i].G, &g))
 			pfs_log(PFS_LOG_INFO, "wcache: giving back the grant of OST %u failed "
 				"(the OSS takes it back when we stay silent)", i);
+	}
+	while (wc->spare) {
+		wext *e = wc->spare;
+
+		wc->spare = e->next;
+		free(e);
 	}
 	pthread_cond_destroy(&wc->work);
 	pthread_cond_destroy(&wc->done);

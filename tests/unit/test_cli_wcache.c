@@ -3,7 +3,8 @@
  * overlapping writes of several writers ending as a reference image says,
  * reads seeing cached bytes, dirty limits throttling (not failing) a
  * writer, grants deciding what is cached, flush errors reported once, and
- * old data flushed by age, and flushes by writev grouped by writer. */
+ * old data flushed by age, flushes by writev grouped by writer, and
+ * small extents recycled and grown without losing or keeping bytes. */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -309,6 +310,59 @@ static void test_wc_writev_groups(void **state)
 	free(f);
 }
 
+/* Extents are recycled (flushed small extents serve the next writes) and
+ * small ones grow out of their first allocation: writes of 1..4096 bytes,
+ * some appending to the last one (an extent that grows past 4 KiB), some
+ * overwriting the middle of a grown extent, flushed every 37 writes (so
+ * recycled extents are used, in another order), each flush checked
+ * against a reference image: a recycled extent that kept stale bytes,
+ * length or room, or a grown one that lost its first bytes, shows. */
+static void test_wc_small_extents_recycled(void **state)
+{
+	fake *f = fake_new();
+	cli_wc *wc = mk_v(f, 64u << 20, 0, 0, 0, 1, 0);
+	pfs_layout l = layout1(256u << 10);
+	cli_wc_file *wf = cli_wc_file_new(wc, 3, &l);
+	const size_t span = 1u << 20;
+	uint8_t *ref = calloc(1, span), buf[4096];
+	uint64_t last_end = 0;
+	unsigned seed = 777;
+	int owner = 1;
+
+	assert_non_null(ref);
+	f->chunk = cli_wc_chunk_size(&l);
+	for (int it = 0; it < 6000; it++) {
+		size_t len = 1 + (size_t)(rand_r(&seed) % 4096);
+		int kind = rand_r(&seed) % 4;
+		uint64_t off;
+
+		if (kind == 0 && last_end + len <= span)
+			off = last_end;                    /* append: the extent grows */
+		else if (kind == 1 && last_end > 6000)
+			off = last_end - 6000;             /* inside a grown one */
+		else
+			off = (uint64_t)(rand_r(&seed) % (span - len));
+		for (size_t k = 0; k < len; k++)
+			buf[k] = (uint8_t)(rand_r(&seed) | 1);
+		assert_int_equal(cli_wc_write(wf, &owner, "j", off, len, buf), 1);
+		memcpy(ref + off, buf, len);
+		if (off + len > last_end || kind != 1)
+			last_end = off + len;
+		if (it % 37 == 36) {
+			assert_int_equal(cli_wc_flush(wf), 0);
+			pthread_mutex_lock(&f->lock);
+			assert_memory_equal(f->img, ref, span);
+			pthread_mutex_unlock(&f->lock);
+		}
+	}
+	assert_int_equal(cli_wc_flush(wf), 0);
+	assert_memory_equal(f->img, ref, span);
+	cli_wc_file_free(wf);
+	cli_wc_destroy(wc);
+	free(ref);
+	free(f);
+}
+
 static void test_wc_snap_full(void **state)
 {
 	fake *f = fake_new();
@@ -480,6 +534,7 @@ int main(void)
 		cmocka_unit_test(test_wc_random_reference),
 		cmocka_unit_test(test_wc_random_reference_writev),
 		cmocka_unit_test(test_wc_writev_groups),
+		cmocka_unit_test(test_wc_small_extents_recycled),
 		cmocka_unit_test(test_wc_snap_full),
 		cmocka_unit_test(test_wc_limits_throttle),
 		cmocka_unit_test(test_wc_grants),
