@@ -45,6 +45,7 @@
 #define BACKOFF_MIN_MS 1000
 #define SA_FIRST_BATCH 32     /* a walk's first fetch; doubling up to o.batch */
 #define BACKOFF_MAX_MS 32000
+#define SA_LATE_MAX 8         /* misses behind a window in use taken as late ones */
 
 typedef struct sa_dir sa_dir;
 
@@ -55,7 +56,6 @@ typedef struct sa_ent {
 	struct sa_ent *anext, *aprev;    /* age list (circular, sa->age head) */
 	sa_dir *d;
 	uint64_t born_ms, seq;
-	unsigned used;
 	pfs_attr a;
 	char name[];
 } sa_ent;
@@ -67,12 +67,17 @@ struct sa_dir {
 	unsigned misses;
 	char last_miss[PFS_NAME_MAX + 1];
 	int inflight, eof;
+	int stop;                       /* the last answer was mostly cached: no chaining */
 	char from[PFS_NAME_MAX + 1];    /* the fetch in flight starts after this */
 	char next[PFS_NAME_MAX + 1];    /* the last name fetched */
 	char lo[PFS_NAME_MAX + 1];      /* the walk's fetches started after this */
 	uint64_t fetched_ms;            /* the last fetch answered */
+	uint64_t hit_ms;                /* the last hit */
 	uint64_t seq;                   /* of the last entry fetched */
-	uint64_t batch_hits;            /* hits on the last batch */
+	uint64_t batch_hits;            /* hits since the last fetch was queued */
+	unsigned overtook;              /* misses past the start of the fetch in flight */
+	int judged;                     /* the last batch was found unused (backed off) */
+	unsigned late;                  /* misses behind the window since its fetch */
 	unsigned batch;                 /* entries of the next fetch */
 	uint64_t backoff_until, backoff_ms;
 	cli_ctx ctx;                    /* whom the next fetch is for */
@@ -244,7 +249,6 @@ static int ent_put(cli_sa *sa, sa_dir *d, const cli_sa_ent *in, uint64_t now)
 	e->d = d;
 	e->born_ms = now;
 	e->seq = ++d->seq;
-	e->used = 0;
 	hs = name_hash(d->ino, e->name) & (sa->nbuckets - 1);
 	is = ino_slot(sa, e->a.ino);
 	e->hnext = sa->byname[hs];
@@ -449,11 +453,25 @@ static void fetch_queue(cli_sa *sa, sa_dir *d, const cli_ctx *c, const char *aft
 	snprintf(j->after, sizeof(j->after), "%s", after);
 	d->inflight = 1;
 	d->eof = 0;
+	d->stop = 0;
 	d->batch_hits = 0;
+	d->overtook = 0;
+	d->judged = 0;
+	d->late = 0;
 	snprintf(d->from, sizeof(d->from), "%s", after);
 	*sa->jobs_tail = j;
 	sa->jobs_tail = &j->next;
 	sa->st.fetches++;
+}
+
+/* Back off: the directory's next walk fetch waits (sa->mu held). */
+static void backoff(cli_sa *sa, sa_dir *d, uint64_t now)
+{
+	d->backoff_ms = d->backoff_ms ? d->backoff_ms * 2 : BACKOFF_MIN_MS;
+	if (d->backoff_ms > BACKOFF_MAX_MS)
+		d->backoff_ms = BACKOFF_MAX_MS;
+	d->backoff_until = now + d->backoff_ms;
+	sa->st.backoffs++;
 }
 
 /* Run job j (sa->mu held; dropped around the callback). */
@@ -475,16 +493,19 @@ static void fetch_run(cli_sa *sa, sa_job *j)
 			(unsigned long long)j->dir, j->after, pfs_strerror(rc));
 	}
 	if (d) {
+		/* the walk's window before this answer (a fetch behind it that
+		 * runs into it does not pull its end back) */
+		char old_next[PFS_NAME_MAX + 1];
+		int old_eof = d->eof, old_recent = d->seq && now - d->fetched_ms < sa->o.max_age_ms / 2;
+
+		snprintf(old_next, sizeof(old_next), "%s", d->next);
 		d->inflight = 0;
 		d->fetched_ms = now;
 		d->eof = rc ? 1 : eof;
 		if (rc) {
 			/* refused (a directory this caller may search but not
 			 * read) or failed: not again at every second miss */
-			d->backoff_ms = d->backoff_ms ? d->backoff_ms * 2 : BACKOFF_MIN_MS;
-			if (d->backoff_ms > BACKOFF_MAX_MS)
-				d->backoff_ms = BACKOFF_MAX_MS;
-			d->backoff_until = now + d->backoff_ms;
+			backoff(sa, d, now);
 		}
 		if (!rc && n)
 			snprintf(d->next, sizeof(d->next), "%s", sa->buf[n - 1].name);
@@ -506,9 +527,16 @@ static void fetch_run(cli_sa *sa, sa_job *j)
 			sa->st.fetched++;
 		}
 		/* mostly what the cache held fresh already (a second walk
-		 * starting just before the first one's fetches): no more */
-		if (n && had * 2 > n)
-			d->eof = 1;
+		 * starting just before the first one's fetches): no chaining
+		 * from here (a walk going on past the cached names misses
+		 * there and jumps, cli_sa_miss); the window keeps its end */
+		if (!rc && n && had * 2 > n) {
+			d->stop = 1;
+			if (old_recent && strcmp(old_next, d->next) > 0) {
+				snprintf(d->next, sizeof(d->next), "%s", old_next);
+				d->eof = old_eof;
+			}
+		}
 	}
 	pthread_cond_broadcast(&sa->done);
 }
@@ -632,13 +660,13 @@ int cli_sa_lookup(cli_sa *sa, const cli_ctx *c, uint64_t dir, const char *name, 
 	rc = 0;
 	sa->st.hits++;
 	d->used_ms = now;
-	if (!e->used++)
-		d->batch_hits++;
+	d->hit_ms = now;
+	d->batch_hits++;
 	d->ctx = *c;
 	/* less than a batch left ahead of the walk: the next one, twice as
 	 * large (up to `batch`), so a walk faster than a fetch's round trip
 	 * still finds its entries there */
-	if (!d->inflight && !d->eof && d->seq - e->seq < d->batch && d->next[0]) {
+	if (!d->inflight && !d->eof && !d->stop && d->seq - e->seq < d->batch && d->next[0]) {
 		d->batch = d->batch * 2 < sa->o.batch ? d->batch * 2 : sa->o.batch;
 		fetch_queue(sa, d, c, d->next);
 	}
@@ -654,6 +682,7 @@ void cli_sa_miss(cli_sa *sa, const cli_ctx *c, uint64_t dir, const char *name)
 {
 	uint64_t now;
 	sa_dir *d;
+	int window;
 
 	if (!sa)
 		return;
@@ -669,22 +698,65 @@ void cli_sa_miss(cli_sa *sa, const cli_ctx *c, uint64_t dir, const char *name)
 		d->misses = 1;
 	d->miss_ms = now;
 	snprintf(d->last_miss, sizeof(d->last_miss), "%s", name);
-	if (d->misses < sa->o.trigger || d->inflight || now < d->backoff_until)
+	if (d->inflight) {
+		/* a LOOKUP past the fetch's start that did not wait for it
+		 * (it was on its way to the MDS before the fetch started, or
+		 * its wait ran out): the walk is overtaking the fetch */
+		if (strcmp(name, d->from) > 0)
+			d->overtook++;
 		goto out;
-	/* a name inside what the walk's fetches hold (recently): missing
-	 * there means absent or dropped, and the hits keep the fetches going;
-	 * fetching it all again would only cost the MDS (a second walk, an
-	 * unlink walk after a stat walk) */
-	if (d->ents && now - d->fetched_ms < sa->o.max_age_ms / 2 && strcmp(name, d->lo) >= 0 &&
+	}
+	if (d->misses < sa->o.trigger)
+		goto out;
+	/* the walk's window [lo, next] (to the end at eof), fetched recently */
+	window = d->seq && now - d->fetched_ms < sa->o.max_age_ms / 2;
+	/* a name inside it: missing there means absent or dropped, and the
+	 * hits keep the fetches going; fetching it all again would only cost
+	 * the MDS (a second walk, an unlink walk after a stat walk) */
+	if (window && d->ents && strcmp(name, d->lo) >= 0 &&
 	    (d->eof || strcmp(name, d->next) <= 0))
 		goto out;
-	/* the walk left what was fetched: was the last batch of any use? */
-	if (d->seq && !d->batch_hits) {
-		d->backoff_ms = d->backoff_ms ? d->backoff_ms * 2 : BACKOFF_MIN_MS;
-		if (d->backoff_ms > BACKOFF_MAX_MS)
-			d->backoff_ms = BACKOFF_MAX_MS;
-		d->backoff_until = now + d->backoff_ms;
-		d->batch_hits = 1; /* judged: the next trigger fetches */
+	/* behind a window the walk is still going through: LOOKUPs that
+	 * left before the fetches covered them (other walkers', delayed; as
+	 * many as there are walkers), not a new walk: starting one here
+	 * would pull the window back.  More of them are a second walk. */
+	if (window && strcmp(name, d->lo) < 0 && !d->eof && !d->stop &&
+	    now - d->hit_ms < sa->o.window_ms && d->late++ < SA_LATE_MAX) {
+		sa->st.behind++;
+		goto out;
+	}
+	/* past the window's end while the walk was using it (hits since its
+	 * last fetch started) or overtook the fetch in flight: the walk is
+	 * faster than the fetches; start the next one at the walk, larger,
+	 * instead of judging the window useless */
+	if (window && !d->eof && strcmp(name, d->next) > 0 &&
+	    (d->batch_hits || d->overtook >= sa->o.trigger)) {
+		sa->st.jumps++;
+		pfs_log(PFS_LOG_DEBUG, "statahead: dir %llu: the walk at \"%s\" passed \"%s\": "
+			"jumps there", (unsigned long long)dir, name, d->next);
+		d->backoff_ms = 0;
+		d->backoff_until = 0;
+		d->misses = 0;
+		d->ctx = *c;
+		d->batch = d->batch * 2 < sa->o.batch ? d->batch * 2 : sa->o.batch;
+		if (!d->batch)
+			d->batch = sa->o.batch < SA_FIRST_BATCH ? sa->o.batch : SA_FIRST_BATCH;
+		snprintf(d->lo, sizeof(d->lo), "%s", name);
+		fetch_queue(sa, d, c, name);
+		fetch_kick(sa);
+		goto out;
+	}
+	if (now < d->backoff_until)
+		goto out;
+	/* the walk left what was fetched: was the last batch of any use?
+	 * (random LOOKUPs in a large directory: not the MDS reading batches
+	 * for each pair of them) */
+	if (d->seq && !d->batch_hits && !d->judged) {
+		backoff(sa, d, now);
+		pfs_log(PFS_LOG_DEBUG, "statahead: dir %llu: batch after \"%s\" unused: "
+			"no fetch for %llu ms", (unsigned long long)dir, d->from,
+			(unsigned long long)d->backoff_ms);
+		d->judged = 1; /* the next trigger after the wait fetches */
 		goto out;
 	}
 	if (d->batch_hits)

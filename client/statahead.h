@@ -24,11 +24,17 @@
  * it (at most wait_ms).  A walk over names the cache fetched recently (a
  * second walk, an unlink walk after a stat walk) fetches nothing again:
  * misses inside the fetched range start nothing, and a fetch whose answer
- * was mostly cached already ends the chain.  A fetch none of whose
- * entries was used before the walk triggered again, or one that failed
- * (the MDS refused it), makes the directory wait (1 s, doubling up to
- * 32 s) before its next one: random LOOKUPs in a large directory do not
- * keep the MDS reading batches.
+ * was mostly cached already does not chain (the walk's window keeps its
+ * end).  Misses past the window's end while the walk was using it (hits
+ * since its last fetch started), or after LOOKUPs overtook the fetch in
+ * flight (past its start, not waiting), jump the window to the walk: the
+ * next fetch starts there, twice as large.  A few misses behind a window
+ * the walk is still using (LOOKUPs of other walkers that left before it
+ * covered them, answered late) start nothing.  Otherwise a fetch none of
+ * whose entries was used before the walk triggered again, or one that
+ * failed (the MDS refused it), makes the directory wait (1 s, doubling up
+ * to 32 s) before its next one: random LOOKUPs in a large directory do
+ * not keep the MDS reading batches.
  *
  * Invalidation: cli_sa_drop_name / cli_sa_drop_ino at once for this
  * mount's own changes, cli_sa_revoke for the MDS's (metadata leases);
@@ -104,6 +110,9 @@ void cli_sa_revoke(cli_sa *sa, uint64_t ino);
 typedef struct cli_sa_stats {
 	uint64_t hits, misses, waits, fetches, fetched, fetch_errors, discarded, evicted,
 		 expired, dropped;
+	uint64_t jumps;    /* the walk passed the fetched window: fetched at the walk */
+	uint64_t behind;   /* misses behind a window in use, not taken for a walk */
+	uint64_t backoffs; /* a batch unused or a fetch failed: the directory waited */
 	unsigned entries;
 } cli_sa_stats;
 void cli_sa_get_stats(cli_sa *sa, cli_sa_stats *st);
