@@ -203,12 +203,14 @@ void cli_fs_destroy(cli_fs *fs)
 		cli_sa_get_stats(fs->sa, &st);
 		pfs_log(PFS_LOG_INFO, "statahead: %llu hits (%llu waited for a fetch), %llu misses, "
 			"%llu fetches (%llu entries, %llu errors, %llu discarded), %llu evicted, "
-			"%llu expired, %llu dropped", (unsigned long long)st.hits,
+			"%llu expired, %llu dropped, %llu jumps, %llu late, %llu backoffs",
+			(unsigned long long)st.hits,
 			(unsigned long long)st.waits, (unsigned long long)st.misses,
 			(unsigned long long)st.fetches, (unsigned long long)st.fetched,
 			(unsigned long long)st.fetch_errors, (unsigned long long)st.discarded,
 			(unsigned long long)st.evicted, (unsigned long long)st.expired,
-			(unsigned long long)st.dropped);
+			(unsigned long long)st.dropped, (unsigned long long)st.jumps,
+			(unsigned long long)st.behind, (unsigned long long)st.backoffs);
 		cli_sa_destroy(fs->sa);
 	}
 	if (fs->ra) {
