@@ -151,7 +151,7 @@ static void seq_lp(const qos_gift_synth *s, const qos_gift_sets *st, double B_th
 }
 
 enum { T_WARM, T_COLD, T_LPWARM, T_LPCOLD, T_LPSLACK, T_GLPK, T_ITERS,
-       T_CITERS, T_SITERS, T_WPIV, T_CPIV, T_RESTART, T_RPIV, T_SAVE, T_IMG, T_N };
+       T_CITERS, T_SITERS, T_WPIV, T_CPIV, T_RESTART, T_RPIV, T_SAVE, T_IMG, T_BCH, T_N };
 
 /* One cold solve of lp on a fresh context, crash basis from min_osts
  * OSTs (SIZE_MAX: slack basis); *t its time, *pivots its pivots. */
@@ -264,6 +264,7 @@ static int bench_gift(size_t jobs, size_t osts, int reps, double frac, clockid_t
 		t[T_LPWARM][r] = now_s(clk) - t0;
 		qos_gift_lp_ctx_stats(ctx, &ls);
 		t[T_ITERS][r] = (double)ls.last_iterations;
+		t[T_BCH][r] = (double)ls.last_basis_change;
 		t[T_WPIV][r] = t[T_LPWARM][r] / (ls.last_iterations ? (double)ls.last_iterations : 1);
 		double E_warm = E;
 		if (!rc)
@@ -297,6 +298,7 @@ static int bench_gift(size_t jobs, size_t osts, int reps, double frac, clockid_t
 		report("  its image", t[T_IMG], reps, 1e-3, "kB");
 		report("  its LP, warm (dual simplex)", t[T_LPWARM], reps, 1e3, "ms");
 		report("  its LP, warm: pivots", t[T_ITERS], reps, 1, "");
+		report("  its LP, warm: basis change (least pivots)", t[T_BCH], reps, 1, "");
 		report("  its LP, warm: time per pivot", t[T_WPIV], reps, 1e6, "us");
 		report("  its LP, cold (dual simplex, crash basis)", t[T_LPCOLD], reps, 1e3, "ms");
 		report("  its LP, cold, crash basis: pivots", t[T_CITERS], reps, 1, "");

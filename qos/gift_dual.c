@@ -75,7 +75,12 @@ int qos_gd_create(size_t m, qos_gd **out)
 	gd->trow = calloc(m, sizeof(uint32_t));
 	gd->tidx = calloc(m, sizeof(uint32_t));
 	gd->cand = calloc(2 * m, sizeof(gd_cand));
-	if (!gd->g || !gd->su || !gd->sst || !gd->spos || !gd->xs || !gd->ds ||
+	gd->bmask = 1;
+	while (gd->bmask < 2 * m)
+		gd->bmask <<= 1;
+	gd->bset = calloc(gd->bmask, sizeof(*gd->bset));
+	gd->bmask--;
+	if (!gd->bset || !gd->g || !gd->su || !gd->sst || !gd->spos || !gd->xs || !gd->ds ||
 	    !gd->salpha || !gd->head || !gd->Binv || !gd->M || !gd->w ||
 	    !gd->xB || !gd->y || !gd->aq || !gd->vv || !gd->perm ||
 	    !gd->kpos || !gd->trow || !gd->tidx || !gd->cand) {
@@ -90,6 +95,7 @@ void qos_gd_destroy(qos_gd *gd)
 {
 	if (!gd)
 		return;
+	free(gd->bset);
 	free(gd->c);
 	free(gd->c0);
 	free(gd->u);
@@ -1088,6 +1094,41 @@ static void gd_unperturb(qos_gd *gd)
 	gd->perturbed = 0;
 }
 
+/* A basic variable's key: a slack by its row, a slot by its index and
+ * the column it holds (gen), never 0. */
+static uint64_t gd_key(const qos_gd *gd, uint32_t v)
+{
+	return v & GD_SLACK ? (1ull << 63) | (v & ~GD_SLACK)
+			    : ((uint64_t)gd->gen[v] << 32 | v) + (1ull << 62);
+}
+
+static size_t gd_key_slot(const qos_gd *gd, uint64_t k)
+{
+	size_t h = (size_t)((k * 0x9e3779b97f4a7c15ull) >> 20) & gd->bmask;
+	while (gd->bset[h] && gd->bset[h] != k)
+		h = (h + 1) & gd->bmask;
+	return h;
+}
+
+/* Remember the basis a solve starts from. */
+static void gd_basis_snap(qos_gd *gd)
+{
+	memset(gd->bset, 0, (gd->bmask + 1) * sizeof(*gd->bset));
+	for (size_t p = 0; p < gd->m; p++) {
+		uint64_t k = gd_key(gd, gd->head[p]);
+		gd->bset[gd_key_slot(gd, k)] = k;
+	}
+}
+
+/* How many of the basic variables are new since gd_basis_snap. */
+static size_t gd_basis_change(const qos_gd *gd)
+{
+	size_t n = 0;
+	for (size_t p = 0; p < gd->m; p++)
+		n += !gd->bset[gd_key_slot(gd, gd_key(gd, gd->head[p]))];
+	return n;
+}
+
 int qos_gd_solve(qos_gd *gd)
 {
 	size_t limit = 20 * (gd->m + gd->n) + 1000, iters = 0;
@@ -1095,6 +1136,7 @@ int qos_gd_solve(qos_gd *gd)
 
 	gd->stats.solves++;
 	gd->stats.last_iterations = 0;
+	gd->stats.last_basis_change = 0;
 	rc = gd_slack_bounds(gd);
 	if (rc)
 		return rc;
@@ -1103,6 +1145,7 @@ int qos_gd_solve(qos_gd *gd)
 		return rc;
 	if (!gd->have_basis)
 		qos_gd__cold(gd);
+	gd_basis_snap(gd);
 	gd_perturb(gd);
 	/* A freed slot still in the basis has u = 0 and simply leaves once
 	 * it is out of bounds. */
@@ -1185,6 +1228,7 @@ int qos_gd_solve(qos_gd *gd)
 	}
 	for (size_t p = 0; p < gd->m; p++)
 		gd_set_value(gd, gd->head[p], gd->xB[p]);
+	gd->stats.last_basis_change = gd_basis_change(gd);
 	gd->obj = 0;
 	for (size_t j = 0; j < gd->n; j++)
 		gd->obj -= gd->c[j] * gd->x[j];

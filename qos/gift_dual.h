@@ -63,6 +63,10 @@ typedef struct qos_gd_stats {
 	uint64_t refactors;        /* inverses rebuilt from scratch */
 	uint64_t cold_starts;      /* solves from the slack basis */
 	uint64_t last_iterations;  /* pivots of the last solve */
+	uint64_t last_basis_change; /* variables basic at the end of the last
+	                             * solve that were not at its start: the
+	                             * fewest pivots any simplex path from
+	                             * that start could have taken */
 } qos_gd_stats;
 
 /* A solver for m rows (m >= 1, at most QOS_GD_MAX_ROWS); all g_t = 0 and no

@@ -109,6 +109,10 @@ struct qos_gd {
 	/* refactorisation scratch */
 	double *M;          /* [m * m] */
 	uint32_t *kpos, *trow, *tidx;  /* [m] */
+	/* the basis a solve started from, as a hash set of variable keys
+	 * (gd_key; 0 = empty), for stats.last_basis_change */
+	uint64_t *bset;
+	size_t bmask;
 	int have_basis;
 	int perturbed;      /* c holds perturbed costs (gd_perturb) */
 	double perturb;     /* relative size of the perturbation, 0 = off */

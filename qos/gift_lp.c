@@ -768,6 +768,7 @@ int qos_gift_lp_ctx_solve(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp,
 		return rc;
 	ctx->st.solves++;
 	ctx->st.last_iterations = 0;
+	ctx->st.last_basis_change = 0;
 	for (size_t j = 0; j < lp->n_osts; j++)
 		if (lp->capacity[j] > scale)
 			scale = lp->capacity[j];
@@ -808,6 +809,7 @@ int qos_gift_lp_ctx_solve(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp,
 	rc = qos_gd_solve(ctx->gd);
 	qos_gd_stats_get(ctx->gd, &gs1);
 	ctx->st.last_iterations = gs1.last_iterations;
+	ctx->st.last_basis_change = gs1.last_basis_change;
 	ctx->st.iterations += gs1.iterations - gs0.iterations;
 	ctx->st.cold += gs1.cold_starts - gs0.cold_starts;
 	if (rc == -ENOMEM)

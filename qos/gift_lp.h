@@ -133,6 +133,9 @@ typedef struct qos_gift_lp_stats {
 	uint64_t columns_reused;   /* job columns matched to the last solve's */
 	uint64_t columns_added;
 	uint64_t restored;         /* bases installed by qos_gift_lp_ctx_load */
+	uint64_t last_basis_change; /* basic columns and slacks new in the
+	                             * last solve's optimal basis: the fewest
+	                             * pivots a simplex path could take */
 } qos_gift_lp_stats;
 
 /* A context with no basis yet.  0 or -ENOMEM; free with

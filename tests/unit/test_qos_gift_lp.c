@@ -458,12 +458,17 @@ static void basis_sequence(size_t nj, size_t no, size_t max_osts, double frac,
 		solve_both(b, &lp);
 		pb += last_pivots(b);
 		qos_gift_lp_ctx_stats(b, &ls);
+		/* each new basic variable took at least one pivot */
+		assert_true(ls.last_basis_change <= ls.last_iterations);
 		assert_int_equal(ls.restored, s == 0 ? 2 : 1);
 		assert_int_equal(ls.cold, 0);
 		assert_int_equal(ls.crashes, 0);
 		assert_int_equal(qos_gift_lp_ctx_create(&c), 0);
 		solve_both(c, &lp);
 		pc += last_pivots(c);
+		qos_gift_lp_ctx_stats(c, &ls);
+		assert_true(ls.last_basis_change > 0 &&
+			    ls.last_basis_change <= ls.last_iterations);
 		qos_gift_lp_ctx_destroy(b);
 		qos_gift_lp_ctx_destroy(c);
 		free(img);
