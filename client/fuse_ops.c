@@ -77,6 +77,7 @@ struct cli_fs {
 	uint64_t ra_epoch;           /* bumped when the MDS's invalidations were lost:
 	                                added to every inode's ra_gen (lock) */
 	int null_fd;                 /* /dev/null, to drain WRITE pipes; -1 if none */
+	atomic_int rsplice;          /* READ replies spliced from readahead pipes (INIT) */
 	pthread_mutex_t lock;
 	node *buckets[NODE_BUCKETS]; /* guarded by lock */
 	size_t nnodes;               /* guarded by lock */
@@ -110,6 +111,8 @@ static int wc_grant_cb(void *arg, uint32_t ost, uint64_t want, uint64_t giveback
 static void wc_flush_ino(cli_fs *fs, uint64_t ino);
 static int ra_fetch_cb(void *arg, void *owner, uint64_t off, size_t len, void *buf,
 		       size_t *got);
+static int ra_fetch_pipe_cb(void *arg, void *owner, uint64_t off, size_t len, int pipe_r,
+			    int pipe_w, size_t pipe_cap, size_t *got);
 static void ra_inval_cb(void *arg, uint64_t ino);
 static int sa_fetch_cb(void *arg, const cli_ctx *c, uint64_t dir, const char *after,
 		       uint32_t max, cli_sa_ent *out, uint32_t *n, int *eof);
@@ -156,6 +159,8 @@ int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opt
 		int rc;
 
 		ro.fetch = ra_fetch_cb;
+		if (opts->splice)
+			ro.fetch_pipe = ra_fetch_pipe_cb;
 		ro.arg = fs;
 		rc = cli_ra_create(&ro, &fs->ra);
 		if (rc) {
@@ -228,6 +233,9 @@ void cli_fs_destroy(cli_fs *fs)
 			(unsigned long long)(st.unused_bytes >> 20),
 			(unsigned long long)st.fetch_errors, (unsigned long long)st.stale_drops,
 			(unsigned long long)st.no_room, (unsigned long long)(st.peak_bytes >> 20));
+		pfs_log(PFS_LOG_INFO, "readahead: %llu units in pipes, %llu READs spliced from "
+			"them, %llu read back into memory", (unsigned long long)st.piped,
+			(unsigned long long)st.pipe_hits, (unsigned long long)st.materialized);
 		cli_ra_destroy(fs->ra);
 	}
 	if (fs->null_fd >= 0)
@@ -766,6 +774,14 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want |= FUSE_CAP_SPLICE_READ;
 	else
 		conn->want &= ~(unsigned)FUSE_CAP_SPLICE_READ;
+	/* READ replies from readahead pipes spliced into /dev/fuse (ra_serve);
+	 * fuse_reply_data is used for nothing else. */
+	if (fs->opts.splice && fs->ra && (conn->capable & FUSE_CAP_SPLICE_WRITE)) {
+		conn->want |= FUSE_CAP_SPLICE_WRITE;
+		atomic_store(&fs->rsplice, 1);
+	} else {
+		conn->want &= ~(unsigned)FUSE_CAP_SPLICE_WRITE;
+	}
 	pfs_log(PFS_LOG_INFO, "fuse: max_write %u max_read %u, capable 0x%x want 0x%x", conn->max_write,
 		conn->max_read, conn->capable, conn->want);
 }
@@ -1421,6 +1437,33 @@ static int ra_fetch_cb(void *arg, void *owner, uint64_t off, size_t len, void *b
 	return rc;
 }
 
+/* The same into a pipe (client/readahead.h "Pipes"), when READ replies
+ * can be spliced on to /dev/fuse. */
+static int ra_fetch_pipe_cb(void *arg, void *owner, uint64_t off, size_t len, int pipe_r,
+			    int pipe_w, size_t pipe_cap, size_t *got)
+{
+	cli_fs *fs = arg;
+	fh *h = owner;
+	pfs_rpc_tag tag = fh_tag(h);
+	cli_osc_pipe pp = { pipe_r, pipe_w, pipe_cap };
+	cli_caps *caps;
+	int rc;
+
+	if (!atomic_load(&fs->rsplice))
+		return -EXDEV;
+	caps = fh_caps(fs, h);
+	rc = cli_osc_read_pipe_caps(fs->osc, &tag, &h->layout, caps, off + len, off, len, &pp,
+				    got);
+	if (rc == -EKEYEXPIRED && fh_renew(fs, h) == 0) {
+		cli_caps_put(caps);
+		caps = fh_caps(fs, h);
+		rc = cli_osc_read_pipe_caps(fs->osc, &tag, &h->layout, caps, off + len, off, len,
+					    &pp, got);
+	}
+	cli_caps_put(caps);
+	return rc;
+}
+
 /* Data of a READ changes: prefetched bytes from before are not served. */
 static void ra_bump(cli_fs *fs, node *n)
 {
@@ -1459,6 +1502,7 @@ static int ra_serve(fuse_req_t req, fh *h, uint64_t fsize, off_t off, size_t siz
 	const void *data;
 	cli_ra_ref *ref;
 	uint64_t gen;
+	int pfd = -1;
 
 	/* Sampled after the write-back cache's snapshot: bytes a flush took
 	 * out of the cache before it were on the OSSes, and the generation
@@ -1466,8 +1510,19 @@ static int ra_serve(fuse_req_t req, fh *h, uint64_t fsize, off_t off, size_t siz
 	pthread_mutex_lock(&fs->lock);
 	gen = h->n->ra_gen + fs->ra_epoch;
 	pthread_mutex_unlock(&fs->lock);
-	if (!cli_ra_read(h->ra, gen, fsize, (uint64_t)off, size, buf, &data, &ref))
+	if (!cli_ra_read_pipe(h->ra, gen, fsize, (uint64_t)off, size, buf, &data,
+			      snap ? NULL : &pfd, &ref))
 		return 0;
+	if (pfd >= 0) {
+		/* the bytes are the pipe's first size: spliced to the kernel */
+		struct fuse_bufvec bv = FUSE_BUFVEC_INIT(size);
+
+		bv.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_RETRY;
+		bv.buf[0].fd = pfd;
+		cli_ra_put_pipe(ref, fuse_reply_data(req, &bv, 0) == 0);
+		free(buf);
+		return 1;
+	}
 	if (snap) {
 		if (data != buf)
 			memcpy(buf, data, size);

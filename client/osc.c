@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,6 +60,8 @@ struct cli_osc {
 	pthread_mutex_t refresh_lock; /* one OST_LIST at a time */
 	uint64_t pieces, waves, refreshes; /* guarded by lock */
 	uint64_t busy, resends, tee_fallbacks; /* guarded by lock */
+	uint64_t read_piped, read_pipe_fallbacks; /* guarded by lock */
+	int read_pipe_off;  /* READ replies came in memory: no pipes (lock) */
 	scratch *spare;     /* idle scratch pipes; guarded by lock */
 	unsigned nspare, capspare;
 };
@@ -77,6 +80,8 @@ typedef struct piece {
 	uint32_t nvec;
 	int pipe_fd;          /* WRITE data in this pipe (never consumed), or -1 */
 	void *rbuf;           /* READ destination */
+	const cli_osc_pipe *rpipe; /* or this pipe (cli_osc_read_pipe_caps) */
+	int piped;            /* READ: the reply's payload went into rpipe */
 	const pfs_capa *cap;  /* the object's capability (in the caller's set) or NULL */
 	pfs_extent ext;       /* READ/WRITE: the extent this piece serves */
 	int ep;               /* endpoint index: the lock order */
@@ -176,6 +181,8 @@ void cli_osc_stats_get(cli_osc *o, cli_osc_stats *st)
 	st->busy_retries = o->busy;
 	st->resends = o->resends;
 	st->tee_fallbacks = o->tee_fallbacks;
+	st->read_piped = o->read_piped;
+	st->read_pipe_fallbacks = o->read_pipe_fallbacks;
 	for (unsigned i = 0; i < o->neps; i++) {
 		cli_credit_stats cs;
 
@@ -552,6 +559,39 @@ out:
 	return rc;
 }
 
+/* Empty a READ pipe of what a failed reply left in it. */
+static void pipe_drain(int r)
+{
+	char junk[16384];
+	int n;
+
+	while (ioctl(r, FIONREAD, &n) == 0 && n > 0) {
+		ssize_t k = read(r, junk, (size_t)n < sizeof(junk) ? (size_t)n : sizeof(junk));
+
+		if (k <= 0 && !(k < 0 && errno == EINTR))
+			break;
+	}
+}
+
+/* A READ reply read into memory goes on into the piece's pipe (a copy:
+ * only for sessions whose MAC covers the data).  0 or -errno. */
+static int pipe_put_mem(const piece *p, const void *data, size_t len)
+{
+	const char *c = data;
+
+	while (len > 0) {
+		ssize_t k = write(p->rpipe->w, c, len);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EIO;
+		c += k;
+		len -= (size_t)k;
+	}
+	return 0;
+}
+
 static int piece_finish(piece *p, pfs_rpc_inflight *call)
 {
 	pfs_rpc_reply rep = { 0 };
@@ -563,7 +603,16 @@ static int piece_finish(piece *p, pfs_rpc_inflight *call)
 		rep.cap = p->len;
 	}
 	pfs_rpc_reply_init(&rep);
-	rc = pfs_rpc_finish(call, &rep);
+	p->piped = 0;
+	if (p->op == PFS_OP_OSS_READ && p->rpipe) {
+		rc = pfs_rpc_finish_pipe(call, &rep, p->rpipe->w, p->rpipe->cap, &p->piped);
+		if (rc)
+			pipe_drain(p->rpipe->r);
+		if (rc == -ENOBUFS)
+			rc = -EXDEV; /* the pipe is too small: the caller reads to memory */
+	} else {
+		rc = pfs_rpc_finish(call, &rep);
+	}
 	/* The header is zeroed on a transport error: no grant, no reply time. */
 	cli_credit_done(p->credit, p->job, rep.hdr.credit, rep.hdr.opcode ? p->sent_us : 0);
 	if (rc)
@@ -574,10 +623,15 @@ static int piece_finish(piece *p, pfs_rpc_inflight *call)
 			rc = -EBADMSG;
 			break;
 		}
+		p->got = rep.len;
+		if (p->rpipe) {
+			if (!p->piped && rep.len && (rc = pipe_put_mem(p, rep.data, rep.len)))
+				pipe_drain(p->rpipe->r);
+			break;
+		}
 		/* The payload was read straight into rbuf when it fit. */
 		if (rep.data != p->rbuf)
 			memcpy(p->rbuf, rep.data, rep.len);
-		p->got = rep.len;
 		break;
 	case PFS_OP_OSS_WRITE:
 	case PFS_OP_OSS_WRITEV:
@@ -985,6 +1039,71 @@ int cli_osc_read_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
 		*got = len;
 	free(ps);
 	return rc;
+}
+
+/* Write n zero bytes into a READ pipe (a hole; short objects). */
+static int pipe_put_zeros(const cli_osc_pipe *pp, size_t n)
+{
+	static const char zeros[65536];
+
+	while (n > 0) {
+		ssize_t k = write(pp->w, zeros, n < sizeof(zeros) ? n : sizeof(zeros));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EIO;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+int cli_osc_read_pipe_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+			   const cli_caps *caps, uint64_t file_size, uint64_t off, size_t len,
+			   const cli_osc_pipe *pp, size_t *got)
+{
+	pfs_extent e;
+	piece p;
+	int rc, off_now;
+
+	*got = 0;
+	len = cli_osc_clip(off, len, file_size);
+	if (len == 0)
+		return 0;
+	pthread_mutex_lock(&o->lock);
+	off_now = o->read_pipe_off;
+	pthread_mutex_unlock(&o->lock);
+	if (off_now || len > PFS_MAX_IO || len > pp->cap ||
+	    cli_osc_plan(l, off, len, PFS_MAX_IO, &e, 1) != 1)
+		goto unfit;
+	piece_init(&p, PFS_OP_OSS_READ, l, caps, &e);
+	p.rpipe = pp;
+	rc = run_pieces(o, tag, &p, 1);
+	if (rc == -EXDEV)
+		goto unfit; /* nothing is in the pipe */
+	if (rc == -ENOENT) {
+		rc = 0; /* a missing object is a hole */
+		p.got = 0;
+	}
+	if (rc == 0 && p.got < len)
+		rc = pipe_put_zeros(pp, len - p.got);
+	if (rc) {
+		pipe_drain(pp->r);
+		return rc;
+	}
+	pthread_mutex_lock(&o->lock);
+	if (p.piped)
+		o->read_piped++;
+	else
+		o->read_pipe_off = 1; /* its MAC covers READ data: memory from now on */
+	pthread_mutex_unlock(&o->lock);
+	*got = len;
+	return 0;
+unfit:
+	pthread_mutex_lock(&o->lock);
+	o->read_pipe_fallbacks++;
+	pthread_mutex_unlock(&o->lock);
+	return -EXDEV;
 }
 
 int cli_osc_write(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, uint64_t off,

@@ -119,6 +119,26 @@ void cli_osc_destroy(cli_osc *o);
  * EOF).  Returns 0 or the first error of any piece. */
 int cli_osc_read(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, uint64_t file_size,
 		 uint64_t off, size_t len, void *buf, size_t *got);
+/* An empty pipe to read into (cli_osc_read_pipe_caps): its two ends and
+ * the bytes it can hold. */
+typedef struct cli_osc_pipe {
+	int r, w;
+	size_t cap;
+} cli_osc_pipe;
+/* cli_osc_read_caps into the pipe pp instead of memory, for a range that is
+ * one READ (one object, at most PFS_MAX_IO bytes, at most pp->cap): the
+ * reply's payload is spliced from the OSS's socket into the pipe, never
+ * copied through this process (its pages can then be spliced on to
+ * /dev/fuse: mount.pfs's readahead).  Holes are written as zeros.  0 and
+ * *got = the bytes now in the pipe (len clipped at file_size); -EXDEV:
+ * nothing is in the pipe, read with cli_osc_read_caps (the range is more
+ * than one READ, or the replies' payloads cannot go into a pipe: a session
+ * whose MAC covers READ data, integrity = full; the first such reply is
+ * copied into the pipe, the calls after it return -EXDEV at once); other
+ * errors as cli_osc_read_caps (the pipe is emptied). */
+int cli_osc_read_pipe_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
+			   const cli_caps *caps, uint64_t file_size, uint64_t off, size_t len,
+			   const cli_osc_pipe *pp, size_t *got);
 /* Write len bytes at off.  Returns 0 when every piece was fully written, else
  * the first error (-EIO for a short write). */
 int cli_osc_write(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l, uint64_t off,
@@ -218,6 +238,9 @@ typedef struct cli_osc_stats {
 	uint64_t resends;       /* pieces sent again after a timeout or lost reply */
 	uint64_t tee_fallbacks; /* cli_osc_write_pipe calls that returned -EXDEV
 	                           because the data could not be duplicated */
+	uint64_t read_piped;    /* READ replies spliced into a pipe */
+	uint64_t read_pipe_fallbacks; /* cli_osc_read_pipe_caps calls that
+	                                 returned -EXDEV */
 } cli_osc_stats;
 void cli_osc_stats_get(cli_osc *o, cli_osc_stats *st);
 

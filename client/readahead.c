@@ -4,13 +4,18 @@
  * may serve READs ("attached"); it is freed once it is detached and
  * nobody holds a reference: the fetch queue, the thread fetching it and
  * each READ using its bytes hold one.  Units are reserved against the
- * mount's total when made and released when freed. */
+ * mount's total when made and released when freed.  A unit's bytes are in
+ * memory (data, allocated when it is fetched) or in a pipe (pr/pw, see
+ * "Pipes" in readahead.h); valid bytes are [gone, got) of the unit. */
 #include "client/readahead.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 enum { RA_QUEUED, RA_FETCHING, RA_READY, RA_FAILED };
 
@@ -25,13 +30,22 @@ struct cli_ra_buf {
 	size_t len;               /* asked for */
 	size_t cap;               /* data's size */
 	size_t got;               /* valid once RA_READY */
+	size_t gone;              /* bytes at the start taken out of the pipe */
 	size_t served;            /* bytes handed to READs */
 	uint64_t gen;
 	int state;
 	int attached;
 	unsigned refs;
-	char *data;
+	char *data;               /* NULL until fetched into memory */
+	int pr, pw;               /* the pipe holding the bytes, or -1 */
+	int pbusy;                /* a READ is taking bytes out of the pipe */
 };
+
+#define RA_PIPES_KEPT 64
+
+typedef struct ra_pipe {
+	int r, w;
+} ra_pipe;
 
 struct cli_ra_stream {
 	cli_ra *ra;
@@ -51,6 +65,10 @@ struct cli_ra {
 	cli_ra_opts o;
 	pthread_mutex_t lock;
 	pthread_cond_t work;      /* a unit queued, or stop */
+	pthread_cond_t pipe_free; /* a READ gave a piped unit back */
+	ra_pipe pipes[RA_PIPES_KEPT]; /* empty pipes for reuse */
+	unsigned npipes;
+	int pipes_off;            /* a pipe of CLI_RA_PIPE_BYTES cannot be had */
 	cli_ra_buf *qhead, *qtail;
 	/* Unit memory for reuse: a fresh buffer costs a page fault (and
 	 * zeroing) per page when the fetch fills it, as much CPU as a copy.
@@ -102,12 +120,62 @@ static void data_put(cli_ra *ra, char *data, size_t cap)
 	ra->pool_bytes += cap;
 }
 
+/* ---- pipes ---- */
+
+/* An empty pipe of CLI_RA_PIPE_BYTES: kept or new.  0, or -1 (memory
+ * then). */
+static int pipe_get(cli_ra *ra, ra_pipe *p)
+{
+	int fds[2];
+
+	pthread_mutex_lock(&ra->lock);
+	if (ra->pipes_off) {
+		pthread_mutex_unlock(&ra->lock);
+		return -1;
+	}
+	if (ra->npipes) {
+		*p = ra->pipes[--ra->npipes];
+		pthread_mutex_unlock(&ra->lock);
+		return 0;
+	}
+	pthread_mutex_unlock(&ra->lock);
+	if (pipe2(fds, O_CLOEXEC))
+		return -1;
+	if (fcntl(fds[1], F_SETPIPE_SZ, CLI_RA_PIPE_BYTES) < (int)CLI_RA_PIPE_BYTES) {
+		close(fds[0]);
+		close(fds[1]);
+		pthread_mutex_lock(&ra->lock);
+		ra->pipes_off = 1; /* fs.pipe-max-size: it will not work later either */
+		pthread_mutex_unlock(&ra->lock);
+		return -1;
+	}
+	p->r = fds[0];
+	p->w = fds[1];
+	return 0;
+}
+
+/* Keep an empty pipe for reuse, close one that may hold bytes (lock
+ * held). */
+static void pipe_put(cli_ra *ra, ra_pipe p, int empty)
+{
+	if (empty && ra->npipes < RA_PIPES_KEPT) {
+		ra->pipes[ra->npipes++] = p;
+		return;
+	}
+	close(p.r);
+	close(p.w);
+}
+
 static void buf_free(cli_ra *ra, cli_ra_buf *b)
 {
 	ra->st.used_bytes -= b->len;
 	if (b->state == RA_READY && b->served < b->got)
 		ra->st.unused_bytes += b->got - b->served;
-	data_put(ra, b->data, b->cap);
+	if (b->data)
+		data_put(ra, b->data, b->cap);
+	if (b->pr >= 0)
+		pipe_put(ra, (ra_pipe){ b->pr, b->pw },
+			 b->state == RA_READY && b->gone >= b->got);
 	free(b);
 }
 
@@ -205,9 +273,34 @@ static int drop_elsewhere(const cli_ra_buf *b, const void *arg)
 static void fetch_one(cli_ra *ra, cli_ra_buf *b)
 {
 	size_t got = 0;
-	int rc = ra->o.fetch(ra->o.arg, b->s->owner, b->off, b->len, b->data, &got);
+	int rc = -EXDEV;
+	ra_pipe p = { -1, -1 };
 
+	/* into a pipe when the unit fits one, else (or if the fetch says so)
+	 * into memory */
+	if (ra->o.fetch_pipe && b->len <= CLI_RA_PIPE_UNIT && pipe_get(ra, &p) == 0) {
+		rc = ra->o.fetch_pipe(ra->o.arg, b->s->owner, b->off, b->len, p.r, p.w,
+				      CLI_RA_PIPE_BYTES, &got);
+		if (rc) {
+			pthread_mutex_lock(&ra->lock);
+			pipe_put(ra, p, rc == -EXDEV);
+			pthread_mutex_unlock(&ra->lock);
+			p.r = p.w = -1;
+		}
+	}
+	if (rc == -EXDEV) {
+		pthread_mutex_lock(&ra->lock);
+		b->data = data_get(ra, b->len, &b->cap);
+		pthread_mutex_unlock(&ra->lock);
+		rc = b->data ? ra->o.fetch(ra->o.arg, b->s->owner, b->off, b->len, b->data, &got) :
+			       -ENOMEM;
+	}
 	pthread_mutex_lock(&ra->lock);
+	if (p.r >= 0) {
+		b->pr = p.r;
+		b->pw = p.w;
+		ra->st.piped++;
+	}
 	if (rc == 0 && got > b->len)
 		rc = -EIO;
 	if (rc) {
@@ -285,6 +378,7 @@ int cli_ra_create(const cli_ra_opts *o, cli_ra **out)
 	}
 	pthread_mutex_init(&ra->lock, NULL);
 	pthread_cond_init(&ra->work, NULL);
+	pthread_cond_init(&ra->pipe_free, NULL);
 	*out = ra;
 	return 0;
 }
@@ -305,6 +399,13 @@ void cli_ra_destroy(cli_ra *ra)
 		ra->pool = p->next;
 		free(p);
 	}
+	while (ra->npipes) {
+		ra_pipe p = ra->pipes[--ra->npipes];
+
+		close(p.r);
+		close(p.w);
+	}
+	pthread_cond_destroy(&ra->pipe_free);
 	pthread_cond_destroy(&ra->work);
 	pthread_mutex_destroy(&ra->lock);
 	free(ra->tids);
@@ -373,11 +474,7 @@ static int fetch_unit(cli_ra *ra, cli_ra_stream *s, uint64_t gen, uint64_t off, 
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -1;
-	b->data = data_get(ra, len, &b->cap);
-	if (!b->data) {
-		free(b);
-		return -1;
-	}
+	b->pr = b->pw = -1;
 	b->ra = ra;
 	b->s = s;
 	b->off = off;
@@ -521,8 +618,61 @@ static int unit_ready(cli_ra *ra, cli_ra_buf *b, uint64_t gen)
 	return b->attached && b->state == RA_READY && b->gen == gen;
 }
 
-int cli_ra_read(cli_ra_stream *s, uint64_t gen, uint64_t fsize, uint64_t off, size_t len,
-		void *buf, const void **data, cli_ra_ref **ref)
+/* Wait until no READ takes bytes out of b's pipe (lock held, b
+ * referenced): 1 if b still serves READs of gen. */
+static int pipe_wait(cli_ra *ra, cli_ra_buf *b, uint64_t gen)
+{
+	while (b->pbusy && b->attached)
+		pthread_cond_wait(&ra->pipe_free, &ra->lock);
+	return b->attached && b->state == RA_READY && b->gen == gen;
+}
+
+/* Read what b's pipe holds into memory and close the pipe (lock held, b
+ * ready, not busy): 0, or -errno (b is then dropped by drop_spent). */
+static int materialize(cli_ra *ra, cli_ra_buf *b)
+{
+	size_t pos = b->gone;
+
+	if (b->pr < 0)
+		return 0;
+	if (!b->data)
+		b->data = data_get(ra, b->len, &b->cap);
+	while (b->data && pos < b->got) {
+		ssize_t k = read(b->pr, b->data + pos, b->got - pos);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		pos += (size_t)k;
+	}
+	pipe_put(ra, (ra_pipe){ b->pr, b->pw }, pos == b->got);
+	b->pr = b->pw = -1;
+	if (pos < b->got) {
+		b->state = RA_FAILED;
+		return -EIO;
+	}
+	ra->st.materialized++;
+	return 0;
+}
+
+/* Wait for b (referenced; its pipe free): 1 if it holds [from, to) for
+ * READs of gen (lock held). */
+static int unit_mem_ready(cli_ra *ra, cli_ra_buf *b, uint64_t gen, uint64_t from, uint64_t to)
+{
+	if (!unit_ready(ra, b, gen) || !pipe_wait(ra, b, gen))
+		return 0;
+	return from >= b->off + b->gone && to <= b->off + b->got;
+}
+
+/* The same, and those bytes in memory. */
+static int unit_mem(cli_ra *ra, cli_ra_buf *b, uint64_t gen, uint64_t from, uint64_t to)
+{
+	return unit_mem_ready(ra, b, gen, from, to) && materialize(ra, b) == 0;
+}
+
+int cli_ra_read_pipe(cli_ra_stream *s, uint64_t gen, uint64_t fsize, uint64_t off, size_t len,
+		     void *buf, const void **data, int *pipe_fd, cli_ra_ref **ref)
 {
 	cli_ra *ra;
 	cli_ra_buf *b;
@@ -531,6 +681,8 @@ int cli_ra_read(cli_ra_stream *s, uint64_t gen, uint64_t fsize, uint64_t off, si
 
 	*ref = NULL;
 	*data = NULL;
+	if (pipe_fd)
+		*pipe_fd = -1;
 	if (!s || len == 0)
 		return 0;
 	ra = s->ra;
@@ -548,9 +700,19 @@ int cli_ra_read(cli_ra_stream *s, uint64_t gen, uint64_t fsize, uint64_t off, si
 	stream_note(ra, s, gen, fsize, off, end);
 	b = find_unit(s, off);
 	if (b && b->off + b->len >= end) {
-		/* one unit: served in place */
+		/* one unit: its pipe handed over, or served in place */
 		b->refs++;
-		if (unit_ready(ra, b, gen) && b->off + b->got >= end) {
+		if (!unit_mem_ready(ra, b, gen, off, end)) {
+			buf_put(ra, b);
+		} else if (pipe_fd && b->pr >= 0 && off == b->off + b->gone) {
+			b->pbusy = 1;
+			b->gone += len;
+			b->served += len;
+			*pipe_fd = b->pr;
+			*ref = b;
+			hit = 1;
+			ra->st.pipe_hits++;
+		} else if (materialize(ra, b) == 0) {
 			b->served += len;
 			*data = b->data + (off - b->off);
 			*ref = b;
@@ -567,13 +729,12 @@ int cli_ra_read(cli_ra_stream *s, uint64_t gen, uint64_t fsize, uint64_t off, si
 			if (!b)
 				break;
 			b->refs++;
-			if (!unit_ready(ra, b, gen) || b->off + b->got <= pos) {
+			n = b->off + b->len < end ? b->off + b->len : end;
+			if (!unit_mem(ra, b, gen, pos, n)) {
 				buf_put(ra, b);
 				break;
 			}
-			n = b->off + b->got - pos;
-			if (n > end - pos)
-				n = end - pos;
+			n -= pos;
 			memcpy((char *)buf + (pos - off), b->data + (pos - b->off), n);
 			b->served += n;
 			buf_put(ra, b);
@@ -598,14 +759,15 @@ int cli_ra_read(cli_ra_stream *s, uint64_t gen, uint64_t fsize, uint64_t off, si
 	return hit;
 }
 
-void cli_ra_put(cli_ra_ref *b)
+int cli_ra_read(cli_ra_stream *s, uint64_t gen, uint64_t fsize, uint64_t off, size_t len,
+		void *buf, const void **data, cli_ra_ref **ref)
 {
-	cli_ra *ra;
+	return cli_ra_read_pipe(s, gen, fsize, off, len, buf, data, NULL, ref);
+}
 
-	if (!b)
-		return;
-	ra = b->ra; /* b->s may be closed: it is used only while b is attached */
-	pthread_mutex_lock(&ra->lock);
+/* Detach b if every byte of it was served (lock held). */
+static void detach_if_spent(cli_ra *ra, cli_ra_buf *b)
+{
 	if (b->attached && b->state == RA_READY && b->served >= b->got) {
 		cli_ra_buf **pp = &b->s->bufs;
 
@@ -614,6 +776,50 @@ void cli_ra_put(cli_ra_ref *b)
 		if (*pp)
 			buf_detach(ra, pp);
 	}
+}
+
+void cli_ra_put(cli_ra_ref *b)
+{
+	cli_ra *ra;
+
+	if (!b)
+		return;
+	ra = b->ra; /* b->s may be closed: it is used only while b is attached */
+	pthread_mutex_lock(&ra->lock);
+	detach_if_spent(ra, b);
+	buf_put(ra, b);
+	pthread_mutex_unlock(&ra->lock);
+}
+
+void cli_ra_put_pipe(cli_ra_ref *b, int ok)
+{
+	cli_ra *ra;
+
+	if (!b)
+		return;
+	ra = b->ra;
+	pthread_mutex_lock(&ra->lock);
+	b->pbusy = 0;
+	/* the pipe must hold exactly what was not taken */
+	if (ok) {
+		int left = -1;
+
+		ok = ioctl(b->pr, FIONREAD, &left) == 0 && (size_t)left == b->got - b->gone;
+	}
+	if (!ok) {
+		/* how much left the pipe is not known: nothing more of it is served */
+		b->state = RA_FAILED;
+		if (b->attached) {
+			cli_ra_buf **pp = &b->s->bufs;
+
+			while (*pp && *pp != b)
+				pp = &(*pp)->next;
+			if (*pp)
+				buf_detach(ra, pp);
+		}
+	}
+	detach_if_spent(ra, b);
+	pthread_cond_broadcast(&ra->pipe_free);
 	buf_put(ra, b);
 	pthread_mutex_unlock(&ra->lock);
 }

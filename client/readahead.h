@@ -33,6 +33,23 @@
  * READ comes with another.  Bytes in mount.pfs's write-back cache are laid
  * over by the caller, as over bytes read from the OSSes.
  *
+ * Pipes (fetch_pipe set): a unit of at most CLI_RA_PIPE_UNIT bytes is
+ * fetched into a pipe rather than memory: the OSS's reply is spliced from
+ * the socket into it (page references, no copy), and a READ that starts at
+ * the front of what the pipe holds gets the pipe itself (cli_ra_read_pipe):
+ * the caller splices the bytes on to /dev/fuse, where the kernel copies
+ * them into the page cache - one copy of each byte in mount.pfs instead of
+ * two (socket -> unit, unit -> /dev/fuse).  The kernel's readahead READs
+ * are whole units in order, so that is the common case; a READ elsewhere in
+ * a piped unit (out of order, across units, or with cached writes to lay
+ * over) first reads what is left of the pipe into memory and is served
+ * from there; bytes already taken from a pipe are gone (a READ of them
+ * again misses and reads the OSSes).  A READ holds a piped unit from
+ * cli_ra_read_pipe to cli_ra_put_pipe; other READs of that unit wait.
+ * Pipes are kept for reuse (empty, up to 64); when a pipe cannot be had
+ * (descriptors, fs.pipe-max-size) or the fetch says so (-EXDEV), the unit
+ * is fetched into memory as before.
+ *
  * Threads: fetches run on `threads` threads of the mount (started at the
  * first fetch, i.e. after the daemon's fork).  A READ whose range is being
  * fetched waits for that fetch rather than reading the same bytes twice.
@@ -52,14 +69,26 @@ typedef struct cli_ra_buf cli_ra_ref;
  * -errno. */
 typedef int (*cli_ra_fetch_fn)(void *arg, void *owner, uint64_t off, size_t len, void *buf,
 			       size_t *got);
+/* The same into the empty pipe (pipe_r, pipe_w) that holds pipe_cap bytes:
+ * 0 and *got = bytes now in the pipe; -EXDEV: nothing was done (the unit is
+ * then fetched with cli_ra_fetch_fn); other -errno: failed, the pipe
+ * emptied. */
+typedef int (*cli_ra_fetch_pipe_fn)(void *arg, void *owner, uint64_t off, size_t len,
+				    int pipe_r, int pipe_w, size_t pipe_cap, size_t *got);
 
 #define CLI_RA_UNIT_MAX (4u << 20)
+/* Units of at most this size go into pipes of CLI_RA_PIPE_BYTES (an
+ * unaligned 1 MiB spans 257 pages, and a pipe slot holds at most a page of
+ * a socket's fragments: 512 slots). */
+#define CLI_RA_PIPE_UNIT (1u << 20)
+#define CLI_RA_PIPE_BYTES (2u << 20)
 
 typedef struct cli_ra_opts {
 	uint64_t window_bytes; /* most prefetched ahead per stream (ra_window_mb) */
 	uint64_t total_bytes;  /* most prefetched per mount (ra_total_mb); 0 = off */
 	unsigned threads;      /* fetch threads; 0 = 16 */
 	cli_ra_fetch_fn fetch;
+	cli_ra_fetch_pipe_fn fetch_pipe; /* NULL: units in memory only */
 	void *arg;
 } cli_ra_opts;
 
@@ -89,6 +118,16 @@ int cli_ra_read(cli_ra_stream *s, uint64_t gen, uint64_t fsize, uint64_t off, si
 /* NULL-safe. */
 void cli_ra_put(cli_ra_ref *ref);
 
+/* cli_ra_read where a hit may also be a pipe: when *pipe_fd >= 0 the len
+ * bytes are the first len bytes in the pipe *pipe_fd (*data NULL); the
+ * caller takes exactly those out of it (splice to /dev/fuse), then gives
+ * *ref back with cli_ra_put_pipe (ok = 0 when it could not be sure it took
+ * exactly them: the unit is dropped).  Else as cli_ra_read (give *ref back
+ * with cli_ra_put). */
+int cli_ra_read_pipe(cli_ra_stream *s, uint64_t gen, uint64_t fsize, uint64_t off, size_t len,
+		     void *buf, const void **data, int *pipe_fd, cli_ra_ref **ref);
+void cli_ra_put_pipe(cli_ra_ref *ref, int ok);
+
 typedef struct cli_ra_stats {
 	uint64_t hits;          /* READs served from prefetched data */
 	uint64_t misses;        /* READs that went to the OSSes */
@@ -101,6 +140,9 @@ typedef struct cli_ra_stats {
 	uint64_t unused_bytes;  /* fetched bytes freed without being served */
 	uint64_t stale_drops;   /* units dropped for a newer generation */
 	uint64_t no_room;       /* prefetches not made: total_bytes reached */
+	uint64_t piped;         /* units fetched into pipes */
+	uint64_t pipe_hits;     /* READs answered with a pipe */
+	uint64_t materialized;  /* piped units read into memory for a READ */
 	uint64_t used_bytes;    /* reserved now */
 	uint64_t peak_bytes;    /* most ever reserved */
 } cli_ra_stats;

@@ -5,7 +5,9 @@
 #  0. B's page cache is dropped at open after A overwrote a file it had
 #     read, even with the old mtime put back (ctime);
 #  1. sequential reads of multi-stripe files (4 x 1 MiB stripes; 3 x 2 MiB)
-#     byte for byte, and B's readahead served READs (its unmount log);
+#     byte for byte, and B's readahead served READs (its unmount log),
+#     1 MiB stripes spliced from pipes (readahead.h "Pipes"), 2 MiB ones
+#     from memory;
 #  2. close-to-open: A overwrites the middle of a file B has read (same
 #     size) and closes; B opening afterwards reads the new bytes;
 #  3. a truncate and rewrite by B itself while B's reader holds the file
@@ -27,11 +29,13 @@ mount_b
 trap '_rc=$?; umount "$MNT2" 2>/dev/null; (exit $_rc); cleanup' EXIT
 
 # hits: READs served from prefetched data since B was mounted (logged at
-# its unmount); B is mounted again afterwards
+# its unmount; those answered from pipes in $CLUSTER/spliced); B is
+# mounted again afterwards
 hits() {
 	umount "$MNT2" || fail "umount B"
-	for _ in $(seq 50); do grep -q "readahead:" "$CLUSTER/clientb.log" && break; sleep 0.1; done
+	for _ in $(seq 50); do grep -q "READs spliced" "$CLUSTER/clientb.log" && break; sleep 0.1; done
 	sed -n 's/.*readahead: \([0-9]*\) hits.*/\1/p' "$CLUSTER/clientb.log" | tail -n 1
+	sed -n 's/.* \([0-9]*\) READs spliced.*/\1/p' "$CLUSTER/clientb.log" | tail -n 1 >"$CLUSTER/spliced"
 	: >"$CLUSTER/clientb.log"
 	mount_b
 }
@@ -71,7 +75,9 @@ cmp "$T/x" "$MNT2/s4" || fail "sequential read of a 4-stripe file differs"
 dd if="$MNT2/s3" bs=256k status=none | cmp - "$T/x34" || fail "sequential 256 KiB reads of a 3 x 2 MiB file differ"
 h=$(hits)
 [ -n "$h" ] && [ "$h" -ge 40 ] || fail "B's readahead served ${h:-no} READs of 74 MiB read sequentially"
-ok "sequential reads of multi-stripe files byte for byte ($h READs from prefetched stripes)"
+sp=$(cat "$CLUSTER/spliced")
+[ -n "$sp" ] && [ "$sp" -ge 20 ] || fail "B spliced ${sp:-no} READs from pipes (40 MiB in 1 MiB stripes)"
+ok "sequential reads of multi-stripe files byte for byte ($h READs from prefetched stripes, $sp spliced)"
 
 # 2. close-to-open after another mount's overwrite of the same size
 cmp "$T/x" "$MNT2/s4" || fail "read before the overwrite"
