@@ -48,6 +48,7 @@ struct oss_server {
 	oss_pipepool *pipes;     /* spliced READs; NULL: every READ is buffered */
 	int splice_writes;       /* WRITE data spliced from the socket (wbulk) */
 	atomic_uint wpipes;      /* pipes held by spliced WRITEs now */
+	atomic_uint_fast64_t wspliced; /* WRITEs received spliced */
 	pfs_server_bulk wbulk;   /* the data port's hooks for them */
 	pfs_optab_log refusals;  /* role and capability refusals, once per peer */
 	int have_capa;           /* capa_key holds K_cap: check capabilities */
@@ -491,7 +492,16 @@ static void data_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *pay
 static void data_bulk_handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload,
 			      int fd[2], size_t bulk)
 {
-	data_request(ctx, c, h, payload, fd, bulk);
+	oss_server *s = ctx;
+
+	atomic_fetch_add_explicit(&s->wspliced, 1, memory_order_relaxed);
+	data_request(s, c, h, payload, fd, bulk);
+}
+
+void oss_server_write_splices(oss_server *s, uint64_t *received, unsigned *held)
+{
+	*received = atomic_load(&s->wspliced);
+	*held = atomic_load(&s->wpipes);
 }
 
 /* ---- control port ---- */

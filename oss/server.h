@@ -104,6 +104,9 @@ oss_store *oss_server_ost(const oss_server *s, size_t slot);
  * 0, or -EINVAL for a bad slot or index. */
 int oss_server_set_index(oss_server *s, size_t slot, int64_t index);
 int64_t oss_server_get_index(const oss_server *s, size_t slot);
+/* Spliced WRITE data (oss/README.md): WRITEs received with their data in
+ * a pipe since start, and pipes such WRITEs hold now (tests). */
+void oss_server_write_splices(oss_server *s, uint64_t *received, unsigned *held);
 /* The queue head of a slot (NULL if out of range); lives as long as s. */
 oss_ostq *oss_server_ostq(const oss_server *s, size_t slot);
 /* The scheduler of a slot (NULL if out of range); lives as long as s. */

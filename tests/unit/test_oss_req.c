@@ -179,12 +179,79 @@ static void test_req_others(void **state)
 	pfs_wbuf_free(&w);
 }
 
+/* A WRITE's spliced data (oss_req_write_bulk, oss_req_decode_split): the
+ * data length is named only for a payload of exactly the fields, an
+ * optional capability and that many bytes; the split decoder takes the
+ * fields (and capability) alone and refuses anything else. */
+static void test_req_write_split(void **state)
+{
+	uint8_t capb[PFS_CAPA_LEN] = { 0 };
+	uint8_t head[OSS_REQ_WRITE_HEAD];
+	pfs_capa cap = { 0 };
+	pfs_wbuf w;
+	oss_req_msg m;
+
+	cap.ost = 3;
+	cap.object = 77;
+	cap.rights = PFS_CAPA_WRITE;
+	pfs_capa_pack(&cap, capb);
+	pfs_wbuf_init(&w);
+	pfs_wbuf_u32(&w, 3);
+	pfs_wbuf_u64(&w, 77);
+	pfs_wbuf_u64(&w, 8192);
+	pfs_wbuf_u32(&w, 65536);
+	pfs_wbuf_bytes(&w, capb, sizeof(capb));
+	assert_int_equal(w.len, OSS_REQ_WRITE_HEAD);
+	memcpy(head, w.data, sizeof(head));
+	/* fields + capability + data, or fields + data */
+	assert_int_equal(oss_req_write_bulk(OSS_REQ_WRITE_HEAD + 65536, head), 65536);
+	assert_int_equal(oss_req_write_bulk(24 + 65536, head), 65536);
+	/* any other length, no data, or more than PFS_MAX_IO: not split */
+	assert_int_equal(oss_req_write_bulk(OSS_REQ_WRITE_HEAD + 65535, head), 0);
+	assert_int_equal(oss_req_write_bulk(OSS_REQ_WRITE_HEAD + 65537, head), 0);
+	assert_int_equal(oss_req_write_bulk(24 + 65536 + 1, head), 0);
+	head[20] = head[21] = head[22] = head[23] = 0;
+	assert_int_equal(oss_req_write_bulk(OSS_REQ_WRITE_HEAD, head), 0);
+	memcpy(head + 20, &(uint32_t){ PFS_MAX_IO + 1 }, 4);
+	assert_int_equal(oss_req_write_bulk(OSS_REQ_WRITE_HEAD + PFS_MAX_IO + 1, head), 0);
+
+	/* the split decoder: fields and capability, the data outside */
+	assert_int_equal(oss_req_decode_split(PFS_OP_OSS_WRITE, w.data, w.len, 65536, &m), 0);
+	assert_int_equal(m.ost, 3);
+	assert_int_equal(m.obj, 77);
+	assert_int_equal(m.off, 8192);
+	assert_int_equal(m.len, 65536);
+	assert_null(m.data);
+	assert_true(m.has_cap);
+	assert_int_equal(m.cap.object, 77);
+	assert_int_equal(m.need, PFS_CAPA_WRITE);
+	/* without the capability */
+	assert_int_equal(oss_req_decode_split(PFS_OP_OSS_WRITE, w.data, 24, 65536, &m), 0);
+	assert_false(m.has_cap);
+	/* a bulk that is not the data, trailing or missing bytes, other opcodes */
+	assert_int_equal(oss_req_decode_split(PFS_OP_OSS_WRITE, w.data, w.len, 65535, &m),
+			 -EBADMSG);
+	assert_int_equal(oss_req_decode_split(PFS_OP_OSS_WRITE, w.data, w.len - 1, 65536, &m),
+			 -EBADMSG);
+	assert_int_equal(oss_req_decode_split(PFS_OP_OSS_WRITE, w.data, 23, 65536, &m),
+			 -EBADMSG);
+	assert_int_equal(oss_req_decode_split(PFS_OP_OSS_WRITEV, w.data, w.len, 65536, &m),
+			 -EBADMSG);
+	assert_int_equal(oss_req_decode_split(PFS_OP_OSS_READ, w.data, w.len, 65536, &m),
+			 -EBADMSG);
+	/* bulk 0 is the ordinary decoder */
+	assert_int_equal(oss_req_decode_split(PFS_OP_OSS_WRITE, w.data, w.len, 0, &m), -EBADMSG);
+	pfs_wbuf_free(&w);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_req_read_write),
 		cmocka_unit_test(test_req_others),
 		cmocka_unit_test(test_req_writev),
+		cmocka_unit_test(test_req_write_split),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -507,6 +507,61 @@ static void test_store_o_direct_option(void **state)
 	rm_rf(d);
 }
 
+/* A WRITE's data waiting in a pipe (oss_store_splice_write): the bytes
+ * land at the offset as oss_store_write would put them, creating the
+ * object; a pipe short of len is -EIO; a destroyed object -ESTALE with the
+ * pipe untouched; an O_DIRECT store -EOPNOTSUPP. */
+static void test_store_splice_write(void **state)
+{
+	fixture *f = *state;
+	static uint8_t w[300000], r[300000];
+	oss_store_opts o = { 8, 1 };
+	oss_store *st;
+	char d[96], err[256];
+	size_t got, put = 0;
+	int p[2];
+
+	fill(w, sizeof(w), 12);
+	assert_int_equal(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
+	assert_true(fcntl(p[1], F_SETPIPE_SZ, 1 << 20) >= (int)sizeof(w));
+	while (put < sizeof(w)) {
+		ssize_t n = write(p[1], w + put, sizeof(w) - put);
+
+		assert_true(n > 0);
+		put += (size_t)n;
+	}
+	assert_int_equal(oss_store_splice_write(f->st, 0x31, 5000, p[0], sizeof(w)), 0);
+	assert_int_equal(oss_store_read(f->st, 0x31, 5000, r, sizeof(r), &got), 0);
+	assert_int_equal(got, sizeof(w));
+	assert_memory_equal(r, w, sizeof(w));
+	assert_int_equal(oss_store_read(f->st, 0x31, 0, r, 5000, &got), 0);
+	assert_int_equal(got, 5000); /* the hole before it */
+	for (size_t i = 0; i < 5000; i++)
+		assert_int_equal(r[i], 0);
+	/* fewer bytes in the pipe than asked: the first go in, then -EIO */
+	assert_int_equal(write(p[1], w, 100), 100);
+	assert_int_equal(oss_store_splice_write(f->st, 0x32, 0, p[0], 200), -EIO);
+	assert_int_equal(oss_store_read(f->st, 0x32, 0, r, 200, &got), 0);
+	assert_int_equal(got, 100);
+	/* destroyed: refused, nothing taken from the pipe */
+	assert_int_equal(oss_store_destroy(f->st, 0x33), 0);
+	assert_int_equal(write(p[1], w, 10), 10);
+	assert_int_equal(oss_store_splice_write(f->st, 0x33, 0, p[0], 10), -ESTALE);
+	assert_int_equal(read(p[0], r, sizeof(r)), 10);
+	/* an O_DIRECT store does not splice */
+	snprintf(d, sizeof(d), "%s5", f->dir);
+	assert_int_equal(oss_store_open(d, &o, &st, err, sizeof(err)), 0);
+	assert_true(oss_store_direct(st));
+	assert_false(oss_store_direct(f->st));
+	assert_int_equal(write(p[1], w, 10), 10);
+	assert_int_equal(oss_store_splice_write(st, 1, 0, p[0], 10), -EOPNOTSUPP);
+	assert_int_equal(read(p[0], r, sizeof(r)), 10);
+	oss_store_close(st);
+	rm_rf(d);
+	close(p[0]);
+	close(p[1]);
+}
+
 static void test_store_fd_limit(void **state)
 {
 	fixture *f = *state;
@@ -695,6 +750,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_bad_uuid_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_concurrent_fd_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_o_direct_option, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_splice_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_fd_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_dir_sync_on_create_destroy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_dir_sync_errors, setup, teardown),
