@@ -8,13 +8,18 @@
  * (no writer transaction: map full, I/O error).
  *
  * Wake-ups: a submit signals the committer only when it sleeps; while it
- * runs a group the next ones queue behind it and are taken together. */
+ * runs a group the next ones queue behind it and are taken together.  A
+ * request allowed inline runs on the submitter's thread instead when the
+ * committer is idle and the submitter is not in a burst (nsgroup.h): the
+ * same run_batch of one, so it is the lone transaction it would have been
+ * on the committer. */
 #include "mds/nsgroup.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "common/log.h"
 #include "mds/ns_i.h"
@@ -30,15 +35,46 @@ struct mds_nsgroup {
 	/* under mu */
 	mds_nsgroup_req *head, *tail;
 	int stop, sleeping;
+	int inline_busy;        /* a request runs on its submitter's thread */
+	int64_t gap_ns;         /* inline gap; < 0: never inline */
+	uint64_t last_end;      /* monotonic ns: the last batch answered */
+	uint64_t slow_until;    /* no inline runs before (a slow batch) */
 	mds_nsgroup_stats st;
 };
 
-/* Run one batch (a list linked by next, n members). */
-static void run_batch(mds_nsgroup *g, mds_nsgroup_req *list, unsigned n)
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Under mu, after a batch answered: when it ended, and whether it was slow
+ * (began at t0, committed at t1). */
+static void batch_ended(mds_nsgroup *g, uint64_t t0, uint64_t t1)
+{
+	g->last_end = mono_ns();
+	if (t1 - t0 > (uint64_t)MDS_NSGROUP_SLOW_US * 1000u)
+		g->slow_until = g->last_end + 1000000000u;
+}
+
+/* Under mu: may a request submitted at now run on its submitter's thread? */
+static int may_inline(const mds_nsgroup *g, uint64_t now)
+{
+	return g->gap_ns >= 0 && g->sleeping && !g->head && !g->inline_busy &&
+	       now >= g->slow_until && now >= g->last_end + (uint64_t)g->gap_ns;
+}
+
+/* Run one batch (a list linked by next, n members); *t0 and *t1 (monotonic
+ * ns) when it began and when it was committed, before the answers. */
+static void run_batch(mds_nsgroup *g, mds_nsgroup_req *list, unsigned n, uint64_t *t0,
+		      uint64_t *t1)
 {
 	struct mds_nsi_group grp;
 	int grouped = 0, failed = 0, rc = 0;
 
+	*t0 = mono_ns();
 	/* skip: prep answered (1), or run did (status set) */
 	for (mds_nsgroup_req *r = list; r; r = r->next) {
 		r->status = 0;
@@ -68,6 +104,7 @@ static void run_batch(mds_nsgroup *g, mds_nsgroup_req *list, unsigned n)
 	if (n > g->st.largest)
 		g->st.largest = n;
 	pthread_mutex_unlock(&g->mu);
+	*t1 = mono_ns();
 	while (list) {
 		mds_nsgroup_req *r = list;
 
@@ -83,6 +120,7 @@ static void *committer(void *arg)
 	pthread_mutex_lock(&g->mu);
 	for (;;) {
 		mds_nsgroup_req *list, *last;
+		uint64_t t0, t1;
 		unsigned n = 1;
 
 		while (!g->head && !g->stop) {
@@ -102,8 +140,9 @@ static void *committer(void *arg)
 			g->tail = NULL;
 		last->next = NULL;
 		pthread_mutex_unlock(&g->mu);
-		run_batch(g, list, n);
+		run_batch(g, list, n, &t0, &t1);
 		pthread_mutex_lock(&g->mu);
+		batch_ended(g, t0, t1);
 	}
 	pthread_mutex_unlock(&g->mu);
 	return NULL;
@@ -119,6 +158,9 @@ int mds_nsgroup_start(mds_ns *ns, unsigned max_batch, mds_nsgroup **out)
 		return -ENOMEM;
 	g->ns = ns;
 	g->max_batch = max_batch ? max_batch : BATCH_DEFAULT;
+	/* with db_sync=full every commit fsyncs: never on the submitter */
+	g->gap_ns = ns->opts.sync_mode == MDS_SYNC_FULL ? -1
+						       : (int64_t)MDS_NSGROUP_INLINE_GAP_US * 1000;
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_cond_init(&g->cv, NULL);
 	/* the daemon handles signals on its main thread */
@@ -136,9 +178,23 @@ int mds_nsgroup_start(mds_ns *ns, unsigned max_batch, mds_nsgroup **out)
 	return 0;
 }
 
+/* r alone, here, on the submitter's thread (inline_busy is set). */
+static void run_inline(mds_nsgroup *g, mds_nsgroup_req *r)
+{
+	uint64_t t0, t1;
+
+	run_batch(g, r, 1, &t0, &t1);
+	pthread_mutex_lock(&g->mu);
+	g->inline_busy = 0;
+	g->st.inlined++;
+	batch_ended(g, t0, t1);
+	pthread_mutex_unlock(&g->mu);
+}
+
 int mds_nsgroup_submit(mds_nsgroup *g, mds_nsgroup_req *r)
 {
-	int wake;
+	uint64_t now = r->inline_ok ? mono_ns() : 0;
+	int wake, here;
 
 	r->next = NULL;
 	pthread_mutex_lock(&g->mu);
@@ -146,14 +202,21 @@ int mds_nsgroup_submit(mds_nsgroup *g, mds_nsgroup_req *r)
 		pthread_mutex_unlock(&g->mu);
 		return -ESHUTDOWN;
 	}
-	if (g->tail)
-		g->tail->next = r;
-	else
-		g->head = r;
-	g->tail = r;
-	wake = g->sleeping;
+	here = r->inline_ok && may_inline(g, now);
+	if (here) {
+		g->inline_busy = 1;
+	} else {
+		if (g->tail)
+			g->tail->next = r;
+		else
+			g->head = r;
+		g->tail = r;
+	}
+	wake = !here && g->sleeping;
 	pthread_mutex_unlock(&g->mu);
-	if (wake)
+	if (here)
+		run_inline(g, r);
+	else if (wake)
 		pthread_cond_signal(&g->cv);
 	return 0;
 }
@@ -169,12 +232,20 @@ void mds_nsgroup_stop(mds_nsgroup *g)
 	pthread_join(g->thr, NULL);
 	if (g->st.batches)
 		pfs_log(PFS_LOG_NOTICE, "group commit: %llu mutations in %llu batches, %llu of "
-			"them grouped (largest %u, %llu failed)", (unsigned long long)g->st.requests,
-			(unsigned long long)g->st.batches, (unsigned long long)g->st.grouped,
-			g->st.largest, (unsigned long long)g->st.failed);
+			"them grouped (largest %u, %llu failed), %llu run inline",
+			(unsigned long long)g->st.requests, (unsigned long long)g->st.batches,
+			(unsigned long long)g->st.grouped, g->st.largest,
+			(unsigned long long)g->st.failed, (unsigned long long)g->st.inlined);
 	pthread_cond_destroy(&g->cv);
 	pthread_mutex_destroy(&g->mu);
 	free(g);
+}
+
+void mds_nsgroup_set_inline_gap(mds_nsgroup *g, int64_t gap_us)
+{
+	pthread_mutex_lock(&g->mu);
+	g->gap_ns = gap_us < 0 || g->ns->opts.sync_mode == MDS_SYNC_FULL ? -1 : gap_us * 1000;
+	pthread_mutex_unlock(&g->mu);
 }
 
 void mds_nsgroup_get_stats(mds_nsgroup *g, mds_nsgroup_stats *out)

