@@ -1850,6 +1850,9 @@ static int group_submit(mds_server *s, pfs_sconn *c, const pfs_hdr *h, uint8_t *
 	q->g.prep = grouped_prep;
 	q->g.run = grouped_run;
 	q->g.done = grouped_done;
+	/* may run here when the committer is idle (mds/nsgroup.h): they never
+	 * reserve ids, so never sync */
+	q->g.inline_ok = h->opcode == PFS_OP_MDS_UNLINK || h->opcode == PFS_OP_MDS_RMDIR;
 	q->s = s;
 	q->c = c;
 	q->h = *h;
