@@ -10,7 +10,8 @@
 # A 0700 directory of uid 1000 walked by uid 1000 on A is not served to
 # uid 1001 (EACCES).  Then with metadata leases (30 s) on both sides: B's
 # changes are seen within 4 s, not after the lease (the MDS's revocations
-# reach the statahead cache).
+# reach the statahead cache: a name fetched ahead of A's walk, which A's
+# kernel never looked up, chmod'ed on B, is not served with its old mode).
 # timeout: 300
 . "$(dirname "$0")/lib.sh"
 HW=$TOOLS/holdwrite
@@ -87,6 +88,23 @@ phase() {
 	check mv "$MNTB/w/f0103" "$MNTB/w/f0104"
 	seen "rename over a name on B" sh -c "[ \$(stat -c %i '$MNT/w/f0104') = \$(stat -c %i '$MNTB/w/f0104') ]"
 	ok "md_lease_s=$lease: B's chmod, unlink, renames and create seen on A while it walks"
+
+	# 2b. B chmods a name A's statahead fetched ahead of A's walk and A's
+	# kernel never looked up: with leases the MDS's revocation drops it
+	# from the cache (else A's first LOOKUP of it is served the old mode,
+	# which the kernel then keeps for the lease: fails without
+	# cli_sa_revoke); without leases the attribute timeout bounds it
+	check mkdir -m 0755 "$MNTB/v"
+	(cd "$MNTB/v" && for i in $(seq 0 99); do : > "$(printf f%03d "$i")"; done) ||
+		fail "create v on B"
+	(cd "$MNT/v" && for i in $(seq 0 9); do stat "$(printf f%03d "$i")" > /dev/null || exit 1; done) ||
+		fail "walk of v on A"
+	sleep 0.2
+	check chmod 600 "$MNTB/v/f050"
+	sleep 0.3 # the revocation reaches A before A looks the name up
+	seen "chmod on B of a name fetched ahead of A's walk" \
+		sh -c "[ \$(stat -c %a '$MNT/v/f050') = 600 ]"
+	ok "md_lease_s=$lease: a name fetched ahead of A's walk and changed on B is seen on A"
 
 	# 3. a file B keeps writing: its growing size, not the MDS's
 	"$HW" "$MNTB/w/f0200" 1048576 "$T/go1" > "$T/hw1.out" 2>&1 & HWPIDS="$HWPIDS $!"
