@@ -373,10 +373,15 @@ static int64_t ext_put(cli_wc *wc, wchunk *c, uint64_t o, size_t n, const uint8_
 	uint64_t e = o + n;
 	size_t max = c->f->chunk;
 	int64_t delta = 0;
-	wext **pp, *d, *nw = NULL, *tail = NULL, *left = NULL;
+	wext **pp, **start = &c->dirty, *d, *nw = NULL, *tail = NULL, *left = NULL;
 
+	/* One walk over the chunk's extents: those that end before o neither
+	 * overlap the write nor touch it, so every step below starts after
+	 * them (start stays valid: it is c->dirty or the link of one of them). */
+	while (*start && (*start)->off + (*start)->len < o)
+		start = &(*start)->next;
 	/* The common rewrite: one extent of the same writer holds it all. */
-	for (d = c->dirty; d && d->off <= o; d = d->next) {
+	for (d = *start; d && d->off <= o; d = d->next) {
 		if (d->off + d->len >= e && d->owner == owner && d->job == job) {
 			memcpy(d->buf + (o - d->off), src, n);
 			return 0;
@@ -387,7 +392,7 @@ static int64_t ext_put(cli_wc *wc, wchunk *c, uint64_t o, size_t n, const uint8_
 	nw = ext_new(wc, o, n, src, owner, job);
 	if (!nw)
 		return -ENOMEM;
-	for (d = c->dirty; d && d->off < o; d = d->next) {
+	for (d = *start; d && d->off < o; d = d->next) {
 		if (d->off + d->len > e) {
 			tail = ext_new(wc, e, d->off + d->len - e, d->buf + (e - d->off),
 				       d->owner, d->job);
@@ -400,7 +405,7 @@ static int64_t ext_put(cli_wc *wc, wchunk *c, uint64_t o, size_t n, const uint8_
 	}
 	/* Cut [o, e) out of every extent (sorted and disjoint: none at or
 	 * after e can overlap, the walk stops there). */
-	for (pp = &c->dirty; (d = *pp) && d->off < e;) {
+	for (pp = start; (d = *pp) && d->off < e;) {
 		uint64_t de = d->off + d->len;
 
 		if (de <= o) {
@@ -436,8 +441,8 @@ static int64_t ext_put(cli_wc *wc, wchunk *c, uint64_t o, size_t n, const uint8_
 	}
 	/* Insert, merging with neighbours of the same writer. */
 	delta += acct(wc, c, job, (int64_t)n);
-	for (pp = &c->dirty; *pp && (*pp)->off < o; pp = &(*pp)->next)
-		left = *pp;
+	for (pp = start; *pp && (*pp)->off < o; pp = &(*pp)->next)
+		left = *pp; /* an extent before start ends before o: never a neighbour */
 	d = *pp; /* first extent at or after e (nothing overlaps now) */
 	if (left && left->off + left->len == o && left->owner == owner && left->job == job &&
 	    ext_reserve(left, left->len + n, max) == 0) {
