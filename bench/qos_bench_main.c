@@ -20,6 +20,13 @@
  *              pivot, and the largest relative difference between the
  *              warm LP's objective and GLPK's over the steps;
  *     gift.txt reports 5 ms for 1,000 jobs on 200 OSTs with COIN-OR CLP;
+ *   - the floor of one dual simplex pivot at m = osts + 1 rows (the
+ *     solver's own dense kernels, gift_dual_i.h): one pass of the
+ *     rank-one update of B^-1 with its row norms, one dense B^-1 v (the
+ *     bound flips' effect on x_B) and one pivot row over jobs x 5.5
+ *     packed entries (|S_i| + 1 on (3) of the e_i columns; the d_i
+ *     are derived from them), each alone on warm caches: what a pivot
+ *     costs at the least;
  *   - one AdapTBF period per job (adaptbf.txt: under 30 µs per job),
  *   - POFS and AdapTBF through the policy interface.
  *   pfs-qosbench [--jobs 1000] [--osts 200] [--reps 21] [--change 0.01] [--cpu]
@@ -36,6 +43,7 @@
 
 #include "qos/adaptbf.h"
 #include "qos/gift.h"
+#include "qos/gift_dual_i.h"
 #include "qos/gift_lp.h"
 #include "qos/padll.h"
 #include "qos/policy.h"
@@ -329,6 +337,80 @@ out0:
 	return rc;
 }
 
+static int bench_floor(size_t jobs, size_t osts, int reps, clockid_t clk)
+{
+	size_t m = osts + 1, ms = (m + 3) & ~(size_t)3, nnz = jobs * 11 / 2;
+	double *B = qos_gd__zalloc(m * ms), *rho = qos_gd__zalloc(ms);
+	double *v = qos_gd__zalloc(ms), *w = calloc(m, sizeof(double));
+	double *alpha = calloc(jobs, sizeof(double)), *val = calloc(nnz, sizeof(double));
+	double *t[3] = { calloc((size_t)reps, sizeof(double)),
+			 calloc((size_t)reps, sizeof(double)),
+			 calloc((size_t)reps, sizeof(double)) };
+	uint16_t *row = calloc(nnz, sizeof(uint16_t));
+	uint32_t *beg = calloc(jobs + 1, sizeof(uint32_t));
+	uint64_t x = 7;
+	volatile double sink = 0;
+	int rc = -ENOMEM;
+
+	if (!B || !rho || !v || !w || !alpha || !val || !row || !beg || !t[0] ||
+	    !t[1] || !t[2] || m > UINT16_MAX)
+		goto out;
+	for (size_t j = 0; j <= jobs; j++)
+		beg[j] = (uint32_t)(j * nnz / jobs);
+	for (size_t p = 0; p < m; p++)
+		for (size_t k = 0; k < m; k++)
+			B[p * ms + k] = (double)(seq_rng(&x) % 1000) / 1000.0;
+	for (size_t k = 0; k < m; k++) {
+		rho[k] = (double)(seq_rng(&x) % 1000) / 1000.0;
+		v[k] = 1e-3;
+	}
+	for (size_t e = 0; e < nnz; e++) {
+		row[e] = (uint16_t)(seq_rng(&x) % m);
+		val[e] = 1.0;
+	}
+	for (int r = 0; r < reps; r++) {
+		double t0 = now_s(clk);
+		for (size_t p = 0; p < m; p++)
+			w[p] = qos_gd__k_axpy_norm(&B[p * ms], rho, 1e-12, ms);
+		double t1 = now_s(clk);
+		double acc = 0;
+		for (size_t p = 0; p < m; p++)
+			acc += qos_gd__k_dot(&B[p * ms], v, ms);
+		double t2 = now_s(clk);
+		for (size_t j = 0; j < jobs; j++) {
+			double a = 0;
+			for (size_t e = beg[j], end = beg[j + 1]; e < end; e++)
+				a += val[e] * rho[row[e]];
+			alpha[j] = a;
+		}
+		double t3 = now_s(clk);
+		sink = sink + acc + alpha[(size_t)r % jobs] + w[(size_t)r % m];
+		t[0][r] = t1 - t0;
+		t[1][r] = t2 - t1;
+		t[2][r] = t3 - t2;
+	}
+	char what[96];
+	snprintf(what, sizeof(what), "pivot floor, m=%zu: B^-1 update + norms", m);
+	report(what, t[0], reps, 1e6, "us");
+	snprintf(what, sizeof(what), "pivot floor, m=%zu: dense B^-1 v (flips)", m);
+	report(what, t[1], reps, 1e6, "us");
+	snprintf(what, sizeof(what), "pivot floor: pivot row, %zu entries", nnz);
+	report(what, t[2], reps, 1e6, "us");
+	rc = 0;
+out:
+	free(B);
+	free(rho);
+	free(v);
+	free(w);
+	free(alpha);
+	free(val);
+	free(row);
+	free(beg);
+	for (int k = 0; k < 3; k++)
+		free(t[k]);
+	return rc;
+}
+
 static int bench_adaptbf(size_t jobs, int reps, clockid_t clk)
 {
 	qos_adaptbf_job *x = calloc(jobs, sizeof(*x));
@@ -421,6 +503,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	rc = bench_gift(jobs, osts, reps, frac, clk);
+	if (!rc && osts + 1 <= QOS_GD_MAX_ROWS)
+		rc = bench_floor(jobs, osts, reps * 100, clk);
 	if (!rc)
 		rc = bench_adaptbf(jobs, reps * 100, clk);
 	if (!rc)
