@@ -81,9 +81,23 @@
  * pricing and the steps.  A sparse LU of B with Forrest-Tomlin updates
  * (its factors are nearly as sparse as B) measured slower at this size
  * (gift_dual_inv.c).  A 1 % change moves BSIP shares on ~45 OSTs and
- * the optimal basis by ~35 columns, so a few dozen pivots is the floor
- * for any simplex method here; issue 9's 0.5 ms warm would need ~5 us
- * per pivot at 70 pivots, and 5 ms cold ~300 pivots.
+ * the optimal basis by 32 of its 201 variables (median over the steps,
+ * 16-49; qos_gift_lp_stats.last_basis_change), and every new basic
+ * variable costs a pivot on any simplex path.  The dense kernels alone
+ * cost 3.4 us (update of B^-1 with its norms), 2.3 us (a pivot row of
+ * 5,500 entries) and, when a pivot flips bounds, 2.9 us (B^-1 v) per
+ * pivot (pfs-qosbench "pivot floor"; fusing the last into the update
+ * saved 0.7 us), and a warm solve spends ~0.2 ms outside its pivots
+ * (matching, bounds, packing, the end checks: an unchanged LP), the
+ * decision ~0.1 ms around the LP.  So 0.5 ms warm is the floor itself
+ * (0.1 + 0.2 + 32 x 5.8 us) on the shortest path with nothing but
+ * those kernels; the solver takes ~70 pivots of ~17 us.  5 ms cold
+ * needs ~300 pivots at today's cost, or ~11 us per pivot at 431.
+ *
+ * Restarts.  The basis is saved with GIFT's state (qos_gift_lp_ctx_save
+ * below), so the first decision after an MDS restart is warm (~82
+ * pivots against ~70 continuing: the restored slots, hence the cost
+ * perturbation, differ; cold takes ~430).
  *
  * GLPK's terminal output is switched off (glp_term_out(GLP_OFF)) and its
  * messages level set to off, so it never prints.  GLPK's environment is
