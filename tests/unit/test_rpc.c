@@ -1060,6 +1060,62 @@ static void test_rpc_iov_tag_covers_every_piece(void **state)
 	pieces_free(v, n, cat);
 }
 
+/* The frame server (an OSS's data port) under authentication: a WRITEV
+ * whose bulk went out in pieces is accepted (answered); the same request
+ * with one byte of its middle piece changed after sealing (on the wire)
+ * is refused: the connection is closed and counted as a bad tag. */
+static void test_rpc_iov_server_refuses_tampered_piece(void **state)
+{
+	pfs_auth_key m, ck;
+	pfs_server_opts so = { .host = "127.0.0.1", .name = "iov" };
+	pfs_server *srv = NULL;
+	pfs_server_stats st;
+	pfs_auth_sess ss, tx;
+	uint8_t fields[12] = "ost+obj+nvec", *cat, *frame, *dyn = NULL, *data = NULL, b[256];
+	size_t total, fn, n = 3;
+	struct iovec *v = pieces(n, &cat, &total);
+	pfs_hdr h, r;
+	int fd, sp[2];
+	ssize_t got;
+
+	keys(&m, &ck, PFS_INTEGRITY_HEADER);
+	so.auth = &m;
+	assert_int_equal(pfs_server_start(&so, echo, NULL, &srv), 0);
+	assert_int_equal(pfs_net_connect("127.0.0.1", pfs_server_port(srv), 2000, &fd), 0);
+	assert_int_equal(pfs_auth_client(fd, &ck, 2000, &ss), 0);
+	/* good: answered (the echo server does not serve WRITEV: a status) */
+	pfs_hdr_init(&h, PFS_OP_OSS_WRITEV, 1, 5, "j");
+	assert_int_equal(pfs_net_send_frame_iov_sec(fd, &ss, &h, fields, sizeof(fields), v,
+						    (int)n), 0);
+	assert_int_equal(pfs_net_recv_reply_sec(fd, &ss, &r, PFS_MAX_PAYLOAD, NULL, 0, &dyn,
+						&data), 0);
+	assert_int_equal(r.req_id, 1);
+	assert_true(r.status < 0);
+	free(dyn);
+	/* tampered: sealed for this connection, changed on the way */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
+	tx = ss;
+	pfs_hdr_init(&h, PFS_OP_OSS_WRITEV, 2, 5, "j");
+	assert_int_equal(pfs_net_send_frame_iov_sec(sp[0], &tx, &h, fields, sizeof(fields), v,
+						    (int)n), 0);
+	frame = raw_frame(sp[1], &fn);
+	frame[PFS_HDR_LEN + sizeof(fields) + v[0].iov_len + v[1].iov_len / 2] ^= 1;
+	assert_int_equal(pfs_net_write_all(fd, frame, fn), 0);
+	assert_int_equal(pfs_net_set_timeout(fd, 3000), 0);
+	do
+		got = recv(fd, b, sizeof(b), 0);
+	while (got > 0);   /* at most an error reply, then the close */
+	assert_true(got == 0 || errno == ECONNRESET);
+	pfs_server_get_stats(srv, &st);
+	assert_int_equal(st.mac_failed, 1);
+	close(fd);
+	close(sp[0]);
+	close(sp[1]);
+	free(frame);
+	pfs_server_stop(srv);
+	pieces_free(v, n, cat);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1079,6 +1135,7 @@ int main(void)
 		cmocka_unit_test(test_rpc_window_and_interrupt),
 		cmocka_unit_test(test_rpc_iov_pieces),
 		cmocka_unit_test(test_rpc_iov_tag_covers_every_piece),
+		cmocka_unit_test(test_rpc_iov_server_refuses_tampered_piece),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
