@@ -68,7 +68,7 @@ typedef struct mds_nsgroup_req {
 } mds_nsgroup_req;
 
 #define MDS_NSGROUP_INLINE_GAP_US 20 /* a request sooner after a batch's end: a burst */
-#define MDS_NSGROUP_SLOW_US 2000     /* a batch this long keeps inline runs off for 1 s */
+#define MDS_NSGROUP_SLOW_US 10000    /* a batch this long keeps inline runs off for 1 s */
 
 typedef struct mds_nsgroup_stats {
 	uint64_t batches;  /* batches run (a batch of one without a group) */
