@@ -166,7 +166,7 @@ struct pfs_server {
 	/* stats */
 	atomic_uint nconns;
 	atomic_uint_fast64_t accepted, refused_full, auth_failed, mac_failed, timed_out,
-		bad_frames, rx_alloc, queued, queued_peak, paused;
+		bad_frames, rx_alloc, queued, queued_peak, paused, bulk_spliced, bulk_undone;
 };
 
 #define ST_ADD(s, f, n) atomic_fetch_add_explicit(&(s)->f, (n), memory_order_relaxed)
@@ -713,6 +713,7 @@ static int bulk_undo(pfs_sconn *c)
 {
 	size_t n = c->bgot;
 
+	ST_ADD(c->srv, bulk_undone, 1);
 	c->bulk = c->bgot = 0;
 	if (body_grow(c, c->got + n)) {
 		bulk_put(c->srv, c->pfd, 1);
@@ -761,6 +762,7 @@ static int bulk_start(pfs_sconn *c)
 	}
 	c->bulk = n;
 	c->bgot = 0;
+	ST_ADD(s, bulk_spliced, 1);
 	if (c->got > fields) {
 		c->bgot = c->got - fields;
 		c->got = fields;
@@ -1652,4 +1654,6 @@ void pfs_server_get_stats(pfs_server *s, pfs_server_stats *out)
 	out->queued_bytes = atomic_load(&s->queued);
 	out->queued_peak = atomic_load(&s->queued_peak);
 	out->paused = atomic_load(&s->paused);
+	out->bulk_spliced = atomic_load(&s->bulk_spliced);
+	out->bulk_undone = atomic_load(&s->bulk_undone);
 }

@@ -185,6 +185,8 @@ typedef struct pfs_server_stats {
 	uint64_t queued_bytes;     /* reply bytes not yet written, all connections, now */
 	uint64_t queued_peak;      /* most reply bytes ever queued on one connection */
 	uint64_t paused;           /* connections not read now (backpressure) */
+	uint64_t bulk_spliced;     /* frames whose bulk went through a pipe (opts.bulk) */
+	uint64_t bulk_undone;      /* ... of which the pipe filled: into memory instead */
 } pfs_server_stats;
 void pfs_server_get_stats(pfs_server *s, pfs_server_stats *out);
 

@@ -341,14 +341,13 @@ static void io_exec(void *ctx, oss_ostq *q, oss_req *r)
 		/* the writer's grant first; space others were granted is theirs */
 		rc = oss_grant_write(grant_of(s, q), io->hdr.client_id, io->len, pfs_clock_ms(),
 				     store_free, io->st);
-		if (rc == 0 && io->wpipe.fd[0] >= 0) {
+		if (rc == 0 && io->wpipe.fd[0] >= 0)
 			rc = oss_store_splice_write(io->st, io->obj, io->off, io->wpipe.fd[0],
 						    io->len);
-			if (rc == 0) /* all of it went into the object */
-				wbulk_put(s, io->wpipe.fd, 1);
-		} else if (rc == 0) {
+		else if (rc == 0)
 			rc = oss_store_write(io->st, io->obj, io->off, io->data, io->len);
-		}
+		if (io->wpipe.fd[0] >= 0) /* before the reply: empty when all went in */
+			wbulk_put(s, io->wpipe.fd, rc == 0);
 		olen = put_le(out, 0, io->len, 4);
 		break;
 	case PFS_OP_OSS_WRITEV:
@@ -716,6 +715,14 @@ void oss_server_stop(oss_server *s)
 	 * loop, which uses the schedulers; then the OSTs. */
 	for (size_t i = 0; s->q && i < s->n_osts; i++)
 		oss_ostq_shutdown(s->q[i]);
+	if (s->data && s->splice_writes) {
+		pfs_server_stats st;
+
+		pfs_server_get_stats(s->data, &st);
+		pfs_log(PFS_LOG_NOTICE, "oss: %llu WRITEs spliced, %llu of them received into "
+			"memory after all (a pipe filled up)", (unsigned long long)st.bulk_spliced,
+			(unsigned long long)st.bulk_undone);
+	}
 	pfs_server_stop(s->ctl);
 	pfs_server_stop(s->data);
 	oss_qos_destroy(s->qos);

@@ -1,7 +1,8 @@
 /* fuzz_oss.c — libFuzzer target for the OSS request decoders: each input is
  * one request (fuzz_input.h).  Data-port opcodes go through oss_req_decode
  * (oss/req.h, no I/O) and its result is checked against the payload (a
- * WRITEV's extent table against its rules too);
+ * WRITEV's extent table against its rules too), and through the spliced
+ * WRITE's split decoder, which must agree with it;
  * control-port opcodes (DESTROY, LIST_OBJECTS, JOBSTATS, STATFS, QOS_STATS,
  * QOS_SET, NRS_RULE) are executed by oss_ctl_execute on a real OSS with one
  * OST in a temporary directory made once per process (its ports listen on
@@ -74,10 +75,47 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* The spliced-WRITE split (oss_req_write_bulk, oss_req_decode_split): a
+ * bulk the server would splice is the tail of a payload the whole-frame
+ * decoder takes as that WRITE, and the split decoder reads only the bytes
+ * before it (an exact-size copy: ASan sees an overread) and agrees with
+ * the whole-frame decoder; any other bulk it refuses. */
+static void split_request(const pfs_hdr *h, const uint8_t *p, size_t n)
+{
+	oss_req_msg m, whole;
+	uint32_t bulk = 0;
+	uint8_t *copy;
+	int rc, rcw;
+
+	if (n >= OSS_REQ_WRITE_HEAD && n <= UINT32_MAX)
+		bulk = oss_req_write_bulk((uint32_t)n, p);
+	if (bulk > n - 24)
+		__builtin_trap();
+	if (!bulk) /* try the payload's last byte as a bulk length anyway */
+		bulk = n ? p[n - 1] % (n + 1) : 0;
+	copy = malloc(n - bulk + 1);
+	if (!copy)
+		return;
+	memcpy(copy, p, n - bulk);
+	rc = oss_req_decode_split(h->opcode, copy, n - bulk, bulk, &m);
+	rcw = oss_req_decode(h->opcode, p, n, &whole);
+	if (rc != 0 && rc != -EBADMSG && rc != -EINVAL && rc != -EOPNOTSUPP)
+		__builtin_trap();
+	if (rc == 0 && bulk) {
+		if (h->opcode != PFS_OP_OSS_WRITE || m.data || m.len != bulk || rcw != 0 ||
+		    m.ost != whole.ost || m.obj != whole.obj || m.off != whole.off ||
+		    m.len != whole.len || m.has_cap != whole.has_cap)
+			__builtin_trap();
+	}
+	free(copy);
+}
+
 static void data_request(const pfs_hdr *h, const uint8_t *p, size_t n)
 {
 	oss_req_msg m;
 	int rc = oss_req_decode(h->opcode, p, n, &m);
+
+	split_request(h, p, n);
 
 	if (rc != 0 && rc != -EBADMSG && rc != -EINVAL && rc != -EOPNOTSUPP)
 		__builtin_trap();

@@ -238,6 +238,8 @@ static void test_bulk_spliced(void **state)
 	assert_int_equal(atomic_load(&mem_frames), 5);
 	pfs_server_get_stats(s, &st);
 	assert_int_equal(st.rx_alloc_bytes, 0);
+	assert_int_equal(st.bulk_spliced, 5);
+	assert_int_equal(st.bulk_undone, 0);
 	/* a frame cut off in the middle of its bulk: its pipe goes back */
 	{
 		uint8_t f[FIELDS] = { 0 };
@@ -265,6 +267,7 @@ static void test_bulk_spliced(void **state)
 static void test_bulk_pipe_full(void **state)
 {
 	pfs_server_opts o = { 0 };
+	pfs_server_stats st;
 	pfs_server *s;
 	int fd;
 
@@ -277,6 +280,9 @@ static void test_bulk_pipe_full(void **state)
 		send_write(fd, NULL, 1 + i, (uint32_t)i * 11, BULK / 2 + (uint32_t)i);
 		assert_int_equal(reply_kind(fd, NULL, 1 + i), 'M');
 	}
+	pfs_server_get_stats(s, &st);
+	assert_int_equal(st.bulk_spliced, 3);
+	assert_int_equal(st.bulk_undone, 3);
 	close(fd);
 	pfs_server_stop(s);
 	assert_int_equal(atomic_load(&mem_frames), 3);
