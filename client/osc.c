@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,7 @@ typedef struct piece {
 	void *rbuf;           /* READ destination */
 	const cli_osc_pipe *rpipe; /* or this pipe (cli_osc_read_pipe_caps) */
 	int piped;            /* READ: the reply's payload went into rpipe */
+	int unpiped;          /* READ: a payload for rpipe came in memory */
 	const pfs_capa *cap;  /* the object's capability (in the caller's set) or NULL */
 	pfs_extent ext;       /* READ/WRITE: the extent this piece serves */
 	int ep;               /* endpoint index: the lock order */
@@ -573,23 +575,40 @@ static void pipe_drain(int r)
 	}
 }
 
-/* A READ reply read into memory goes on into the piece's pipe (a copy:
- * only for sessions whose MAC covers the data).  0 or -errno. */
-static int pipe_put_mem(const piece *p, const void *data, size_t len)
+/* Write len bytes of data (zeros when NULL) into a READ pipe, a page at a
+ * time and only while it has room: a full pipe is -ENOBUFS, never a wait.
+ * 0 or -errno. */
+static int pipe_put(int w, const void *data, size_t len)
 {
+	static const char zeros[4096];
 	const char *c = data;
 
 	while (len > 0) {
-		ssize_t k = write(p->rpipe->w, c, len);
+		struct pollfd pw = { .fd = w, .events = POLLOUT };
+		size_t n = len < sizeof(zeros) ? len : sizeof(zeros);
+		ssize_t k;
 
+		if (poll(&pw, 1, 0) < 0 && errno != EINTR)
+			return -errno;
+		if (!(pw.revents & POLLOUT))
+			return -ENOBUFS;
+		k = write(w, c ? c : zeros, n);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
 			return k < 0 ? -errno : -EIO;
-		c += k;
+		if (c)
+			c += k;
 		len -= (size_t)k;
 	}
 	return 0;
+}
+
+/* A READ reply read into memory goes on into the piece's pipe (a copy:
+ * only for sessions whose MAC covers the data).  0 or -errno. */
+static int pipe_put_mem(const piece *p, const void *data, size_t len)
+{
+	return pipe_put(p->rpipe->w, data, len);
 }
 
 static int piece_finish(piece *p, pfs_rpc_inflight *call)
@@ -625,7 +644,8 @@ static int piece_finish(piece *p, pfs_rpc_inflight *call)
 		}
 		p->got = rep.len;
 		if (p->rpipe) {
-			if (!p->piped && rep.len && (rc = pipe_put_mem(p, rep.data, rep.len)))
+			p->unpiped = !p->piped && rep.len;
+			if (p->unpiped && (rc = pipe_put_mem(p, rep.data, rep.len)))
 				pipe_drain(p->rpipe->r);
 			break;
 		}
@@ -1044,18 +1064,7 @@ int cli_osc_read_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
 /* Write n zero bytes into a READ pipe (a hole; short objects). */
 static int pipe_put_zeros(const cli_osc_pipe *pp, size_t n)
 {
-	static const char zeros[65536];
-
-	while (n > 0) {
-		ssize_t k = write(pp->w, zeros, n < sizeof(zeros) ? n : sizeof(zeros));
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -EIO;
-		n -= (size_t)k;
-	}
-	return 0;
+	return pipe_put(pp->w, NULL, n);
 }
 
 int cli_osc_read_pipe_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout *l,
@@ -1094,7 +1103,7 @@ int cli_osc_read_pipe_caps(cli_osc *o, const pfs_rpc_tag *tag, const pfs_layout 
 	pthread_mutex_lock(&o->lock);
 	if (p.piped)
 		o->read_piped++;
-	else
+	if (p.unpiped)
 		o->read_pipe_off = 1; /* its MAC covers READ data: memory from now on */
 	pthread_mutex_unlock(&o->lock);
 	*got = len;

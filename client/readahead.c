@@ -632,12 +632,14 @@ static int pipe_wait(cli_ra *ra, cli_ra_buf *b, uint64_t gen)
 static int materialize(cli_ra *ra, cli_ra_buf *b)
 {
 	size_t pos = b->gone;
+	int left = -1;
 
 	if (b->pr < 0)
 		return 0;
-	if (!b->data)
+	/* never a blocking read under the lock: the pipe must hold them all */
+	if (ioctl(b->pr, FIONREAD, &left) == 0 && (size_t)left == b->got - b->gone && !b->data)
 		b->data = data_get(ra, b->len, &b->cap);
-	while (b->data && pos < b->got) {
+	while (b->data && left >= 0 && (size_t)left == b->got - b->gone && pos < b->got) {
 		ssize_t k = read(b->pr, b->data + pos, b->got - pos);
 
 		if (k < 0 && errno == EINTR)

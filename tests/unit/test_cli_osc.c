@@ -9,7 +9,10 @@
  * granted; a grant of 0 keeps the credit), answer -EBUSY (the piece is sent
  * again after a backoff, from memory or from the FUSE pipe, and EBUSY never
  * reaches the caller), or stay silent (a timed-out piece is sent again);
- * the caller's job, uid and gid in every OSS request header. */
+ * the caller's job, uid and gid in every OSS request header.  Reads into a
+ * pipe (cli_osc_read_pipe_caps): the bytes of one READ in the pipe, holes
+ * and short objects as zeros, a range of two READs refused (-EXDEV) with
+ * nothing in the pipe, a busy OSS's READ sent again without stray bytes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -483,6 +487,94 @@ static void test_osc_holes(void **state)
 				      &got), 0);
 	assert_int_equal(got, 20);
 	assert_memory_equal(dst + 10, data, 10);
+	free(dst);
+}
+
+/* Read n bytes out of pipe r into dst; the pipe is empty after them. */
+static void pipe_take(int r, uint8_t *dst, size_t n)
+{
+	size_t done = 0;
+	int left = -1;
+
+	while (done < n) {
+		ssize_t k = read(r, dst + done, n - done);
+
+		assert_true(k > 0);
+		done += (size_t)k;
+	}
+	assert_int_equal(ioctl(r, FIONREAD, &left), 0);
+	assert_int_equal(left, 0);
+}
+
+static void test_osc_read_pipe(void **state)
+{
+	fixture *fx = *state;
+	pfs_layout l = mklayout(1 << 20, 4);
+	size_t len = (5u << 20) / 2, got;
+	uint8_t *src = malloc(len), *dst = malloc(1 << 20);
+	int fds[2];
+	cli_osc_pipe pp;
+	cli_osc_stats st;
+
+	assert_non_null(src);
+	assert_non_null(dst);
+	assert_int_equal(pipe(fds), 0);
+	assert_true(fcntl(fds[1], F_SETPIPE_SZ, 2 << 20) >= (2 << 20));
+	pp = (cli_osc_pipe){ fds[0], fds[1], 2 << 20 };
+	fill(src, len, 9);
+	/* stripes 0, 1 full, 2 half; 3 never written */
+	for (size_t done = 0; done < len; done += 1u << 20)
+		assert_int_equal(cli_osc_write(fx->osc, &tag_j, &l, done,
+					       len - done < (1u << 20) ? len - done : 1u << 20,
+					       src + done), 0);
+	/* a whole stripe, and a piece inside one */
+	assert_int_equal(cli_osc_read_pipe_caps(fx->osc, &tag_j, &l, NULL, 4u << 20, 0, 1 << 20,
+						&pp, &got), 0);
+	assert_int_equal(got, 1 << 20);
+	pipe_take(fds[0], dst, got);
+	assert_memory_equal(dst, src, 1 << 20);
+	assert_int_equal(cli_osc_read_pipe_caps(fx->osc, &tag_j, &l, NULL, 4u << 20,
+						(1u << 20) + 100, 5000, &pp, &got), 0);
+	assert_int_equal(got, 5000);
+	pipe_take(fds[0], dst, got);
+	assert_memory_equal(dst, src + (1u << 20) + 100, 5000);
+	/* a short object: zeros after its end; a missing one: all zeros */
+	assert_int_equal(cli_osc_read_pipe_caps(fx->osc, &tag_j, &l, NULL, 4u << 20, 2u << 20,
+						1 << 20, &pp, &got), 0);
+	assert_int_equal(got, 1 << 20);
+	pipe_take(fds[0], dst, got);
+	assert_memory_equal(dst, src + (2u << 20), len - (2u << 20));
+	for (size_t i = len - (2u << 20); i < (1u << 20); i++)
+		if (dst[i])
+			fail_msg("byte %zu past the object's end is %u", i, dst[i]);
+	memset(dst, 0xEE, 1 << 20);
+	assert_int_equal(cli_osc_read_pipe_caps(fx->osc, &tag_j, &l, NULL, 4u << 20, 3u << 20,
+						1 << 20, &pp, &got), 0);
+	pipe_take(fds[0], dst, got);
+	for (size_t i = 0; i < (1u << 20); i++)
+		if (dst[i])
+			fail_msg("byte %zu of a missing object is %u", i, dst[i]);
+	/* two READs: refused, nothing in the pipe; clipped at the size */
+	assert_int_equal(cli_osc_read_pipe_caps(fx->osc, &tag_j, &l, NULL, 4u << 20, 1000,
+						1 << 20, &pp, &got), -EXDEV);
+	pipe_take(fds[0], dst, 0);
+	assert_int_equal(cli_osc_read_pipe_caps(fx->osc, &tag_j, &l, NULL, 300, 0, 1 << 20, &pp,
+						&got), 0);
+	assert_int_equal(got, 300);
+	pipe_take(fds[0], dst, got);
+	assert_memory_equal(dst, src, 300);
+	/* busy answers: sent again, the pipe holds the bytes once */
+	oss[1].busy_left = 2;
+	assert_int_equal(cli_osc_read_pipe_caps(fx->osc, &tag_j, &l, NULL, 4u << 20, 1u << 20,
+						1 << 20, &pp, &got), 0);
+	pipe_take(fds[0], dst, got);
+	assert_memory_equal(dst, src + (1u << 20), 1 << 20);
+	cli_osc_stats_get(fx->osc, &st);
+	assert_true(st.read_piped >= 5);
+	assert_int_equal(st.read_pipe_fallbacks, 1);
+	close(fds[0]);
+	close(fds[1]);
+	free(src);
 	free(dst);
 }
 
@@ -1096,6 +1188,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_osc_busy_pipe, setup4, teardown),
 		cmocka_unit_test_setup_teardown(test_osc_busy_forever, setup1, teardown),
 		cmocka_unit_test_setup_teardown(test_osc_timeout_resend, setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_osc_read_pipe, setup4, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
