@@ -80,8 +80,8 @@ int qos_gd_create(size_t m, qos_gd **out)
 		gd->bmask <<= 1;
 	gd->bset = calloc(gd->bmask, sizeof(*gd->bset));
 	gd->bmask--;
-	if (!gd->bset || !gd->g || !gd->su || !gd->sst || !gd->spos || !gd->xs || !gd->ds ||
-	    !gd->salpha || !gd->head || !gd->Binv || !gd->M || !gd->w ||
+	if (!gd->bset || !gd->g || !gd->su || !gd->sst || !gd->spos ||
+	    !gd->xs || !gd->ds || !gd->salpha || !gd->head || !gd->Binv || !gd->M || !gd->w ||
 	    !gd->xB || !gd->y || !gd->aq || !gd->vv || !gd->perm ||
 	    !gd->kpos || !gd->trow || !gd->tidx || !gd->cand) {
 		qos_gd_destroy(gd);
@@ -1094,12 +1094,13 @@ static void gd_unperturb(qos_gd *gd)
 	gd->perturbed = 0;
 }
 
-/* A basic variable's key: a slack by its row, a slot by its index and
- * the column it holds (gen), never 0. */
+/* A basic variable's key: a slack by its row (bit 63), a slot by its
+ * index and the column it holds (bit 62, gen modulo 2^30), never 0. */
 static uint64_t gd_key(const qos_gd *gd, uint32_t v)
 {
-	return v & GD_SLACK ? (1ull << 63) | (v & ~GD_SLACK)
-			    : ((uint64_t)gd->gen[v] << 32 | v) + (1ull << 62);
+	if (v & GD_SLACK)
+		return 1ull << 63 | (v & ~GD_SLACK);
+	return 1ull << 62 | (uint64_t)(gd->gen[v] & 0x3fffffffu) << 32 | v;
 }
 
 static size_t gd_key_slot(const qos_gd *gd, uint64_t k)
