@@ -77,7 +77,7 @@ struct sa_dir {
 	uint64_t batch_hits;            /* hits since the last fetch was queued */
 	unsigned overtook;              /* misses past the start of the fetch in flight */
 	int judged;                     /* the last batch was found unused (backed off) */
-	unsigned late;                  /* misses behind the window since its fetch */
+	unsigned late;                  /* misses behind the window since the walk started */
 	unsigned batch;                 /* entries of the next fetch */
 	uint64_t backoff_until, backoff_ms;
 	cli_ctx ctx;                    /* whom the next fetch is for */
@@ -457,7 +457,6 @@ static void fetch_queue(cli_sa *sa, sa_dir *d, const cli_ctx *c, const char *aft
 	d->batch_hits = 0;
 	d->overtook = 0;
 	d->judged = 0;
-	d->late = 0;
 	snprintf(d->from, sizeof(d->from), "%s", after);
 	*sa->jobs_tail = j;
 	sa->jobs_tail = &j->next;
@@ -716,12 +715,14 @@ void cli_sa_miss(cli_sa *sa, const cli_ctx *c, uint64_t dir, const char *name)
 	if (window && d->ents && strcmp(name, d->lo) >= 0 &&
 	    (d->eof || strcmp(name, d->next) <= 0))
 		goto out;
-	/* behind a window the walk is still going through: LOOKUPs that
-	 * left before the fetches covered them (other walkers', delayed; as
-	 * many as there are walkers), not a new walk: starting one here
-	 * would pull the window back.  More of them are a second walk. */
+	/* behind a window the walk is still going through (answered or hit
+	 * within window_ms): LOOKUPs that left before the fetches covered
+	 * them (other walkers', delayed; about as many as there are
+	 * walkers), not a new walk: starting one here would pull the window
+	 * back.  More of them are a second walk. */
 	if (window && strcmp(name, d->lo) < 0 && !d->eof && !d->stop &&
-	    now - d->hit_ms < sa->o.window_ms && d->late++ < SA_LATE_MAX) {
+	    (now - d->hit_ms < sa->o.window_ms || now - d->fetched_ms < sa->o.window_ms) &&
+	    d->late++ < SA_LATE_MAX) {
 		sa->st.behind++;
 		goto out;
 	}
@@ -741,6 +742,7 @@ void cli_sa_miss(cli_sa *sa, const cli_ctx *c, uint64_t dir, const char *name)
 		d->batch = d->batch * 2 < sa->o.batch ? d->batch * 2 : sa->o.batch;
 		if (!d->batch)
 			d->batch = sa->o.batch < SA_FIRST_BATCH ? sa->o.batch : SA_FIRST_BATCH;
+		d->late = 0;
 		snprintf(d->lo, sizeof(d->lo), "%s", name);
 		fetch_queue(sa, d, c, name);
 		fetch_kick(sa);
@@ -764,6 +766,7 @@ void cli_sa_miss(cli_sa *sa, const cli_ctx *c, uint64_t dir, const char *name)
 	d->misses = 0;
 	d->ctx = *c;
 	d->batch = sa->o.batch < SA_FIRST_BATCH ? sa->o.batch : SA_FIRST_BATCH;
+	d->late = 0;
 	snprintf(d->lo, sizeof(d->lo), "%s", name);
 	fetch_queue(sa, d, c, name);
 	fetch_kick(sa);

@@ -10,7 +10,8 @@
  * LOOKUP waits for the fetch in flight that covers it.  A walk that
  * overtakes the fetch in flight, late LOOKUPs of other walkers behind the
  * window, and a second walk that goes past what the first one fetched keep
- * being served (the window jumps to the walk; no back-off).  Also the LOOKUP_BULK
+ * being served (the window jumps to the walk; no back-off); sparse random
+ * LOOKUPs still back off, doubling.  Also the LOOKUP_BULK
  * reply decoder (cli_mdc_lookup_bulk_decode) on good, garbage, truncated
  * and oversized input. */
 #include <errno.h>
@@ -304,6 +305,54 @@ static void test_late_behind(void **st)
 	cli_sa_get_stats(sa, &s);
 	assert_true(s.behind >= 1);
 	assert_int_equal(s.backoffs, 0);
+	cli_sa_destroy(sa);
+
+	/* the late ones before the walk's first hit: no back-off either */
+	memset(&f, 0, sizeof(f));
+	f.now = 1000;
+	sa = mk(&f, 64, 4096);
+	look(sa, 0, NULL, NULL);
+	look(sa, 4, NULL, NULL);
+	f.now++;
+	assert_int_equal(look(sa, 2, NULL, NULL), -ENOENT);
+	assert_int_equal(look(sa, 3, NULL, NULL), -ENOENT);
+	hits = 0;
+	for (unsigned i = 5; i < NFILES; i++) {
+		f.now++;
+		if (look(sa, i, NULL, NULL) == 0)
+			hits++;
+	}
+	assert_int_equal(hits, NFILES - 5);
+	cli_sa_get_stats(sa, &s);
+	assert_int_equal(s.backoffs, 0);
+	cli_sa_destroy(sa);
+}
+
+/* random LOOKUPs in a large directory (a few names at a time among many:
+ * a batch gets no hit before its entries age) still back off: few
+ * fetches */
+static void test_random_backs_off(void **st)
+{
+	fake f = { .now = 1000 };
+	cli_sa *sa = mk(&f, 64, 4096);
+	uint64_t seed = 12345;
+	cli_sa_stats s;
+
+	(void)st;
+	for (unsigned k = 0; k < 3000; k++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		f.now += 50;
+		look(sa, (unsigned)(seed >> 33) % NFILES, NULL, NULL);
+	}
+	cli_sa_get_stats(sa, &s);
+	print_message("random: %u fetches, %llu backoffs, %llu jumps, %llu hits\n", f.fetches,
+		      (unsigned long long)s.backoffs, (unsigned long long)s.jumps,
+		      (unsigned long long)s.hits);
+	/* 150 s of them: 1 + 2 + 4 + ... s of back-off.  Before, 175: the
+	 * mark that a batch had been judged counted as a hit and reset the
+	 * doubling, so the back-off stayed at 1 s */
+	assert_true(f.fetches <= 20);
+	assert_true(s.backoffs >= 1);
 	cli_sa_destroy(sa);
 }
 
@@ -689,6 +738,7 @@ int main(void)
 		cmocka_unit_test(test_walk_ahead_to_eof),
 		cmocka_unit_test(test_second_walk),
 		cmocka_unit_test(test_late_behind),
+		cmocka_unit_test(test_random_backs_off),
 		cmocka_unit_test(test_overtake_inflight),
 		cmocka_unit_test(test_second_walk_goes_on),
 		cmocka_unit_test(test_drops),
