@@ -159,7 +159,7 @@ static void seq_lp(const qos_gift_synth *s, const qos_gift_sets *st, double B_th
 }
 
 enum { T_WARM, T_COLD, T_LPWARM, T_LPCOLD, T_LPSLACK, T_GLPK, T_ITERS,
-       T_CITERS, T_SITERS, T_WPIV, T_CPIV, T_RESTART, T_RPIV, T_SAVE, T_IMG, T_BCH, T_N };
+       T_CITERS, T_SITERS, T_WPIV, T_CPIV, T_RESTART, T_RPIV, T_SAVE, T_IMG, T_BCH, T_GPIV, T_N };
 
 /* One cold solve of lp on a fresh context, crash basis from min_osts
  * OSTs (SIZE_MAX: slack basis); *t its time, *pivots its pivots. */
@@ -237,6 +237,11 @@ static int bench_gift(size_t jobs, size_t osts, int reps, double frac, clockid_t
 		t0 = now_s(clk);
 		rc = qos_gift_decide(g, &s.in, &res);
 		t1 = now_s(clk);
+		if (!rc && r >= 0) {
+			qos_gift_lp_stats gls;
+			qos_gift_lp_stats_get(g, &gls);
+			t[T_GPIV][r] = (double)gls.last_iterations;
+		}
 		if (!rc && h) {
 			qos_gift_lp_stats hs;
 			double t2 = now_s(clk);
@@ -297,6 +302,7 @@ static int bench_gift(size_t jobs, size_t osts, int reps, double frac, clockid_t
 		snprintf(what, sizeof(what), "gift decision %zux%zu, warm (%.3g%% change)",
 			 jobs, osts, 100 * frac);
 		report(what, t[T_WARM], reps, 1e3, "ms");
+		report("  warm: its LP's pivots", t[T_GPIV], reps, 1, "");
 		snprintf(what, sizeof(what), "gift decision %zux%zu, cold", jobs, osts);
 		report(what, t[T_COLD], reps, 1e3, "ms");
 		snprintf(what, sizeof(what), "gift decision %zux%zu, after restart", jobs, osts);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "qos/gift_dual.h"
+#include "qos/gift_lp_i.h"
 
 /* Tie-break cost per unit of throttling (see gift_lp.h). */
 #define LP_EPS 1e-6
@@ -367,35 +368,7 @@ out:
 }
 
 /* ---- the dual simplex path and its warm start ----
- *
- * Rows 0 .. n_osts-1 are the OSTs (e_i: +1, d_i: -1 on each OST of S_i;
- * right-hand side the base's gap), row n_osts is (3) written as <= 0
- * (e_i: -|S_i|, d_i: (1 + [i in Y]) |S_i|).  Objective |S_i| e_i -
- * (1 + LP_EPS) |S_i| d_i, all scaled by max C_j.  Each job of the last
- * solve has an entry with its columns; the next solve matches jobs to
- * entries by OST set (hash of the set, then an exact comparison). */
-
-#define NO_SLOT UINT32_MAX
-
-typedef struct lp_ent {
-	uint64_t h;      /* hash of S_i */
-	uint32_t e, d;   /* slots (d: NO_SLOT until a throttle column is needed) */
-	uint32_t next;   /* hash chain while matching */
-	uint8_t dcode;   /* (3) factor of d: 0 without (3), else 1 + [in Y] */
-	uint8_t taken;
-} lp_ent;
-
-struct qos_gift_lp_ctx {
-	qos_gd *gd;
-	size_t n_osts;        /* shape gd was built for */
-	int waste;
-	lp_ent *ent;          /* [n_ent]: the jobs of the last solve */
-	size_t n_ent;
-	uint32_t *mark;       /* [n_osts] stamps for set comparison */
-	uint32_t stamp;
-	size_t crash_min;     /* crash basis for cold starts from this many OSTs */
-	qos_gift_lp_stats st;
-};
+ * (rows, columns and the context: gift_lp_i.h) */
 
 int qos_gift_lp_ctx_create(qos_gift_lp_ctx **out)
 {
@@ -406,7 +379,7 @@ int qos_gift_lp_ctx_create(qos_gift_lp_ctx **out)
 	return 0;
 }
 
-static void ctx_drop_solver(qos_gift_lp_ctx *ctx)
+void qos_gift_lp__drop_solver(qos_gift_lp_ctx *ctx)
 {
 	qos_gd_destroy(ctx->gd);
 	ctx->gd = NULL;
@@ -421,7 +394,7 @@ void qos_gift_lp_ctx_destroy(qos_gift_lp_ctx *ctx)
 {
 	if (!ctx)
 		return;
-	ctx_drop_solver(ctx);
+	qos_gift_lp__drop_solver(ctx);
 	free(ctx);
 }
 
@@ -447,8 +420,8 @@ static uint64_t mix64(uint64_t z)
 	return z ^ (z >> 31);
 }
 
-/* Order-independent hash of S_i; set_hash_rows the same of a set given
- * as n row indices. */
+/* Order-independent hash of S_i; qos_gift_lp__set_hash_rows the same of
+ * a set given as n row indices. */
 static uint64_t set_hash(const qos_gift_lp *lp, size_t i)
 {
 	uint64_t h = mix64(nost(lp, i) + 0x9e3779b97f4a7c15ull);
@@ -457,7 +430,7 @@ static uint64_t set_hash(const qos_gift_lp *lp, size_t i)
 	return h;
 }
 
-static uint64_t set_hash_rows(const uint32_t *rows, size_t n)
+uint64_t qos_gift_lp__set_hash_rows(const uint32_t *rows, size_t n)
 {
 	uint64_t h = mix64(n + 0x9e3779b97f4a7c15ull);
 	for (size_t k = 0; k < n; k++)
@@ -489,10 +462,8 @@ static int set_equal(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp, size_t i,
 	return cnt == nost(lp, i);
 }
 
-/* Add the e (sign +1) or d (sign -1, (3) factor dcode) column of a job
- * whose OSTs are rows[0 .. n_set); rows has room for n_set + 1. */
-static int add_col_set(qos_gift_lp_ctx *ctx, size_t n_set, int sign,
-		       int dcode, uint32_t *rows, double *vals, uint32_t *slot)
+int qos_gift_lp__add_col_set(qos_gift_lp_ctx *ctx, size_t n_set, int sign,
+			     int dcode, uint32_t *rows, double *vals, uint32_t *slot)
 {
 	double w = (double)n_set;
 	size_t n = n_set;
@@ -516,7 +487,7 @@ static int add_col(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp, size_t i,
 
 	for (size_t k = lp->ost_off[i]; k < lp->ost_off[i + 1]; k++)
 		rows[n++] = (uint32_t)lp->ost_idx[k];
-	return add_col_set(ctx, n, sign, dcode, rows, vals, slot);
+	return qos_gift_lp__add_col_set(ctx, n, sign, dcode, rows, vals, slot);
 }
 
 /* A crash basis for a cold start, from a greedy allocation on top of
@@ -608,13 +579,13 @@ static int ctx_load(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp,
 	int rc = -ENOMEM;
 
 	if (!ctx->gd || ctx->n_osts != no || ctx->waste != lp->waste_constraint) {
-		ctx_drop_solver(ctx);
+		qos_gift_lp__drop_solver(ctx);
 		rc = qos_gd_create(no + (lp->waste_constraint ? 1 : 0), &ctx->gd);
 		if (rc)
 			return rc;
 		ctx->mark = calloc(no ? no : 1, sizeof(*ctx->mark));
 		if (!ctx->mark) {
-			ctx_drop_solver(ctx);
+			qos_gift_lp__drop_solver(ctx);
 			return -ENOMEM;
 		}
 		ctx->stamp = 0;
@@ -745,7 +716,7 @@ static int ctx_load(qos_gift_lp_ctx *ctx, const qos_gift_lp *lp,
 out:
 	if (rc) {
 		/* the entries may not match the solver any more */
-		ctx_drop_solver(ctx);
+		qos_gift_lp__drop_solver(ctx);
 	}
 	free(ent);
 	free(bucket);
@@ -851,265 +822,5 @@ int qos_gift_lp_solve(const qos_gift_lp *lp, double *b, double *objective)
 		return rc;
 	rc = qos_gift_lp_ctx_solve(ctx, lp, b, objective);
 	qos_gift_lp_ctx_destroy(ctx);
-	return rc;
-}
-
-/* ---- the basis across a restart (qos_gift_lp_ctx_save / _load) ----
- *
- * One record per job whose columns are not all at their lower bound (a
- * job not saved gets fresh columns at 0, which is where it was), and one
- * per column still basic after its job left or its throttle column was
- * replaced ("dead": loaded, then released again, so it leaves the basis
- * as it would have).  Record: u8 st_e, u8 st_d (LPB_NONE: no such
- * column), u8 dcode, u8 flags (LPB_DEAD_E, LPB_DEAD_D), u32 n, n x u32
- * OST. */
-
-#define LPB_MAGIC 0x424c4751u /* "QGLB" */
-#define LPB_HEAD (4 + 4 + 1 + 4)
-#define LPB_NONE 3u
-#define LPB_DEAD_E 1u
-#define LPB_DEAD_D 2u
-
-static uint8_t *lpb_u32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		*p++ = (uint8_t)(v >> (8 * i));
-	return p;
-}
-
-static uint32_t lpb_r32(const uint8_t *p)
-{
-	uint32_t v = 0;
-	for (int i = 0; i < 4; i++)
-		v |= (uint32_t)p[i] << (8 * i);
-	return v;
-}
-
-/* The OST rows of slot's column (those below n_osts; entries are kept in
- * the order they were added, OSTs first). */
-static size_t lpb_set(const qos_gift_lp_ctx *ctx, uint32_t slot,
-		      const uint32_t **rows, double *first)
-{
-	const double *vals;
-	size_t n = qos_gd_col_get(ctx->gd, slot, rows, &vals), k = 0;
-
-	while (k < n && (*rows)[k] < ctx->n_osts)
-		k++;
-	*first = k ? vals[0] : 0.0;
-	return k;
-}
-
-static uint8_t *lpb_rec(uint8_t *p, unsigned st_e, unsigned st_d, unsigned dcode,
-			unsigned flags, const uint32_t *rows, size_t n)
-{
-	*p++ = (uint8_t)st_e;
-	*p++ = (uint8_t)st_d;
-	*p++ = (uint8_t)dcode;
-	*p++ = (uint8_t)flags;
-	p = lpb_u32(p, (uint32_t)n);
-	for (size_t k = 0; k < n; k++)
-		p = lpb_u32(p, rows[k]);
-	return p;
-}
-
-int qos_gift_lp_ctx_save(const qos_gift_lp_ctx *ctx, uint8_t **buf, size_t *len)
-{
-	const uint32_t *rows;
-	double first;
-	size_t m, ns, cap, n_rec = 0;
-	uint8_t *ref, *b, *p;
-
-	*buf = NULL;
-	*len = 0;
-	if (!ctx->gd || !qos_gd_has_basis(ctx->gd))
-		return 0;
-	m = qos_gd_rows(ctx->gd);
-	ns = qos_gd_slots(ctx->gd);
-	ref = calloc(ns ? ns : 1, 1);
-	if (!ref)
-		return -ENOMEM;
-	cap = LPB_HEAD + m;
-	for (size_t k = 0; k < ctx->n_ent; k++) {
-		const lp_ent *x = &ctx->ent[k];
-		if (x->e == NO_SLOT)
-			continue;
-		ref[x->e] = 1;
-		if (x->d != NO_SLOT)
-			ref[x->d] = 1;
-		cap += 8 + 4 * lpb_set(ctx, x->e, &rows, &first);
-	}
-	for (size_t q = 0; q < m; q++) {
-		uint32_t v = qos_gd_basic_var(ctx->gd, q);
-		if (!(v & QOS_GD_SLACK) && !ref[v])
-			cap += 8 + 4 * lpb_set(ctx, v, &rows, &first);
-	}
-	b = malloc(cap);
-	if (!b) {
-		free(ref);
-		return -ENOMEM;
-	}
-	p = b + LPB_HEAD;
-	for (size_t k = 0; k < ctx->n_ent; k++) {
-		const lp_ent *x = &ctx->ent[k];
-		if (x->e == NO_SLOT)
-			continue;
-		int se = qos_gd_var_status(ctx->gd, x->e);
-		int sd = x->d == NO_SLOT ? (int)LPB_NONE : qos_gd_var_status(ctx->gd, x->d);
-		if (se == QOS_GD_AT_LO && (sd == (int)LPB_NONE || sd == QOS_GD_AT_LO))
-			continue;
-		size_t n = lpb_set(ctx, x->e, &rows, &first);
-		p = lpb_rec(p, (unsigned)se, (unsigned)sd,
-			    x->d == NO_SLOT ? 0 : x->dcode, 0, rows, n);
-		n_rec++;
-	}
-	for (size_t q = 0; q < m; q++) {
-		uint32_t v = qos_gd_basic_var(ctx->gd, q);
-		if (v & QOS_GD_SLACK || ref[v])
-			continue;
-		size_t n = lpb_set(ctx, v, &rows, &first);
-		unsigned dcode = 0;
-		if (ctx->waste && first < 0) {
-			const double *vals;
-			size_t nn = qos_gd_col_get(ctx->gd, v, &rows, &vals);
-			dcode = nn > n && vals[n] > 1.5 * (double)n ? 2 : 1;
-		}
-		if (first > 0)
-			p = lpb_rec(p, QOS_GD_IS_BASIC, LPB_NONE, 0, LPB_DEAD_E, rows, n);
-		else
-			p = lpb_rec(p, LPB_NONE, QOS_GD_IS_BASIC, dcode,
-				    LPB_DEAD_E | LPB_DEAD_D, rows, n);
-		n_rec++;
-	}
-	for (size_t t = 0; t < m; t++)
-		*p++ = (uint8_t)qos_gd_var_status(ctx->gd, QOS_GD_SLACK | (uint32_t)t);
-	lpb_u32(b, LPB_MAGIC);
-	lpb_u32(b + 4, (uint32_t)ctx->n_osts);
-	b[8] = (uint8_t)(ctx->waste != 0);
-	lpb_u32(b + 9, (uint32_t)n_rec);
-	free(ref);
-	*buf = b;
-	*len = (size_t)(p - b);
-	return 0;
-}
-
-int qos_gift_lp_ctx_load(qos_gift_lp_ctx *ctx, const uint8_t *buf, size_t len)
-{
-	const uint8_t *p = buf, *end = buf + len;
-	size_t no, m, n_rec, k = 0, n_dead = 0, n_ent = 0;
-	uint32_t *var = NULL, *rows = NULL, *dead = NULL;
-	uint8_t *sts = NULL;
-	double *vals = NULL;
-	int waste, rc = -EBADMSG;
-
-	ctx_drop_solver(ctx);
-	if (!buf || len < LPB_HEAD || lpb_r32(p) != LPB_MAGIC || p[8] > 1)
-		return -EBADMSG;
-	no = lpb_r32(p + 4);
-	waste = p[8];
-	n_rec = lpb_r32(p + 9);
-	p += LPB_HEAD;
-	m = no + (size_t)waste;
-	/* a record takes at least 12 bytes: n_rec is bounded by len */
-	if (!no || m > QOS_GD_MAX_ROWS || n_rec > (len - LPB_HEAD) / 12)
-		return -EBADMSG;
-	rc = qos_gd_create(m, &ctx->gd);
-	if (rc)
-		return rc;
-	rc = -ENOMEM;
-	ctx->n_osts = no;
-	ctx->waste = waste;
-	ctx->stamp = 0;
-	ctx->mark = calloc(no, sizeof(*ctx->mark));
-	ctx->ent = calloc(n_rec + 1, sizeof(*ctx->ent));
-	var = malloc((2 * n_rec + m) * sizeof(*var));
-	sts = malloc(2 * n_rec + m);
-	dead = malloc((2 * n_rec + 1) * sizeof(*dead));
-	rows = malloc((no + 2) * sizeof(*rows));
-	vals = malloc((no + 2) * sizeof(*vals));
-	if (!ctx->mark || !ctx->ent || !var || !sts || !dead || !rows || !vals)
-		goto out;
-	rc = -EBADMSG;
-	for (size_t r = 0; r < n_rec; r++) {
-		if (end - p < 8)
-			goto out;
-		unsigned se = p[0], sd = p[1], dcode = p[2], flags = p[3];
-		size_t n = lpb_r32(p + 4);
-		p += 8;
-		if (se > LPB_NONE || sd > LPB_NONE || flags > 3 || !n || n > no ||
-		    (size_t)(end - p) / 4 < n)
-			goto out;
-		/* e present unless the record is a dead d alone; a dead e
-		 * takes its d with it; (3)'s factor as the shape has it */
-		if ((se == LPB_NONE) != (flags == (LPB_DEAD_E | LPB_DEAD_D) && sd != LPB_NONE) ||
-		    (se == LPB_NONE && sd == LPB_NONE) ||
-		    ((flags & LPB_DEAD_E) && sd != LPB_NONE && !(flags & LPB_DEAD_D)) ||
-		    ((flags & LPB_DEAD_D) && sd == LPB_NONE) ||
-		    (sd != LPB_NONE && (waste ? dcode < 1 || dcode > 2 : dcode != 0)))
-			goto out;
-		ctx->stamp++;
-		for (size_t q = 0; q < n; q++, p += 4) {
-			rows[q] = lpb_r32(p);
-			if (rows[q] >= no || ctx->mark[rows[q]] == ctx->stamp)
-				goto out;
-			ctx->mark[rows[q]] = ctx->stamp;
-		}
-		uint32_t e = NO_SLOT, d = NO_SLOT;
-		if (se != LPB_NONE) {
-			rc = add_col_set(ctx, n, 1, 0, rows, vals, &e);
-			if (rc)
-				goto out;
-			var[k] = e;
-			sts[k++] = (uint8_t)se;
-		}
-		if (sd != LPB_NONE) {
-			rc = add_col_set(ctx, n, -1, (int)dcode, rows, vals, &d);
-			if (rc)
-				goto out;
-			if (e != NO_SLOT)
-				(void)qos_gd_col_twin(ctx->gd, d, e);
-			var[k] = d;
-			sts[k++] = (uint8_t)sd;
-		}
-		rc = -EBADMSG;
-		if (flags & LPB_DEAD_E && e != NO_SLOT)
-			dead[n_dead++] = e;
-		if (flags & LPB_DEAD_D)
-			dead[n_dead++] = d;
-		if (!(flags & LPB_DEAD_E)) {
-			lp_ent *x = &ctx->ent[n_ent++];
-			x->h = set_hash_rows(rows, n);
-			x->e = e;
-			x->d = flags & LPB_DEAD_D ? NO_SLOT : d;
-			x->dcode = (uint8_t)(x->d == NO_SLOT ? 0 : dcode);
-		}
-	}
-	if ((size_t)(end - p) != m)
-		goto out;
-	for (size_t t = 0; t < m; t++) {
-		if (p[t] > QOS_GD_IS_BASIC)
-			goto out;
-		var[k] = QOS_GD_SLACK | (uint32_t)t;
-		sts[k++] = p[t];
-	}
-	ctx->n_ent = n_ent;
-	rc = qos_gd_basis_set(ctx->gd, var, sts, k);
-	if (rc == -EINVAL)
-		rc = -EBADMSG;
-	if (rc == -EAGAIN)
-		qos_gd_reset(ctx->gd);  /* the columns stay; the solve crashes */
-	else if (rc)
-		goto out;
-	for (size_t q = 0; q < n_dead; q++)
-		qos_gd_col_free(ctx->gd, dead[q]);
-	if (!rc)
-		ctx->st.restored++;
-out:
-	if (rc && rc != -EAGAIN)
-		ctx_drop_solver(ctx);
-	free(var);
-	free(sts);
-	free(dead);
-	free(rows);
-	free(vals);
 	return rc;
 }

@@ -95,9 +95,9 @@
  * needs ~300 pivots at today's cost, or ~11 us per pivot at 431.
  *
  * Restarts.  The basis is saved with GIFT's state (qos_gift_lp_ctx_save
- * below), so the first decision after an MDS restart is warm (~82
- * pivots against ~70 continuing: the restored slots, hence the cost
- * perturbation, differ; cold takes ~430).
+ * below), so the first decision after an MDS restart is warm: its
+ * columns come back in their slots, so it takes the pivots the
+ * continuing state would (~70-75; cold takes ~430).
  *
  * GLPK's terminal output is switched off (glp_term_out(GLP_OFF)) and its
  * messages level set to off, so it never prints.  GLPK's environment is
@@ -173,20 +173,19 @@ void qos_gift_lp_ctx_stats(const qos_gift_lp_ctx *ctx, qos_gift_lp_stats *st);
 #define QOS_GIFT_LP_CRASH_MIN 16
 void qos_gift_lp_ctx_set_crash(qos_gift_lp_ctx *ctx, size_t min_osts);
 /* The basis across a restart (GIFT saves it with its state, so the first
- * decision after an MDS restart starts warm).  qos_gift_lp_ctx_save
- * writes ctx's basis as a malloc'd image (*len 0 and *buf NULL when ctx
- * has none): the shape (OSTs, (3) on or off), the status of every row's
- * slack, and for every job column not at its lower bound the OST set and
- * the status of e_i and d_i (with d_i's (3) factor).  Little-endian:
- *   u32 magic "QGLB", u32 n_osts, u8 waste, u32 n_ent,
- *   n_ent x { u8 st_e, u8 st_d (3 = no d_i), u8 dcode, u32 n, n x u32 OST },
- *   (n_osts + waste) x u8 slack status
- * (statuses 0 lower bound, 1 upper, 2 basic).  0 or -ENOMEM.
- * qos_gift_lp_ctx_load replaces ctx's solver with the saved basis: the
- * next qos_gift_lp_ctx_solve matches its jobs to the saved columns by OST
- * set, as after a solve.  0; -EBADMSG for an image it cannot parse or
- * whose basis is inconsistent, -EAGAIN for a numerically singular one
- * (ctx then holds no basis and the next solve starts cold), -ENOMEM. */
+ * decision after an MDS restart starts warm; gift_lp_basis.c).
+ * qos_gift_lp_ctx_save writes ctx's basis as a malloc'd image (*len 0
+ * and *buf NULL when ctx has none): the shape (OSTs, (3) on or off), the
+ * status of every row's slack, and for every job column its OST set, its
+ * solver slot and its status (and the columns still basic after their
+ * job left); gift_lp_basis.c gives the layout.  0 or -ENOMEM.
+ * qos_gift_lp_ctx_load replaces ctx's solver with the saved one, each
+ * column in its old slot (so the cost perturbation, and with it the next
+ * solve's path, is the saved context's): the next qos_gift_lp_ctx_solve
+ * matches its jobs to the saved columns by OST set, as after a solve.
+ * 0; -EBADMSG for an image it cannot parse or whose basis is
+ * inconsistent, -EAGAIN for a numerically singular one (ctx then holds
+ * the columns but no basis, and the next solve starts cold), -ENOMEM. */
 int qos_gift_lp_ctx_save(const qos_gift_lp_ctx *ctx, uint8_t **buf, size_t *len);
 int qos_gift_lp_ctx_load(qos_gift_lp_ctx *ctx, const uint8_t *buf, size_t len);
 /* Rebuild ctx's basis inverse from scratch (qos_gd_refactor); 0 or

@@ -413,11 +413,12 @@ static uint64_t last_pivots(const qos_gift_lp_ctx *ctx)
 /* A sequence on context a; after every step a's basis is saved and
  * loaded into a fresh context b, and the next LP is solved by both: the
  * same optimum (GLPK's), b starts from the restored basis (no cold start,
- * no crash), and over the sequence b pivots less than a cold solve, and
- * on GIFT's LPs about as often as a (measured: 150 / 142 and 557 / 492
- * restored / continued; not equal because b's slots, hence its cost
- * perturbation, differ).  The unchanged LP re-solved from a restored
- * optimal basis needs few pivots (3-25 here, the perturbation's). */
+ * no crash), and over the sequence b pivots about as often as a (its
+ * columns are back in their slots, so its cost perturbation is a's;
+ * measured restored / continued / cold: 138 / 142 / 296, 88 / 86 / 243,
+ * 48 / 48 / 332, 478 / 492 / 681; with the columns in other slots it was
+ * 150, 100, 199, 557).  The unchanged LP re-solved from a restored
+ * optimal basis needs no pivot (it took 3-25 in other slots). */
 static void basis_sequence(size_t nj, size_t no, size_t max_osts, double frac,
 			   int steps, enum shape sh, uint64_t seed)
 {
@@ -443,7 +444,7 @@ static void basis_sequence(size_t nj, size_t no, size_t max_osts, double frac,
 			/* the same LP again: the restored basis is optimal */
 			qos_gift_lp same = rlp_lp(&r);
 			solve_both(b, &same);
-			if (!(last_pivots(b) * 8 <= nj))
+			if (!(last_pivots(b) <= 2))
 				fail_msg("%llu pivots on the unchanged LP",
 					 (unsigned long long)last_pivots(b));
 			assert_int_equal(qos_gift_lp_ctx_load(b, img, len), 0);
@@ -473,7 +474,7 @@ static void basis_sequence(size_t nj, size_t no, size_t max_osts, double frac,
 		qos_gift_lp_ctx_destroy(c);
 		free(img);
 	}
-	if (!(pb < pc && (sh != SH_GIFT || 4 * pb <= 5 * pa + 4 * (uint64_t)steps)))
+	if (!(pb < pc && 4 * pb <= 5 * pa + 4 * (uint64_t)steps))
 		fail_msg("pivots: continued %llu, restored %llu, cold %llu",
 			 (unsigned long long)pa, (unsigned long long)pb,
 			 (unsigned long long)pc);
