@@ -297,8 +297,10 @@ int qos_gd_col_add(qos_gd *gd, const uint32_t *rows, const double *vals,
 	}
 	gd->gen[j]++;
 	gd->tw_of[j] = GD_NONE;
-	memcpy(&gd->prow[gd->beg[j]], rows, n * sizeof(*rows));
-	memcpy(&gd->pval[gd->beg[j]], vals, n * sizeof(*vals));
+	if (n) {  /* an empty column may come with NULL arrays */
+		memcpy(&gd->prow[gd->beg[j]], rows, n * sizeof(*rows));
+		memcpy(&gd->pval[gd->beg[j]], vals, n * sizeof(*vals));
+	}
 	gd->len[j] = (uint32_t)n;
 	gd->c[j] = -c;
 	gd->u[j] = u;
