@@ -14,12 +14,6 @@
  *           WRITEs finished so far (to correct GRANT replies).
  *   wjob    per job: dirty bytes (a small table; a slot is reused once its
  *           bytes are 0; when full, jobs share the last slot).
- * Allocation: an extent and its first bytes (at least WC_INLINE) are one
- * allocation; an extent that grows past them moves its bytes to a buffer
- * of its own.  Flushed extents of WC_INLINE bytes are kept on a spare
- * list (up to WC_SPARE) for the next writes: a small cached write then
- * allocates nothing, and a flusher does not free into the malloc arena of
- * the FUSE thread that allocated.
  * Memory copies into the cache happen under the lock; the writes to the
  * OSSes and the grant requests never do. */
 #include "client/wcache.h"
@@ -36,8 +30,6 @@
 
 #define WC_HASH 65536u
 #define WC_JOBS 64u
-#define WC_INLINE 4096u  /* bytes an extent holds in its own allocation, at least */
-#define WC_SPARE 1024u   /* spare extents kept (~4 MiB) */
 
 typedef struct wjob {
 	char name[PFS_JOBID_MAX + 1];
@@ -48,11 +40,9 @@ typedef struct wext {
 	struct wext *next;
 	uint64_t off;
 	size_t len, cap;
-	uint8_t *buf;   /* inl, or (grown) a buffer of its own */
-	size_t icap;    /* bytes of inl */
+	uint8_t *buf;
 	void *owner;
 	wjob *job;
-	uint8_t inl[];
 } wext;
 
 enum { Q_NONE, Q_AGED, Q_READY };
@@ -113,8 +103,6 @@ struct cli_wc {
 	pthread_t *thr;
 	unsigned nthr;
 	uint64_t keep_ms;
-	wext *spare;          /* freed extents of WC_INLINE bytes, for reuse */
-	unsigned nspare;
 	cli_wc_stats st;
 };
 
@@ -274,39 +262,24 @@ static void chunk_drop(cli_wc *wc, wchunk *c)
 	free(c);
 }
 
-/* Free e (lock held): onto the spare list when it is a plain small one. */
-static void ext_free(cli_wc *wc, wext *e)
+static void ext_free(wext *e)
 {
-	if (e->buf != e->inl)
-		free(e->buf);
-	if (e->icap == WC_INLINE && wc->nspare < WC_SPARE) {
-		e->next = wc->spare;
-		wc->spare = e;
-		wc->nspare++;
-		return;
-	}
+	free(e->buf);
 	free(e);
 }
 
-/* A new extent holding a copy of [src, src+len) (lock held). */
-static wext *ext_new(cli_wc *wc, uint64_t off, size_t len, const void *src, void *owner,
-		     wjob *job)
+static wext *ext_new(uint64_t off, size_t len, const void *src, void *owner, wjob *job)
 {
-	size_t icap = len < WC_INLINE ? WC_INLINE : len;
-	wext *e;
+	wext *e = calloc(1, sizeof(*e));
 
-	if (icap == WC_INLINE && wc->spare) {
-		e = wc->spare;
-		wc->spare = e->next;
-		wc->nspare--;
-	} else {
-		e = malloc(sizeof(*e) + icap);
-		if (!e)
-			return NULL;
+	if (!e)
+		return NULL;
+	e->cap = len < 4096 ? 4096 : len;
+	e->buf = malloc(e->cap);
+	if (!e->buf) {
+		free(e);
+		return NULL;
 	}
-	e->next = NULL;
-	e->icap = e->cap = icap;
-	e->buf = e->inl;
 	memcpy(e->buf, src, len);
 	e->off = off;
 	e->len = len;
@@ -315,8 +288,7 @@ static wext *ext_new(cli_wc *wc, uint64_t off, size_t len, const void *src, void
 	return e;
 }
 
-/* Grow e to hold at least need bytes (doubling, at most max); bytes held
- * inline move to a buffer of their own. */
+/* Grow e to hold at least need bytes (doubling, at most max). */
 static int ext_reserve(wext *e, size_t need, size_t max)
 {
 	size_t cap = e->cap;
@@ -328,13 +300,7 @@ static int ext_reserve(wext *e, size_t need, size_t max)
 		cap *= 2;
 	if (cap > max)
 		cap = max > need ? max : need;
-	if (e->buf == e->inl) {
-		b = malloc(cap);
-		if (b)
-			memcpy(b, e->buf, e->len);
-	} else {
-		b = realloc(e->buf, cap);
-	}
+	b = realloc(e->buf, cap);
 	if (!b)
 		return -ENOMEM;
 	e->buf = b;
@@ -389,15 +355,15 @@ static int64_t ext_put(cli_wc *wc, wchunk *c, uint64_t o, size_t n, const uint8_
 	}
 	/* Allocate first, so a failure changes nothing: the new extent, and
 	 * the tail of an extent the write falls inside of. */
-	nw = ext_new(wc, o, n, src, owner, job);
+	nw = ext_new(o, n, src, owner, job);
 	if (!nw)
 		return -ENOMEM;
 	for (d = *start; d && d->off < o; d = d->next) {
 		if (d->off + d->len > e) {
-			tail = ext_new(wc, e, d->off + d->len - e, d->buf + (e - d->off),
-				       d->owner, d->job);
+			tail = ext_new(e, d->off + d->len - e, d->buf + (e - d->off), d->owner,
+				       d->job);
 			if (!tail) {
-				ext_free(wc, nw);
+				ext_free(nw);
 				return -ENOMEM;
 			}
 			break;
@@ -415,7 +381,7 @@ static int64_t ext_put(cli_wc *wc, wchunk *c, uint64_t o, size_t n, const uint8_
 		if (d->off >= o && de <= e) {           /* inside: gone */
 			delta -= acct(wc, c, d->job, -(int64_t)d->len);
 			*pp = d->next;
-			ext_free(wc, d);
+			ext_free(d);
 			continue;
 		}
 		if (d->off < o && de > e) {             /* around: split */
@@ -448,7 +414,7 @@ static int64_t ext_put(cli_wc *wc, wchunk *c, uint64_t o, size_t n, const uint8_
 	    ext_reserve(left, left->len + n, max) == 0) {
 		memcpy(left->buf + left->len, src, n);
 		left->len += n;
-		ext_free(wc, nw);
+		ext_free(nw);
 		nw = left;
 	} else {
 		nw->next = d;
@@ -459,7 +425,7 @@ static int64_t ext_put(cli_wc *wc, wchunk *c, uint64_t o, size_t n, const uint8_
 		memcpy(nw->buf + nw->len, d->buf, d->len);
 		nw->len += d->len;
 		nw->next = d->next;
-		ext_free(wc, d);
+		ext_free(d);
 	}
 	return delta;
 }
@@ -566,7 +532,7 @@ static void flush_chunk(cli_wc *wc, wchunk *c)
 		account(wc, f, o, e->job, -(int64_t)e->len);
 		bytes += e->len;
 		wc->st.flush_extents++;
-		ext_free(wc, e);
+		ext_free(e);
 	}
 	c->flight = NULL;
 	c->fbytes = 0;
@@ -757,12 +723,6 @@ void cli_wc_destroy(cli_wc *wc)
 		if (wc->ost[i].G && wc->o.grant(wc->o.arg, i, 0, wc->ost[i].G, &g))
 			pfs_log(PFS_LOG_INFO, "wcache: giving back the grant of OST %u failed "
 				"(the OSS takes it back when we stay silent)", i);
-	}
-	while (wc->spare) {
-		wext *e = wc->spare;
-
-		wc->spare = e->next;
-		free(e);
 	}
 	pthread_cond_destroy(&wc->work);
 	pthread_cond_destroy(&wc->done);

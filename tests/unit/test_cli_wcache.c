@@ -4,7 +4,7 @@
  * reads seeing cached bytes, dirty limits throttling (not failing) a
  * writer, grants deciding what is cached, flush errors reported once, and
  * old data flushed by age, flushes by writev grouped by writer, and
- * small extents recycled and grown without losing or keeping bytes. */
+ * small extents made, grown and freed without losing or keeping bytes. */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -310,13 +310,12 @@ static void test_wc_writev_groups(void **state)
 	free(f);
 }
 
-/* Extents are recycled (flushed small extents serve the next writes) and
- * small ones grow out of their first allocation: writes of 1..4096 bytes,
- * some appending to the last one (an extent that grows past 4 KiB), some
- * overwriting the middle of a grown extent, flushed every 37 writes (so
- * recycled extents are used, in another order), each flush checked
- * against a reference image: a recycled extent that kept stale bytes,
- * length or room, or a grown one that lost its first bytes, shows. */
+/* Small extents made, grown and freed over and over: writes of 1..4096
+ * bytes, some appending to the last one (an extent that grows past 4 KiB),
+ * some overwriting the middle of a grown extent, flushed every 37 writes,
+ * each flush checked against a reference image: an extent that kept stale
+ * bytes, length or room, a grown one that lost its first bytes, or a write
+ * put in the wrong place of a chunk's list, shows. */
 static void test_wc_small_extents_recycled(void **state)
 {
 	fake *f = fake_new();
