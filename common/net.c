@@ -528,4 +528,3 @@ int pfs_net_recv_reply_pipe_sec(int fd, struct pfs_auth_sess *s, pfs_hdr *h,
 	*piped = 1;
 	return 0;
 }
-
