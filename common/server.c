@@ -740,9 +740,8 @@ static int bulk_undo(pfs_sconn *c)
 
 /* The first bulk->head payload bytes of c's frame are in c->body: ask
  * whether its tail is bulk to splice, and if so take a pipe and move the
- * bulk bytes already read (past the fields) into it.  0, or -1 when c was
- * closed. */
-static int bulk_start(pfs_sconn *c)
+ * bulk bytes already read (past the fields) into it. */
+static void bulk_start(pfs_sconn *c)
 {
 	pfs_server *s = c->srv;
 	const pfs_server_bulk *b = s->opts.bulk;
@@ -751,25 +750,25 @@ static int bulk_start(pfs_sconn *c)
 	c->asked = 1;
 	n = b->split(s->ctx, &c->h, c->body);
 	if (!n || n > plen)
-		return 0;
+		return;
 	fields = plen - n;
 	/* what a MAC covers must be checked in memory */
 	if (c->authed && pfs_auth_covered(&c->sess, &c->h) > fields)
-		return 0;
+		return;
 	if (b->pipe_get(s->ctx, c->pfd)) {
 		c->pfd[0] = c->pfd[1] = -1;
-		return 0;
+		return;
+	}
+	if (c->got > fields && pipe_put_bytes(c->pfd[1], c->body + fields, c->got - fields)) {
+		/* cannot happen (an empty pipe, a few bytes); the bytes are
+		 * still in the payload buffer: receive the frame there */
+		bulk_put(s, c->pfd, 1);
+		return;
 	}
 	c->bulk = n;
-	c->bgot = 0;
+	c->bgot = c->got > fields ? c->got - fields : 0;
+	c->got -= c->bgot;
 	ST_ADD(s, bulk_spliced, 1);
-	if (c->got > fields) {
-		c->bgot = c->got - fields;
-		c->got = fields;
-		if (pipe_put_bytes(c->pfd[1], c->body + fields, c->bgot))
-			return bulk_undo(c);
-	}
-	return 0;
 }
 
 /* Bulk bytes of c's frame already in its input buffer into its pipe.  0,
@@ -1005,8 +1004,7 @@ static int process(pfs_sconn *c)
 				return 0;
 		}
 		if (split_due(c)) {
-			if (bulk_start(c))
-				return -1;
+			bulk_start(c);
 			continue;
 		}
 		if (c->bgot < c->bulk) {
