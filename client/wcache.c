@@ -12,13 +12,15 @@
  *   wost    per OST: dirty bytes, grant G, U (grant charged to cached
  *           bytes), S (cost of uncached writes in flight), the cost of
  *           WRITEs finished so far (to correct GRANT replies).
- *   wjob    per job: dirty bytes (a small table; a slot is reused once its
- *           bytes are 0; when full, jobs share the last slot).
+ *   wjob    per job: dirty bytes and chunks being written (a small table;
+ *           a slot is reused once both are 0; when full, jobs share the
+ *           last slot).
  * Memory copies into the cache happen under the lock; the writes to the
  * OSSes and the grant requests never do. */
 #include "client/wcache.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,7 @@
 typedef struct wjob {
 	char name[PFS_JOBID_MAX + 1];
 	uint64_t bytes;
+	unsigned flushing; /* its chunks being written now (flush_chunk) */
 } wjob;
 
 typedef struct wext {
@@ -55,6 +58,7 @@ typedef struct wchunk {
 	uint64_t dbytes, fbytes;  /* bytes in dirty / in flight */
 	uint64_t gdirty, gflight; /* grant charged to them */
 	uint64_t since_ms;        /* when dirty became non-empty */
+	wjob *fjob;               /* while busy: the job counted as flushing it */
 	int busy;
 	int q;
 	struct wchunk *hnext;
@@ -97,8 +101,10 @@ struct cli_wc {
 	wost *ost;
 	uint32_t nost;
 	wjob jobs[WC_JOBS];
+	unsigned njobs;       /* jobs with cached bytes (bytes > 0) */
 	unsigned waiters;     /* writers waiting for room or grant cover */
 	unsigned drain;       /* callers that need every chunk flushed soon */
+	int skipped;          /* pick passed a chunk over its job's share */
 	int stop;
 	pthread_t *thr;
 	unsigned nthr;
@@ -154,7 +160,7 @@ static wjob *job_get(cli_wc *wc, const char *job)
 	for (unsigned i = 0; i < WC_JOBS - 1; i++) {
 		if (!strncmp(wc->jobs[i].name, job, PFS_JOBID_MAX))
 			return &wc->jobs[i];
-		if (!free_slot && wc->jobs[i].bytes == 0)
+		if (!free_slot && wc->jobs[i].bytes == 0 && wc->jobs[i].flushing == 0)
 			free_slot = &wc->jobs[i];
 	}
 	if (!free_slot)
@@ -314,7 +320,11 @@ static void account(cli_wc *wc, cli_wc_file *f, wost *o, wjob *j, int64_t d)
 	wc->total += (uint64_t)d;
 	f->bytes += (uint64_t)d;
 	o->bytes += (uint64_t)d;
+	if (d && !j->bytes)
+		wc->njobs++;
 	j->bytes += (uint64_t)d;
+	if (d && !j->bytes)
+		wc->njobs--;
 	if (wc->total > wc->st.peak)
 		wc->st.peak = wc->total;
 }
@@ -514,6 +524,9 @@ static void flush_chunk(cli_wc *wc, wchunk *c)
 
 	q_del(wc, c);
 	c->busy = 1;
+	c->fjob = c->dirty ? c->dirty->job : NULL;
+	if (c->fjob)
+		c->fjob->flushing++;
 	c->flight = c->dirty;
 	c->dirty = NULL;
 	c->fbytes = c->dbytes;
@@ -548,10 +561,17 @@ static void flush_chunk(cli_wc *wc, wchunk *c)
 			f->err = err;
 	}
 	c->busy = 0;
+	if (c->fjob)
+		c->fjob->flushing--;
+	c->fjob = NULL;
 	if (c->dirty)
 		requeue(wc, c);
 	else
 		chunk_drop(wc, c);
+	if (wc->skipped) { /* a flusher may be idle for want of a share */
+		wc->skipped = 0;
+		pthread_cond_broadcast(&wc->work);
+	}
 	pthread_cond_broadcast(&wc->done);
 }
 
@@ -560,16 +580,50 @@ static int under_pressure(const cli_wc *wc)
 	return wc->waiters || wc->drain || wc->total * 2 >= wc->o.total_bytes;
 }
 
-/* The next chunk a flusher should write, or NULL. */
+/* Chunks a job may have in flushers' hands while other jobs have cached
+ * bytes too: an equal share of the flushers, at least one (UINT_MAX when
+ * one job alone has cached bytes).  A throttled job's flush waits at its
+ * OSS for tokens and holds its flusher all that time; without the share
+ * its chunks, queued as fast as it writes, took every flusher and another
+ * job's chunks waited behind them: an unthrottled job sharing the mount
+ * ran at about the throttled job's rate (t_qos_wcache). */
+static unsigned flush_share(const cli_wc *wc)
+{
+	unsigned share;
+
+	if (wc->njobs < 2)
+		return UINT_MAX;
+	share = wc->o.threads / wc->njobs;
+	return share ? share : 1;
+}
+
+/* May a flusher take c now (its first extent's job under its share)? */
+static int within_share(cli_wc *wc, const wchunk *c, unsigned share)
+{
+	if (!c->dirty || c->dirty->job->flushing < share)
+		return 1;
+	wc->skipped = 1;
+	return 0;
+}
+
+/* The next chunk a flusher should write, or NULL: the first ready chunk,
+ * else the oldest aged one that is due, passing over chunks of jobs that
+ * hold their share of the flushers (flush_share; a caller's own flush,
+ * flush_locked, does not ask). */
 static wchunk *pick(cli_wc *wc, uint64_t now)
 {
-	wchunk *c = wc->ready.head;
+	unsigned share = flush_share(wc);
+	wchunk *c;
 
-	if (c)
-		return c;
-	c = wc->aged.head;
-	if (c && (under_pressure(wc) || now - c->since_ms >= wc->o.age_ms))
-		return c;
+	for (c = wc->ready.head; c; c = c->qnext)
+		if (within_share(wc, c, share))
+			return c;
+	for (c = wc->aged.head; c; c = c->qnext) {
+		if (!under_pressure(wc) && now - c->since_ms < wc->o.age_ms)
+			break; /* first dirtied order: the rest are younger */
+		if (within_share(wc, c, share))
+			return c;
+	}
 	return NULL;
 }
 
@@ -1005,6 +1059,25 @@ static int grant_cover(cli_wc *wc, uint32_t ost, uint64_t cost)
 	}
 }
 
+/* Job j's dirty limit now: job_bytes, but while other jobs have cached
+ * bytes too at most an equal part of the per-OST (and total) limit, so
+ * that a throttled job, whose bytes leave only at its rate, cannot hold
+ * an OST's whole share of the cache and make every other job's writer
+ * wait for its flushes (t_qos_wcache: with the default job limit, all of
+ * the cache, an unthrottled job on the same OST ran at about twice the
+ * throttled job's rate).  A job with no cached bytes may always cache one
+ * write (room checks the other limits). */
+static uint64_t job_limit(const cli_wc *wc, const wjob *j)
+{
+	unsigned jobs = wc->njobs + (j->bytes ? 0 : 1);
+	uint64_t part = wc->o.ost_bytes < wc->o.total_bytes ? wc->o.ost_bytes : wc->o.total_bytes;
+
+	if (jobs < 2)
+		return wc->o.job_bytes;
+	part /= jobs;
+	return part < wc->o.job_bytes ? part : wc->o.job_bytes;
+}
+
 /* Room for n more dirty bytes of f on OST ost for job j (lock held):
  * waits while a limit is reached.  0 when a limit is below n itself. */
 static int room(cli_wc *wc, cli_wc_file *f, uint32_t ost, wjob *j, uint64_t n)
@@ -1018,7 +1091,8 @@ static int room(cli_wc *wc, cli_wc_file *f, uint32_t ost, wjob *j, uint64_t n)
 		wost *o = &wc->ost[ost];
 
 		if (wc->total + n <= wc->o.total_bytes && f->bytes + n <= wc->o.file_bytes &&
-		    o->bytes + n <= wc->o.ost_bytes && j->bytes + n <= wc->o.job_bytes)
+		    o->bytes + n <= wc->o.ost_bytes &&
+		    (!j->bytes || j->bytes + n <= job_limit(wc, j)))
 			break;
 		if (!waited)
 			wc->st.throttled++;

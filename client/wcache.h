@@ -22,9 +22,13 @@
  * chunk for the next flush, so bytes reach the OST in write order.
  *
  * Limits: dirty bytes in total, per file, per OST and per job (jobs by
- * name); a writer that would exceed one waits for flushes (throttled),
- * unless the write alone is larger than the limit (then it is written
- * through).
+ * name; while several jobs have cached bytes, each at most an equal part
+ * of the per-OST limit); a writer that would exceed one waits for flushes
+ * (throttled), unless the write alone is larger than the limit (then it
+ * is written through).  Flushers are shared out the same way: while
+ * several jobs have cached bytes, a job's chunks take at most an equal
+ * part of the threads, so a throttled job's flushes (waiting at its OSS
+ * for tokens) cannot hold every flusher.
  *
  * Grants (oss/grant.h): a write is cached only while the client holds
  * grant for it on its OST: G (granted by the OST, as the client knows it)
