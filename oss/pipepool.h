@@ -1,9 +1,10 @@
 /* pipepool.h — a small pool of pipes for the OSS's spliced READ replies
- * (oss/server.c): a READ splices its object's pages from the page cache
- * into a pipe (page references, no copy), and the reply moves them from
- * the pipe into the client's socket (common/server.h
+ * and WRITE data (oss/server.c): a READ splices its object's pages from
+ * the page cache into a pipe (page references, no copy), and the reply
+ * moves them from the pipe into the client's socket (common/server.h
  * pfs_sconn_reply_pipe), so the OSS copies no READ byte through user
- * space.  A pipe must hold a whole reply's bulk: each is sized to `size`
+ * space; a WRITE's data goes from the socket into a pipe and from there
+ * into the object (pfs_server_bulk, oss_store_splice_write).  A pipe must hold a whole reply's bulk: each is sized to `size`
  * bytes (F_SETPIPE_SZ) and the pool refuses to start when the system
  * does not allow that (fs.pipe-max-size for a process without
  * CAP_SYS_RESOURCE), so the caller falls back to buffered READs.
