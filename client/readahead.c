@@ -434,6 +434,10 @@ cli_ra_stream *cli_ra_open(cli_ra *ra, void *owner, uint64_t unit)
 		unit = 1u << 20;
 	if (unit > CLI_RA_UNIT_MAX)
 		unit = CLI_RA_UNIT_MAX;
+	/* units that fit a pipe, when whole ones fit a stripe: one READ each,
+	 * and several of a stripe in flight at once */
+	if (ra->o.fetch_pipe && unit > CLI_RA_PIPE_UNIT && unit % CLI_RA_PIPE_UNIT == 0)
+		unit = CLI_RA_PIPE_UNIT;
 	if (unit > ra->o.window_bytes)
 		unit = ra->o.window_bytes;
 	pthread_cond_init(&s->done, NULL);

@@ -33,7 +33,8 @@
  * READ comes with another.  Bytes in mount.pfs's write-back cache are laid
  * over by the caller, as over bytes read from the OSSes.
  *
- * Pipes (fetch_pipe set): a unit of at most CLI_RA_PIPE_UNIT bytes is
+ * Pipes (fetch_pipe set): units are CLI_RA_PIPE_UNIT when the stripe
+ * size is a multiple of it, and a unit of at most CLI_RA_PIPE_UNIT bytes is
  * fetched into a pipe rather than memory: the OSS's reply is spliced from
  * the socket into it (page references, no copy), and a READ that starts at
  * the front of what the pipe holds gets the pipe itself (cli_ra_read_pipe):

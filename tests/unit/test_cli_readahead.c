@@ -38,6 +38,7 @@ typedef struct fake {
 	void *owner_seen;
 	int bad_owner;
 	unsigned pipe_fetches;
+	size_t pipe_max_len;  /* longest fetch into a pipe */
 	int pipe_exdev;       /* fetch_pipe answers -EXDEV */
 } fake;
 
@@ -88,6 +89,8 @@ static int fake_fetch_pipe(void *arg, void *owner, uint64_t off, size_t len, int
 	assert_non_null(tmp);
 	pthread_mutex_lock(&f->lock);
 	f->active++;
+	if (len > f->pipe_max_len)
+		f->pipe_max_len = len;
 	memcpy(tmp, f->img + off, len);
 	pthread_mutex_unlock(&f->lock);
 	usleep(f->delay_us);
@@ -241,6 +244,31 @@ static void test_pipe_sequential(void **state)
 	assert_int_equal(f->fetches, 0); /* no unit went to memory */
 	assert_int_equal(st.materialized, 0);
 	assert_int_equal(st.used_bytes, 0);
+	cli_ra_destroy(ra);
+	fake_free(f);
+}
+
+/* 2 MiB stripes: 1 MiB units, each one READ into a pipe */
+static void test_pipe_big_stripes(void **state)
+{
+	fake *f = fake_new();
+	cli_ra *ra = ra_new_opt(f, 8 * MB, 64 * MB, 1);
+	cli_ra_stream *s = cli_ra_open(ra, NULL, 2 * MB);
+	cli_ra_stats st;
+	unsigned piped = 0;
+
+	(void)state;
+	for (uint64_t off = 0; off < 16 * MB; off += MB) {
+		int p;
+
+		do_read_pipe(f, s, 0, off, MB, 0, &p);
+		piped += (unsigned)p;
+	}
+	cli_ra_close(s);
+	cli_ra_stats_get(ra, &st);
+	assert_true(piped >= 12);
+	assert_true(f->pipe_max_len <= MB);
+	assert_int_equal(f->fetches, 0);
 	cli_ra_destroy(ra);
 	fake_free(f);
 }
@@ -544,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_fetch_errors), cmocka_unit_test(test_bad_opts),
 		cmocka_unit_test(test_pipe_sequential), cmocka_unit_test(test_pipe_partial),
 		cmocka_unit_test(test_pipe_fallback), cmocka_unit_test(test_pipe_generation),
+		cmocka_unit_test(test_pipe_big_stripes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
