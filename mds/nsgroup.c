@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "common/log.h"
@@ -50,12 +51,29 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Under mu, after a batch answered: when it ended, and whether it was slow
- * (began at t0, committed at t1). */
-static void batch_ended(mds_nsgroup *g, uint64_t t0, uint64_t t1)
+/* The calling thread's voluntary context switches (it slept: I/O, a lock). */
+static long thread_waits(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_nvcsw;
+}
+
+/* When a batch ran: monotonic ns at its start and commit, and whether its
+ * thread slept in between. */
+struct batch_time {
+	uint64_t t0, t1;
+	long waits;
+};
+
+/* Under mu, after a batch answered: when it ended, and whether it was slow:
+ * longer than MDS_NSGROUP_SLOW_US *and* its thread slept (a disk or a lock
+ * held it; a thread that was only preempted on a busy CPU, which is no
+ * reason to keep the loop off the database, never slept). */
+static void batch_ended(mds_nsgroup *g, const struct batch_time *bt)
 {
 	g->last_end = mono_ns();
-	if (t1 - t0 > (uint64_t)MDS_NSGROUP_SLOW_US * 1000u)
+	if (bt->t1 - bt->t0 > (uint64_t)MDS_NSGROUP_SLOW_US * 1000u && bt->waits)
 		g->slow_until = g->last_end + 1000000000u;
 }
 
@@ -66,15 +84,16 @@ static int may_inline(const mds_nsgroup *g, uint64_t now)
 	       now >= g->slow_until && now >= g->last_end + (uint64_t)g->gap_ns;
 }
 
-/* Run one batch (a list linked by next, n members); *t0 and *t1 (monotonic
- * ns) when it began and when it was committed, before the answers. */
-static void run_batch(mds_nsgroup *g, mds_nsgroup_req *list, unsigned n, uint64_t *t0,
-		      uint64_t *t1)
+/* Run one batch (a list linked by next, n members); *bt: when it began
+ * and when it was committed (before the answers), and whether it slept. */
+static void run_batch(mds_nsgroup *g, mds_nsgroup_req *list, unsigned n,
+		      struct batch_time *bt)
 {
 	struct mds_nsi_group grp;
 	int grouped = 0, failed = 0, rc = 0;
 
-	*t0 = mono_ns();
+	bt->t0 = mono_ns();
+	bt->waits = thread_waits();
 	/* skip: prep answered (1), or run did (status set) */
 	for (mds_nsgroup_req *r = list; r; r = r->next) {
 		r->status = 0;
@@ -104,7 +123,11 @@ static void run_batch(mds_nsgroup *g, mds_nsgroup_req *list, unsigned n, uint64_
 	if (n > g->st.largest)
 		g->st.largest = n;
 	pthread_mutex_unlock(&g->mu);
-	*t1 = mono_ns();
+	bt->t1 = mono_ns();
+	if (bt->t1 - bt->t0 > (uint64_t)MDS_NSGROUP_SLOW_US * 1000u)
+		bt->waits = thread_waits() - bt->waits;
+	else
+		bt->waits = 0;
 	while (list) {
 		mds_nsgroup_req *r = list;
 
@@ -120,7 +143,7 @@ static void *committer(void *arg)
 	pthread_mutex_lock(&g->mu);
 	for (;;) {
 		mds_nsgroup_req *list, *last;
-		uint64_t t0, t1;
+		struct batch_time bt;
 		unsigned n = 1;
 
 		while (!g->head && !g->stop) {
@@ -140,9 +163,9 @@ static void *committer(void *arg)
 			g->tail = NULL;
 		last->next = NULL;
 		pthread_mutex_unlock(&g->mu);
-		run_batch(g, list, n, &t0, &t1);
+		run_batch(g, list, n, &bt);
 		pthread_mutex_lock(&g->mu);
-		batch_ended(g, t0, t1);
+		batch_ended(g, &bt);
 	}
 	pthread_mutex_unlock(&g->mu);
 	return NULL;
@@ -181,13 +204,13 @@ int mds_nsgroup_start(mds_ns *ns, unsigned max_batch, mds_nsgroup **out)
 /* r alone, here, on the submitter's thread (inline_busy is set). */
 static void run_inline(mds_nsgroup *g, mds_nsgroup_req *r)
 {
-	uint64_t t0, t1;
+	struct batch_time bt;
 
-	run_batch(g, r, 1, &t0, &t1);
+	run_batch(g, r, 1, &bt);
 	pthread_mutex_lock(&g->mu);
 	g->inline_busy = 0;
 	g->st.inlined++;
-	batch_ended(g, t0, t1);
+	batch_ended(g, &bt);
 	pthread_mutex_unlock(&g->mu);
 }
 

@@ -34,7 +34,8 @@
  * returns), as a batch of one, when the committer sleeps with nothing
  * queued, no other request runs inline, the last batch ended at least the
  * inline gap before (default MDS_NSGROUP_INLINE_GAP_US), and no batch of
- * the last second was slow (took more than MDS_NSGROUP_SLOW_US); never
+ * the last second was slow (took more than MDS_NSGROUP_SLOW_US and its
+ * thread slept meanwhile: not only preempted on a busy CPU); never
  * with db_sync=full (every commit fsyncs).  A lone mutation then costs no
  * hand-off to the committer (a wake-up, on this 2-CPU VM often another
  * CPU's), while a submitter that comes back at once (a burst: requests

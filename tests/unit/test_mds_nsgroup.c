@@ -8,7 +8,8 @@
  * runs what is queued.  Inline runs: a request that may run inline does
  * so on the submitting thread when the committer is idle, never while
  * the committer runs or holds a queue, never in a burst (within the gap
- * after a batch), never after a slow batch nor with db_sync=full; an
+ * after a batch), never after a slow batch (one that slept; a long one
+ * that only computed does not count) nor with db_sync=full; an
  * inline unlink commits, and wakes the destroyer after its commit.
  *
  * Batches are made deterministic with a blocker: a first member whose run
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -40,7 +42,7 @@ static const pfs_cred root = { 0, 0, 0, { 0 } };
 
 struct fx;
 
-enum kind { K_BLOCK, K_CREATE, K_UNLINK, K_KV_OK, K_KV_FAIL, K_NESTED, K_PREP, K_PREP_SKIP, K_STALE_SET, K_STALE_CLEAR };
+enum kind { K_BLOCK, K_BUSY, K_CREATE, K_UNLINK, K_KV_OK, K_KV_FAIL, K_NESTED, K_PREP, K_PREP_SKIP, K_STALE_SET, K_STALE_CLEAR };
 
 struct member {
 	mds_nsgroup_req r; /* first */
@@ -110,6 +112,16 @@ static int run(mds_nsgroup_req *r)
 			pthread_cond_wait(&f->cv, &f->mu);
 		pthread_mutex_unlock(&f->mu);
 		return 0;
+	case K_BUSY: { /* on the CPU, never sleeping, 3 x MDS_NSGROUP_SLOW_US */
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+		while ((t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000 <
+		       3 * MDS_NSGROUP_SLOW_US);
+		return 0;
+	}
 	case K_CREATE: {
 		mds_ns_reply rr = { f->ns, 77, m->req, PFS_OP_MDS_CREATE, &a, &l, 0 };
 
@@ -676,6 +688,25 @@ static void test_no_inline_after_slow_batch(void **state)
 	assert_true(exists(f, "s1"));
 }
 
+/* A batch as long that only computed (or was preempted) and never slept
+ * is no sign of a slow disk: inline runs stay on (they come back within
+ * half a second, not after the slow batch's second). */
+static void test_long_busy_batch_keeps_inline(void **state)
+{
+	struct fx *f = *state;
+	int here = 0;
+
+	mds_nsgroup_set_inline_gap(f->g, 0);
+	member(f, 0, K_BUSY, "");
+	assert_int_equal(mds_nsgroup_submit(f->g, &f->m[0].r), 0);
+	wait_done(f, &f->m[0]);
+	for (int i = 0; i < 50 && !here; i++) {
+		usleep(10000);
+		here = submit_inline(f, member(f, 1, K_PREP, ""));
+	}
+	assert_true(here);
+}
+
 /* db_sync=full: every commit fsyncs, never on the submitter's thread,
  * whatever gap is set. */
 static void test_no_inline_full_sync(void **state)
@@ -709,6 +740,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_inline_while_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_inline_in_burst, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_inline_after_slow_batch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_busy_batch_keeps_inline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_inline_full_sync, setup_full, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
