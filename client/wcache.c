@@ -105,6 +105,7 @@ struct cli_wc {
 	unsigned waiters;     /* writers waiting for room or grant cover */
 	unsigned drain;       /* callers that need every chunk flushed soon */
 	int skipped;          /* pick passed a chunk over its job's share */
+	unsigned fbusy;       /* flusher threads writing a chunk */
 	int stop;
 	pthread_t *thr;
 	unsigned nthr;
@@ -582,11 +583,12 @@ static int under_pressure(const cli_wc *wc)
 
 /* Chunks a job may have in flushers' hands while other jobs have cached
  * bytes too: an equal share of the flushers, at least one (UINT_MAX when
- * one job alone has cached bytes).  A throttled job's flush waits at its
- * OSS for tokens and holds its flusher all that time; without the share
- * its chunks, queued as fast as it writes, took every flusher and another
- * job's chunks waited behind them: an unthrottled job sharing the mount
- * ran at about the throttled job's rate (t_qos_wcache). */
+ * one job alone has cached bytes); beyond it a job may borrow a flusher
+ * only while another one stays idle (within_share).  A throttled job's
+ * flush waits at its OSS for tokens and holds its flusher all that time;
+ * without the share its chunks, queued as fast as it writes, took every
+ * flusher and another job's chunks waited behind them: an unthrottled job
+ * sharing the mount ran at about the throttled job's rate (t_qos_wcache). */
 static unsigned flush_share(const cli_wc *wc)
 {
 	unsigned share;
@@ -597,10 +599,14 @@ static unsigned flush_share(const cli_wc *wc)
 	return share ? share : 1;
 }
 
-/* May a flusher take c now (its first extent's job under its share)? */
+/* May a flusher take c now: its first extent's job under its share, or
+ * a flusher left idle after this one takes it (for the next job's chunk:
+ * a throttled job's random 4 KiB writes make flushes of a few extents,
+ * and two flushers could not keep up with 10 MB/s of them on a loaded
+ * machine)? */
 static int within_share(cli_wc *wc, const wchunk *c, unsigned share)
 {
-	if (!c->dirty || c->dirty->job->flushing < share)
+	if (!c->dirty || c->dirty->job->flushing < share || wc->fbusy + 2 <= wc->nthr)
 		return 1;
 	wc->skipped = 1;
 	return 0;
@@ -665,7 +671,9 @@ static void *flusher(void *arg)
 		struct timespec ts;
 
 		if (c) {
+			wc->fbusy++;
 			flush_chunk(wc, c);
+			wc->fbusy--;
 			continue;
 		}
 		if (wc->o.grant && now - wc->keep_ms >= wc->o.keepalive_ms / 4) {
