@@ -32,11 +32,16 @@
 
 #define WC_HASH 65536u
 #define WC_JOBS 64u
+/* A job whose cached bytes all went out still counts as sharing the
+ * mount for this long (its next write is usually close behind). */
+#define WC_JOB_LINGER_MS 500u
 
 typedef struct wjob {
 	char name[PFS_JOBID_MAX + 1];
 	uint64_t bytes;
 	unsigned flushing; /* its chunks being written now (flush_chunk) */
+	int linger;        /* bytes 0 since idle_ms, still counted in njobs */
+	uint64_t idle_ms;
 } wjob;
 
 typedef struct wext {
@@ -101,7 +106,8 @@ struct cli_wc {
 	wost *ost;
 	uint32_t nost;
 	wjob jobs[WC_JOBS];
-	unsigned njobs;       /* jobs with cached bytes (bytes > 0) */
+	unsigned njobs;       /* jobs with cached bytes, or lingering */
+	unsigned nlinger;     /* jobs lingering (wjob.linger) */
 	unsigned waiters;     /* writers waiting for room or grant cover */
 	unsigned drain;       /* callers that need every chunk flushed soon */
 	int skipped;          /* pick passed a chunk over its job's share */
@@ -166,6 +172,11 @@ static wjob *job_get(cli_wc *wc, const char *job)
 	}
 	if (!free_slot)
 		return &wc->jobs[WC_JOBS - 1];
+	if (free_slot->linger) { /* another job takes the slot */
+		free_slot->linger = 0;
+		wc->nlinger--;
+		wc->njobs--;
+	}
 	strncpy(free_slot->name, job, PFS_JOBID_MAX);
 	free_slot->name[PFS_JOBID_MAX] = 0;
 	return free_slot;
@@ -321,11 +332,20 @@ static void account(cli_wc *wc, cli_wc_file *f, wost *o, wjob *j, int64_t d)
 	wc->total += (uint64_t)d;
 	f->bytes += (uint64_t)d;
 	o->bytes += (uint64_t)d;
-	if (d && !j->bytes)
-		wc->njobs++;
+	if (d && !j->bytes) {
+		if (j->linger) {
+			j->linger = 0;
+			wc->nlinger--;
+		} else {
+			wc->njobs++;
+		}
+	}
 	j->bytes += (uint64_t)d;
-	if (d && !j->bytes)
-		wc->njobs--;
+	if (d && !j->bytes) {
+		j->linger = 1;
+		j->idle_ms = pfs_clock_ms();
+		wc->nlinger++;
+	}
 	if (wc->total > wc->st.peak)
 		wc->st.peak = wc->total;
 }
@@ -660,6 +680,25 @@ static void keepalive(cli_wc *wc, uint64_t now)
 	}
 }
 
+/* Jobs that lingered WC_JOB_LINGER_MS stop counting (lock held). */
+static void linger_expire(cli_wc *wc, uint64_t now)
+{
+	int changed = 0;
+
+	for (unsigned i = 0; wc->nlinger && i < WC_JOBS; i++) {
+		wjob *j = &wc->jobs[i];
+
+		if (j->linger && now - j->idle_ms >= WC_JOB_LINGER_MS) {
+			j->linger = 0;
+			wc->nlinger--;
+			wc->njobs--;
+			changed = 1;
+		}
+	}
+	if (changed) /* the other jobs' limits grew */
+		pthread_cond_broadcast(&wc->done);
+}
+
 static void *flusher(void *arg)
 {
 	cli_wc *wc = arg;
@@ -667,7 +706,11 @@ static void *flusher(void *arg)
 	pthread_mutex_lock(&wc->lock);
 	while (!wc->stop) {
 		uint64_t now = pfs_clock_ms();
-		wchunk *c = pick(wc, now);
+		wchunk *c;
+
+		if (wc->nlinger)
+			linger_expire(wc, now);
+		c = pick(wc, now);
 		struct timespec ts;
 
 		if (c) {
@@ -1068,7 +1111,8 @@ static int grant_cover(cli_wc *wc, uint32_t ost, uint64_t cost)
 }
 
 /* Job j's dirty limit now: job_bytes, but while other jobs have cached
- * bytes too at most an equal part of the per-OST (and total) limit, so
+ * bytes too (or had, WC_JOB_LINGER_MS ago: a job whose writes the flushers
+ * keep up with often has none for a moment) at most an equal part of the per-OST (and total) limit, so
  * that a throttled job, whose bytes leave only at its rate, cannot hold
  * an OST's whole share of the cache and make every other job's writer
  * wait for its flushes (t_qos_wcache: with the default job limit, all of
@@ -1077,7 +1121,7 @@ static int grant_cover(cli_wc *wc, uint32_t ost, uint64_t cost)
  * write (room checks the other limits). */
 static uint64_t job_limit(const cli_wc *wc, const wjob *j)
 {
-	unsigned jobs = wc->njobs + (j->bytes ? 0 : 1);
+	unsigned jobs = wc->njobs + (j->bytes || j->linger ? 0 : 1);
 	uint64_t part = wc->o.ost_bytes < wc->o.total_bytes ? wc->o.ost_bytes : wc->o.total_bytes;
 
 	if (jobs < 2)
