@@ -3,8 +3,10 @@
  * overlapping writes of several writers ending as a reference image says,
  * reads seeing cached bytes, dirty limits throttling (not failing) a
  * writer, grants deciding what is cached, flush errors reported once, and
- * old data flushed by age, flushes by writev grouped by writer, and
- * small extents made, grown and freed without losing or keeping bytes. */
+ * old data flushed by age, flushes by writev grouped by writer,
+ * small extents made, grown and freed without losing or keeping bytes,
+ * and two jobs sharing the flushers and the room of an OST while one
+ * job's flushes are held (a throttled job). */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -36,6 +38,9 @@ typedef struct fake {
 	unsigned writevs;    /* writev calls, extents they carried */
 	size_t vext;
 	uint64_t chunk;      /* the layout's chunk size (fake_writev checks) */
+	void *hold_owner;    /* this owner's writes wait until hold_owner is NULL */
+	pthread_cond_t held;
+	unsigned holding;    /* writes waiting so */
 } fake;
 
 static int fake_write(void *arg, void *owner, uint64_t off, size_t len, const void *buf)
@@ -45,6 +50,12 @@ static int fake_write(void *arg, void *owner, uint64_t off, size_t len, const vo
 	if (f->delay_us)
 		usleep(f->delay_us);
 	pthread_mutex_lock(&f->lock);
+	if (f->hold_owner && f->hold_owner == owner) {
+		f->holding++;
+		while (f->hold_owner == owner)
+			pthread_cond_wait(&f->held, &f->lock);
+		f->holding--;
+	}
 	f->writes++;
 	f->last_owner = owner;
 	if (len > f->maxlen)
@@ -119,6 +130,7 @@ static fake *fake_new(void)
 
 	assert_non_null(f);
 	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->held, NULL);
 	return f;
 }
 
@@ -439,6 +451,123 @@ static void test_wc_limits_throttle(void **state)
 	free(f);
 }
 
+typedef struct jw {
+	cli_wc_file *wf;
+	void *owner;
+	uint64_t off;
+	const uint8_t *buf;
+	int rc;
+	int done;
+} jw;
+
+static void *jw_main(void *arg)
+{
+	jw *w = arg;
+
+	w->rc = cli_wc_write(w->wf, w->owner, "slow", w->off, 4096, w->buf);
+	__atomic_store_n(&w->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/* Wait up to 5 s for byte off of the fake OSS to be v. */
+static int img_becomes(fake *f, uint64_t off, uint8_t v)
+{
+	for (int i = 0; i < 500; i++) {
+		uint8_t b;
+
+		pthread_mutex_lock(&f->lock);
+		b = f->img[off];
+		pthread_mutex_unlock(&f->lock);
+		if (b == v)
+			return 1;
+		usleep(10000);
+	}
+	return 0;
+}
+
+/* Jobs "slow" (its flushes held at the OSS, as a throttled job's wait for
+ * tokens) and "free" in one cache of 4 flushers, 1 MiB (per-OST limit
+ * 512 KiB): slow's full chunks take at most 3 flushers (its share of 2
+ * and one borrowed while another stays idle), so free's full chunk is
+ * flushed at once; slow holds at most half of the per-OST limit (its
+ * next write waits) while free still caches. */
+static void test_wc_jobs_share(void **state)
+{
+	fake *f = fake_new();
+	cli_wc_opts o = { 0 };
+	cli_wc *wc;
+	pfs_layout l = layout1(64u << 10); /* both files on one object of the fake */
+	cli_wc_file *ws, *wfr;
+	static uint8_t sb[64u << 10], fb[64u << 10];
+	int slow = 1, freej = 2;
+	pthread_t th;
+	jw w;
+
+	o.total_bytes = 1u << 20;
+	o.file_bytes = 1u << 20;
+	o.threads = 4;
+	o.age_ms = 60000;
+	o.write = fake_write;
+	o.writev = fake_writev;
+	o.arg = f;
+	f->chunk = 64u << 10;
+	assert_int_equal(cli_wc_create(&o, &wc), 0);
+	ws = cli_wc_file_new(wc, 1, &l);
+	wfr = cli_wc_file_new(wc, 2, &l);
+	assert_non_null(ws);
+	assert_non_null(wfr);
+	memset(sb, 's', sizeof(sb));
+	memset(fb, 'f', sizeof(fb));
+	pthread_mutex_lock(&f->lock);
+	f->hold_owner = &slow;
+	pthread_mutex_unlock(&f->lock);
+	/* free has bytes cached (4 KiB, not due for 60 s): two jobs now */
+	assert_int_equal(cli_wc_write(wfr, &freej, "free", 3u << 20, 4096, fb), 1);
+	/* slow: 4 full chunks (256 KiB, its part), ready at once */
+	for (unsigned i = 0; i < 4; i++)
+		assert_int_equal(cli_wc_write(ws, &slow, "slow", (uint64_t)i << 16, sizeof(sb), sb), 1);
+	for (int i = 0; i < 500; i++) {
+		pthread_mutex_lock(&f->lock);
+		if (f->holding >= 3) {
+			pthread_mutex_unlock(&f->lock);
+			break;
+		}
+		pthread_mutex_unlock(&f->lock);
+		usleep(10000);
+	}
+	usleep(50000);
+	pthread_mutex_lock(&f->lock);
+	assert_int_equal(f->holding, 3);
+	pthread_mutex_unlock(&f->lock);
+	/* free's full chunk goes out while slow's flushes wait */
+	assert_int_equal(cli_wc_write(wfr, &freej, "free", 1u << 20, sizeof(fb), fb), 1);
+	assert_true(img_becomes(f, (1u << 20) + 100, 'f'));
+	/* slow is at its part: its next write waits; free's does not */
+	w = (jw){ .wf = ws, .owner = &slow, .off = 4u << 16, .buf = sb };
+	assert_int_equal(pthread_create(&th, NULL, jw_main, &w), 0);
+	assert_int_equal(cli_wc_write(wfr, &freej, "free", 2u << 20, sizeof(fb), fb), 1);
+	usleep(200000);
+	assert_int_equal(__atomic_load_n(&w.done, __ATOMIC_SEQ_CST), 0);
+	/* released: everything goes out */
+	pthread_mutex_lock(&f->lock);
+	f->hold_owner = NULL;
+	pthread_cond_broadcast(&f->held);
+	pthread_mutex_unlock(&f->lock);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(w.rc, 1);
+	assert_int_equal(cli_wc_flush(ws), 0);
+	assert_int_equal(cli_wc_flush(wfr), 0);
+	for (unsigned i = 0; i < 4; i++)
+		assert_int_equal(f->img[((uint64_t)i << 16) + 7], 's');
+	assert_int_equal(f->img[(4u << 16) + 7], 's');
+	assert_int_equal(f->img[(3u << 20) + 7], 'f');
+	assert_int_equal(f->img[(2u << 20) + 7], 'f');
+	cli_wc_file_free(ws);
+	cli_wc_file_free(wfr);
+	cli_wc_destroy(wc);
+	free(f);
+}
+
 static void test_wc_grants(void **state)
 {
 	fake *f = fake_new();
@@ -536,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_wc_small_extents_recycled),
 		cmocka_unit_test(test_wc_snap_full),
 		cmocka_unit_test(test_wc_limits_throttle),
+		cmocka_unit_test(test_wc_jobs_share),
 		cmocka_unit_test(test_wc_grants),
 		cmocka_unit_test(test_wc_error_reported_once),
 		cmocka_unit_test(test_wc_age),
