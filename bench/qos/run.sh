@@ -4,6 +4,7 @@
 # emulated by the OSS with ost_bandwidth).
 #
 #   bench/qos/run.sh [EXPERIMENT ...]      default: adaptbf gift accuracy overhead
+#                                          (wcache only when named)
 #   bench/qos/run.sh report                only assemble RESULTS.md from $OUT/*.md
 #
 #   adaptbf   AdapTBF IV-D allocation: J1..J4 with 1/1/3/5 nodes (10/10/30/50 %),
@@ -17,6 +18,12 @@
 #   accuracy  enforcement accuracy: a job limited to R (MDS static policy, job
 #             limit) for R in $RATES MB/s, reads and writes, 1 and 8 streams,
 #             enforce=tbf, blkio, both; 4 s windows, $REPS_ACC runs, medians.
+#   wcache    the accuracy of writes through mount.pfs's write-back cache
+#             (issue 11 item 5; accuracy's writes are O_DIRECT): a job held to R
+#             by a TBF rule for R in $RATES_WC MB/s, buffered 256 KiB writes (cached:
+#             below the 1 MiB stripe), 1 and 4 streams, wcache_mb=$WC_MB, with an
+#             unthrottled job writing on the same mount; 6 s windows after 4 s, $REPS_ACC
+#             runs, medians (the pass/fail form: tests/integration/t_qos_wcache.sh).
 #   overhead  QoS off (no policy, no rule: the TBF scheduler serves FIFO)
 #             against QoS on and not binding
 #             (nrs=tbf, AdapTBF running, OST emulated at 100 GB/s):
@@ -52,6 +59,8 @@ REPS_OVH=${REPS_OVH:-5}
 BW=${BW:-100}                 # MB/s of the emulated OST (adaptbf)
 VOL=${VOL:-128M}              # per stream, adaptbf (4 streams per job)
 RATES=${RATES:-10 50 100 200 500}
+RATES_WC=${RATES_WC:-10 20 50}
+WC_MB=${WC_MB:-64}
 SAMPLE_MS=${SAMPLE_MS:-100}
 SEQ_SIZE=${SEQ_SIZE:-128M}
 RAND_OPS=${RAND_OPS:-20000}
@@ -88,6 +97,8 @@ cluster() { # cluster START-OPTIONS...: a fresh cluster in $CL
 	fi
 	# shellcheck disable=SC1091
 	. "$CL/cluster.env"
+	# the cluster's admin key (pfs-cluster made it) for pfsadmin
+	if [ -n "${PFS_KEY:-}" ]; then export PFS_KEY; fi
 	read -ra M <<<"${MNTS:-$MNT}"
 }
 admin() { "$PFS_BIN/pfsadmin" --mds "$MDS" "$@"; }
@@ -347,6 +358,53 @@ exp_accuracy() {
 	} >"$OUT/accuracy.md"
 }
 
+# --------------------------------------------------------------- wcache
+exp_wcache() {
+	local r s rep out
+	local -A got fr
+	for rep in $(seq 1 "$REPS_ACC"); do
+		cluster --oss 1 --mounts 1 --oss-opt ost_bandwidth=5000 --mount-opt "wcache_mb=$WC_MB"
+		mkdir -p "$MNT/wc" "$MNT/wcfree"
+		for r in $RATES_WC; do
+			admin nrs tbf rule start "wc$r" "jobid={wc$r} rate=${r}MB/s" >/dev/null
+			for s in 1 4; do
+				load wcfree write "$MNT/wcfree" --streams 2 --bs 256K --size 256M --seconds 10 \
+					--skip 4 >"$W/wcfree.out" &
+				out=$(load "wc$r" write "$MNT/wc" --streams "$s" --bs 256K --size 256M \
+					--seconds 10 --skip 4)
+				wait
+				got[$r,$s,$rep]=$(mbps "$out")
+				fr[$r,$s,$rep]=$(mbps "$(cat "$W/wcfree.out")")
+				echo "wcache rep $rep R=$r x$s: ${got[$r,$s,$rep]} MB/s, unthrottled ${fr[$r,$s,$rep]} MB/s" >&2
+				rm -f "$MNT"/wc/* "$MNT"/wcfree/*
+			done
+		done
+	done
+	{
+		echo "## Accuracy with the write-back cache on — $(date -u '+%Y-%m-%d %H:%M UTC')"
+		echo
+		echo "One OSS, one OST (pacing at 5,000 MB/s); job wcR held to R by a TBF rule writes"
+		echo "buffered 256 KiB requests (cached by mount.pfs, \`wcache_mb=$WC_MB\`), 1 or 4 streams,"
+		echo "while an unthrottled job writes 2 streams of 256 KiB on the same mount; the write(2)"
+		echo "rate is measured client-side over 6 s after 4 s (the job's part of the cache fills"
+		echo "in the first second). Median of $REPS_ACC runs, MB/s (error vs R); the unthrottled"
+		echo "job's median beside it. Command: \`bench/qos/run.sh wcache\`."
+		echo
+		echo "| R (MB/s) | streams | throttled job | unthrottled job |"
+		echo "|---:|---:|---:|---:|"
+		for r in $RATES_WC; do
+			for s in 1 4; do
+				local m f
+				m=$(median $(for x in $(seq 1 "$REPS_ACC"); do echo "${got[$r,$s,$x]}"; done))
+				f=$(median $(for x in $(seq 1 "$REPS_ACC"); do echo "${fr[$r,$s,$x]}"; done))
+				printf '| %s | %s | %s (%+.1f %%) | %s |\n' "$r" "$s" "$m" \
+					"$(awk -v m="$m" -v r="$r" 'BEGIN { print 100 * (m - r) / r }')" "$f"
+			done
+		done
+		echo
+	} >"$OUT/wcache.md"
+}
+
 # --------------------------------------------------------------- overhead
 exp_overhead() {
 	local rep cfg p
@@ -418,7 +476,7 @@ exps=${*:-adaptbf gift accuracy overhead}
 [ "$exps" = report ] || machine >"$OUT/machine.txt"
 for e in $exps; do
 	case $e in
-	adaptbf|gift|accuracy|overhead) "exp_$e" ;;
+	adaptbf|gift|accuracy|wcache|overhead) "exp_$e" ;;
 	report) ;;
 	*) echo "run.sh: unknown experiment $e" >&2; exit 2 ;;
 	esac
@@ -435,7 +493,7 @@ done
 	echo "Other engineers' builds and benchmarks shared this machine during the runs (see the"
 	echo "load average), which is why every table reports medians."
 	echo
-	for e in adaptbf gift accuracy overhead; do
+	for e in adaptbf gift accuracy wcache overhead; do
 		[ -f "$OUT/$e.md" ] && cat "$OUT/$e.md"
 	done
 	[ -f "$here/NOTES.md" ] && cat "$here/NOTES.md"
