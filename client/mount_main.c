@@ -311,13 +311,15 @@ static const pfs_cfg_opt mount_opts[] = {
 	N(PFS_CFG_BOOL, clone_fd, "1",
 	  "one /dev/fuse descriptor per worker thread (less lock contention in the kernel)", 0, 0),
 	/* Idle workers all wait on one queue of /dev/fuse, and each request
-	 * wakes the one that waited longest: with 16, every request (two per
-	 * small write: the kernel's security.capability lookup, then WRITE)
-	 * woke a cold thread.  4 measured 2.1x random 4 KiB writes, 1.6x
-	 * creates, 2.9x cold unlinks and -26 % mount.pfs CPU per write
-	 * (bench/RESULTS.md, "FUSE idle workers"); more requests at once still
-	 * get workers up to max_threads. */
-	N(PFS_CFG_INT, idle_threads, "4", "FUSE worker threads kept waiting for requests", 1, 4096),
+	 * wakes the one that waited longest.  Under CPU contention (load 10-35
+	 * on 2 vCPUs) 4 idle workers gave 2.1x random 4 KiB writes, 1.6x
+	 * creates and 2.9x cold unlinks against 16 (fewer cold wake-ups); on a
+	 * quiet machine, the benchmark of record, 4 cost cold stats about 15 %
+	 * and random writes about 7 % (bench/RESULTS.md, "Random 4 KiB writes:
+	 * ... fewer idle FUSE workers" and "Core benchmark on a quiet machine,
+	 * end of session 16").  16
+	 * stays the default; idle_threads=4 is the setting for busy nodes. */
+	N(PFS_CFG_INT, idle_threads, "16", "FUSE worker threads kept waiting for requests", 1, 4096),
 	/* A request of a throttled job holds its worker while it waits for an
 	 * RPC credit or in the OSS's TBF queue; libfuse's default cap of 10
 	 * workers let one throttled job stall every other job on the mount. */
