@@ -421,18 +421,24 @@ int pfs_net_recv_reply(int fd, pfs_hdr *h, uint32_t max_payload, void *buf, size
 	return pfs_net_recv_reply_sec(fd, NULL, h, max_payload, buf, cap, dyn, data);
 }
 
+/* Exactly a frame's header from the socket, decoded: nothing of its
+ * payload is read. */
+static int recv_header(int fd, uint32_t max_payload, pfs_hdr *h)
+{
+	uint8_t hb[PFS_HDR_LEN];
+	int rc = pfs_net_read_all(fd, hb, sizeof(hb));
+
+	return rc ? rc : pfs_hdr_decode(hb, sizeof(hb), max_payload, h);
+}
+
 int pfs_net_recv_frame_sec(int fd, struct pfs_auth_sess *s, pfs_hdr *h, uint32_t max_payload,
 			   void *buf, size_t cap, uint8_t **dyn, uint8_t **data)
 {
-	uint8_t hb[PFS_HDR_LEN];
 	int rc;
 
 	*dyn = NULL;
 	*data = NULL;
-	rc = pfs_net_read_all(fd, hb, sizeof(hb));
-	if (rc)
-		return rc;
-	rc = pfs_hdr_decode(hb, sizeof(hb), max_payload, h);
+	rc = recv_header(fd, max_payload, h);
 	if (rc)
 		return rc;
 	rc = recv_payload(fd, h, NULL, 0, buf, cap, dyn, data);
@@ -502,17 +508,13 @@ int pfs_net_recv_reply_pipe_sec(int fd, struct pfs_auth_sess *s, pfs_hdr *h,
 				uint32_t max_payload, int pipe_w, size_t pipe_cap, void *buf,
 				size_t cap, uint8_t **dyn, uint8_t **data, int *piped)
 {
-	uint8_t hb[PFS_HDR_LEN];
 	int rc;
 
 	*dyn = NULL;
 	*data = NULL;
 	*piped = 0;
 	/* the header alone: the payload must stay in the socket */
-	rc = pfs_net_read_all(fd, hb, sizeof(hb));
-	if (rc)
-		return rc;
-	rc = pfs_hdr_decode(hb, sizeof(hb), max_payload, h);
+	rc = recv_header(fd, max_payload, h);
 	if (rc)
 		return rc;
 	if (h->payload_len == 0 || h->payload_len > pipe_cap ||

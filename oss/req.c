@@ -68,6 +68,18 @@ static int decode_writev(pfs_rbuf *b, oss_req_msg *out)
 	return 0;
 }
 
+/* A WRITE's fixed fields after the OST (object, offset, length), the
+ * same for a WRITE received whole and one whose data was spliced. */
+static int write_fields(pfs_rbuf *b, oss_req_msg *out)
+{
+	out->obj = pfs_rbuf_u64(b);
+	out->off = pfs_rbuf_u64(b);
+	out->len = pfs_rbuf_u32(b);
+	if (pfs_rbuf_error(b))
+		return -EBADMSG;
+	return out->len > PFS_MAX_IO ? -EINVAL : 0;
+}
+
 int oss_req_decode(uint16_t opcode, const uint8_t *p, size_t n, oss_req_msg *out)
 {
 	pfs_rbuf b;
@@ -88,18 +100,16 @@ int oss_req_decode(uint16_t opcode, const uint8_t *p, size_t n, oss_req_msg *out
 			return -EINVAL;
 		out->need = PFS_CAPA_READ;
 		break;
-	case PFS_OP_OSS_WRITE:
-		out->obj = pfs_rbuf_u64(&b);
-		out->off = pfs_rbuf_u64(&b);
-		out->len = pfs_rbuf_u32(&b);
-		if (pfs_rbuf_error(&b))
-			return -EBADMSG;
-		if (out->len > PFS_MAX_IO)
-			return -EINVAL;
+	case PFS_OP_OSS_WRITE: {
+		int rc = write_fields(&b, out);
+
+		if (rc)
+			return rc;
 		get_capa(&b, (size_t)out->len, out);
 		out->data = pfs_rbuf_bytes(&b, (size_t)out->len);
 		out->need = PFS_CAPA_WRITE;
 		break;
+	}
 	case PFS_OP_OSS_WRITEV: {
 		int rc;
 
@@ -155,6 +165,7 @@ int oss_req_decode_split(uint16_t opcode, const uint8_t *p, size_t n, size_t bul
 			 oss_req_msg *out)
 {
 	pfs_rbuf b;
+	int rc;
 
 	if (!bulk)
 		return oss_req_decode(opcode, p, n, out);
@@ -164,13 +175,9 @@ int oss_req_decode_split(uint16_t opcode, const uint8_t *p, size_t n, size_t bul
 		return -EBADMSG;
 	pfs_rbuf_init(&b, p, n);
 	out->ost = pfs_rbuf_u32(&b);
-	out->obj = pfs_rbuf_u64(&b);
-	out->off = pfs_rbuf_u64(&b);
-	out->len = pfs_rbuf_u32(&b);
-	if (pfs_rbuf_error(&b))
-		return -EBADMSG;
-	if (out->len > PFS_MAX_IO)
-		return -EINVAL;
+	rc = write_fields(&b, out);
+	if (rc)
+		return rc;
 	if (out->len != bulk)
 		return -EBADMSG;
 	get_capa(&b, 0, out);
