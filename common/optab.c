@@ -79,6 +79,9 @@ static const pfs_optab_row rows[] = {
 	ROW(MDS_ASCAR_GET, CLI | ADM, 0, CONTROL),
 	/* metadata lease invalidations: mount.pfs's notify channel */
 	ROW(MDS_NOTIFY_WAIT, CLI, 0, CONTROL),
+	/* directory delegations (asynchronous unlink): mount.pfs */
+	ROW(MDS_DELEG_GET, CLI, PEER, MD_READ),
+	ROW(MDS_DELEG_RETURN, CLI, PEER, CONTROL),
 	/* OSS -> MDS control channel */
 	ROW(MDS_OSS_REGISTER, OSS, 0, CONTROL),
 	ROW(MDS_OSS_HEARTBEAT, OSS, 0, CONTROL),

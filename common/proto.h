@@ -115,7 +115,11 @@ enum pfs_opcode {
 	                               with authentication (mds/README.md) */
 	PFS_OP_MDS_MKNOD,           /* cred, u64 parent, str name, u32 mode, u32 rdev -> attr */
 	PFS_OP_MDS_MKDIR,           /* cred, u64 parent, str name, u32 mode -> attr */
-	PFS_OP_MDS_UNLINK,          /* cred, u64 parent, str name -> (empty) */
+	PFS_OP_MDS_UNLINK,          /* cred, u64 parent, str name [, u64 ino] -> (empty);
+	                               with ino (not 0): -ESTALE unless name
+	                               is that inode (an asynchronous unlink,
+	                               PFS_OP_MDS_DELEG_GET, never removes a
+	                               file created again under the name) */
 	PFS_OP_MDS_RMDIR,           /* cred, u64 parent, str name -> (empty) */
 	PFS_OP_MDS_RENAME,          /* cred, u64 parent, str name, u64 newparent, str newname,
 	                               u32 flags (PFS_RENAME_NOREPLACE|EXCHANGE) -> (empty) */
@@ -253,6 +257,26 @@ enum pfs_opcode {
 	                                  for ENTRY) }: held (no thread) until records
 	                                  are queued or wait_ms passed; the first wait
 	                                  of a client is answered at once */
+	/* Directory delegations: asynchronous unlink (mds/deleg.h,
+	 * client/unlinkq.h).  A mount holding a directory's delegation may
+	 * answer unlinks in it before the MDS has them (it sends them later as
+	 * UNLINKs with the expected inode); any other client's request that
+	 * touches the directory waits at the MDS until the holder has sent
+	 * them and returned the delegation (PFS_NOTIFY_RECALL on its notify
+	 * channel), or until recall_ms passed. */
+	PFS_OP_MDS_DELEG_GET = 245,    /* cred, u64 dir -> u32 lease_ms, attr (the
+	                                  directory's): granted for lease_ms past the
+	                                  holder's last request on dir, and only for
+	                                  this cred (the MDS checked W_OK|X_OK and the
+	                                  path for it).  -EAGAIN: not now (another
+	                                  client holds a lease or the delegation on
+	                                  dir, a recall is under way, dir is sticky,
+	                                  the caller has no notify channel, or
+	                                  delegations are off); -ENOTDIR, -ENOENT,
+	                                  -EACCES as for UNLINK */
+	PFS_OP_MDS_DELEG_RETURN,       /* cred, u64 dir -> (empty): the holder has sent
+	                                  every unlink it answered under it; a
+	                                  delegation not held is success */
 
 	/* ---- MDS: control channel (OSS -> MDS) ---- */
 	PFS_OP_MDS_OSS_REGISTER = 250, /* str oss_name, str host, u16 data_port,
@@ -343,6 +367,9 @@ enum pfs_opcode {
 #define PFS_NOTIFY_INO 1
 #define PFS_NOTIFY_ENTRY 2
 #define PFS_NOTIFY_PERM 3
+/* the MDS recalls the delegation of directory ino (PFS_OP_MDS_DELEG_GET):
+ * send its pending unlinks, then PFS_OP_MDS_DELEG_RETURN */
+#define PFS_NOTIFY_RECALL 4
 
 /* PFS_OP_MDS_LOOKUP_BULK: most entries per reply (the MDS also stops at
  * 256 KiB of reply). */
