@@ -111,14 +111,19 @@ static void begin(pfs_wbuf *w, const cli_ctx *c)
 
 /* Send w (freed here) and return the reply in rep; rep must be freed by the
  * caller on every path (pfs_rpc_reply_free is safe on an empty reply). */
+/* In call()'s flags beside the pool's PFS_RPC_*: the PADLL stage already
+ * admitted the request (CLI_MDC_CHARGED); never passed to the pool. */
+#define CALL_CHARGED 0x80000000u
+
 static int call(cli_mdc *m, const char *job, uint16_t op, unsigned flags, pfs_wbuf *w,
 		pfs_rpc_reply *rep)
 {
 	int rc = pfs_wbuf_error(w);
 
 	pfs_rpc_reply_init(rep);
-	if (rc == 0 && m->mdq)
+	if (rc == 0 && m->mdq && !(flags & CALL_CHARGED))
 		cli_mdqos_wait(m->mdq, job, op); /* PADLL: the job's rate for op's class */
+	flags &= ~CALL_CHARGED;
 	if (rc == 0)
 		rc = pfs_rpc_call(m->pool, op, job, flags, w->data, w->len, NULL, 0, rep);
 	pfs_wbuf_free(w);
@@ -379,6 +384,29 @@ static int name_op(cli_mdc *m, const cli_ctx *c, uint16_t op, uint64_t parent,
 int cli_mdc_unlink(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name)
 {
 	return name_op(m, c, PFS_OP_MDS_UNLINK, parent, name);
+}
+
+int cli_mdc_unlink_ino(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+		       uint64_t ino, unsigned flags)
+{
+	pfs_wbuf w;
+	int rc = name_ok(name);
+
+	if (rc)
+		return rc;
+	begin(&w, c);
+	pfs_wbuf_u64(&w, parent);
+	pfs_wbuf_str(&w, name);
+	if (ino) /* without it: the plain UNLINK's payload */
+		pfs_wbuf_u64(&w, ino);
+	return call_empty(m, c, PFS_OP_MDS_UNLINK, (flags & CLI_MDC_CHARGED) ? CALL_CHARGED : 0,
+			  &w);
+}
+
+void cli_mdc_charge(cli_mdc *m, const char *job, uint16_t op)
+{
+	if (m->mdq)
+		cli_mdqos_wait(m->mdq, job, op);
 }
 
 int cli_mdc_rmdir(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name)
@@ -1064,6 +1092,45 @@ int cli_mdc_sync(cli_mdc *m, const cli_ctx *c, uint64_t ino)
 	begin(&w, c);
 	pfs_wbuf_u64(&w, ino);
 	return call_empty(m, c, PFS_OP_MDS_SYNC, PFS_RPC_IDEMPOTENT, &w);
+}
+
+/* ---- directory delegations ---- */
+
+int cli_mdc_deleg_get(cli_mdc *m, const cli_ctx *c, uint64_t dir, uint32_t *lease_ms,
+		      pfs_attr *attr)
+{
+	pfs_rpc_reply rep = { 0 };
+	pfs_wbuf w;
+	pfs_rbuf r;
+	pfs_attr tmp;
+	uint32_t ms;
+	int rc;
+
+	begin(&w, c);
+	pfs_wbuf_u64(&w, dir);
+	rc = call(m, c->job, PFS_OP_MDS_DELEG_GET, PFS_RPC_IDEMPOTENT, &w, &rep);
+	if (rc == 0) {
+		pfs_rbuf_init(&r, rep.data, rep.len);
+		ms = pfs_rbuf_u32(&r);
+		rc = pfs_attr_decode(&r, attr ? attr : &tmp);
+		if (rc == 0)
+			rc = pfs_rbuf_done(&r);
+		if (rc == 0 && ms == 0)
+			rc = -EBADMSG; /* a delegation valid for no time */
+		if (rc == 0)
+			*lease_ms = ms;
+	}
+	pfs_rpc_reply_free(&rep);
+	return rc;
+}
+
+int cli_mdc_deleg_return(cli_mdc *m, const cli_ctx *c, uint64_t dir)
+{
+	pfs_wbuf w;
+
+	begin(&w, c);
+	pfs_wbuf_u64(&w, dir);
+	return call_empty(m, c, PFS_OP_MDS_DELEG_RETURN, PFS_RPC_IDEMPOTENT, &w);
 }
 
 /* ---- metadata lease invalidations ---- */

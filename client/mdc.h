@@ -130,6 +130,19 @@ int cli_mdc_mknod(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *nam
 int cli_mdc_mkdir(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
 		  uint32_t mode, pfs_attr *attr);
 int cli_mdc_unlink(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name);
+/* UNLINK with the inode the name is expected to name (ino 0: any, the
+ * plain UNLINK): the MDS removes it only if name still names ino, else
+ * -ESTALE (an asynchronous unlink, client/unlinkq.h, never removes a file
+ * created again under the name).  flags CLI_MDC_CHARGED: the PADLL stage
+ * already admitted this request in the application's thread
+ * (cli_mdc_charge), it is not counted nor paced again. */
+#define CLI_MDC_CHARGED 0x1u
+int cli_mdc_unlink_ino(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+		       uint64_t ino, unsigned flags);
+/* Count a request of job with opcode op in the PADLL stage and wait for
+ * its token, as every call does, for a request sent later with
+ * CLI_MDC_CHARGED.  No stage: nothing. */
+void cli_mdc_charge(cli_mdc *m, const char *job, uint16_t op);
 int cli_mdc_rmdir(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name);
 int cli_mdc_rename(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
 		   uint64_t newparent, const char *newname, uint32_t flags);
@@ -299,6 +312,19 @@ typedef struct cli_notify_batch {
  * acknowledged, so a lost reply loses nothing). */
 int cli_mdc_notify_wait(cli_mdc *m, uint64_t ack, uint32_t wait_ms, uint8_t flags,
 			cli_notify_batch *out);
+
+/* ---- directory delegations (asynchronous unlink, client/unlinkq.h) ---- */
+
+/* PFS_OP_MDS_DELEG_GET: ask for (or renew) directory dir's delegation for
+ * the credential in c: 0 with *lease_ms (valid that long past this mount's
+ * last request naming dir) and dir's attributes in *attr (may be NULL);
+ * -EAGAIN not now; the MDS's -errno (an MDS without delegations:
+ * -EOPNOTSUPP).  Any error means "no delegation". */
+int cli_mdc_deleg_get(cli_mdc *m, const cli_ctx *c, uint64_t dir, uint32_t *lease_ms,
+		      pfs_attr *attr);
+/* PFS_OP_MDS_DELEG_RETURN: every unlink answered under dir's delegation has
+ * been sent; a delegation not held is success too. */
+int cli_mdc_deleg_return(cli_mdc *m, const cli_ctx *c, uint64_t dir);
 
 /* ---- durability (issue 8) ---- */
 

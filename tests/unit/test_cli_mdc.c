@@ -3,7 +3,7 @@
  * decoding (attr, layout, readdir pages, strings) and rejection of replies
  * that are short or have bytes left over; GETLAYOUT of files and of
  * directory defaults (pfsadmin's form), PING echoes, an mdc wrapped around
- * a pool it does not own. */
+ * a pool it does not own; UNLINK's expected inode, DELEG_GET/RETURN. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,6 +27,7 @@ static pfs_hdr last_hdr;
 static pfs_cred last_cred;
 static char last_name[256];
 static uint64_t last_u64;
+static uint64_t last_ino; /* UNLINK's expected inode; 0 = none sent */
 
 static void sample_attr(pfs_attr *a, uint64_t ino)
 {
@@ -121,9 +122,41 @@ static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 		pfs_wbuf_strn(&w, "v\0x", 3);
 		break;
 	case PFS_OP_MDS_UNLINK:
-		pfs_rbuf_u64(&r);
+		/* the optional expected inode: last_ino (0 = absent); "other"
+		 * names another inode */
+		last_u64 = pfs_rbuf_u64(&r);
 		pfs_rbuf_cstr(&r, last_name, sizeof(last_name));
+		last_ino = pfs_rbuf_left(&r) ? pfs_rbuf_u64(&r) : 0;
 		rc = pfs_rbuf_done(&r);
+		if (rc == 0 && last_ino && !strcmp(last_name, "other"))
+			rc = -ESTALE;
+		break;
+	case PFS_OP_MDS_DELEG_GET:
+		/* dir 7: granted for 9000 ms; 8: -EAGAIN; 9: lease 0 (bad);
+		 * 10: a byte too many; 11: attributes cut short */
+		last_u64 = pfs_rbuf_u64(&r);
+		if ((rc = pfs_rbuf_done(&r)))
+			break;
+		if (last_u64 == 8) {
+			rc = -EAGAIN;
+			break;
+		}
+		pfs_wbuf_u32(&w, last_u64 == 9 ? 0 : 9000);
+		sample_attr(&a, last_u64);
+		a.mode = 040755;
+		pfs_attr_encode(&w, &a);
+		if (last_u64 == 10)
+			pfs_wbuf_u8(&w, 0);
+		if (last_u64 == 11)
+			w.len -= 8;
+		break;
+	case PFS_OP_MDS_DELEG_RETURN:
+		/* dir 12: a reply with a byte */
+		last_u64 = pfs_rbuf_u64(&r);
+		if ((rc = pfs_rbuf_done(&r)))
+			break;
+		if (last_u64 == 12)
+			pfs_wbuf_u8(&w, 0);
 		break;
 	case PFS_OP_MDS_OST_LIST: {
 		pfs_ost_info o = { .index = 7, .data_port = 1234, .up = 1 };
@@ -367,6 +400,70 @@ static void test_mdc_sync(void **state)
 	assert_int_equal(cli_mdc_sync(mdc, &c, 14), -EBADMSG);
 }
 
+/* UNLINK with and without the expected inode: the old payload when ino is
+ * 0, the inode appended otherwise; the MDS's -ESTALE comes back. */
+static void test_mdc_unlink_ino(void **state)
+{
+	cli_ctx c = mkctx();
+
+	last_ino = 99;
+	assert_int_equal(cli_mdc_unlink(mdc, &c, 3, "plain"), 0);
+	assert_int_equal(last_hdr.opcode, PFS_OP_MDS_UNLINK);
+	assert_int_equal(last_ino, 0);
+	assert_int_equal(last_u64, 3);
+	assert_int_equal(cli_mdc_unlink_ino(mdc, &c, 4, "f", 0, 0), 0);
+	assert_int_equal(last_ino, 0);
+	assert_int_equal(cli_mdc_unlink_ino(mdc, &c, 5, "f", 1234, CLI_MDC_CHARGED), 0);
+	assert_int_equal(last_u64, 5);
+	assert_string_equal(last_name, "f");
+	assert_int_equal(last_ino, 1234);
+	assert_int_equal(last_cred.uid, 1000);
+	assert_int_equal(last_cred.ngroups, 2);
+	assert_int_equal(cli_mdc_unlink_ino(mdc, &c, 5, "other", 1234, 0), -ESTALE);
+	assert_int_equal(cli_mdc_unlink_ino(mdc, &c, 5, "", 1234, 0), -EINVAL);
+	/* no PADLL stage: charging is a no-op */
+	cli_mdc_charge(mdc, c.job, PFS_OP_MDS_UNLINK);
+}
+
+/* DELEG_GET: cred and dir on the wire, lease and the directory's
+ * attributes decoded; -EAGAIN passed on; malformed replies refused.
+ * DELEG_RETURN: cred and dir, an empty reply. */
+static void test_mdc_deleg(void **state)
+{
+	cli_ctx c = mkctx();
+	uint32_t ms = 0;
+	pfs_attr a;
+	char job[PFS_JOBID_MAX + 1];
+
+	assert_int_equal(cli_mdc_deleg_get(mdc, &c, 7, &ms, &a), 0);
+	assert_int_equal(last_hdr.opcode, PFS_OP_MDS_DELEG_GET);
+	assert_int_equal(last_u64, 7);
+	assert_int_equal(last_cred.uid, 1000);
+	assert_int_equal(last_cred.groups[1], 6);
+	pfs_hdr_jobid(&last_hdr, job);
+	assert_string_equal(job, "job-77");
+	assert_int_equal(ms, 9000);
+	assert_int_equal(a.ino, 7);
+	assert_int_equal(a.mode, 040755);
+	ms = 1;
+	assert_int_equal(cli_mdc_deleg_get(mdc, &c, 7, &ms, NULL), 0);
+	assert_int_equal(ms, 9000);
+	ms = 1;
+	assert_int_equal(cli_mdc_deleg_get(mdc, &c, 8, &ms, &a), -EAGAIN);
+	assert_int_equal(ms, 1);
+	assert_int_equal(cli_mdc_deleg_get(mdc, &c, 9, &ms, &a), -EBADMSG);
+	assert_int_equal(cli_mdc_deleg_get(mdc, &c, 10, &ms, &a), -EBADMSG);
+	assert_int_equal(cli_mdc_deleg_get(mdc, &c, 11, &ms, &a), -EBADMSG);
+	assert_int_equal(ms, 1);
+
+	last_u64 = 0;
+	assert_int_equal(cli_mdc_deleg_return(mdc, &c, 7), 0);
+	assert_int_equal(last_hdr.opcode, PFS_OP_MDS_DELEG_RETURN);
+	assert_int_equal(last_u64, 7);
+	assert_int_equal(last_cred.gid, 100);
+	assert_int_equal(cli_mdc_deleg_return(mdc, &c, 12), -EBADMSG);
+}
+
 static void test_mdc_wrap(void **state)
 {
 	pfs_rpc_opts ro = { .max_conns = 1, .timeout_ms = 5000, .retry_ms = 500 };
@@ -403,6 +500,8 @@ int main(void)
 		cmocka_unit_test(test_mdc_ping),
 		cmocka_unit_test(test_mdc_wrap),
 		cmocka_unit_test(test_mdc_sync),
+		cmocka_unit_test(test_mdc_unlink_ino),
+		cmocka_unit_test(test_mdc_deleg),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
