@@ -680,7 +680,12 @@ out:
 
 /* ------------------------------------------------------------------ remove */
 
-static int do_remove(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name, int dir)
+/* Remove name from parent (dir: rmdir).  expect: 0, or the inode the
+ * name must still name, else -ESTALE (an asynchronous unlink sent late
+ * must not remove what another client created again under the name);
+ * checked in the removal's own transaction. */
+static int do_remove(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name, int dir,
+		     uint64_t expect)
 {
 	struct work *w = work_new();
 	struct dent_val dv;
@@ -707,6 +712,8 @@ static int do_remove(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char 
 	rc = check_name(name);
 	if (!rc)
 		rc = mds_nsi_dent_get(ns, t, parent, name, &dv);
+	if (!rc && expect && dv.child != expect)
+		rc = -ESTALE;
 	if (!rc)
 		rc = mds_nsi_ino_get(ns, t, dv.child, &w->b);
 	if (!rc)
@@ -744,12 +751,18 @@ out:
 
 int mds_ns_unlink(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name)
 {
-	return do_remove(ns, c, parent, name, 0);
+	return do_remove(ns, c, parent, name, 0, 0);
+}
+
+int mds_ns_unlink_ino(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		      uint64_t ino)
+{
+	return do_remove(ns, c, parent, name, 0, ino);
 }
 
 int mds_ns_rmdir(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name)
 {
-	return do_remove(ns, c, parent, name, 1);
+	return do_remove(ns, c, parent, name, 1, 0);
 }
 
 /* ------------------------------------------------------------------ rename */

@@ -75,6 +75,11 @@ int mds_ns_mknod(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *nam
 int mds_ns_mkdir(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
 		 uint32_t mode, pfs_attr *out);
 int mds_ns_unlink(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name);
+/* Conditional unlink (PFS_OP_MDS_UNLINK with an inode): as mds_ns_unlink
+ * when name names inode ino (0: any), else -ESTALE and nothing changes;
+ * checked in the removal's transaction. */
+int mds_ns_unlink_ino(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		      uint64_t ino);
 int mds_ns_rmdir(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name);
 /* flags: PFS_RENAME_NOREPLACE | PFS_RENAME_EXCHANGE. */
 int mds_ns_rename(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,

@@ -772,13 +772,17 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 	}
 	case PFS_OP_MDS_UNLINK:
 	case PFS_OP_MDS_RMDIR: {
-		uint64_t parent = pfs_rbuf_u64(b);
+		uint64_t parent = pfs_rbuf_u64(b), expect = 0;
 		get_name(b, name, PFS_NAME_MAX, &bad);
+		/* UNLINK's optional expected inode (asynchronous unlinks) */
+		if (op == PFS_OP_MDS_UNLINK && pfs_rbuf_left(b) > 0)
+			expect = pfs_rbuf_u64(b);
 		rc = decode_end(b, bad);
 		if (!rc)
 			child = lease_child(s, cid, parent, name);
 		if (!rc)
-			rc = op == PFS_OP_MDS_UNLINK ? mds_ns_unlink(s->ns, &c, parent, name)
+			rc = op == PFS_OP_MDS_UNLINK ? mds_ns_unlink_ino(s->ns, &c, parent, name,
+									 expect)
 						     : mds_ns_rmdir(s->ns, &c, parent, name);
 		if (!rc)
 			lease_removed(s, cid, parent, name, child);

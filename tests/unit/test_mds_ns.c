@@ -470,6 +470,44 @@ static void test_ns_hardlinks(void **state)
 	assert_int_equal(mds_ns_getattr(ns, &root, fi, &a), -ENOENT);
 }
 
+/* UNLINK with an expected inode (asynchronous unlinks): -ESTALE and
+ * nothing removed when the name names another inode, removal when it
+ * names that one; 0 is the plain unlink. */
+static void test_ns_unlink_ino(void **state)
+{
+	struct fx *f = *state;
+	mds_ns *ns = f->ns;
+	pfs_attr a;
+
+	uint64_t d = mkd(ns, &root, 1, "ud", 0777);
+	uint64_t x1 = mkfile(ns, &alice, d, "x", 0644);
+	/* x removed and made again (by another client): the late unlink of
+	 * the first x must leave the second alone */
+	assert_int_equal(mds_ns_unlink(ns, &alice, d, "x"), 0);
+	uint64_t x2 = mkfile(ns, &bob, d, "x", 0644);
+	assert_true(x1 != x2);
+	assert_int_equal(mds_ns_unlink_ino(ns, &alice, d, "x", x1), -ESTALE);
+	assert_int_equal(mds_ns_lookup(ns, &root, d, "x", &a), 0);
+	assert_int_equal(a.ino, x2);
+	assert_int_equal(nlink_of(ns, x2), 1);
+	/* the right inode: removed */
+	assert_int_equal(mds_ns_unlink_ino(ns, &alice, d, "x", x2), 0);
+	assert_int_equal(mds_ns_lookup(ns, &root, d, "x", &a), -ENOENT);
+	assert_int_equal(mds_ns_getattr(ns, &root, x2, &a), -ENOENT);
+	/* gone: -ENOENT whatever the inode */
+	assert_int_equal(mds_ns_unlink_ino(ns, &alice, d, "x", x2), -ENOENT);
+	/* 0: any inode (the old payload) */
+	uint64_t y = mkfile(ns, &alice, d, "y", 0644);
+	assert_int_equal(mds_ns_unlink_ino(ns, &alice, d, "y", 0), 0);
+	assert_int_equal(mds_ns_getattr(ns, &root, y, &a), -ENOENT);
+	/* permission first: no hint about what the name names */
+	(void)mkfile(ns, &root, 1, "z", 0644);
+	assert_int_equal(mds_ns_unlink_ino(ns, &bob, 1, "z", 12345), -EACCES);
+	/* a directory named with its own inode: still -EISDIR */
+	uint64_t sub = mkd(ns, &root, d, "sub", 0755);
+	assert_int_equal(mds_ns_unlink_ino(ns, &root, d, "sub", sub), -EISDIR);
+}
+
 static void test_ns_readdir_paging(void **state)
 {
 	struct fx *f = *state;
@@ -1192,6 +1230,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ns_perm_issue8, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_stripe_offset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_truncate_epoch_blocks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_unlink_ino, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -462,9 +462,28 @@ static void test_server_ops(void **state)
 	pfs_wbuf_u64(&b, a.ino);
 	pfs_wbuf_u32(&b, 0);
 	assert_int_equal(call(f, PFS_OP_MDS_CLOSE, "jobA", &b, NULL, NULL), 0);
+	/* UNLINK with an expected inode: another inode -ESTALE (kept), a
+	 * garbled tail -EBADMSG, the right one removes it */
 	pfs_cred_encode(&b, &root);
 	pfs_wbuf_u64(&b, dir);
 	pfs_wbuf_str(&b, "file");
+	pfs_wbuf_u64(&b, a.ino + 1000);
+	assert_int_equal(call(f, PFS_OP_MDS_UNLINK, "jobA", &b, NULL, NULL), -ESTALE);
+	pfs_cred_encode(&b, &root);
+	pfs_wbuf_u64(&b, dir);
+	pfs_wbuf_str(&b, "file");
+	pfs_wbuf_u32(&b, 7);
+	assert_int_equal(call(f, PFS_OP_MDS_UNLINK, "jobA", &b, NULL, NULL), -EBADMSG);
+	pfs_cred_encode(&b, &root);
+	pfs_wbuf_u64(&b, dir);
+	pfs_wbuf_str(&b, "file");
+	pfs_wbuf_u64(&b, a.ino);
+	pfs_wbuf_u8(&b, 1);
+	assert_int_equal(call(f, PFS_OP_MDS_UNLINK, "jobA", &b, NULL, NULL), -EBADMSG);
+	pfs_cred_encode(&b, &root);
+	pfs_wbuf_u64(&b, dir);
+	pfs_wbuf_str(&b, "file");
+	pfs_wbuf_u64(&b, a.ino);
 	assert_int_equal(call(f, PFS_OP_MDS_UNLINK, "jobA", &b, NULL, NULL), 0);
 	uint64_t left = 1;
 	for (int i = 0; i < 1000 && left; i++) {
