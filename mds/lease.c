@@ -378,6 +378,38 @@ int mds_lease_watched(mds_lease *t, uint64_t except, uint64_t ino)
 	return w;
 }
 
+int mds_lease_registered(mds_lease *t, uint64_t client)
+{
+	lclient *c;
+	int r;
+
+	if (!t || !t->o.lease_ms)
+		return 0;
+	pthread_mutex_lock(&t->mu);
+	c = client_find(t, client);
+	/* seq 0: made by the start grace, no wait answered yet */
+	r = c && c->seq && (c->held || now_ms(t) < c->reg_until);
+	pthread_mutex_unlock(&t->mu);
+	return r;
+}
+
+int mds_lease_recall(mds_lease *t, uint64_t client, uint64_t dir)
+{
+	lclient *c;
+	int rc = -ENOENT;
+
+	if (!t)
+		return rc;
+	pthread_mutex_lock(&t->mu);
+	c = client_find(t, client);
+	if (c && c->seq) {
+		queue(t, c, PFS_NOTIFY_RECALL, dir, NULL, now_ms(t));
+		rc = 0;
+	}
+	pthread_mutex_unlock(&t->mu);
+	return rc;
+}
+
 int mds_lease_active(mds_lease *t)
 {
 	return t && t->o.lease_ms && anyone(t);

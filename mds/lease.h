@@ -106,6 +106,13 @@ void mds_lease_grant_name(mds_lease *t, uint64_t client, uint64_t parent, const 
 int mds_lease_watched(mds_lease *t, uint64_t except, uint64_t ino);
 /* 1 if any client has a notify channel (changes are worth reporting). */
 int mds_lease_active(mds_lease *t);
+/* 1 if client keeps a notify channel: a NOTIFY_WAIT of it was answered
+ * and it is held or registered still (directory delegations, mds/deleg.h,
+ * are granted only to such clients: they must hear a recall). */
+int mds_lease_registered(mds_lease *t, uint64_t client);
+/* Queue PFS_NOTIFY_RECALL of directory dir to client (its delegation,
+ * mds/deleg.h): 0, or -ENOENT when it has no channel. */
+int mds_lease_recall(mds_lease *t, uint64_t client, uint64_t dir);
 /* After client by changed ino (what: MDS_LEASE_ATTR | MDS_LEASE_PERM). */
 void mds_lease_changed(mds_lease *t, uint64_t by, uint64_t ino, unsigned what);
 /* After client by changed (created, removed, renamed) name in parent. */

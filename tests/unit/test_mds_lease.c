@@ -335,6 +335,57 @@ static void test_no_channel_idle(void **st)
 	mds_lease_destroy(t);
 }
 
+/* Directory delegations (mds/deleg.h): registered is a client with a
+ * channel (not the start grace's stand-ins, not a forgotten one); a
+ * recall is a RECALL record of the directory on the holder's channel,
+ * answering its held wait at once. */
+static void test_registered_and_recall(void **st)
+{
+	fake f;
+	mds_lease_opts o = { 0 };
+	mds_lease *t;
+	uint64_t s;
+	batch b;
+
+	/* in the start grace a client met by a grant is no channel */
+	memset(&f, 0, sizeof(f));
+	f.now = 1000000;
+	o.lease_ms = 10000;
+	o.no_thread = 1;
+	o.clock = fclock;
+	o.reply = freply;
+	o.ref = fref;
+	o.arg = &f;
+	assert_int_equal(mds_lease_create(&o, &t), 0);
+	mds_lease_grant(t, B, 7, mds_lease_begin(t));
+	assert_false(mds_lease_registered(t, B));
+	assert_int_equal(mds_lease_recall(t, B, 7), -ENOENT);
+	mds_lease_destroy(t);
+
+	t = mk(&f, 0, 0);
+	assert_false(mds_lease_registered(t, A));
+	assert_int_equal(mds_lease_recall(t, A, 50), -ENOENT);
+	s = reg(t, A);
+	assert_true(mds_lease_registered(t, A));
+	assert_false(mds_lease_registered(t, B));
+	/* held wait: the recall answers it */
+	assert_int_equal(wait_req(t, A, s, 5000, 0, (pfs_sconn *)&f, NULL), MDS_LEASE_LATER);
+	assert_int_equal(f.refs, 1);
+	assert_int_equal(mds_lease_recall(t, A, 50), 0);
+	assert_int_equal(f.replies, 1);
+	assert_int_equal(f.status, 0);
+	assert_int_equal(f.refs, 0);
+	parse(f.data, f.len, &b);
+	assert_int_equal(b.n, 1);
+	assert_int_equal(b.r[0].kind, PFS_NOTIFY_RECALL);
+	assert_int_equal(b.r[0].ino, 50);
+	assert_string_equal(b.r[0].name, "");
+	/* silent past its registration: no channel any more */
+	f.now += 5000 + MDS_LEASE_REG_GRACE_MS;
+	assert_false(mds_lease_registered(t, A));
+	mds_lease_destroy(t);
+}
+
 static void test_held_wait(void **st)
 {
 	fake f;
@@ -455,6 +506,7 @@ int main(void)
 		cmocka_unit_test(test_start_grace),
 		cmocka_unit_test(test_no_channel_idle),
 		cmocka_unit_test(test_held_wait),
+		cmocka_unit_test(test_registered_and_recall),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_bad_requests),
 	};
