@@ -1,0 +1,793 @@
+/* unlinkq.c — asynchronous unlink under directory delegations (see
+ * unlinkq.h): the directories followed (streaks, back-off, the delegation
+ * held), the names the kernel got in delegated directories, the queue of
+ * answered unlinks and the flusher threads that send them.
+ *
+ * One mutex guards everything; RPCs run without it.  A directory with
+ * pending unlinks, a delegation, a GET or RETURN in flight or an error to
+ * report is never evicted from the table. */
+#include "client/unlinkq.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+
+#define DIR_BUCKETS 64
+#define NAME_BUCKETS 1024
+
+typedef struct uq_dir {
+	uint64_t ino;
+	uint64_t used;         /* last unlink in it (eviction) */
+	/* the streak that asks for the delegation */
+	pfs_cred streak_cred;
+	unsigned streak_n;
+	uint64_t streak_last;
+	uint64_t retry_at;     /* no DELEG_GET before */
+	unsigned backoff_ms;   /* the next wait after a refusal or recall */
+	/* the delegation */
+	int held;
+	int getting;           /* a DELEG_GET in flight */
+	int need_return;       /* recalled: no new async; RETURN once pending is 0 */
+	int returning;         /* the RETURN in flight */
+	unsigned recall_gen;   /* bumped by each recall (a GET answered after one
+	                          is returned at once) */
+	cli_ctx ctx;           /* the credential it was granted for, and the job */
+	uint32_t lease_ms;
+	uint64_t valid_until;  /* this clock */
+	unsigned pending;      /* unlinks queued or in flight in it */
+	int err;               /* first failed unlink since the last fsyncdir */
+	struct uq_dir *next;
+} uq_dir;
+
+typedef struct uq_name {
+	uint64_t dir, ino;
+	uint32_t mode;
+	struct uq_name *hnext;         /* bucket chain */
+	struct uq_name *older, *newer; /* age list (eviction) */
+	char name[];
+} uq_name;
+
+typedef struct uq_job {
+	uint64_t dir, ino;
+	cli_ctx ctx;
+	int inflight;
+	struct uq_job *next;
+	char name[];
+} uq_job;
+
+struct cli_uq {
+	cli_uq_opts o;
+	pthread_mutex_t mu;
+	pthread_cond_t work;  /* flushers: a job queued, a return due, stop */
+	pthread_cond_t done;  /* waiters: a job or a return finished */
+	int stop;
+	uq_dir *dirs[DIR_BUCKETS];
+	unsigned ndirs;
+	uq_name *names[NAME_BUCKETS];
+	uq_name *oldest, *newest;
+	unsigned nnames;
+	uq_job *head, *tail;  /* FIFO */
+	unsigned npending;    /* atomic reads for the fast paths */
+	unsigned nheld;       /* atomic reads for the fast paths */
+	unsigned nbusy;       /* dirs with need_return/returning/getting (quiesce) */
+	cli_uq_stats st;
+	pthread_t *thr;
+	unsigned nthr;
+};
+
+static uint64_t now_ms(cli_uq *q)
+{
+	return q->o.ops.clock ? q->o.ops.clock(q->o.ops.arg) : pfs_clock_ms();
+}
+
+static unsigned hash64(uint64_t x)
+{
+	return (unsigned)((x * 0x9E3779B97F4A7C15ull) >> 40);
+}
+
+static unsigned name_hash(uint64_t dir, const char *name)
+{
+	uint64_t h = 1469598103934665603ull ^ dir;
+
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	return hash64(h) % NAME_BUCKETS;
+}
+
+static int cred_eq(const pfs_cred *a, const pfs_cred *b)
+{
+	if (a->uid != b->uid || a->gid != b->gid || a->ngroups != b->ngroups ||
+	    a->ngroups > PFS_MAX_GROUPS)
+		return 0;
+	return memcmp(a->groups, b->groups, a->ngroups * sizeof(a->groups[0])) == 0;
+}
+
+/* ---- names known in delegated directories (mu held) ---- */
+
+static uq_name **name_slot(cli_uq *q, uint64_t dir, const char *name)
+{
+	uq_name **pp = &q->names[name_hash(dir, name)];
+
+	while (*pp && ((*pp)->dir != dir || strcmp((*pp)->name, name) != 0))
+		pp = &(*pp)->hnext;
+	return pp;
+}
+
+static void name_unlink(cli_uq *q, uq_name **pp)
+{
+	uq_name *e = *pp;
+
+	*pp = e->hnext;
+	if (e->older)
+		e->older->newer = e->newer;
+	else
+		q->oldest = e->newer;
+	if (e->newer)
+		e->newer->older = e->older;
+	else
+		q->newest = e->older;
+	q->nnames--;
+	free(e);
+}
+
+static void name_drop(cli_uq *q, uint64_t dir, const char *name)
+{
+	uq_name **pp = name_slot(q, dir, name);
+
+	if (*pp)
+		name_unlink(q, pp);
+}
+
+/* Every name of dir (0: all). */
+static void names_drop_dir(cli_uq *q, uint64_t dir)
+{
+	for (unsigned b = 0; b < NAME_BUCKETS; b++)
+		for (uq_name **pp = &q->names[b]; *pp;) {
+			if (!dir || (*pp)->dir == dir)
+				name_unlink(q, pp);
+			else
+				pp = &(*pp)->hnext;
+		}
+}
+
+static void name_put(cli_uq *q, uint64_t dir, const char *name, uint64_t ino, uint32_t mode)
+{
+	uq_name **pp = name_slot(q, dir, name), *e;
+	size_t len = strlen(name);
+
+	if (*pp) {
+		(*pp)->ino = ino;
+		(*pp)->mode = mode;
+		return;
+	}
+	if (q->nnames >= q->o.max_names && q->oldest)
+		name_unlink(q, name_slot(q, q->oldest->dir, q->oldest->name));
+	e = malloc(sizeof(*e) + len + 1);
+	if (!e)
+		return; /* not known: that unlink is synchronous */
+	e->dir = dir;
+	e->ino = ino;
+	e->mode = mode;
+	memcpy(e->name, name, len + 1);
+	pp = &q->names[name_hash(dir, name)];
+	e->hnext = *pp;
+	*pp = e;
+	e->older = q->newest;
+	e->newer = NULL;
+	if (q->newest)
+		q->newest->newer = e;
+	else
+		q->oldest = e;
+	q->newest = e;
+	q->nnames++;
+}
+
+/* ---- directories (mu held) ---- */
+
+static int dir_busy(const uq_dir *d)
+{
+	return d->held || d->getting || d->need_return || d->returning || d->pending || d->err;
+}
+
+static uq_dir *dir_find(cli_uq *q, uint64_t ino)
+{
+	uq_dir *d = q->dirs[hash64(ino) % DIR_BUCKETS];
+
+	while (d && d->ino != ino)
+		d = d->next;
+	return d;
+}
+
+/* The least recently used directory that holds nothing goes; NULL when
+ * every one is busy. */
+static int dir_evict(cli_uq *q)
+{
+	uq_dir **victim = NULL;
+
+	for (unsigned b = 0; b < DIR_BUCKETS; b++)
+		for (uq_dir **pp = &q->dirs[b]; *pp; pp = &(*pp)->next)
+			if (!dir_busy(*pp) && (!victim || (*pp)->used < (*victim)->used))
+				victim = pp;
+	if (!victim)
+		return -ENOSPC;
+	{
+		uq_dir *d = *victim;
+
+		*victim = d->next;
+		free(d);
+		q->ndirs--;
+	}
+	return 0;
+}
+
+static uq_dir *dir_get(cli_uq *q, uint64_t ino)
+{
+	uq_dir *d = dir_find(q, ino);
+	unsigned b = hash64(ino) % DIR_BUCKETS;
+
+	if (d)
+		return d;
+	if (q->ndirs >= q->o.max_dirs && dir_evict(q))
+		return NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->ino = ino;
+	d->backoff_ms = q->o.backoff_ms;
+	d->next = q->dirs[b];
+	q->dirs[b] = d;
+	q->ndirs++;
+	return d;
+}
+
+static void busy_update(cli_uq *q, uq_dir *d, int was)
+{
+	int now = d->need_return || d->returning || d->getting;
+
+	if (now && !was)
+		q->nbusy++;
+	else if (!now && was)
+		q->nbusy--;
+}
+
+static int is_busy(const uq_dir *d)
+{
+	return d->need_return || d->returning || d->getting;
+}
+
+static void held_set(cli_uq *q, uq_dir *d, int held)
+{
+	if (d->held == held)
+		return;
+	d->held = held;
+	__atomic_store_n(&q->nheld, q->nheld + (held ? 1 : -1), __ATOMIC_RELEASE);
+}
+
+/* A refusal or recall: wait, then twice as long next time. */
+static void backoff(cli_uq *q, uq_dir *d, uint64_t now)
+{
+	d->retry_at = now + d->backoff_ms;
+	d->backoff_ms = d->backoff_ms * 2 > q->o.backoff_max_ms ? q->o.backoff_max_ms
+								 : d->backoff_ms * 2;
+}
+
+/* Held and usable for an unlink by c at now. */
+static int usable(cli_uq *q, uq_dir *d, const cli_ctx *c, uint64_t now)
+{
+	if (d->held && now >= d->valid_until) {
+		/* ran out on this clock: forgotten, as on the MDS */
+		held_set(q, d, 0);
+		names_drop_dir(q, d->ino);
+		q->st.expired++;
+		d->backoff_ms = q->o.backoff_ms;
+	}
+	return d->held && !d->need_return && cred_eq(&d->ctx.cred, &c->cred);
+}
+
+static void renew(cli_uq *q, uq_dir *d, uint64_t sent)
+{
+	uint64_t until = sent + (d->lease_ms > q->o.margin_ms ? d->lease_ms - q->o.margin_ms : 0);
+
+	if (until > d->valid_until)
+		d->valid_until = until;
+}
+
+/* ---- the queue ---- */
+
+static uq_job *job_pending(cli_uq *q, uint64_t dir, const char *name)
+{
+	for (uq_job *j = q->head; j; j = j->next)
+		if (j->dir == dir && strcmp(j->name, name) == 0)
+			return j;
+	return NULL;
+}
+
+static int job_conflict(cli_uq *q, uint64_t ino)
+{
+	for (uq_job *j = q->head; j; j = j->next)
+		if (j->dir == ino || j->ino == ino)
+			return 1;
+	return 0;
+}
+
+static int queue(cli_uq *q, uq_dir *d, const cli_ctx *c, const char *name, uint64_t ino)
+{
+	size_t len = strlen(name);
+	uq_job *j = malloc(sizeof(*j) + len + 1);
+
+	if (!j)
+		return -ENOMEM;
+	j->dir = d->ino;
+	j->ino = ino;
+	j->ctx = *c;
+	j->inflight = 0;
+	j->next = NULL;
+	memcpy(j->name, name, len + 1);
+	if (q->tail)
+		q->tail->next = j;
+	else
+		q->head = j;
+	q->tail = j;
+	d->pending++;
+	__atomic_store_n(&q->npending, q->npending + 1, __ATOMIC_RELEASE);
+	pthread_cond_signal(&q->work);
+	return 0;
+}
+
+static void job_remove(cli_uq *q, uq_job *j)
+{
+	uq_job *prev = NULL;
+
+	for (uq_job **pp = &q->head; *pp; prev = *pp, pp = &(*pp)->next)
+		if (*pp == j) {
+			*pp = j->next;
+			if (q->tail == j)
+				q->tail = prev;
+			break;
+		}
+	__atomic_store_n(&q->npending, q->npending - 1, __ATOMIC_RELEASE);
+}
+
+/* ---- flushers ---- */
+
+static uq_dir *return_due(cli_uq *q)
+{
+	if (!q->nbusy)
+		return NULL;
+	for (unsigned b = 0; b < DIR_BUCKETS; b++)
+		for (uq_dir *d = q->dirs[b]; d; d = d->next)
+			if (d->need_return && !d->pending && !d->returning && !d->getting)
+				return d;
+	return NULL;
+}
+
+static void send_return(cli_uq *q, uq_dir *d)
+{
+	cli_ctx c = d->ctx;
+	uint64_t dir = d->ino;
+	int was = is_busy(d), rc;
+
+	d->returning = 1;
+	busy_update(q, d, was);
+	pthread_mutex_unlock(&q->mu);
+	rc = q->o.ops.deleg_return(q->o.ops.arg, &c, dir);
+	if (rc)
+		pfs_log(PFS_LOG_WARNING, "async unlink: DELEG_RETURN of dir %llu: %s (the MDS "
+			"forgets it at its expiry)", (unsigned long long)dir, pfs_strerror(rc));
+	pthread_mutex_lock(&q->mu);
+	was = is_busy(d);
+	d->returning = 0;
+	d->need_return = 0;
+	held_set(q, d, 0);
+	busy_update(q, d, was);
+	q->st.returned++;
+	pthread_cond_broadcast(&q->done);
+}
+
+static void send_job(cli_uq *q, uq_job *j)
+{
+	uint64_t sent = now_ms(q);
+	uq_dir *d;
+	int rc;
+
+	j->inflight = 1;
+	pthread_mutex_unlock(&q->mu);
+	rc = q->o.ops.unlink(q->o.ops.arg, &j->ctx, j->dir, j->name, j->ino);
+	/* still pending while the caller drops what it fetched meanwhile */
+	if (q->o.ops.done)
+		q->o.ops.done(q->o.ops.arg, j->dir, j->name);
+	pthread_mutex_lock(&q->mu);
+	d = dir_find(q, j->dir); /* pinned by its pending count */
+	if (rc == -ENOENT || rc == -ESTALE) {
+		q->st.gone++;
+		pfs_log(PFS_LOG_DEBUG, "async unlink: dir %llu \"%s\" (ino %llu): %s: removed or "
+			"replaced by someone else", (unsigned long long)j->dir, j->name,
+			(unsigned long long)j->ino, pfs_strerror(rc));
+	} else if (rc) {
+		q->st.errors++;
+		pfs_log(PFS_LOG_WARNING, "async unlink: dir %llu \"%s\" (ino %llu): %s "
+			"(reported by the next fsync of the directory)",
+			(unsigned long long)j->dir, j->name, (unsigned long long)j->ino,
+			pfs_strerror(rc));
+		if (d && !d->err)
+			d->err = rc;
+	}
+	if (d) {
+		/* the MDS had a request of ours naming dir: its lease runs
+		 * from then */
+		if ((rc == 0 || rc == -ENOENT || rc == -ESTALE) && d->held &&
+		    cred_eq(&d->ctx.cred, &j->ctx.cred))
+			renew(q, d, sent);
+		d->pending--;
+	}
+	job_remove(q, j);
+	free(j);
+	pthread_cond_broadcast(&q->done);
+}
+
+static void *flusher_main(void *arg)
+{
+	cli_uq *q = arg;
+
+	pthread_mutex_lock(&q->mu);
+	for (;;) {
+		uq_dir *d = return_due(q);
+		uq_job *j;
+
+		if (d) {
+			send_return(q, d);
+			continue;
+		}
+		for (j = q->head; j && j->inflight; j = j->next)
+			;
+		if (j) {
+			send_job(q, j);
+			continue;
+		}
+		if (q->stop)
+			break;
+		pthread_cond_wait(&q->work, &q->mu);
+	}
+	pthread_mutex_unlock(&q->mu);
+	return NULL;
+}
+
+/* ---- the API ---- */
+
+int cli_uq_create(const cli_uq_opts *o, cli_uq **out)
+{
+	cli_uq *q;
+
+	if (!o->ops.unlink || !o->ops.deleg_get || !o->ops.deleg_return)
+		return -EINVAL;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	q->o = *o;
+	if (!q->o.max_pending)
+		q->o.max_pending = 128;
+	if (!q->o.threads)
+		q->o.threads = 4;
+	if (!q->o.streak)
+		q->o.streak = 3;
+	if (!q->o.streak_ms)
+		q->o.streak_ms = 1000;
+	if (!q->o.backoff_ms)
+		q->o.backoff_ms = 1000;
+	if (!q->o.backoff_max_ms)
+		q->o.backoff_max_ms = 30000;
+	if (q->o.backoff_max_ms < q->o.backoff_ms)
+		q->o.backoff_max_ms = q->o.backoff_ms;
+	if (!q->o.margin_ms)
+		q->o.margin_ms = 1000;
+	if (!q->o.max_names)
+		q->o.max_names = 4096;
+	if (!q->o.max_dirs)
+		q->o.max_dirs = 256;
+	pthread_mutex_init(&q->mu, NULL);
+	pthread_cond_init(&q->work, NULL);
+	pthread_cond_init(&q->done, NULL);
+	q->thr = calloc(q->o.threads, sizeof(*q->thr));
+	if (!q->thr) {
+		cli_uq_destroy(q);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < q->o.threads; i++) {
+		int rc = pthread_create(&q->thr[i], NULL, flusher_main, q);
+
+		if (rc) {
+			cli_uq_destroy(q);
+			return -rc;
+		}
+		q->nthr++;
+	}
+	*out = q;
+	return 0;
+}
+
+void cli_uq_quiesce(cli_uq *q)
+{
+	if (!q)
+		return;
+	pthread_mutex_lock(&q->mu);
+	for (unsigned b = 0; b < DIR_BUCKETS; b++)
+		for (uq_dir *d = q->dirs[b]; d; d = d->next)
+			if (d->held && !d->need_return) {
+				int was = is_busy(d);
+
+				d->need_return = 1;
+				busy_update(q, d, was);
+			}
+	names_drop_dir(q, 0);
+	pthread_cond_broadcast(&q->work);
+	while (q->nthr && (q->npending || q->nbusy))
+		pthread_cond_wait(&q->done, &q->mu);
+	pthread_mutex_unlock(&q->mu);
+}
+
+void cli_uq_destroy(cli_uq *q)
+{
+	if (!q)
+		return;
+	cli_uq_quiesce(q);
+	pthread_mutex_lock(&q->mu);
+	q->stop = 1;
+	pthread_cond_broadcast(&q->work);
+	pthread_mutex_unlock(&q->mu);
+	for (unsigned i = 0; i < q->nthr; i++)
+		pthread_join(q->thr[i], NULL);
+	free(q->thr);
+	names_drop_dir(q, 0);
+	for (unsigned b = 0; b < DIR_BUCKETS; b++)
+		while (q->dirs[b]) {
+			uq_dir *d = q->dirs[b];
+
+			q->dirs[b] = d->next;
+			free(d);
+		}
+	while (q->head) { /* only without threads (create failed) */
+		uq_job *j = q->head;
+
+		q->head = j->next;
+		free(j);
+	}
+	pthread_cond_destroy(&q->work);
+	pthread_cond_destroy(&q->done);
+	pthread_mutex_destroy(&q->mu);
+	free(q);
+}
+
+/* Count c's unlink in d towards a streak (mu held). */
+static void streak(cli_uq *q, uq_dir *d, const cli_ctx *c, uint64_t now)
+{
+	if (d->streak_n && now - d->streak_last <= q->o.streak_ms &&
+	    cred_eq(&d->streak_cred, &c->cred)) {
+		d->streak_n++;
+	} else {
+		d->streak_n = 1;
+		d->streak_cred = c->cred;
+	}
+	d->streak_last = now;
+}
+
+/* DELEG_GET of d for c, the mutex dropped meanwhile (mu held). */
+static void deleg_get(cli_uq *q, uq_dir *d, const cli_ctx *c)
+{
+	unsigned gen = d->recall_gen;
+	uint32_t lease_ms = 0;
+	uint64_t sent, now;
+	int was = is_busy(d), rc;
+
+	d->getting = 1;
+	busy_update(q, d, was);
+	pthread_mutex_unlock(&q->mu);
+	sent = now_ms(q);
+	rc = q->o.ops.deleg_get(q->o.ops.arg, c, d->ino, &lease_ms);
+	pthread_mutex_lock(&q->mu);
+	now = now_ms(q);
+	was = is_busy(d);
+	d->getting = 0;
+	if (rc == 0) {
+		held_set(q, d, 1);
+		d->ctx = *c;
+		d->lease_ms = lease_ms;
+		d->valid_until = 0;
+		renew(q, d, sent);
+		d->backoff_ms = q->o.backoff_ms;
+		q->st.got++;
+		/* recalled while the grant was on its way: given back at once */
+		if (gen != d->recall_gen)
+			d->need_return = 1;
+	} else {
+		q->st.refused++;
+		backoff(q, d, now);
+		pfs_log(PFS_LOG_DEBUG, "async unlink: no delegation of dir %llu: %s",
+			(unsigned long long)d->ino, pfs_strerror(rc));
+	}
+	busy_update(q, d, was);
+	pthread_cond_broadcast(&q->work);
+	pthread_cond_broadcast(&q->done);
+}
+
+int cli_uq_unlink(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name)
+{
+	int up = q->o.ops.up ? q->o.ops.up(q->o.ops.arg) : 1;
+	int counted = 0;
+	uq_name **pp;
+	uq_dir *d;
+	uint64_t ino, now;
+
+	pthread_mutex_lock(&q->mu);
+	for (;;) {
+		now = now_ms(q);
+		d = dir_get(q, dir);
+		if (!d)
+			break;
+		d->used = now;
+		if (!counted) {
+			streak(q, d, c, now);
+			counted = 1;
+			if (up && !d->held && !d->getting && !d->need_return && !d->returning &&
+			    d->streak_n >= q->o.streak && now >= d->retry_at)
+				deleg_get(q, d, c);
+		}
+		if (!up || !usable(q, d, c, now_ms(q)))
+			break;
+		pp = name_slot(q, dir, name);
+		if (!*pp || S_ISDIR((*pp)->mode))
+			break;
+		if (q->npending >= q->o.max_pending) {
+			/* room first; the delegation may be gone after */
+			q->st.waits++;
+			pthread_cond_wait(&q->done, &q->mu);
+			continue;
+		}
+		ino = (*pp)->ino;
+		if (queue(q, d, c, name, ino))
+			break;
+		name_unlink(q, pp);
+		q->st.async++;
+		pthread_mutex_unlock(&q->mu);
+		/* PADLL paces the application, in its thread, before it is
+		 * answered; the flusher's UNLINK is not charged again */
+		if (q->o.ops.charge)
+			q->o.ops.charge(q->o.ops.arg, c->job);
+		return 1;
+	}
+	q->st.sync++;
+	pthread_mutex_unlock(&q->mu);
+	return 0;
+}
+
+void cli_uq_note_entry(cli_uq *q, uint64_t dir, const char *name, uint64_t ino, uint32_t mode)
+{
+	uq_dir *d;
+
+	if (!__atomic_load_n(&q->nheld, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&q->mu);
+	d = dir_find(q, dir);
+	if (d && d->held && !d->need_return)
+		name_put(q, dir, name, ino, mode);
+	pthread_mutex_unlock(&q->mu);
+}
+
+void cli_uq_forget_name(cli_uq *q, uint64_t dir, const char *name)
+{
+	/* names are known only in delegated directories */
+	if (!__atomic_load_n(&q->nheld, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&q->mu);
+	name_drop(q, dir, name);
+	pthread_mutex_unlock(&q->mu);
+}
+
+int cli_uq_pending_name(cli_uq *q, uint64_t dir, const char *name)
+{
+	int r;
+
+	if (!__atomic_load_n(&q->npending, __ATOMIC_ACQUIRE))
+		return 0;
+	pthread_mutex_lock(&q->mu);
+	r = job_pending(q, dir, name) != NULL;
+	pthread_mutex_unlock(&q->mu);
+	return r;
+}
+
+void cli_uq_wait(cli_uq *q, uint64_t ino)
+{
+	int waited = 0;
+
+	if (!__atomic_load_n(&q->npending, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&q->mu);
+	while (job_conflict(q, ino)) {
+		waited = 1;
+		pthread_cond_wait(&q->done, &q->mu);
+	}
+	q->st.waits += waited;
+	pthread_mutex_unlock(&q->mu);
+}
+
+void cli_uq_wait_all(cli_uq *q)
+{
+	int waited = 0;
+
+	if (!__atomic_load_n(&q->npending, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&q->mu);
+	while (q->npending) {
+		waited = 1;
+		pthread_cond_wait(&q->done, &q->mu);
+	}
+	q->st.waits += waited;
+	pthread_mutex_unlock(&q->mu);
+}
+
+int cli_uq_fsyncdir(cli_uq *q, uint64_t dir)
+{
+	uq_dir *d;
+	int rc = 0;
+
+	cli_uq_wait(q, dir);
+	pthread_mutex_lock(&q->mu);
+	d = dir_find(q, dir);
+	if (d) {
+		rc = d->err;
+		d->err = 0;
+	}
+	pthread_mutex_unlock(&q->mu);
+	return rc;
+}
+
+/* Recall d (mu held). */
+static void recall_one(cli_uq *q, uq_dir *d, uint64_t now)
+{
+	int was = is_busy(d);
+
+	d->need_return = 1;
+	d->recall_gen++;
+	names_drop_dir(q, d->ino);
+	backoff(q, d, now);
+	busy_update(q, d, was);
+}
+
+void cli_uq_recall(cli_uq *q, uint64_t dir)
+{
+	uint64_t now = now_ms(q);
+
+	pthread_mutex_lock(&q->mu);
+	q->st.recalled++;
+	if (dir) {
+		uq_dir *d = dir_get(q, dir);
+
+		if (d)
+			recall_one(q, d, now);
+		else /* a full table of busy directories: the MDS's recall
+		      * times out, the unlinks still go */
+			pfs_log(PFS_LOG_WARNING, "async unlink: recall of dir %llu: no room to "
+				"follow it", (unsigned long long)dir);
+	} else {
+		for (unsigned b = 0; b < DIR_BUCKETS; b++)
+			for (uq_dir *d = q->dirs[b]; d; d = d->next)
+				if (d->held || d->getting)
+					recall_one(q, d, now);
+		names_drop_dir(q, 0);
+	}
+	pthread_cond_broadcast(&q->work);
+	pthread_mutex_unlock(&q->mu);
+}
+
+void cli_uq_get_stats(cli_uq *q, cli_uq_stats *st)
+{
+	pthread_mutex_lock(&q->mu);
+	*st = q->st;
+	st->pending = q->npending;
+	st->held = q->nheld;
+	pthread_mutex_unlock(&q->mu);
+}

@@ -1,0 +1,139 @@
+/* unlinkq.h — asynchronous unlink under directory delegations (issue 11,
+ * "unlink >= 0.8 of a FUSE passthrough"), the mount's side.
+ *
+ * The kernel serialises the unlinks of one directory (it holds the
+ * directory's lock across LOOKUP and UNLINK), so a stream of unlinks in one
+ * directory goes at one UNLINK round trip each.  A mount that holds the
+ * directory's *delegation* (PFS_OP_MDS_DELEG_GET, mds/deleg.h) may answer
+ * unlink(2) at once and send the UNLINKs later, several in flight, each
+ * with the inode the name is expected to name (the MDS answers -ESTALE
+ * instead of removing a file created again under the name).  Any other
+ * client's request touching the directory waits at the MDS until this
+ * mount has sent them and returned the delegation (PFS_NOTIFY_RECALL on
+ * the notify channel, client/notify.h).
+ *
+ * Rules (fuse_ops.c calls in; RPCs go through cli_uq_ops, so this module
+ * is testable without a server):
+ * - Asking: the `streak`-th unlink in one directory by one credential
+ *   within streak_ms of the one before sends DELEG_GET once, in the
+ *   unlinking thread, while the notify channel is up.  A refusal (any
+ *   error: -EAGAIN, an MDS without delegations) or a recall makes the
+ *   directory wait backoff_ms before the next, doubling up to
+ *   backoff_max_ms while it keeps failing.
+ * - Asynchronous: unlink(dir, name) while the delegation is held, not
+ *   recalled, valid on this clock (the send time of the last request that
+ *   renewed it, GET or an UNLINK in dir, + lease_ms - margin_ms), the
+ *   channel up, the caller's credential (uid, gid, groups) the one it was
+ *   granted for, and name -> (ino, mode) known from an entry this mount
+ *   gave the kernel in dir since the grant (cli_uq_note_entry), not a
+ *   directory.  Otherwise the caller unlinks synchronously.  At most
+ *   max_pending unlinks wait to be sent; one more waits for room.
+ * - Sending: `threads` flushers send queued unlinks in order, several in
+ *   flight.  -ENOENT and -ESTALE (somebody else removed or replaced the
+ *   name) are logged at debug level; any other error is logged, counted and
+ *   kept on the directory: its next cli_uq_fsyncdir returns it.
+ * - Ordering on this mount: cli_uq_wait before an MDS request naming a
+ *   directory with pending unlinks or an inode with one; cli_uq_wait_all
+ *   before RENAME, RMDIR and LINK; cli_uq_pending_name says a LOOKUP must
+ *   answer ENOENT.
+ * - Recall (cli_uq_recall, from the notify thread, never blocks on an
+ *   RPC): no new asynchronous unlink in the directory, its names forgotten;
+ *   a flusher sends DELEG_RETURN once its pending unlinks are answered.
+ *   dir 0: every directory (the MDS restarted, the channel went down).
+ * - cli_uq_quiesce / cli_uq_destroy send everything and return every
+ *   delegation.
+ *
+ * Thread-safe: one mutex, never held across an RPC. */
+#ifndef CLI_UNLINKQ_H
+#define CLI_UNLINKQ_H
+
+#include <stdint.h>
+
+#include "client/mdc.h"
+
+typedef struct cli_uq cli_uq;
+
+typedef struct cli_uq_ops {
+	/* UNLINK of name in dir expecting ino, for c; the PADLL stage has
+	 * admitted it already (charge).  0 or -errno. */
+	int (*unlink)(void *arg, const cli_ctx *c, uint64_t dir, const char *name, uint64_t ino);
+	/* DELEG_GET of dir for c: 0 with *lease_ms, or -errno. */
+	int (*deleg_get)(void *arg, const cli_ctx *c, uint64_t dir, uint32_t *lease_ms);
+	/* DELEG_RETURN of dir. */
+	int (*deleg_return)(void *arg, const cli_ctx *c, uint64_t dir);
+	/* 1 while the notify channel is up; NULL = always. */
+	int (*up)(void *arg);
+	/* PADLL admission of an UNLINK of job in the application's thread;
+	 * NULL = none. */
+	void (*charge)(void *arg, const char *job);
+	/* A pending unlink was answered (any result): the caller drops what
+	 * it may have fetched meanwhile (the statahead); NULL = none. */
+	void (*done)(void *arg, uint64_t dir, const char *name);
+	/* Monotonic ms; NULL = pfs_clock_ms (tests inject a clock). */
+	uint64_t (*clock)(void *arg);
+	void *arg;
+} cli_uq_ops;
+
+typedef struct cli_uq_opts {
+	unsigned max_pending;    /* unlinks answered and not yet sent (async_unlink_max); 0 = 128 */
+	unsigned threads;        /* flushers; 0 = 4 */
+	unsigned streak;         /* unlinks in a row that ask for the delegation; 0 = 3 */
+	unsigned streak_ms;      /* each within this long of the one before; 0 = 1000 */
+	unsigned backoff_ms;     /* first wait after a refusal or recall; 0 = 1000 */
+	unsigned backoff_max_ms; /* longest; 0 = 30000 */
+	unsigned margin_ms;      /* the delegation ends this much before the MDS's
+	                            lease on this clock; 0 = 1000 */
+	unsigned max_names;      /* names known in delegated directories; 0 = 4096 */
+	unsigned max_dirs;       /* directories followed; 0 = 256 */
+	cli_uq_ops ops;
+} cli_uq_opts;
+
+/* 0, -EINVAL (no unlink/deleg_get/deleg_return) or -ENOMEM/-errno
+ * (threads). */
+int cli_uq_create(const cli_uq_opts *o, cli_uq **out);
+/* Sends every pending unlink, returns every delegation, joins the
+ * flushers, frees.  NULL-safe. */
+void cli_uq_destroy(cli_uq *q);
+/* Sends every pending unlink and returns every delegation; no new
+ * asynchronous unlink until the next grant (unmount, before the notify
+ * channel closes). */
+void cli_uq_quiesce(cli_uq *q);
+
+/* unlink(2) of name in dir by c: 1 = queued (reply success now; the
+ * PADLL stage charged c's job), 0 = unlink synchronously.  May send
+ * DELEG_GET; may wait for room. */
+int cli_uq_unlink(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name);
+/* The kernel got the entry name -> (ino, mode) in dir (a LOOKUP answered,
+ * from the MDS or the statahead; a create). */
+void cli_uq_note_entry(cli_uq *q, uint64_t dir, const char *name, uint64_t ino, uint32_t mode);
+/* This mount changed name in dir (made, removed, renamed from or to). */
+void cli_uq_forget_name(cli_uq *q, uint64_t dir, const char *name);
+/* 1 when name in dir has an unlink pending (a LOOKUP answers ENOENT). */
+int cli_uq_pending_name(cli_uq *q, uint64_t dir, const char *name);
+/* Wait until no pending unlink is in directory ino or of inode ino. */
+void cli_uq_wait(cli_uq *q, uint64_t ino);
+/* Wait until no unlink is pending. */
+void cli_uq_wait_all(cli_uq *q);
+/* FSYNCDIR of dir: wait for its pending unlinks, then 0 or the first
+ * error one of them got since the last call (cleared). */
+int cli_uq_fsyncdir(cli_uq *q, uint64_t dir);
+/* The MDS recalls dir's delegation (0: all of them).  Never blocks. */
+void cli_uq_recall(cli_uq *q, uint64_t dir);
+
+typedef struct cli_uq_stats {
+	uint64_t async;        /* unlinks answered at once */
+	uint64_t sync;         /* unlinks sent synchronously (no usable delegation) */
+	uint64_t got;          /* delegations granted (renewals not counted) */
+	uint64_t refused;      /* DELEG_GETs that failed */
+	uint64_t recalled;     /* recalls received */
+	uint64_t returned;     /* DELEG_RETURNs sent */
+	uint64_t expired;      /* delegations that ran out on this clock */
+	uint64_t gone;         /* unlinks the MDS answered -ENOENT/-ESTALE */
+	uint64_t errors;       /* unlinks that failed otherwise */
+	uint64_t waits;        /* callers that waited for room or for ordering */
+	unsigned pending;      /* unlinks pending now */
+	unsigned held;         /* delegations held now */
+} cli_uq_stats;
+void cli_uq_get_stats(cli_uq *q, cli_uq_stats *st);
+
+#endif
