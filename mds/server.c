@@ -68,6 +68,7 @@
 #include "common/server.h"
 #include "mds/mdqos.h"
 #include "mds/ascar_store.h"
+#include "mds/deleg.h"
 #include "mds/lease.h"
 #include "mds/lfsck.h"
 #include "mds/nsgroup.h"
@@ -104,7 +105,7 @@ struct op_row {
 
 /* The opcode table, defined after the handlers: NOPS rows; counter slot
  * NOPS counts unknown opcodes. */
-#define NOPS 52
+#define NOPS 54
 #define NSLOTS (NOPS + 1)
 static const struct op_row ops[NOPS];
 
@@ -130,6 +131,7 @@ struct mds_server {
 	mds_lfsck_timer *lfsck;    /* the scrub after start (mds/lfsck.h) */
 	mds_lease *lease;          /* metadata leases (mds/lease.h); NULL = off */
 	mds_nsgroup *group;        /* group commit of mutations (mds/nsgroup.h); NULL = off */
+	mds_deleg *deleg;          /* directory delegations (mds/deleg.h); NULL = off */
 	int have_capa;             /* capa_key holds K_cap */
 	uint8_t capa_key[PFS_CAPA_KEY_LEN];
 };
@@ -708,10 +710,16 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		if (!rc)
 			rc = mds_ns_setattr(s->ns, &c, ino, valid, mode, uid, gid, size, at, mt, &a);
 		if (!rc) {
+			int perm = S_ISDIR(a.mode) && (valid & (PFS_SETATTR_MODE |
+						PFS_SETATTR_UID | PFS_SETATTR_GID));
+
 			mds_lease_grant(s->lease, cid, ino, since);
 			hook_changed(s->lease, cid, ino, MDS_LEASE_ATTR |
-					  (S_ISDIR(a.mode) && (valid & (PFS_SETATTR_MODE |
-						PFS_SETATTR_UID | PFS_SETATTR_GID)) ? MDS_LEASE_PERM : 0));
+					  (perm ? MDS_LEASE_PERM : 0));
+			/* who may unlink below may have changed: every
+			 * delegation is recalled (rare; mds/deleg.h) */
+			if (perm)
+				mds_deleg_recall_all(s->deleg);
 			pfs_attr_encode(out, &a);
 		}
 		break;
@@ -1509,6 +1517,71 @@ static int h_mdqos_set(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_r
 	return rc;
 }
 
+/* DELEG_GET (mds/deleg.h): the namespace's conditions here (a directory,
+ * not sticky, the cred may remove entries in it as UNLINK checks), then
+ * the client's (a notify channel to hear the recall, nobody else leasing
+ * the directory), then the table's. */
+static int h_deleg_get(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
+		       pfs_wbuf *out)
+{
+	uint64_t dir, cid = h->client_id;
+	uint32_t lease_ms = 0;
+	pfs_cred c;
+	pfs_attr a;
+	int rc = pfs_cred_decode(b, &c), fresh;
+
+	if (rc)
+		return -EBADMSG;
+	dir = pfs_rbuf_u64(b);
+	rc = decode_end(b, 0);
+	if (rc)
+		return rc;
+	if (!s->deleg)
+		return -EAGAIN;
+	squash(s, rq->role, &c);
+	rc = mds_ns_getattr(s->ns, &c, dir, &a);
+	if (!rc && !S_ISDIR(a.mode))
+		rc = -ENOTDIR;
+	if (!rc)
+		rc = mds_ns_access(s->ns, &c, dir, W_OK | X_OK);
+	if (rc)
+		return rc;
+	if ((a.mode & S_ISVTX) || !mds_lease_registered(s->lease, cid) ||
+	    mds_lease_watched(s->lease, cid, dir))
+		return -EAGAIN;
+	fresh = mds_deleg_holder(s->deleg, dir) != cid;
+	rc = mds_deleg_get(s->deleg, cid, &c, dir, &lease_ms);
+	if (rc)
+		return rc;
+	/* another client's read that passed the check before the grant
+	 * leased the directory after it: not now */
+	if (fresh && mds_lease_watched(s->lease, cid, dir)) {
+		mds_deleg_return(s->deleg, cid, dir);
+		return -EAGAIN;
+	}
+	pfs_wbuf_u32(out, lease_ms);
+	pfs_attr_encode(out, &a);
+	return 0;
+}
+
+/* DELEG_RETURN: the holder sent every unlink it answered; what waited
+ * for the directory runs now, on this thread.  Not held: success. */
+static int h_deleg_return(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
+			  pfs_wbuf *out)
+{
+	uint64_t dir;
+	pfs_cred c;
+	int rc = pfs_cred_decode(b, &c);
+
+	if (rc)
+		return -EBADMSG;
+	dir = pfs_rbuf_u64(b);
+	rc = decode_end(b, 0);
+	if (!rc && s->deleg)
+		mds_deleg_return(s->deleg, h->client_id, dir);
+	return rc;
+}
+
 /* One row per opcode the MDS serves; the row index is the counter slot. */
 static const struct op_row ops[NOPS] = {
 	{ PFS_OP_PING, h_ping, 0 },
@@ -1561,6 +1634,8 @@ static const struct op_row ops[NOPS] = {
 	{ PFS_OP_MDS_ASCAR_SET, h_ascar_set, 1 },
 	{ PFS_OP_MDS_ASCAR_GET, h_ascar_get, 0 },
 	{ PFS_OP_MDS_NOTIFY_WAIT, h_notify, 0 },
+	{ PFS_OP_MDS_DELEG_GET, h_deleg_get, 0 },
+	{ PFS_OP_MDS_DELEG_RETURN, h_deleg_return, 0 },
 	{ PFS_OP_MDS_OSS_REGISTER, h_oss_register, 0 },
 	{ PFS_OP_MDS_OSS_HEARTBEAT, h_oss_heartbeat, 0 },
 };
@@ -1912,6 +1987,121 @@ static void mdq_release(void *arg, int status)
 	free(d);
 }
 
+/* Directory delegations (mds/deleg.h): the directories and inodes a
+ * namespace request names, checked against the table before anything
+ * else runs for it.  Up to 4 into t; 0 when none or undecodable (the
+ * request then fails its own decoding).  RMDIR and RENAME also name the
+ * directory their name removes or replaces (a read, paid only while some
+ * delegation is held). */
+#define DELEG_TARGETS 4
+
+static unsigned deleg_targets(mds_server *s, const pfs_hdr *h, const uint8_t *p, size_t len,
+			      uint64_t *t)
+{
+	char name[PFS_NAME_MAX + 1], name2[PFS_NAME_MAX + 1];
+	uint64_t np = 0;
+	pfs_cred c, root;
+	pfs_attr a;
+	pfs_rbuf b;
+	unsigned n = 0;
+	int bad = 0;
+
+	switch (h->opcode) {
+	case PFS_OP_MDS_LOOKUP: case PFS_OP_MDS_GETATTR: case PFS_OP_MDS_SETATTR:
+	case PFS_OP_MDS_CREATE: case PFS_OP_MDS_MKNOD: case PFS_OP_MDS_MKDIR:
+	case PFS_OP_MDS_UNLINK: case PFS_OP_MDS_RMDIR: case PFS_OP_MDS_RENAME:
+	case PFS_OP_MDS_READDIR: case PFS_OP_MDS_LOOKUP_BULK: case PFS_OP_MDS_SYMLINK:
+	case PFS_OP_MDS_LINK: case PFS_OP_MDS_OPEN: case PFS_OP_MDS_ACCESS:
+	case PFS_OP_MDS_GETXATTR: case PFS_OP_MDS_SETXATTR: case PFS_OP_MDS_LISTXATTR:
+	case PFS_OP_MDS_REMOVEXATTR: case PFS_OP_MDS_SETSIZE: case PFS_OP_MDS_GETLAYOUT:
+	case PFS_OP_MDS_SETSTRIPE: case PFS_OP_MDS_SYNC:
+		break;
+	default:
+		return 0;
+	}
+	if (!p)
+		return 0;
+	pfs_rbuf_init(&b, p, len);
+	if (pfs_cred_decode(&b, &c))
+		return 0;
+	t[n++] = pfs_rbuf_u64(&b);
+	if (h->opcode == PFS_OP_MDS_LINK) {
+		t[n++] = pfs_rbuf_u64(&b);
+	} else if (h->opcode == PFS_OP_MDS_RMDIR || h->opcode == PFS_OP_MDS_RENAME) {
+		get_name(&b, name, PFS_NAME_MAX, &bad);
+		if (h->opcode == PFS_OP_MDS_RENAME) {
+			np = pfs_rbuf_u64(&b);
+			get_name(&b, name2, PFS_NAME_MAX, &bad);
+			t[n++] = np;
+		}
+		if (pfs_rbuf_error(&b) || bad)
+			return 0;
+		memset(&root, 0, sizeof(root));
+		if (mds_ns_lookup(s->ns, &root, t[0], name, &a) == 0 && S_ISDIR(a.mode))
+			t[n++] = a.ino;
+		if (np && mds_ns_lookup(s->ns, &root, np, name2, &a) == 0 && S_ISDIR(a.mode))
+			t[n++] = a.ino;
+	}
+	return pfs_rbuf_error(&b) ? 0 : n;
+}
+
+/* A request parked on a delegated directory. */
+struct deleg_req {
+	mds_server *s;
+	pfs_sconn *c;
+	pfs_hdr h;
+	uint8_t *payload;
+};
+
+static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload);
+
+/* The table's release callback: run the request from the start (it may
+ * park on another directory), or answer status. */
+static void deleg_release(void *arg, void *req, int status)
+{
+	struct deleg_req *p = req;
+
+	if (status) {
+		pfs_sconn_reply(p->c, &p->h, status, NULL, 0, NULL, 0);
+		free(p->payload);
+	} else {
+		handler(p->s, p->c, &p->h, p->payload);
+	}
+	pfs_sconn_put(p->c);
+	free(p);
+}
+
+static void deleg_recall(void *arg, uint64_t client, uint64_t dir)
+{
+	mds_server *s = arg;
+
+	if (mds_lease_recall(s->lease, client, dir))
+		pfs_log(PFS_LOG_DEBUG, "deleg: recall of directory %llu: client %016llx has "
+			"no notify channel", (unsigned long long)dir, (unsigned long long)client);
+}
+
+/* 1: parked (the table runs it later); 0: run it now.  The holder's own
+ * requests renew its delegation here. */
+static int deleg_park(mds_server *s, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
+{
+	uint64_t t[DELEG_TARGETS];
+	unsigned n = deleg_targets(s, h, payload, payload ? h->payload_len : 0, t);
+	struct deleg_req *p;
+
+	if (!n || !(p = malloc(sizeof(*p))))
+		return 0;
+	p->s = s;
+	p->c = c;
+	p->h = *h;
+	p->payload = payload;
+	pfs_sconn_get(c); /* before: a return may release it at once */
+	if (mds_deleg_check(s->deleg, h->client_id, t, n, p))
+		return 1;
+	pfs_sconn_put(c);
+	free(p);
+	return 0;
+}
+
 static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 {
 	mds_server *s = ctx;
@@ -1919,6 +2109,11 @@ static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 	struct mdq_held *d;
 	int rc;
 
+	/* before PADLL, the reply cache and the group commit: a request
+	 * on a directory another client holds waits for its recall; with
+	 * no delegation held this is one atomic load */
+	if (mds_deleg_any(s->deleg) && deleg_park(s, c, h, payload))
+		return;
 	pfs_hdr_jobid(h, job);
 	if (!s->opts.mdqos || mds_mdqos_admit(s->opts.mdqos, job, h->opcode) == 0 ||
 	    !(d = malloc(sizeof(*d)))) {
@@ -2025,8 +2220,28 @@ int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 			return rc;
 		}
 	}
+	if (s->lease && !opts->deleg_off) {
+		mds_deleg_opts dopt = {
+			.lease_ms = opts->deleg_ms ? opts->deleg_ms : opts->md_lease_s * 1000,
+			.recall_ms = opts->deleg_recall_ms,
+			.recall = deleg_recall,
+			.release = deleg_release,
+			.arg = s,
+		};
+
+		rc = mds_deleg_create(&dopt, &s->deleg);
+		if (rc) {
+			mds_lease_destroy(s->lease);
+			mds_locksvc_stop(s->locks);
+			mds_rc_destroy(s->rcache);
+			mds_open_destroy(s->opens);
+			free(s);
+			return rc;
+		}
+	}
 	rc = mds_nsgroup_start(ns, 0, &s->group);
 	if (rc) {
+		mds_deleg_destroy(s->deleg);
 		mds_lease_destroy(s->lease);
 		mds_locksvc_stop(s->locks);
 		mds_rc_destroy(s->rcache);
@@ -2049,6 +2264,7 @@ int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 		mds_locksvc_stop(s->locks);
 		mds_rc_destroy(s->rcache);
 		mds_open_destroy(s->opens);
+		mds_deleg_destroy(s->deleg);
 		mds_lease_destroy(s->lease);
 		mds_nsgroup_stop(s->group);
 		free(s);
@@ -2064,6 +2280,14 @@ int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 	return 0;
 }
 
+int mds_server_deleg_stats(mds_server *s, mds_deleg_stats *st)
+{
+	if (!s->deleg)
+		return -ENOENT;
+	mds_deleg_get_stats(s->deleg, st);
+	return 0;
+}
+
 uint16_t mds_server_port(const mds_server *s)
 {
 	return pfs_server_port(s->srv);
@@ -2074,6 +2298,10 @@ void mds_server_stop(mds_server *s)
 	if (!s)
 		return;
 	pfs_server_stop(s->srv);
+	/* after the server, before the group and the leases its released
+	 * requests and recalls use: parked requests are answered into
+	 * closed connections */
+	mds_deleg_destroy(s->deleg);
 	/* after the server (no more requests), before what members use */
 	mds_nsgroup_stop(s->group);
 	mds_lfsck_timer_stop(s->lfsck);

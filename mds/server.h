@@ -24,6 +24,7 @@
 
 #include "common/buf.h"
 #include "common/proto.h"
+#include "mds/deleg.h"
 #include "mds/jobs.h"
 #include "mds/ns.h"
 #include "mds/qosctl.h"
@@ -57,6 +58,11 @@ typedef struct mds_server_opts {
 	                             seconds; 0 = off (NOTIFY_WAIT -EOPNOTSUPP) */
 	int lfsck_after_start;    /* run the orphan object scrub (mds/lfsck.h) once,
 	                             two leases after the start */
+	/* Directory delegations (mds/deleg.h, asynchronous unlink): on with
+	 * leases unless deleg_off; deleg_ms 0 = md_lease_s; deleg_recall_ms 0
+	 * = MDS_DELEG_RECALL_MS_DEFAULT. */
+	int deleg_off;
+	unsigned deleg_ms, deleg_recall_ms;
 } mds_server_opts;
 
 /* Create the dispatcher on ns (borrowed, as are opts->jobs and opts->qos;
@@ -78,6 +84,10 @@ int mds_server_dispatch(mds_server *s, const pfs_hdr *h, const uint8_t *payload,
 int mds_server_dispatch_role(mds_server *s, const pfs_hdr *h, unsigned role,
 			     const uint8_t *payload, size_t len, const char *peer,
 			     pfs_wbuf *out);
+
+/* The delegation table's counters (mds/deleg.h): 0, or -ENOENT when
+ * delegations are off. */
+int mds_server_deleg_stats(mds_server *s, mds_deleg_stats *st);
 
 /* Requests of opcode op counted for job (0 if never seen). */
 uint64_t mds_server_job_ops(mds_server *s, const char *job, uint16_t op);

@@ -1,0 +1,555 @@
+/* test_mds_deleg.c — directory delegations of the MDS.
+ *
+ * The table alone (mds/deleg.h) with an injected clock and recall/release
+ * callbacks: grants and refusals, a conflicting request parks and is
+ * released by the holder's return, by the recall timeout and by the
+ * expiry, in arrival order; the holder never parks and its requests
+ * renew; caps (delegations, parked per directory and in all) never fail a
+ * request; recall of all; destroy answers what is parked.  Then the
+ * server (mds/server.h, no socket): DELEG_GET's namespace rules (sticky,
+ * permissions, not a directory, no notify channel, another client's
+ * lease) and garbage, truncated and oversized DELEG_GET/RETURN payloads
+ * answered -EBADMSG. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/log.h"
+#include "common/msg.h"
+#include "mds/deleg.h"
+#include "mds/server.h"
+
+#define A 0xaaaa
+#define B 0xbbbb
+#define C 0xcccc
+
+typedef struct fake {
+	uint64_t now;
+	int nrecall;
+	uint64_t recall_client[16], recall_dir[16];
+	int nrel;
+	intptr_t rel[64];
+	int rel_status[64];
+} fake;
+
+static uint64_t fclock(void *arg)
+{
+	return ((fake *)arg)->now;
+}
+
+static void frecall(void *arg, uint64_t client, uint64_t dir)
+{
+	fake *f = arg;
+
+	if (f->nrecall < 16) {
+		f->recall_client[f->nrecall] = client;
+		f->recall_dir[f->nrecall] = dir;
+	}
+	f->nrecall++;
+}
+
+static void frelease(void *arg, void *req, int status)
+{
+	fake *f = arg;
+
+	if (f->nrel < 64) {
+		f->rel[f->nrel] = (intptr_t)req;
+		f->rel_status[f->nrel] = status;
+	}
+	f->nrel++;
+}
+
+static const pfs_cred alice = { 1000, 1000, 1, { 2000 } };
+
+static mds_deleg *mk(fake *f, unsigned max_delegs, unsigned per_dir, unsigned total)
+{
+	mds_deleg_opts o = { 0 };
+	mds_deleg *d;
+
+	memset(f, 0, sizeof(*f));
+	f->now = 1000000;
+	o.lease_ms = 10000;
+	o.recall_ms = 5000;
+	o.max_delegs = max_delegs;
+	o.max_parked_dir = per_dir;
+	o.max_parked = total;
+	o.no_thread = 1;
+	o.clock = fclock;
+	o.recall = frecall;
+	o.release = frelease;
+	o.arg = f;
+	assert_int_equal(mds_deleg_create(&o, &d), 0);
+	return d;
+}
+
+#define REQ(n) ((void *)(intptr_t)(n))
+
+static int check1(mds_deleg *d, uint64_t client, uint64_t dir, intptr_t req)
+{
+	return mds_deleg_check(d, client, &dir, 1, REQ(req));
+}
+
+static void test_grant_rules(void **st)
+{
+	fake f;
+	mds_deleg *d = mk(&f, 0, 0, 0);
+	mds_deleg_stats ss;
+	uint32_t lms = 0;
+
+	assert_false(mds_deleg_any(NULL));
+	assert_false(mds_deleg_any(d));
+	assert_int_equal(mds_deleg_get(d, A, &alice, 10, &lms), 0);
+	assert_int_equal(lms, 10000);
+	assert_true(mds_deleg_any(d));
+	assert_int_equal(mds_deleg_holder(d, 10), A);
+	/* the holder again: renewed */
+	assert_int_equal(mds_deleg_get(d, A, &alice, 10, &lms), 0);
+	/* another client: refused, and the recall starts (once) */
+	assert_int_equal(mds_deleg_get(d, B, &alice, 10, &lms), -EAGAIN);
+	assert_int_equal(f.nrecall, 1);
+	assert_int_equal(f.recall_client[0], A);
+	assert_int_equal(f.recall_dir[0], 10);
+	assert_int_equal(mds_deleg_get(d, B, &alice, 10, &lms), -EAGAIN);
+	assert_int_equal(f.nrecall, 1);
+	/* during the recall not even the holder */
+	assert_int_equal(mds_deleg_get(d, A, &alice, 10, &lms), -EAGAIN);
+	/* returned: B may have it; a return by a non-holder is nothing */
+	assert_int_equal(mds_deleg_return(d, B, 10), 0);
+	assert_int_equal(mds_deleg_holder(d, 10), A);
+	assert_int_equal(mds_deleg_return(d, A, 10), 0);
+	assert_false(mds_deleg_any(d));
+	assert_int_equal(mds_deleg_return(d, A, 10), 0); /* not held: success */
+	assert_int_equal(mds_deleg_get(d, B, &alice, 10, &lms), 0);
+	assert_int_equal(mds_deleg_holder(d, 10), B);
+	/* another directory for A */
+	assert_int_equal(mds_deleg_get(d, A, &alice, 11, &lms), 0);
+	mds_deleg_get_stats(d, &ss);
+	assert_int_equal(ss.grants, 3);
+	assert_int_equal(ss.renewals, 1);
+	assert_int_equal(ss.refusals, 3);
+	assert_int_equal(ss.recalls, 1);
+	assert_int_equal(ss.returns, 1);
+	assert_int_equal(ss.held_now, 2);
+	assert_int_equal(f.nrel, 0);
+	mds_deleg_destroy(d);
+}
+
+static void test_park_released_by_return(void **st)
+{
+	fake f;
+	mds_deleg *d = mk(&f, 0, 0, 0);
+	mds_deleg_stats ss;
+	uint64_t two[2] = { 99, 10 };
+
+	assert_int_equal(mds_deleg_get(d, A, &alice, 10, NULL), 0);
+	/* the holder never parks; undelegated directories never park */
+	assert_int_equal(check1(d, A, 10, 1), 0);
+	assert_int_equal(check1(d, B, 11, 2), 0);
+	assert_int_equal(f.nrecall, 0);
+	/* B and C park (any target of a request), in arrival order, one recall */
+	assert_int_equal(check1(d, B, 10, 3), 1);
+	assert_int_equal(f.nrecall, 1);
+	assert_int_equal(mds_deleg_check(d, C, two, 2, REQ(4)), 1);
+	assert_int_equal(check1(d, B, 10, 5), 1);
+	assert_int_equal(f.nrecall, 1);
+	mds_deleg_get_stats(d, &ss);
+	assert_int_equal(ss.parked_now, 3);
+	/* the holder's requests still run */
+	assert_int_equal(check1(d, A, 10, 6), 0);
+	/* time passes (short of the timeout): nothing */
+	f.now += 4000;
+	mds_deleg_tick(d);
+	assert_int_equal(f.nrel, 0);
+	assert_int_equal(mds_deleg_return(d, A, 10), 0);
+	assert_int_equal(f.nrel, 3);
+	assert_int_equal(f.rel[0], 3);
+	assert_int_equal(f.rel[1], 4);
+	assert_int_equal(f.rel[2], 5);
+	assert_int_equal(f.rel_status[0], 0);
+	mds_deleg_get_stats(d, &ss);
+	assert_int_equal(ss.parked_now, 0);
+	assert_int_equal(ss.parked, 3);
+	assert_int_equal(ss.timeouts, 0);
+	/* afterwards nothing parks */
+	assert_int_equal(check1(d, B, 10, 7), 0);
+	mds_deleg_destroy(d);
+}
+
+static void test_park_released_by_timeout(void **st)
+{
+	fake f;
+	mds_deleg *d = mk(&f, 0, 0, 0);
+	mds_deleg_stats ss;
+
+	assert_int_equal(mds_deleg_get(d, A, &alice, 10, NULL), 0);
+	f.now += 1000;
+	assert_int_equal(check1(d, B, 10, 1), 1);
+	/* the holder keeps renewing (its unlinks): the recall still ends */
+	for (int i = 0; i < 49; i++) {
+		f.now += 100;
+		assert_int_equal(check1(d, A, 10, 100), 0);
+		mds_deleg_tick(d);
+	}
+	assert_int_equal(f.nrel, 0);
+	f.now += 100;
+	mds_deleg_tick(d);
+	assert_int_equal(f.nrel, 1);
+	assert_int_equal(f.rel[0], 1);
+	assert_int_equal(f.rel_status[0], 0);
+	assert_false(mds_deleg_any(d));
+	mds_deleg_get_stats(d, &ss);
+	assert_int_equal(ss.timeouts, 1);
+	/* a recall started by a GET times out alike, with nothing parked */
+	assert_int_equal(mds_deleg_get(d, A, &alice, 10, NULL), 0);
+	assert_int_equal(mds_deleg_get(d, B, &alice, 10, NULL), -EAGAIN);
+	f.now += 5000;
+	mds_deleg_tick(d);
+	assert_int_equal(mds_deleg_get(d, B, &alice, 10, NULL), 0);
+	mds_deleg_destroy(d);
+}
+
+static void test_expiry_and_renew(void **st)
+{
+	fake f;
+	mds_deleg *d = mk(&f, 0, 0, 0);
+	mds_deleg_stats ss;
+
+	assert_int_equal(mds_deleg_get(d, A, &alice, 10, NULL), 0);
+	/* the holder's requests renew: 3 x 9 s is past one lease */
+	for (int i = 0; i < 3; i++) {
+		f.now += 9000;
+		mds_deleg_tick(d);
+		assert_int_equal(check1(d, A, 10, 1), 0);
+	}
+	assert_int_equal(mds_deleg_holder(d, 10), A);
+	/* silent for a lease: forgotten (no recall), B runs at once */
+	f.now += 10000;
+	assert_int_equal(check1(d, B, 10, 2), 0);
+	assert_int_equal(f.nrecall, 0);
+	assert_false(mds_deleg_any(d));
+	/* parked, then the delegation expires before the recall's timeout */
+	assert_int_equal(mds_deleg_get(d, A, &alice, 10, NULL), 0);
+	f.now += 9000;
+	assert_int_equal(check1(d, B, 10, 3), 1);
+	f.now += 1000;
+	mds_deleg_tick(d);
+	assert_int_equal(f.nrel, 1);
+	assert_int_equal(f.rel[0], 3);
+	/* a GET of the holder renews too */
+	assert_int_equal(mds_deleg_get(d, A, &alice, 12, NULL), 0);
+	f.now += 9000;
+	assert_int_equal(mds_deleg_get(d, A, &alice, 12, NULL), 0);
+	f.now += 9000;
+	mds_deleg_tick(d);
+	assert_int_equal(mds_deleg_holder(d, 12), A);
+	f.now += 1000;
+	mds_deleg_tick(d);
+	assert_int_equal(mds_deleg_holder(d, 12), 0);
+	mds_deleg_get_stats(d, &ss);
+	assert_int_equal(ss.expired, 3);
+	assert_int_equal(ss.timeouts, 0);
+	mds_deleg_destroy(d);
+}
+
+/* A request that cannot be parked still runs: the delegation is taken
+ * back and what was parked is released by the thread (here: the tick). */
+static void test_caps(void **st)
+{
+	fake f;
+	mds_deleg *d = mk(&f, 2, 2, 3);
+	mds_deleg_stats ss;
+
+	assert_int_equal(mds_deleg_get(d, A, &alice, 10, NULL), 0);
+	assert_int_equal(mds_deleg_get(d, A, &alice, 11, NULL), 0);
+	assert_int_equal(mds_deleg_get(d, A, &alice, 12, NULL), -EAGAIN); /* full */
+	assert_int_equal(check1(d, B, 10, 1), 1);
+	assert_int_equal(check1(d, B, 10, 2), 1);
+	/* the third in dir 10: over the per-directory cap */
+	assert_int_equal(check1(d, B, 10, 3), 0);
+	assert_int_equal(f.nrel, 0);
+	/* taken back: nothing new parks there, no grant until released */
+	assert_int_equal(check1(d, C, 10, 4), 0);
+	assert_int_equal(mds_deleg_get(d, A, &alice, 10, NULL), -EAGAIN);
+	mds_deleg_tick(d);
+	assert_int_equal(f.nrel, 2);
+	assert_int_equal(f.rel[0], 1);
+	assert_int_equal(f.rel[1], 2);
+	/* the global cap (3): two in 11 and one in 11 ... */
+	assert_int_equal(check1(d, B, 11, 5), 1);
+	assert_int_equal(check1(d, B, 11, 6), 1);
+	assert_int_equal(mds_deleg_get(d, C, &alice, 13, NULL), 0);
+	assert_int_equal(check1(d, B, 13, 7), 1);
+	/* ... the fourth anywhere is over it */
+	assert_int_equal(check1(d, A, 13, 8), 0);
+	mds_deleg_get_stats(d, &ss);
+	assert_int_equal(ss.forced, 2);
+	assert_int_equal(ss.parked_now, 3);
+	mds_deleg_tick(d);
+	assert_int_equal(f.nrel, 3);
+	assert_int_equal(f.rel[2], 7);
+	mds_deleg_get_stats(d, &ss);
+	assert_int_equal(ss.parked_now, 2);
+	assert_int_equal(mds_deleg_holder(d, 13), 0);
+	assert_int_equal(mds_deleg_holder(d, 11), A);
+	mds_deleg_destroy(d);
+	/* destroy answered the two still parked */
+	assert_int_equal(f.nrel, 5);
+	assert_int_equal(f.rel[3], 5);
+	assert_int_equal(f.rel[4], 6);
+	assert_int_equal(f.rel_status[3], -ESHUTDOWN);
+	assert_int_equal(f.rel_status[4], -ESHUTDOWN);
+}
+
+static void test_recall_all(void **st)
+{
+	fake f;
+	mds_deleg *d = mk(&f, 0, 0, 0);
+
+	mds_deleg_recall_all(d); /* empty: nothing */
+	assert_int_equal(mds_deleg_get(d, A, &alice, 10, NULL), 0);
+	assert_int_equal(mds_deleg_get(d, B, &alice, 11, NULL), 0);
+	mds_deleg_recall_all(d);
+	assert_int_equal(f.nrecall, 2);
+	/* once per recall */
+	mds_deleg_recall_all(d);
+	assert_int_equal(check1(d, C, 10, 1), 1);
+	assert_int_equal(f.nrecall, 2);
+	assert_int_equal(mds_deleg_get(d, A, &alice, 10, NULL), -EAGAIN);
+	mds_deleg_destroy(d);
+	assert_int_equal(f.nrel, 1);
+	assert_int_equal(f.rel_status[0], -ESHUTDOWN);
+}
+
+/* ---- the server's side: DELEG_GET / DELEG_RETURN through dispatch ---- */
+
+struct sfx {
+	char dir[64];
+	char db[96];
+	mds_ns *ns;
+	mds_server *s;
+};
+
+static int sfx_setup(void **state)
+{
+	struct sfx *f = calloc(1, sizeof(*f));
+	mds_server_opts mo = { .host = "127.0.0.1", .port = 0, .md_lease_s = 10 };
+
+	pfs_log_init("test", PFS_LOG_ERR);
+	strcpy(f->dir, "/tmp/test_mds_deleg.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->db, sizeof(f->db), "%s/db", f->dir);
+	mds_ns_opts no = { .path = f->db, .mapsize = 1ull << 30 };
+	assert_int_equal(mds_ns_open(&no, &f->ns), 0);
+	assert_int_equal(mds_server_start(f->ns, &mo, &f->s), 0);
+	*state = f;
+	return 0;
+}
+
+static int sfx_teardown(void **state)
+{
+	struct sfx *f = *state;
+	char p[160];
+
+	mds_server_stop(f->s);
+	mds_ns_close(f->ns);
+	snprintf(p, sizeof(p), "%s/data.mdb", f->db);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/lock.mdb", f->db);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/mds.lock", f->db);
+	unlink(p);
+	rmdir(f->db);
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+static const pfs_cred root = { 0, 0, 0, { 0 } };
+
+static int sdisp(struct sfx *f, uint64_t client, uint16_t op, pfs_wbuf *req, pfs_wbuf *out)
+{
+	pfs_hdr h;
+	int rc;
+
+	memset(&h, 0, sizeof(h));
+	h.opcode = op;
+	h.client_id = client;
+	h.req_id = (uint64_t)rand() + 1;
+	h.payload_len = (uint32_t)req->len;
+	pfs_wbuf_reset(out);
+	rc = mds_server_dispatch(f->s, &h, req->data, req->len, "test", out);
+	pfs_wbuf_reset(req);
+	return rc;
+}
+
+/* A notify channel for client: its first NOTIFY_WAIT (answered at once). */
+static void channel(struct sfx *f, uint64_t client)
+{
+	pfs_wbuf w, o;
+
+	pfs_wbuf_init(&w);
+	pfs_wbuf_init(&o);
+	pfs_wbuf_u64(&w, 0);
+	pfs_wbuf_u32(&w, 5000);
+	pfs_wbuf_u8(&w, 0);
+	assert_int_equal(sdisp(f, client, PFS_OP_MDS_NOTIFY_WAIT, &w, &o), 0);
+	pfs_wbuf_free(&w);
+	pfs_wbuf_free(&o);
+}
+
+static int deleg_get(struct sfx *f, uint64_t client, const pfs_cred *c, uint64_t dir,
+		     pfs_attr *a)
+{
+	pfs_wbuf w, o;
+	pfs_rbuf r;
+	int rc;
+
+	pfs_wbuf_init(&w);
+	pfs_wbuf_init(&o);
+	pfs_cred_encode(&w, c);
+	pfs_wbuf_u64(&w, dir);
+	rc = sdisp(f, client, PFS_OP_MDS_DELEG_GET, &w, &o);
+	if (!rc) {
+		pfs_rbuf_init(&r, o.data, o.len);
+		assert_int_equal(pfs_rbuf_u32(&r), 10000);
+		assert_int_equal(pfs_attr_decode(&r, a), 0);
+		assert_int_equal(pfs_rbuf_done(&r), 0);
+	}
+	pfs_wbuf_free(&w);
+	pfs_wbuf_free(&o);
+	return rc;
+}
+
+static uint64_t mkdir_as(struct sfx *f, const pfs_cred *c, uint64_t parent, const char *name,
+			 uint32_t mode)
+{
+	pfs_attr a;
+
+	assert_int_equal(mds_ns_mkdir(f->ns, c, parent, name, mode, &a), 0);
+	return a.ino;
+}
+
+static void test_server_get_rules(void **st)
+{
+	struct sfx *f = *st;
+	pfs_attr a;
+	pfs_wbuf w, o;
+	uint64_t d = mkdir_as(f, &root, 1, "d", 0777);
+	uint64_t sticky = mkdir_as(f, &root, 1, "t", 01777);
+	uint64_t ro = mkdir_as(f, &root, 1, "ro", 0755);
+
+	/* a FIFO: no OST needed */
+	assert_int_equal(mds_ns_mknod(f->ns, &root, d, "file", S_IFIFO | 0644, 0, &a), 0);
+	uint64_t file = a.ino;
+	pfs_wbuf_init(&w);
+	pfs_wbuf_init(&o);
+	/* no notify channel: not now */
+	assert_int_equal(deleg_get(f, A, &alice, d, &a), -EAGAIN);
+	channel(f, A);
+	channel(f, B);
+	assert_int_equal(deleg_get(f, A, &alice, d, &a), 0);
+	assert_int_equal(a.ino, d);
+	assert_true(S_ISDIR(a.mode));
+	/* the holder renews, B is refused */
+	assert_int_equal(deleg_get(f, A, &alice, d, &a), 0);
+	assert_int_equal(deleg_get(f, B, &alice, d, &a), -EAGAIN);
+	/* not a directory, missing, sticky, no write permission */
+	assert_int_equal(deleg_get(f, A, &alice, file, &a), -ENOTDIR);
+	assert_int_equal(deleg_get(f, A, &alice, 987654, &a), -ENOENT);
+	assert_int_equal(deleg_get(f, A, &alice, sticky, &a), -EAGAIN);
+	assert_int_equal(deleg_get(f, A, &alice, ro, &a), -EACCES);
+	/* return (twice: not held is success), then B may */
+	pfs_cred_encode(&w, &alice);
+	pfs_wbuf_u64(&w, d);
+	assert_int_equal(sdisp(f, A, PFS_OP_MDS_DELEG_RETURN, &w, &o), 0);
+	assert_int_equal(o.len, 0);
+	pfs_cred_encode(&w, &alice);
+	pfs_wbuf_u64(&w, d);
+	assert_int_equal(sdisp(f, A, PFS_OP_MDS_DELEG_RETURN, &w, &o), 0);
+	assert_int_equal(deleg_get(f, B, &alice, d, &a), 0);
+	pfs_cred_encode(&w, &alice);
+	pfs_wbuf_u64(&w, d);
+	assert_int_equal(sdisp(f, B, PFS_OP_MDS_DELEG_RETURN, &w, &o), 0);
+	/* A leases d (a LOOKUP in it): B is refused while it lasts */
+	pfs_cred_encode(&w, &root);
+	pfs_wbuf_u64(&w, d);
+	pfs_wbuf_str(&w, "file");
+	assert_int_equal(sdisp(f, A, PFS_OP_MDS_LOOKUP, &w, &o), 0);
+	assert_int_equal(deleg_get(f, B, &alice, d, &a), -EAGAIN);
+	assert_int_equal(deleg_get(f, A, &alice, d, &a), 0);
+	pfs_wbuf_free(&w);
+	pfs_wbuf_free(&o);
+}
+
+/* Garbage, truncated and oversized payloads: -EBADMSG, nothing granted. */
+static void test_server_garbage(void **st)
+{
+	struct sfx *f = *st;
+	pfs_wbuf w, o;
+	uint64_t d = mkdir_as(f, &root, 1, "g", 0777);
+	static const uint16_t ops[2] = { PFS_OP_MDS_DELEG_GET, PFS_OP_MDS_DELEG_RETURN };
+
+	channel(f, A);
+	pfs_wbuf_init(&w);
+	pfs_wbuf_init(&o);
+	for (int i = 0; i < 2; i++) {
+		/* empty */
+		assert_int_equal(sdisp(f, A, ops[i], &w, &o), -EBADMSG);
+		/* cred only */
+		pfs_cred_encode(&w, &alice);
+		assert_int_equal(sdisp(f, A, ops[i], &w, &o), -EBADMSG);
+		/* truncated dir */
+		pfs_cred_encode(&w, &alice);
+		pfs_wbuf_u32(&w, (uint32_t)d);
+		assert_int_equal(sdisp(f, A, ops[i], &w, &o), -EBADMSG);
+		/* a trailing byte */
+		pfs_cred_encode(&w, &alice);
+		pfs_wbuf_u64(&w, d);
+		pfs_wbuf_u8(&w, 0);
+		assert_int_equal(sdisp(f, A, ops[i], &w, &o), -EBADMSG);
+		/* oversized: 64 KiB of garbage */
+		for (int k = 0; k < 8192; k++)
+			pfs_wbuf_u64(&w, 0xdeadbeefdeadbeefull * (uint64_t)(k + 1));
+		assert_int_equal(sdisp(f, A, ops[i], &w, &o), -EBADMSG);
+		/* a cred with too many groups */
+		pfs_wbuf_u32(&w, 1000);
+		pfs_wbuf_u32(&w, 1000);
+		pfs_wbuf_u32(&w, 100000);
+		pfs_wbuf_u64(&w, d);
+		assert_int_equal(sdisp(f, A, ops[i], &w, &o), -EBADMSG);
+		assert_int_equal(o.len, 0);
+	}
+	/* nothing was granted */
+	assert_int_equal(deleg_get(f, B, &alice, d, NULL), -EAGAIN); /* B: no channel */
+	channel(f, B);
+	pfs_attr a;
+	assert_int_equal(deleg_get(f, B, &alice, d, &a), 0);
+	pfs_wbuf_free(&w);
+	pfs_wbuf_free(&o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_grant_rules),
+		cmocka_unit_test(test_park_released_by_return),
+		cmocka_unit_test(test_park_released_by_timeout),
+		cmocka_unit_test(test_expiry_and_renew),
+		cmocka_unit_test(test_caps),
+		cmocka_unit_test(test_recall_all),
+		cmocka_unit_test_setup_teardown(test_server_get_rules, sfx_setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_server_garbage, sfx_setup, sfx_teardown),
+	};
+
+	pfs_log_init("test", PFS_LOG_ERR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
