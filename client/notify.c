@@ -54,6 +54,8 @@ struct cli_notify {
 	cli_notify_stats st;
 	void (*inval_fn)(void *arg, uint64_t ino); /* cli_notify_on_inval */
 	void *inval_arg;
+	void (*recall_fn)(void *arg, uint64_t dir); /* cli_notify_on_recall */
+	void *recall_arg;
 };
 
 static unsigned hash64(uint64_t x, unsigned mod)
@@ -70,6 +72,12 @@ void cli_notify_on_inval(cli_notify *n, void (*fn)(void *arg, uint64_t ino), voi
 {
 	n->inval_fn = fn;
 	n->inval_arg = arg;
+}
+
+void cli_notify_on_recall(cli_notify *n, void (*fn)(void *arg, uint64_t dir), void *arg)
+{
+	n->recall_fn = fn;
+	n->recall_arg = arg;
 }
 
 int cli_notify_up(cli_notify *n)
@@ -242,6 +250,13 @@ static void apply(cli_notify *n, const cli_notify_batch *b, cli_notify_stats *st
 								       strlen(name));
 			st->inval_perm++;
 			break;
+		case PFS_NOTIFY_RECALL:
+			/* a directory delegation: its unlinks go, then it goes
+			 * back (unlinkq.h); never waits here */
+			if (n->recall_fn)
+				n->recall_fn(n->recall_arg, r->ino);
+			st->recalls++;
+			break;
 		default:
 			break;
 		}
@@ -279,6 +294,9 @@ static void flush_all(cli_notify *n)
 	free(v);
 	if (n->inval_fn)
 		n->inval_fn(n->inval_arg, 0);
+	/* the MDS's delegation table went with it */
+	if (n->recall_fn)
+		n->recall_fn(n->recall_arg, 0);
 }
 
 static int stop_check(void *arg)
@@ -351,6 +369,10 @@ static void *notify_main(void *arg)
 				pfs_log(PFS_LOG_NOTICE, "md_lease: notify channel down (%s): names "
 					"and attributes cached for the short timeout",
 					rc ? pfs_strerror(rc) : "the MDS grants no leases");
+			/* no recall could reach this mount now: its directory
+			 * delegations are given up (their unlinks still go) */
+			if (!logged_down && n->recall_fn)
+				n->recall_fn(n->recall_arg, 0);
 			logged_down = 1;
 			free(b.v);
 			/* an MDS without leases is asked again now and then */
@@ -398,6 +420,7 @@ static void *notify_main(void *arg)
 		n->st.inval_entry += st.inval_entry;
 		n->st.inval_perm += st.inval_perm;
 		n->st.resets += st.resets;
+		n->st.recalls += st.recalls;
 		pthread_mutex_unlock(&n->mu);
 		free(b.v);
 	}
@@ -467,10 +490,11 @@ void cli_notify_stop(cli_notify *n)
 	pthread_join(n->thread, NULL);
 	n->started = 0;
 	pfs_log(PFS_LOG_NOTICE, "md_lease: %llu batches, %llu inode, %llu entry and %llu "
-		"directory invalidations, %llu resets, %llu failed waits",
-		(unsigned long long)n->st.batches, (unsigned long long)n->st.inval_inode,
+		"directory invalidations, %llu resets, %llu failed waits, %llu delegation "
+		"recalls", (unsigned long long)n->st.batches, (unsigned long long)n->st.inval_inode,
 		(unsigned long long)n->st.inval_entry, (unsigned long long)n->st.inval_perm,
-		(unsigned long long)n->st.resets, (unsigned long long)n->st.failures);
+		(unsigned long long)n->st.resets, (unsigned long long)n->st.failures,
+		(unsigned long long)n->st.recalls);
 }
 
 void cli_notify_destroy(cli_notify *n)

@@ -69,11 +69,18 @@ double cli_notify_entry_timeout(cli_notify *n, double dflt, uint64_t parent, con
  * lock held.  Set before cli_notify_start (fuse_ops.c drops the
  * readahead's prefetched data of the inode with it). */
 void cli_notify_on_inval(cli_notify *n, void (*fn)(void *arg, uint64_t ino), void *arg);
+/* fn(arg, dir) for each PFS_NOTIFY_RECALL of directory dir's delegation
+ * (client/unlinkq.h), and fn(arg, 0) when every delegation is gone: the
+ * MDS restarted or forgot this mount, records were lost, or the channel
+ * went down.  From the notify thread, no lock held; fn must not block on
+ * an RPC.  Set before cli_notify_start. */
+void cli_notify_on_recall(cli_notify *n, void (*fn)(void *arg, uint64_t dir), void *arg);
 /* 1 while the channel is up. */
 int cli_notify_up(cli_notify *n);
 
 typedef struct cli_notify_stats {
 	uint64_t batches, inval_inode, inval_entry, inval_perm, resets, failures;
+	uint64_t recalls;   /* PFS_NOTIFY_RECALL records */
 } cli_notify_stats;
 void cli_notify_get_stats(cli_notify *n, cli_notify_stats *st);
 
