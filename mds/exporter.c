@@ -118,6 +118,45 @@ void mds_exporter_set_mdqos(mds_exporter *e, mds_mdqos *q)
 		__atomic_store_n(&e->mdq, q, __ATOMIC_RELEASE);
 }
 
+/* Directory delegations (mds/deleg.h); nothing when they are off:
+ *   pfs_mds_deleg_total{event}   counter  grant, renew, refusal, recall, return,
+ *                                         recall_timeout, expiry, forced
+ *   pfs_mds_deleg_parked_total   counter  requests that waited for a recall
+ *   pfs_mds_deleg_parked         gauge    requests waiting now
+ *   pfs_mds_deleg_held           gauge    delegations held now */
+static void fill_deleg(mds_server *srv, pfs_metrics_buf *b)
+{
+	mds_deleg_stats st;
+
+	if (mds_server_deleg_stats(srv, &st))
+		return;
+	pfs_metrics_family(b, "pfs_mds_deleg_total", "counter",
+			   "directory delegation events (asynchronous unlink)");
+	pfs_metrics_sample(b, "pfs_mds_deleg_total", (double)st.grants, "event", "grant", NULL);
+	pfs_metrics_sample(b, "pfs_mds_deleg_total", (double)st.renewals, "event", "renew",
+			   NULL);
+	pfs_metrics_sample(b, "pfs_mds_deleg_total", (double)st.refusals, "event", "refusal",
+			   NULL);
+	pfs_metrics_sample(b, "pfs_mds_deleg_total", (double)st.recalls, "event", "recall",
+			   NULL);
+	pfs_metrics_sample(b, "pfs_mds_deleg_total", (double)st.returns, "event", "return",
+			   NULL);
+	pfs_metrics_sample(b, "pfs_mds_deleg_total", (double)st.timeouts, "event",
+			   "recall_timeout", NULL);
+	pfs_metrics_sample(b, "pfs_mds_deleg_total", (double)st.expired, "event", "expiry",
+			   NULL);
+	pfs_metrics_sample(b, "pfs_mds_deleg_total", (double)st.forced, "event", "forced",
+			   NULL);
+	pfs_metrics_family(b, "pfs_mds_deleg_parked_total", "counter",
+			   "requests that waited for a delegation's recall");
+	pfs_metrics_sample(b, "pfs_mds_deleg_parked_total", (double)st.parked, NULL);
+	pfs_metrics_family(b, "pfs_mds_deleg_parked", "gauge",
+			   "requests waiting for a delegation's recall now");
+	pfs_metrics_sample(b, "pfs_mds_deleg_parked", st.parked_now, NULL);
+	pfs_metrics_family(b, "pfs_mds_deleg_held", "gauge", "directory delegations held now");
+	pfs_metrics_sample(b, "pfs_mds_deleg_held", st.held_now, NULL);
+}
+
 static int fill(void *ctx, pfs_metrics_buf *b)
 {
 	mds_exporter *e = ctx;
@@ -143,6 +182,7 @@ static int fill(void *ctx, pfs_metrics_buf *b)
 		rc = mds_server_job_ops_each(e->srv, op_sample, b);
 		if (rc)
 			return rc;
+		fill_deleg(e->srv, b);
 	}
 	return 0;
 }

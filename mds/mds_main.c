@@ -93,6 +93,7 @@ struct mds_cfg {
 	uint64_t conn_max_queued_bytes;
 	int lock_lease_s;
 	int md_lease_s;
+	int deleg, deleg_ms, deleg_recall_ms;
 	char auth_key[PATH_MAX];
 	int auth;
 	char integrity[16];
@@ -169,6 +170,15 @@ static const pfs_cfg_opt mds_opts[] = {
 	OPT("md_lease_s", PFS_CFG_INT, md_lease_s, "10",
 	    "metadata leases: mounts with a notify channel may cache names and attributes "
 	    "this long, revoked when another mount changes them (0 = off)", 0, 30),
+	OPT("deleg", PFS_CFG_BOOL, deleg, "on",
+	    "directory delegations: a mount may answer unlinks in a directory it holds and "
+	    "send them later (asynchronous unlink; off with md_lease_s = 0)", 0, 1),
+	OPT("deleg_ms", PFS_CFG_INT, deleg_ms, "0",
+	    "a delegation lasts this long past its holder's last request on the directory "
+	    "(0 = md_lease_s)", 0, 60000),
+	OPT("deleg_recall_ms", PFS_CFG_INT, deleg_recall_ms, "5000",
+	    "how long another client's request waits for a recalled delegation before it is "
+	    "taken back", 100, 600000),
 	STR("auth_key", auth_key, "/etc/pfs/mds.key",
 	    "key file (role mds, 0600; pfsadmin key gen --role mds FILE)"),
 	OPT("auth", PFS_CFG_BOOL, auth, "on",
@@ -357,6 +367,9 @@ int main(int argc, char **argv)
 			       .capa_lifetime_s = (unsigned)cfg.capa_lifetime_s,
 			       .lock_lease_s = (unsigned)cfg.lock_lease_s,
 			       .md_lease_s = (unsigned)cfg.md_lease_s,
+			       .deleg_off = !cfg.deleg,
+			       .deleg_ms = (unsigned)cfg.deleg_ms,
+			       .deleg_recall_ms = (unsigned)cfg.deleg_recall_ms,
 			       .lfsck_after_start = 1,
 			       .auth = authp, .capa_key = authp ? capa_key : NULL };
 	if (pfs_optab_roles_parse(cfg.nosquash_roles, &so.nosquash_roles)) {

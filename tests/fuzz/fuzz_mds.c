@@ -47,6 +47,8 @@ static const uint16_t mds_ops[] = {
 	PFS_OP_MDS_QOS_SHOW, PFS_OP_MDS_QOS_POLICY_SET, PFS_OP_MDS_QOS_COUPONS,
 	PFS_OP_MDS_QOS_REGRET, PFS_OP_MDS_JOBSTATS,
 	PFS_OP_MDS_OSS_REGISTER, PFS_OP_MDS_OSS_HEARTBEAT,
+	/* directory delegations (mds/deleg.h) */
+	PFS_OP_MDS_DELEG_GET, PFS_OP_MDS_DELEG_RETURN,
 };
 
 static mds_server *srv;

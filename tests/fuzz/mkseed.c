@@ -103,6 +103,12 @@ static void mds_seeds(void)
 	str(&w, "oss0"); pfs_wbuf_u32(&w, 1); pfs_wbuf_u32(&w, 0); pfs_wbuf_u64(&w, 1 << 30);
 	pfs_wbuf_u64(&w, 1 << 29); pfs_wbuf_u64(&w, 0);
 	NEXT(PFS_OP_MDS_OSS_HEARTBEAT);
+	cred(&w); pfs_wbuf_u64(&w, 1); str(&w, "f"); pfs_wbuf_u64(&w, 2);
+	NEXT(PFS_OP_MDS_UNLINK);
+	cred(&w); pfs_wbuf_u64(&w, 1);
+	NEXT(PFS_OP_MDS_DELEG_GET);
+	cred(&w); pfs_wbuf_u64(&w, 1);
+	NEXT(PFS_OP_MDS_DELEG_RETURN);
 #undef NEXT
 	pfs_wbuf_free(&w);
 }

@@ -9,8 +9,12 @@
  * server (mds/server.h, no socket): DELEG_GET's namespace rules (sticky,
  * permissions, not a directory, no notify channel, another client's
  * lease) and garbage, truncated and oversized DELEG_GET/RETURN payloads
- * answered -EBADMSG. */
+ * answered -EBADMSG.  Over sockets: another client's LOOKUP parks until
+ * the holder has heard the RECALL, sent its conditional UNLINK and
+ * returned the delegation (so it sees the unlink), and a READDIR parked
+ * on a holder that never returns runs after the recall time. */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,12 +23,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/msg.h"
+#include "common/rpc.h"
 #include "mds/deleg.h"
 #include "mds/server.h"
 
@@ -341,7 +348,8 @@ struct sfx {
 static int sfx_setup(void **state)
 {
 	struct sfx *f = calloc(1, sizeof(*f));
-	mds_server_opts mo = { .host = "127.0.0.1", .port = 0, .md_lease_s = 10 };
+	mds_server_opts mo = { .host = "127.0.0.1", .port = 0, .md_lease_s = 10,
+			       .deleg_recall_ms = 1500 };
 
 	pfs_log_init("test", PFS_LOG_ERR);
 	strcpy(f->dir, "/tmp/test_mds_deleg.XXXXXX");
@@ -537,6 +545,163 @@ static void test_server_garbage(void **st)
 	pfs_wbuf_free(&o);
 }
 
+/* ---- over sockets: parking in the server's handler ---- */
+
+static pfs_rpc_pool *pool_for(struct sfx *f, uint64_t client)
+{
+	pfs_rpc_opts ro = { .max_conns = 2, .timeout_ms = 10000, .retry_ms = 100,
+			    .client_id = client };
+	pfs_rpc_pool *p;
+
+	assert_int_equal(pfs_rpc_pool_create("127.0.0.1", mds_server_port(f->s), &ro, &p), 0);
+	return p;
+}
+
+/* One call; the reply payload copied into out (if not NULL). */
+static int rcall(pfs_rpc_pool *p, uint16_t op, pfs_wbuf *req, pfs_wbuf *out)
+{
+	pfs_rpc_reply rep = { 0 };
+	int rc;
+
+	pfs_rpc_reply_init(&rep);
+	assert_int_equal(pfs_wbuf_error(req), 0);
+	rc = pfs_rpc_call(p, op, "job", 0, req->data, req->len, NULL, 0, &rep);
+	if (out) {
+		pfs_wbuf_reset(out);
+		if (!rc)
+			pfs_wbuf_bytes(out, rep.data, rep.len);
+	}
+	pfs_rpc_reply_free(&rep);
+	pfs_wbuf_reset(req);
+	return rc;
+}
+
+struct bg {
+	pfs_rpc_pool *p;
+	uint16_t op;
+	pfs_wbuf req;
+	int rc, done;
+	uint64_t ms;   /* how long it took */
+};
+
+static void *bg_main(void *arg)
+{
+	struct bg *g = arg;
+	uint64_t t0 = pfs_clock_ms();
+
+	g->rc = rcall(g->p, g->op, &g->req, NULL);
+	g->ms = pfs_clock_ms() - t0;
+	__atomic_store_n(&g->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static void test_server_park(void **st)
+{
+	struct sfx *f = *st;
+	pfs_rpc_pool *pa = pool_for(f, A), *pb = pool_for(f, B);
+	pfs_wbuf w, o;
+	pfs_rbuf r;
+	pfs_attr a;
+	pthread_t th;
+	struct bg g = { 0 };
+	mds_deleg_stats ds;
+	uint64_t d = mkdir_as(f, &root, 1, "pd", 0777), seq;
+
+	assert_int_equal(mds_ns_mknod(f->ns, &alice, d, "x", S_IFIFO | 0644, 0, &a), 0);
+	uint64_t x = a.ino;
+	pfs_wbuf_init(&w);
+	pfs_wbuf_init(&o);
+	/* A's channel (its first wait is answered at once), its delegation */
+	pfs_wbuf_u64(&w, 0);
+	pfs_wbuf_u32(&w, 5000);
+	pfs_wbuf_u8(&w, 0);
+	assert_int_equal(rcall(pa, PFS_OP_MDS_NOTIFY_WAIT, &w, &o), 0);
+	pfs_rbuf_init(&r, o.data, o.len);
+	(void)pfs_rbuf_u64(&r);
+	(void)pfs_rbuf_u32(&r);
+	(void)pfs_rbuf_u8(&r);
+	seq = pfs_rbuf_u64(&r);
+	pfs_cred_encode(&w, &alice);
+	pfs_wbuf_u64(&w, d);
+	assert_int_equal(rcall(pa, PFS_OP_MDS_DELEG_GET, &w, &o), 0);
+
+	/* B looks x up: parked */
+	g.p = pb;
+	g.op = PFS_OP_MDS_LOOKUP;
+	pfs_wbuf_init(&g.req);
+	pfs_cred_encode(&g.req, &root);
+	pfs_wbuf_u64(&g.req, d);
+	pfs_wbuf_str(&g.req, "x");
+	assert_int_equal(pthread_create(&th, NULL, bg_main, &g), 0);
+	for (int i = 0; i < 500; i++) {
+		assert_true(mds_server_deleg_stats(f->s, &ds) == 0);
+		if (ds.parked_now == 1)
+			break;
+		sleep_ms(10);
+	}
+	assert_int_equal(ds.parked_now, 1);
+	assert_false(__atomic_load_n(&g.done, __ATOMIC_ACQUIRE));
+	/* A hears the recall on its channel */
+	pfs_wbuf_u64(&w, seq);
+	pfs_wbuf_u32(&w, 2000);
+	pfs_wbuf_u8(&w, 0);
+	assert_int_equal(rcall(pa, PFS_OP_MDS_NOTIFY_WAIT, &w, &o), 0);
+	pfs_rbuf_init(&r, o.data, o.len);
+	(void)pfs_rbuf_u64(&r);
+	(void)pfs_rbuf_u32(&r);
+	(void)pfs_rbuf_u8(&r);
+	seq = pfs_rbuf_u64(&r);
+	assert_int_equal(pfs_rbuf_u32(&r), 1);
+	assert_int_equal(pfs_rbuf_u8(&r), PFS_NOTIFY_RECALL);
+	assert_int_equal(pfs_rbuf_u64(&r), d);
+	/* A's pending unlink (the holder never parks), then its return */
+	pfs_cred_encode(&w, &alice);
+	pfs_wbuf_u64(&w, d);
+	pfs_wbuf_str(&w, "x");
+	pfs_wbuf_u64(&w, x);
+	assert_int_equal(rcall(pa, PFS_OP_MDS_UNLINK, &w, &o), 0);
+	assert_false(__atomic_load_n(&g.done, __ATOMIC_ACQUIRE));
+	pfs_cred_encode(&w, &alice);
+	pfs_wbuf_u64(&w, d);
+	assert_int_equal(rcall(pa, PFS_OP_MDS_DELEG_RETURN, &w, &o), 0);
+	pthread_join(th, NULL);
+	/* B's lookup ran after the unlink */
+	assert_int_equal(g.rc, -ENOENT);
+
+	/* a holder that never returns: B's READDIR runs after the recall time */
+	pfs_cred_encode(&w, &alice);
+	pfs_wbuf_u64(&w, d);
+	assert_int_equal(rcall(pa, PFS_OP_MDS_DELEG_GET, &w, &o), 0);
+	memset(&g.done, 0, sizeof(g.done));
+	g.op = PFS_OP_MDS_READDIR;
+	pfs_cred_encode(&g.req, &root);
+	pfs_wbuf_u64(&g.req, d);
+	pfs_wbuf_u64(&g.req, 0);
+	pfs_wbuf_u32(&g.req, 100);
+	assert_int_equal(pthread_create(&th, NULL, bg_main, &g), 0);
+	pthread_join(th, NULL);
+	assert_int_equal(g.rc, 0);
+	assert_true(g.ms >= 1000); /* it waited for the recall (1.5 s) */
+	assert_int_equal(mds_server_deleg_stats(f->s, &ds), 0);
+	assert_int_equal(ds.timeouts, 1);
+	assert_int_equal(ds.returns, 1);
+	assert_int_equal(ds.parked, 2);
+	assert_int_equal(ds.parked_now, 0);
+	assert_int_equal(ds.held_now, 0);
+	pfs_wbuf_free(&g.req);
+	pfs_wbuf_free(&w);
+	pfs_wbuf_free(&o);
+	pfs_rpc_pool_destroy(pa);
+	pfs_rpc_pool_destroy(pb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -548,6 +713,7 @@ int main(void)
 		cmocka_unit_test(test_recall_all),
 		cmocka_unit_test_setup_teardown(test_server_get_rules, sfx_setup, sfx_teardown),
 		cmocka_unit_test_setup_teardown(test_server_garbage, sfx_setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_server_park, sfx_setup, sfx_teardown),
 	};
 
 	pfs_log_init("test", PFS_LOG_ERR);
