@@ -1519,12 +1519,13 @@ static int h_mdqos_set(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_r
 
 /* DELEG_GET (mds/deleg.h): the namespace's conditions here (a directory,
  * not sticky, the cred may remove entries in it as UNLINK checks), then
- * the client's (a notify channel to hear the recall, nobody else leasing
- * the directory), then the table's. */
+ * another holder (refused, and its recall starts: someone else wants the
+ * directory), then the client's (a notify channel to hear the recall,
+ * nobody else leasing the directory), then the table's. */
 static int h_deleg_get(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
 		       pfs_wbuf *out)
 {
-	uint64_t dir, cid = h->client_id;
+	uint64_t dir, holder, cid = h->client_id;
 	uint32_t lease_ms = 0;
 	pfs_cred c;
 	pfs_attr a;
@@ -1546,10 +1547,13 @@ static int h_deleg_get(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_r
 		rc = mds_ns_access(s->ns, &c, dir, W_OK | X_OK);
 	if (rc)
 		return rc;
+	holder = mds_deleg_holder(s->deleg, dir);
+	if (holder && holder != cid)
+		return mds_deleg_get(s->deleg, cid, &c, dir, &lease_ms); /* -EAGAIN, recall */
 	if ((a.mode & S_ISVTX) || !mds_lease_registered(s->lease, cid) ||
 	    mds_lease_watched(s->lease, cid, dir))
 		return -EAGAIN;
-	fresh = mds_deleg_holder(s->deleg, dir) != cid;
+	fresh = holder != cid;
 	rc = mds_deleg_get(s->deleg, cid, &c, dir, &lease_ms);
 	if (rc)
 		return rc;

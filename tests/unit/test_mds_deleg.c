@@ -451,6 +451,7 @@ static void test_server_get_rules(void **st)
 	struct sfx *f = *st;
 	pfs_attr a;
 	pfs_wbuf w, o;
+	mds_deleg_stats ds;
 	uint64_t d = mkdir_as(f, &root, 1, "d", 0777);
 	uint64_t sticky = mkdir_as(f, &root, 1, "t", 01777);
 	uint64_t ro = mkdir_as(f, &root, 1, "ro", 0755);
@@ -493,7 +494,14 @@ static void test_server_get_rules(void **st)
 	pfs_wbuf_str(&w, "file");
 	assert_int_equal(sdisp(f, A, PFS_OP_MDS_LOOKUP, &w, &o), 0);
 	assert_int_equal(deleg_get(f, B, &alice, d, &a), -EAGAIN);
+	assert_int_equal(mds_server_deleg_stats(f->s, &ds), 0);
+	assert_int_equal(ds.recalls, 1); /* the first B's, above */
 	assert_int_equal(deleg_get(f, A, &alice, d, &a), 0);
+	/* B asks while A holds it (and leases it): refused, A's recall starts */
+	assert_int_equal(deleg_get(f, B, &alice, d, &a), -EAGAIN);
+	assert_int_equal(mds_server_deleg_stats(f->s, &ds), 0);
+	assert_int_equal(ds.recalls, 2);
+	assert_int_equal(ds.held_now, 1);
 	pfs_wbuf_free(&w);
 	pfs_wbuf_free(&o);
 }
