@@ -299,6 +299,29 @@ static void renew(cli_uq *q, uq_dir *d, uint64_t sent)
 
 /* ---- the queue ---- */
 
+static void *flusher_main(void *arg);
+
+/* The flushers start with the first queued unlink: after mount.pfs
+ * daemonized (fork keeps no thread but the caller's).  0 when at least
+ * one runs (mu held). */
+static int start_locked(cli_uq *q)
+{
+	if (q->nthr || q->stop)
+		return q->nthr ? 0 : -ESHUTDOWN;
+	for (unsigned i = 0; i < q->o.threads; i++) {
+		if (pthread_create(&q->thr[i], NULL, flusher_main, q))
+			break;
+		q->nthr++;
+	}
+	if (!q->nthr) {
+		pfs_log(PFS_LOG_WARNING, "async unlink: no flusher thread: unlinks stay "
+			"synchronous");
+		q->stop = 1; /* not tried again */
+		return -EAGAIN;
+	}
+	return 0;
+}
+
 static uq_job *job_pending(cli_uq *q, uint64_t dir, const char *name)
 {
 	for (uq_job *j = q->head; j; j = j->next)
@@ -318,8 +341,11 @@ static int job_conflict(cli_uq *q, uint64_t ino)
 static int queue(cli_uq *q, uq_dir *d, const cli_ctx *c, const char *name, uint64_t ino)
 {
 	size_t len = strlen(name);
-	uq_job *j = malloc(sizeof(*j) + len + 1);
+	uq_job *j;
 
+	if (start_locked(q))
+		return -EAGAIN;
+	j = malloc(sizeof(*j) + len + 1);
 	if (!j)
 		return -ENOMEM;
 	j->dir = d->ino;
@@ -497,15 +523,6 @@ int cli_uq_create(const cli_uq_opts *o, cli_uq **out)
 		cli_uq_destroy(q);
 		return -ENOMEM;
 	}
-	for (unsigned i = 0; i < q->o.threads; i++) {
-		int rc = pthread_create(&q->thr[i], NULL, flusher_main, q);
-
-		if (rc) {
-			cli_uq_destroy(q);
-			return -rc;
-		}
-		q->nthr++;
-	}
 	*out = q;
 	return 0;
 }
@@ -524,6 +541,8 @@ void cli_uq_quiesce(cli_uq *q)
 				busy_update(q, d, was);
 			}
 	names_drop_dir(q, 0);
+	if (q->nbusy)
+		(void)start_locked(q);
 	pthread_cond_broadcast(&q->work);
 	while (q->nthr && (q->npending || q->nbusy))
 		pthread_cond_wait(&q->done, &q->mu);
@@ -550,7 +569,7 @@ void cli_uq_destroy(cli_uq *q)
 			q->dirs[b] = d->next;
 			free(d);
 		}
-	while (q->head) { /* only without threads (create failed) */
+	while (q->head) { /* none: nothing is queued without a flusher */
 		uq_job *j = q->head;
 
 		q->head = j->next;
@@ -601,8 +620,10 @@ static void deleg_get(cli_uq *q, uq_dir *d, const cli_ctx *c)
 		d->backoff_ms = q->o.backoff_ms;
 		q->st.got++;
 		/* recalled while the grant was on its way: given back at once */
-		if (gen != d->recall_gen)
+		if (gen != d->recall_gen) {
 			d->need_return = 1;
+			(void)start_locked(q);
+		}
 	} else {
 		q->st.refused++;
 		backoff(q, d, now);
@@ -755,6 +776,7 @@ static void recall_one(cli_uq *q, uq_dir *d, uint64_t now)
 	names_drop_dir(q, d->ino);
 	backoff(q, d, now);
 	busy_update(q, d, was);
+	(void)start_locked(q); /* a flusher sends the RETURN */
 }
 
 void cli_uq_recall(cli_uq *q, uint64_t dir)

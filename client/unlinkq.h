@@ -88,8 +88,9 @@ typedef struct cli_uq_opts {
 	cli_uq_ops ops;
 } cli_uq_opts;
 
-/* 0, -EINVAL (no unlink/deleg_get/deleg_return) or -ENOMEM/-errno
- * (threads). */
+/* 0, -EINVAL (no unlink/deleg_get/deleg_return) or -ENOMEM.  The
+ * flusher threads start with the first asynchronous unlink (after
+ * mount.pfs daemonized); if none can, unlinks stay synchronous. */
 int cli_uq_create(const cli_uq_opts *o, cli_uq **out);
 /* Sends every pending unlink, returns every delegation, joins the
  * flushers, frees.  NULL-safe. */
