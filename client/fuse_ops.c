@@ -28,6 +28,7 @@
 #include "client/fuse_locks.h"
 #include "client/notify.h"
 #include "client/statahead.h"
+#include "client/unlinkq.h"
 #include "common/clock.h"
 #include "common/log.h"
 
@@ -74,6 +75,7 @@ struct cli_fs {
 	cli_wc *wc;                  /* our own write-back cache (wcache.h); NULL = off */
 	cli_ra *ra;                  /* stream readahead (readahead.h); NULL = off */
 	cli_sa *sa;                  /* statahead (statahead.h); NULL = off */
+	cli_uq *uq;                  /* asynchronous unlink (unlinkq.h); NULL = off */
 	uint64_t ra_epoch;           /* bumped when the MDS's invalidations were lost:
 	                                added to every inode's ra_gen (lock) */
 	int null_fd;                 /* /dev/null, to drain WRITE pipes; -1 if none */
@@ -117,6 +119,7 @@ static void ra_inval_cb(void *arg, uint64_t ino);
 static int sa_fetch_cb(void *arg, const cli_ctx *c, uint64_t dir, const char *after,
 		       uint32_t max, cli_sa_ent *out, uint32_t *n, int *eof);
 static cli_wc_file *fh_wc(cli_fs *fs, fh *h);
+static int uq_create(cli_fs *fs);
 
 int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opts *opts,
 		  cli_fs **out)
@@ -182,14 +185,45 @@ int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opt
 	/* the MDS's revocations reach the readahead and the statahead */
 	if (opts->notify && (fs->ra || fs->sa))
 		cli_notify_on_inval(opts->notify, ra_inval_cb, fs);
+	if (opts->async_unlink && opts->notify) {
+		int rc = uq_create(fs);
+
+		if (rc) {
+			cli_fs_destroy(fs);
+			return rc;
+		}
+	}
 	*out = fs;
 	return 0;
+}
+
+void cli_fs_quiesce(cli_fs *fs)
+{
+	if (fs && fs->uq)
+		cli_uq_quiesce(fs->uq);
 }
 
 void cli_fs_destroy(cli_fs *fs)
 {
 	if (!fs)
 		return;
+	if (fs->uq) {
+		cli_uq_stats st;
+
+		/* first: its flushers use the statahead */
+		cli_uq_quiesce(fs->uq);
+		cli_uq_get_stats(fs->uq, &st);
+		pfs_log(PFS_LOG_INFO, "async unlink: %llu unlinks answered at once, %llu sent "
+			"synchronously; delegations: %llu got, %llu refused, %llu recalled, "
+			"%llu returned, %llu expired; %llu already gone on the MDS, %llu failed, "
+			"%llu waits", (unsigned long long)st.async, (unsigned long long)st.sync,
+			(unsigned long long)st.got, (unsigned long long)st.refused,
+			(unsigned long long)st.recalled, (unsigned long long)st.returned,
+			(unsigned long long)st.expired, (unsigned long long)st.gone,
+			(unsigned long long)st.errors, (unsigned long long)st.waits);
+		cli_uq_destroy(fs->uq);
+		fs->uq = NULL;
+	}
 	for (size_t i = 0; i < NODE_BUCKETS; i++) {
 		while (fs->buckets[i]) {
 			node *n = fs->buckets[i];
@@ -570,6 +604,9 @@ static int reply_entry_aged(fuse_req_t req, uint64_t parent, const char *name,
 		return 0;
 	}
 	attr_to_stat(fs, a, &e.attr);
+	/* what this mount's unlink of the name will expect (unlinkq.h) */
+	if (fs->uq)
+		cli_uq_note_entry(fs->uq, parent, name, a->ino, a->mode);
 	if (fuse_reply_entry(req, &e)) {
 		/* Interrupted: the kernel did not take the reference. */
 		pthread_mutex_lock(&fs->lock);
@@ -823,10 +860,108 @@ static int sa_serve(fuse_req_t req, cli_fs *fs, const cli_ctx *c, uint64_t paren
 /* This mount changed name in parent (and so parent's times). */
 static void sa_changed(cli_fs *fs, uint64_t parent, const char *name)
 {
+	if (fs->uq)
+		cli_uq_forget_name(fs->uq, parent, name);
 	if (!fs->sa)
 		return;
 	cli_sa_drop_name(fs->sa, parent, name);
 	cli_sa_drop_ino(fs->sa, parent);
+}
+
+/* ---- asynchronous unlink (client/unlinkq.h) ---- */
+
+static int uq_unlink_cb(void *arg, const cli_ctx *c, uint64_t dir, const char *name,
+			uint64_t ino)
+{
+	cli_fs *fs = arg;
+
+	/* PADLL admitted it in the application's thread (uq_charge_cb) */
+	return cli_mdc_unlink_ino(fs->mdc, c, dir, name, ino, CLI_MDC_CHARGED);
+}
+
+static int uq_get_cb(void *arg, const cli_ctx *c, uint64_t dir, uint32_t *lease_ms)
+{
+	cli_fs *fs = arg;
+
+	return cli_mdc_deleg_get(fs->mdc, c, dir, lease_ms, NULL);
+}
+
+static int uq_return_cb(void *arg, const cli_ctx *c, uint64_t dir)
+{
+	cli_fs *fs = arg;
+
+	return cli_mdc_deleg_return(fs->mdc, c, dir);
+}
+
+static int uq_up_cb(void *arg)
+{
+	cli_fs *fs = arg;
+
+	return cli_notify_up(fs->opts.notify);
+}
+
+static void uq_charge_cb(void *arg, const char *job)
+{
+	cli_fs *fs = arg;
+
+	cli_mdc_charge(fs->mdc, job, PFS_OP_MDS_UNLINK);
+}
+
+/* A pending unlink was answered: a statahead fetch the MDS answered
+ * before it may hold the name (fetches answered later are discarded by
+ * the statahead's own drop generations). */
+static void uq_done_cb(void *arg, uint64_t dir, const char *name)
+{
+	cli_fs *fs = arg;
+
+	if (fs->sa) {
+		cli_sa_drop_name(fs->sa, dir, name);
+		cli_sa_drop_ino(fs->sa, dir);
+	}
+}
+
+static void uq_recall_cb(void *arg, uint64_t dir)
+{
+	cli_fs *fs = arg;
+
+	cli_uq_recall(fs->uq, dir);
+}
+
+static int uq_create(cli_fs *fs)
+{
+	cli_uq_opts o = { .max_pending = fs->opts.async_unlink_max,
+			  .ops = { .unlink = uq_unlink_cb, .deleg_get = uq_get_cb,
+				   .deleg_return = uq_return_cb, .up = uq_up_cb,
+				   .charge = uq_charge_cb, .done = uq_done_cb, .arg = fs } };
+	int rc = cli_uq_create(&o, &fs->uq);
+
+	if (rc == 0)
+		cli_notify_on_recall(fs->opts.notify, uq_recall_cb, fs);
+	return rc;
+}
+
+/* Before an MDS request naming ino (as its inode or as the parent
+ * directory): this mount's pending unlinks of it or in it are answered
+ * first. */
+static void uq_order(cli_fs *fs, uint64_t ino)
+{
+	if (fs->uq)
+		cli_uq_wait(fs->uq, ino);
+}
+
+/* Before RENAME, RMDIR and LINK, which may move names across
+ * directories: every pending unlink. */
+static void uq_order_all(cli_fs *fs)
+{
+	if (fs->uq)
+		cli_uq_wait_all(fs->uq);
+}
+
+/* A LOOKUP of a name this mount unlinked and has not sent yet: ENOENT
+ * (never the entry the MDS still has). */
+static int uq_gone(cli_fs *fs, uint64_t parent, const char *name)
+{
+	return fs->uq && cli_uq_pending_name(fs->uq, parent, name);
 }
 
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -838,6 +973,10 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	int rc;
 
 	ctx_of(req, &c);
+	if (uq_gone(fs, parent, name)) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
 	if (sa && sa_serve(req, fs, &c, parent, name))
 		return;
 	rc = cli_mdc_lookup(fs->mdc, &c, parent, name, &a);
@@ -845,6 +984,9 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		cli_sa_miss(fs->sa, &c, parent, name);
 	if (!rc)
 		glimpse(fs, &c, &a, NULL, NULL);
+	/* unlinked here while the MDS answered */
+	if (!rc && uq_gone(fs, parent, name))
+		rc = -ENOENT;
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -889,6 +1031,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	int rc;
 
 	ctx_of(req, &c);
+	uq_order(fs_of(req), ino);
 	rc = cli_mdc_getattr(fs_of(req)->mdc, &c, ino, &a);
 	if (!rc)
 		glimpse(fs_of(req), &c, &a, NULL, NULL);
@@ -957,6 +1100,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 	int rc = 0;
 
 	ctx_of(req, &c);
+	uq_order(fs, ino);
 	memset(&sa, 0, sizeof(sa));
 	if (to_set & FUSE_SET_ATTR_MODE) {
 		sa.valid |= PFS_SETATTR_MODE;
@@ -1064,6 +1208,7 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 	int rc;
 
 	ctx_of(req, &c);
+	uq_order(fs_of(req), ino);
 	rc = cli_mdc_readlink(fs_of(req)->mdc, &c, ino, buf, sizeof(buf));
 	if (rc)
 		reply_err(req, rc);
@@ -1081,6 +1226,7 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	int rc;
 
 	ctx_of(req, &c);
+	uq_order(fs, parent);
 	/* A regular file needs its objects' layout: that is CREATE. */
 	if (S_ISREG(mode))
 		rc = cli_mdc_create_file(fs->mdc, &c, parent, name, mode, PFS_CREATE_EXCL, 0, 0,
@@ -1101,6 +1247,7 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	int rc;
 
 	ctx_of(req, &c);
+	uq_order(fs_of(req), parent);
 	rc = cli_mdc_mkdir(fs_of(req)->mdc, &c, parent, name, mode | S_IFDIR, &a);
 	sa_changed(fs_of(req), parent, name);
 	if (rc)
@@ -1111,12 +1258,18 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 
 static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
+	cli_fs *fs = fs_of(req);
 	cli_ctx c;
-
 	int rc;
 
 	ctx_of(req, &c);
-	rc = cli_mdc_unlink(fs_of(req)->mdc, &c, parent, name);
+	/* under the directory's delegation: answered now, sent later */
+	if (fs->uq && cli_uq_unlink(fs->uq, &c, parent, name) == 1) {
+		sa_changed(fs, parent, name);
+		fuse_reply_err(req, 0);
+		return;
+	}
+	rc = cli_mdc_unlink(fs->mdc, &c, parent, name);
 	sa_changed(fs_of(req), parent, name);
 	if (rc)
 		reply_err(req, rc);
@@ -1130,6 +1283,7 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	int rc;
 
 	ctx_of(req, &c);
+	uq_order_all(fs_of(req));
 	rc = cli_mdc_rmdir(fs_of(req)->mdc, &c, parent, name);
 	sa_changed(fs_of(req), parent, name);
 	if (rc)
@@ -1145,6 +1299,7 @@ static void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, cons
 	int rc;
 
 	ctx_of(req, &c);
+	uq_order(fs_of(req), parent);
 	rc = cli_mdc_symlink(fs_of(req)->mdc, &c, parent, name, link, &a);
 	sa_changed(fs_of(req), parent, name);
 	if (rc)
@@ -1169,6 +1324,7 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (flags & RENAME_EXCHANGE)
 		f |= PFS_RENAME_EXCHANGE;
 	ctx_of(req, &c);
+	uq_order_all(fs_of(req));
 	rc = cli_mdc_rename(fs_of(req)->mdc, &c, parent, name, newparent, newname, f);
 	sa_changed(fs_of(req), parent, name);
 	sa_changed(fs_of(req), newparent, newname);
@@ -1185,6 +1341,7 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const 
 	int rc;
 
 	ctx_of(req, &c);
+	uq_order_all(fs_of(req));
 	rc = cli_mdc_link(fs_of(req)->mdc, &c, ino, newparent, newname, &a);
 	sa_changed(fs_of(req), newparent, newname);
 	cli_sa_drop_ino(fs_of(req)->sa, ino);
@@ -1321,6 +1478,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	int rc, nocache = 0;
 
 	ctx_of(req, &c);
+	uq_order(fs, ino);
 	/* With the write-back cache the kernel reads pages through any
 	 * open, a write-only one too, to fill the rest of a page written in
 	 * part: such an open asks the MDS for read as well (its capabilities
@@ -1382,6 +1540,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	int rc;
 
 	ctx_of(req, &c);
+	uq_order(fs, parent);
 	/* No OPEN after CREATE: the creator may open its new file with any
 	 * access mode, whatever the mode bits say (open(O_CREAT|O_RDWR, 0444)).
 	 * A name that exists by now (created by another client after the
@@ -2086,6 +2245,7 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		wcr = cli_wc_flush(wf);
 	cli_locks_flush(fs_of(req)->locks, ino, fi);
 	ctx_fh(req, h, &c);
+	uq_order(fs_of(req), ino);
 	wb = take_wb_err(fs_of(req), h);
 	if (!wb)
 		wb = wcr;
@@ -2129,6 +2289,7 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 			"failed: %s", (unsigned long long)ino, pfs_strerror(rc));
 	cli_locks_release(fs->locks, ino, fi);
 	ctx_fh(req, h, &c);
+	uq_order(fs, ino);
 	rc = fh_sync_if_ordered(fs, h);
 	if (rc)
 		pfs_log(PFS_LOG_ERR, "release of ino %llu: sync of its objects failed: %s",
@@ -2185,6 +2346,7 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 	int rc, sent = 0, wb;
 
 	ctx_fh(req, h, &c);
+	uq_order(fs, ino);
 	wb = take_wb_err(fs, h);
 	if ((wf = fh_wc(fs, h))) {
 		int wcr = cli_wc_flush(wf); /* written whatever wb is: one error reported */
@@ -2207,16 +2369,24 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 
 /* fsyncdir: the MDS database on disk, so every name change in the
  * directory (and every other one the MDS answered before) survives a
- * power loss.  Without this handler the kernel turns ENOSYS into success
+ * power loss; unlinks answered before they were sent (unlinkq.h) are sent
+ * and answered first.  Without this handler the kernel turns ENOSYS into success
  * and rename + fsync(dir) promised nothing. */
 static void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 			struct fuse_file_info *fi)
 {
+	cli_fs *fs = fs_of(req);
 	cli_ctx c;
-	int rc;
+	int rc = 0, uqr = 0;
 
 	ctx_of(req, &c);
-	rc = cli_mdc_sync(fs_of(req)->mdc, &c, ino);
+	/* the unlinks answered early in it are sent first; one that failed
+	 * is this call's error (once) */
+	if (fs->uq)
+		uqr = cli_uq_fsyncdir(fs->uq, ino);
+	rc = cli_mdc_sync(fs->mdc, &c, ino);
+	if (rc == 0)
+		rc = uqr;
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -2233,6 +2403,7 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	/* The MDS checks read permission on the directory here, so opendir
 	 * fails like it does on a local file system. */
 	ctx_of(req, &c);
+	uq_order(fs_of(req), ino);
 	rc = cli_mdc_open(fs_of(req)->mdc, &c, ino, O_RDONLY | O_DIRECTORY, &a, &lay);
 	if (rc == 0 && !S_ISDIR(a.mode))
 		rc = -ENOTDIR;
@@ -2289,6 +2460,7 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		goto out;
 	}
 	ctx_of(req, &c);
+	uq_order(fs, ino);
 	rc = cli_mdc_readdir(fs->mdc, &c, ino, off == 2 ? 0 : (uint64_t)off, max, ents, &n,
 			     &eof);
 	if (rc)
@@ -2384,6 +2556,7 @@ static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const 
 	int rc;
 
 	ctx_of(req, &c);
+	uq_order(fs_of(req), ino);
 	nocap_note(fs_of(req), ino, name, 0);
 	rc = cli_mdc_setxattr(fs_of(req)->mdc, &c, ino, name, value, size, (uint32_t)flags);
 	nocap_note(fs_of(req), ino, name, 0); /* a GETXATTR answered meanwhile */
@@ -2417,6 +2590,7 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
 		return;
 	}
 	ctx_of(req, &c);
+	uq_order(fs_of(req), ino);
 	rc = cli_mdc_getxattr(fs_of(req)->mdc, &c, ino, name, &val, &len);
 	if (rc == -ENODATA)
 		nocap_note(fs_of(req), ino, name, 1);
@@ -2435,6 +2609,7 @@ static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	int rc;
 
 	ctx_of(req, &c);
+	uq_order(fs_of(req), ino);
 	rc = cli_mdc_listxattr(fs_of(req)->mdc, &c, ino, &val, &len);
 	if (rc)
 		reply_err(req, rc);
@@ -2449,6 +2624,7 @@ static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	int rc;
 
 	ctx_of(req, &c);
+	uq_order(fs_of(req), ino);
 	nocap_note(fs_of(req), ino, name, 0);
 	rc = cli_mdc_removexattr(fs_of(req)->mdc, &c, ino, name);
 	nocap_note(fs_of(req), ino, name, 0);
@@ -2465,6 +2641,7 @@ static void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
 	int rc;
 
 	ctx_of(req, &c);
+	uq_order(fs_of(req), ino);
 	rc = cli_mdc_access(fs_of(req)->mdc, &c, ino, (uint32_t)mask);
 	if (rc)
 		reply_err(req, rc);

@@ -59,11 +59,18 @@ typedef struct cli_fs_opts {
 	unsigned statahead_max; /* entries the statahead cache holds */
 	double statahead_age_s; /* longest any of them may be served (the
 	                           longest timeout: attr_timeout or the lease) */
+	int async_unlink;     /* unlinks in a directory this mount holds the
+	                         delegation of are answered at once and sent
+	                         later (client/unlinkq.h); needs notify */
+	unsigned async_unlink_max; /* most unlinks answered and not yet sent */
 } cli_fs_opts;
 
 /* mdc, osc and jobid are borrowed and must outlive the cli_fs. */
 int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opts *opts,
 		  cli_fs **out);
+/* Send every unlink answered early and return every directory
+ * delegation (unmount: before the notify channel closes).  NULL-safe. */
+void cli_fs_quiesce(cli_fs *fs);
 /* Frees the inode table; the session must be gone. */
 void cli_fs_destroy(cli_fs *fs);
 /* The low-level operations; pass the cli_fs as userdata to fuse_session_new. */

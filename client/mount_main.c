@@ -199,6 +199,7 @@ typedef struct mount_cfg {
 	int readahead_kb;
 	int ra_window_mb, ra_total_mb, ra_threads;
 	int statahead, statahead_max;
+	int async_unlink, async_unlink_max;
 	int dirty_mb;
 	int wcache_mb, wcache_file_mb, wcache_ost_mb, wcache_job_mb;
 	int wcache_threads, wcache_age_ms, wcache_whole_stripes;
@@ -290,6 +291,15 @@ static const pfs_cfg_opt mount_opts[] = {
 	  "attributes, at most this many per request (0 = off)", 0, PFS_LOOKUP_BULK_MAX),
 	N(PFS_CFG_INT, statahead_max, "8192", "statahead: entries the mount may hold", 1,
 	  1048576),
+	/* asynchronous unlink under directory delegations (client/unlinkq.h,
+	 * issue 11): needs the notify channel (md_lease_s > 0) and an MDS
+	 * that grants delegations */
+	N(PFS_CFG_BOOL, async_unlink, "1",
+	  "unlinks streaming through a directory whose delegation the MDS granted this mount "
+	  "are answered at once and sent to the MDS in the background", 0, 0),
+	N(PFS_CFG_INT, async_unlink_max, "128",
+	  "most unlinks answered and not yet sent (also what a crash of the mount can lose)",
+	  1, 65536),
 	N(PFS_CFG_INT, dirty_mb, "512",
 	  "with writeback: dirty data the mount may hold, MiB (the kernel's FUSE default is "
 	  "a strict 1 % of the dirty memory; 0 keeps it)", 0, 1048576),
@@ -707,6 +717,8 @@ int main(int argc, char **argv)
 	fo.statahead_max = (unsigned)cfg.statahead_max;
 	fo.statahead_age_s = cfg.md_lease_s > cfg.attr_timeout_s ? cfg.md_lease_s
 								 : cfg.attr_timeout_s;
+	fo.async_unlink = cfg.async_unlink;
+	fo.async_unlink_max = (unsigned)cfg.async_unlink_max;
 	rc = cli_fs_create(mdc, osc, jobid, &fo, &fs);
 	if (rc) {
 		fprintf(stderr, "mount.pfs: %s\n", pfs_strerror(rc));
@@ -815,6 +827,9 @@ int main(int argc, char **argv)
 		pfs_log(PFS_LOG_NOTICE, "unmounting %s", mnt);
 	log_osc_stats(osc);
 out:
+	/* unlinks answered early go, and the directory delegations back,
+	 * while the notify channel still stands */
+	cli_fs_quiesce(fs);
 	/* before the session goes: the thread invalidates through it */
 	cli_notify_stop(notify);
 	if (hup_started) {
