@@ -10,21 +10,31 @@
 # kernel's dentries dropped, as the core benchmark does (a name the kernel
 # still caches reaches no LOOKUP, so the mount would not know its inode
 # and would unlink it synchronously).
-#  1. streaming: A unlinks 300 files with a loop; B lists the directory
-#     right after: empty; A's own view is empty at once; A's mount counted
-#     asynchronous unlinks (> 0: fails without async unlink).
-#  2. recreate race: A unlinks x asynchronously, B at once creates x with
-#     O_EXCL (A's unlink is already done for everybody) and writes "B";
+#  1. streaming: A unlinks 300 files with a loop, 100 of them while the
+#     MDS is stopped (SIGSTOP, at most 2 s): some are answered meanwhile
+#     (asynchronous: fails with the synchronous unlink); right after its
+#     SIGCONT, B lists the directory (A's UNLINKs are still queued): none
+#     of the names A unlinked, all the others; in the end both see it
+#     empty; A's mount counted asynchronous unlinks (> 0).
+#  2. recreate race: A unlinks x asynchronously after 60 other names, B at
+#     once creates x with O_EXCL (A's unlink is done for everybody: EEXIST
+#     if B's request did not wait for A's queue) and writes "B";
 #     afterwards x holds "B" on both mounts (a late unlink must not remove
 #     B's file: the expected inode).
+#  2b. late unlink: A unlinks x with the MDS stopped (queued), A's mount
+#     is stopped (SIGSTOP), B removes x (waits the recall time) and makes
+#     it anew, A goes on: its UNLINK of x expects the old inode, the MDS
+#     refuses it (counted on A as already gone), B's x stays.
 #  3. open-unlinked: A unlinks a file it holds open: fstat shows nlink 0,
 #     the bytes still read, the name is gone.
 #  4. EACCES (nobody, no write permission), EISDIR, ENOENT (a missing name
 #     and a name already unlinked asynchronously) in a delegated directory:
 #     the same answers as the synchronous unlink; nothing else removed.
-#  5. durability: C unlinks 100 of 120 files and fsyncs the directory;
-#     kill -9 of C's mount.pfs and of the MDS, revive: the 100 stay gone,
-#     the 20 keep their bytes (fsync(dir) sent every pending unlink).
+#  5. durability: C unlinks 100 of 120 files (80 with the MDS stopped, so
+#     that they are still queued) and fsyncs the directory; kill -9 of C's
+#     mount.pfs as soon as fsync returns, then of the MDS, revive: the 100
+#     stay gone, the 20 keep their bytes (fsync(dir) sent every pending
+#     unlink).
 #  6. kill -9 of D's mount.pfs in the middle of a stream: B's `ls` answers
 #     within the recall time (pfs-mds deleg_recall_ms, 5 s) + 5 s; every
 #     name listed is a whole file, every name D never unlinked is there, at
@@ -61,7 +71,10 @@ unmount_all() {
 		wait "$u" 2>/dev/null
 	done
 }
-trap '_rc=$?; unmount_all; (exit $_rc); cleanup' EXIT
+# (the MDS or mount A may have been left stopped by cases 1, 2b and 5)
+trap '_rc=$?; for f in "$CLUSTER"/mds.pid "$CLUSTER"/client.pid; do
+		[ -f "$f" ] && kill -CONT "$(cat "$f")" 2>/dev/null; done
+	unmount_all; (exit $_rc); cleanup' EXIT
 
 # run SECONDS OUT CMD...: CMD with stdout and stderr in OUT (/dev/null:
 # none), in the background, waited for at most SECONDS; its status
@@ -78,7 +91,7 @@ run() {
 }
 
 cat > "$T/h.py" <<'PY'
-import errno, os, signal, sys
+import errno, os, signal, sys, threading
 cmd, a = sys.argv[1], sys.argv[2:]
 def name(p, i): return f"{p}{i:03d}"
 if cmd == "mkfiles":    # DIR PREFIX N: PREFIXnnn holding "PREFIXnnn\n"
@@ -105,16 +118,91 @@ elif cmd == "ls":       # DIR: the names, sorted; a file named like a
             if got != n + "\n":
                 sys.exit(f"{p} holds {got!r}")
     print(" ".join(names))
-elif cmd == "race":     # MNT_A MNT_B
-    ma, mb = a
+elif cmd == "stream_ls":  # DIR_A DIR_B MDS_PID: A unlinks f000..f299, its
+    da, db, mds = a[0], a[1], int(a[2])  # f020..f119 with the MDS stopped (for
+    for i in range(20):                  # at most 2 s), then B lists at once
+        os.unlink(os.path.join(da, name("f", i)))
+    done = threading.Event()
+    def cont():
+        os.kill(mds, signal.SIGCONT)
+        done.set()
+    timer = threading.Timer(2.0, cont)
+    os.kill(mds, signal.SIGSTOP)
+    timer.start()
+    answered = 0
+    for i in range(20, 120):
+        os.unlink(os.path.join(da, name("f", i)))
+        if not done.is_set():
+            answered += 1
+    timer.cancel()
+    cont()
+    seen = sorted(os.listdir(db))
+    want = [name("f", i) for i in range(120, 300)]
+    if seen != want:
+        stale = [n for n in seen if n not in want]
+        sys.exit(f"B lists {len(stale)} names A unlinked (e.g. {' '.join(stale[:5])}) and "
+                 f"{len(set(want) - set(seen))} fewer of the others")
+    for i in range(120, 300):
+        os.unlink(os.path.join(da, name("f", i)))
+    seen_b, seen_a = sorted(os.listdir(db)), sorted(os.listdir(da))
+    if seen_b or seen_a:
+        sys.exit(f"after A's unlinks B lists {len(seen_b)} names, A {len(seen_a)}")
+    print(answered)
+elif cmd == "race":     # MNT_A MNT_B N
+    ma, mb, n = a[0], a[1], int(a[2])
     for k in range(5):
-        for i in range(10):
+        # x last, after a stream: its UNLINK is still queued on A
+        for i in range(n):
             os.unlink(f"{ma}/r{k}/{name('f', i)}")
         os.unlink(f"{ma}/r{k}/x")
         # A's unlink returned: x is gone for everybody, O_EXCL succeeds
         fd = os.open(f"{mb}/r{k}/x", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         os.write(fd, b"B\n")
         os.close(fd)
+elif cmd == "late":     # DIR_A DIR_B MDS_PID A_PID: A's UNLINK of x arrives
+    da, db, mds, pa = a[0], a[1], int(a[2]), int(a[3])  # after B made x anew
+    for i in range(20):
+        os.unlink(os.path.join(da, name("f", i)))
+    done = threading.Event()
+    def cont():
+        os.kill(mds, signal.SIGCONT)
+        done.set()
+    timer = threading.Timer(2.0, cont)
+    os.kill(mds, signal.SIGSTOP)
+    timer.start()
+    for i in range(20, 40):
+        os.unlink(os.path.join(da, name("f", i)))
+    os.unlink(os.path.join(da, "x"))
+    queued = 0 if done.is_set() else 1  # x answered with the MDS stopped
+    os.kill(pa, signal.SIGSTOP)         # A sends nothing now
+    timer.cancel()
+    cont()
+    try:                                # waits for the recall time, as A
+        os.unlink(os.path.join(db, "x"))  # does not answer
+    except FileNotFoundError:
+        queued = 0
+    fd = os.open(os.path.join(db, "x"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    os.write(fd, b"B\n")
+    os.close(fd)
+    os.kill(pa, signal.SIGCONT)         # A's late UNLINK of x: -ESTALE
+    fd = os.open(da, os.O_RDONLY | os.O_DIRECTORY)
+    os.fsync(fd)
+    os.close(fd)
+    print(queued)
+elif cmd == "durable":  # DIR MDS_PID C_PID: unlink f000..f099, f020.. with
+    d, mds, pc = a[0], int(a[1]), int(a[2])  # the MDS stopped (at most 2 s),
+    for i in range(20):                      # fsync(DIR), kill -9 of C at once
+        os.unlink(os.path.join(d, name("f", i)))
+    timer = threading.Timer(2.0, lambda: os.kill(mds, signal.SIGCONT))
+    os.kill(mds, signal.SIGSTOP)
+    timer.start()
+    for i in range(20, 100):
+        os.unlink(os.path.join(d, name("f", i)))
+    fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+    os.fsync(fd)
+    os.kill(pc, signal.SIGKILL)
+    timer.cancel()
+    os.kill(mds, signal.SIGCONT)
 elif cmd == "openunl":  # DIR REF
     d, ref = a
     want = open(ref, "rb").read()
@@ -162,25 +250,23 @@ done
 h 60 mkfiles "$MNT/s" f 300
 cold
 t0=$(date +%s%N)
-PFS_JOBID=ua_stream h 30 unl "$MNT/s" f 0 300
+PFS_JOBID=ua_stream h 30 stream_ls "$MNT/s" "$MNTB/s" "$(cat "$CLUSTER/mds.pid")"
 t1=$(date +%s%N)
-names "$MNTB/s"
-t2=$(date +%s%N)
-[ -z "$got" ] || fail "B lists $(echo "$got" | wc -w) names in s right after A's unlinks: ${got:0:200}"
-names "$MNT/s"
-[ -z "$got" ] || fail "A lists names in s after its own unlinks: ${got:0:200}"
+stopped=$(cat "$T/h.out")
+# unlinks answered while the MDS could answer nothing: asynchronous
+[ "$stopped" -gt 0 ] || fail "A answered no unlink while the MDS was stopped"
 run 20 /dev/null stat "$MNT/s/f150" && fail "A: stat of an unlinked name succeeds"
 echo "  the stream's MDS requests: $(admin --json jobstats | jq -c '[.jobs[] |
 	select(.job == "ua_stream") | .mds_ops[] | {(.op): .count}] | add')"
-ok "300 unlinks on A in $(( (t1 - t0) / 1000000 )) ms; B's ls right after: empty ($(( (t2 - t1) / 1000000 )) ms)"
+ok "300 unlinks on A ($stopped of 100 answered while the MDS was stopped), ls on B at once: none of them ($(( (t1 - t0) / 1000000 )) ms in all)"
 
 # ---- 2. recreate race, five directories
 for k in 0 1 2 3 4; do
-	h 20 mkfiles "$MNT/r$k" f 10
+	h 20 mkfiles "$MNT/r$k" f 60
 	run 20 /dev/null sh -c "echo A > '$MNT/r$k/x'" || fail "r$k/x"
 done
 cold
-h 60 race "$MNT" "$MNTB"
+h 60 race "$MNT" "$MNTB" 60
 # flush what A may still have, then give a late unlink time to do harm
 for k in 0 1 2 3 4; do h 20 unl "$MNT/r$k" f 0 0 fsync; done
 sleep 1
@@ -193,6 +279,22 @@ for k in 0 1 2 3 4; do
 	done
 done
 ok "unlink on A then create on B at once: B's file stays, on both mounts"
+
+# ---- 2b. A late UNLINK (its mount stopped past the recall time) of a
+# name B removed and made anew: the expected inode keeps B's file
+h 20 mkfiles "$MNT/l" f 40
+run 20 /dev/null sh -c "echo A > '$MNT/l/x'" || fail "l/x"
+cold
+h 40 late "$MNT/l" "$MNTB/l" "$(cat "$CLUSTER/mds.pid")" "$(cat "$CLUSTER/client.pid")"
+late_queued=$(cat "$T/h.out")
+sleep 0.5
+for m in "$MNT" "$MNTB"; do
+	names "$m/l"
+	[ "$got" = x ] || fail "l on $m: $got"
+	run 20 "$T/x" cat "$m/l/x"
+	[ "$(cat "$T/x")" = B ] || fail "l/x on $m after A's late unlink: $(cat "$T/x")"
+done
+ok "A's unlink of x sent after B removed and made x anew (queued on A: $late_queued): B's x stays"
 
 # ---- 3. open-unlinked
 h 20 mkfiles "$MNT/o" f 10
@@ -234,9 +336,8 @@ ok "EACCES, EISDIR, ENOENT (missing, already unlinked) as before; nothing else r
 h 30 mkfiles "$MNTC/p" f 100
 h 20 mkfiles "$MNTC/p" k 20
 cold
-h 30 unl "$MNTC/p" f 0 100 fsync
 up0=$(grep -c "the MDS restarted" "$CLUSTER/client3.log")
-"$REPO/deploy/pfs-cluster" kill "$CLUSTER" client2 || fail "kill client2"
+h 30 durable "$MNTC/p" "$(cat "$CLUSTER/mds.pid")" "$(cat "$CLUSTER/client2.pid")"
 "$REPO/deploy/pfs-cluster" kill "$CLUSTER" mds || fail "kill mds"
 "$REPO/deploy/pfs-cluster" revive "$CLUSTER" > /dev/null || fail "revive"
 names "$MNTB/p"
@@ -285,3 +386,9 @@ echo "A: ${line#*info: }"
 n=$(echo "$line" | sed -n 's/.*async unlink: \([0-9][0-9]*\) unlinks answered at once.*/\1/p')
 [ -n "$n" ] && [ "$n" -gt 0 ] || fail "mount A made no asynchronous unlink: '$line'"
 ok "mount A answered $n unlinks asynchronously"
+# 2b's late UNLINK of x was refused (-ESTALE) as expected
+gone=$(echo "$line" | sed -n 's/.* \([0-9][0-9]*\) already gone on the MDS.*/\1/p')
+if [ "$late_queued" = 1 ]; then
+	[ -n "$gone" ] && [ "$gone" -gt 0 ] || fail "A's late unlink of l/x was not refused: '$line'"
+	ok "A's late unlink was refused by the MDS ($gone already gone)"
+fi
