@@ -25,6 +25,8 @@
 #     is stopped (SIGSTOP), B removes x (waits the recall time) and makes
 #     it anew, A goes on: its UNLINK of x expects the old inode, the MDS
 #     refuses it (counted on A as already gone), B's x stays.
+#  2c. A unlinks 200 names and removes the directory at once: RMDIR waits
+#     for A's queue (ENOTEMPTY otherwise).
 #  3. open-unlinked: A unlinks a file it holds open: fstat shows nlink 0,
 #     the bytes still read, the name is gone.
 #  4. EACCES (nobody, no write permission), EISDIR, ENOENT (a missing name
@@ -108,6 +110,11 @@ elif cmd == "unl":      # DIR PREFIX FROM TO [fsync]
         fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
         os.fsync(fd)
         os.close(fd)
+elif cmd == "unl_rmdir":  # DIR N: unlink f000..f(N-1), then rmdir DIR at once
+    d, n = a[0], int(a[1])
+    for i in range(n):
+        os.unlink(os.path.join(d, name("f", i)))
+    os.rmdir(d)
 elif cmd == "ls":       # DIR: the names, sorted; a file named like a
     d = a[0]            # made one must hold its name
     names = sorted(os.listdir(d))
@@ -295,6 +302,13 @@ for m in "$MNT" "$MNTB"; do
 	[ "$(cat "$T/x")" = B ] || fail "l/x on $m after A's late unlink: $(cat "$T/x")"
 done
 ok "A's unlink of x sent after B removed and made x anew (queued on A: $late_queued): B's x stays"
+
+# ---- 2c. rmdir right after a stream: RMDIR waits for A's queue
+h 30 mkfiles "$MNT/q" f 200
+cold
+h 30 unl_rmdir "$MNT/q" 200
+run 20 /dev/null stat "$MNTB/q" && fail "q still there on B after its rmdir on A"
+ok "rmdir on A right after 200 unlinks there: done, gone on B"
 
 # ---- 3. open-unlinked
 h 20 mkfiles "$MNT/o" f 10
