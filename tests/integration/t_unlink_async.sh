@@ -25,6 +25,8 @@
 #     is stopped (SIGSTOP), B removes x (waits the recall time) and makes
 #     it anew, A goes on: its UNLINK of x expects the old inode, the MDS
 #     refuses it (counted on A as already gone), B's x stays.
+#  2d. A unlinks x (queued behind a stopped MDS) and creates x again with
+#     O_EXCL at once: the CREATE waits for the queue; the new x stays.
 #  2c. A unlinks 200 names and removes the directory at once: RMDIR waits
 #     for A's queue (ENOTEMPTY otherwise).
 #  3. open-unlinked: A unlinks a file it holds open: fstat shows nlink 0,
@@ -210,6 +212,24 @@ elif cmd == "durable":  # DIR MDS_PID C_PID: unlink f000..f099, f020.. with
     os.kill(pc, signal.SIGKILL)
     timer.cancel()
     os.kill(mds, signal.SIGCONT)
+elif cmd == "same":     # DIR MDS_PID: unlink f000..f039 and x (f020.. with
+    d, mds = a[0], int(a[1])  # the MDS stopped for 1 s), make x anew at once
+    for i in range(20):
+        os.unlink(os.path.join(d, name("f", i)))
+    timer = threading.Timer(1.0, lambda: os.kill(mds, signal.SIGCONT))
+    os.kill(mds, signal.SIGSTOP)
+    timer.start()
+    for i in range(20, 40):
+        os.unlink(os.path.join(d, name("f", i)))
+    os.unlink(os.path.join(d, "x"))
+    fd = os.open(os.path.join(d, "x"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    os.write(fd, b"A2\n")
+    os.close(fd)
+    timer.cancel()
+    os.kill(mds, signal.SIGCONT)
+    fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+    os.fsync(fd)
+    os.close(fd)
 elif cmd == "openunl":  # DIR REF
     d, ref = a
     want = open(ref, "rb").read()
@@ -302,6 +322,20 @@ for m in "$MNT" "$MNTB"; do
 	[ "$(cat "$T/x")" = B ] || fail "l/x on $m after A's late unlink: $(cat "$T/x")"
 done
 ok "A's unlink of x sent after B removed and made x anew (queued on A: $late_queued): B's x stays"
+
+# ---- 2d. the same mount makes a name anew right after unlinking it
+h 20 mkfiles "$MNT/m" f 40
+run 20 /dev/null sh -c "echo A > '$MNT/m/x'" || fail "m/x"
+cold
+h 30 same "$MNT/m" "$(cat "$CLUSTER/mds.pid")"
+sleep 0.5
+for mt in "$MNT" "$MNTB"; do
+	names "$mt/m"
+	[ "$got" = x ] || fail "m on $mt: $got"
+	run 20 "$T/x" cat "$mt/m/x"
+	[ "$(cat "$T/x")" = A2 ] || fail "m/x on $mt: $(cat "$T/x")"
+done
+ok "unlink of x on A, then O_EXCL create of x on A at once: the new x stays"
 
 # ---- 2c. rmdir right after a stream: RMDIR waits for A's queue
 h 30 mkfiles "$MNT/q" f 200
