@@ -25,9 +25,9 @@
 #     is stopped (SIGSTOP), B removes x (waits the recall time) and makes
 #     it anew, A goes on: its UNLINK of x expects the old inode, the MDS
 #     refuses it (counted on A as already gone), B's x stays.
-#  2d. A unlinks x (queued behind a stopped MDS) and creates x again with
+#  2c. A unlinks x (queued behind a stopped MDS) and creates x again with
 #     O_EXCL at once: the CREATE waits for the queue; the new x stays.
-#  2c. A unlinks 200 names and removes the directory at once: RMDIR waits
+#  2d. A unlinks 200 names and removes the directory at once: RMDIR waits
 #     for A's queue (ENOTEMPTY otherwise).
 #  3. open-unlinked: A unlinks a file it holds open: fstat shows nlink 0,
 #     the bytes still read, the name is gone.
@@ -44,6 +44,11 @@
 #     name listed is a whole file, every name D never unlinked is there, at
 #     most async_unlink_max (128) acknowledged unlinks lost; B removes the
 #     rest and the directory; lfsck finds no orphan object.
+# Seen failing with: the MDS's parking off (1, 2), UNLINK's expected inode
+# 0 (2b), no ordering wait before a CREATE (2c) or an RMDIR (2d),
+# async_unlink=0 or pfs-mds deleg=0 (the counter).  Not with an fsyncdir
+# that does not wait for the queue: its MDS_SYNC takes long enough for the
+# flushers to empty it (not covered here).
 # Every command on a mount runs under `run` (a time limit): a request a
 # mount never answers cannot be killed, so the test fails instead, and its
 # exit trap kills a mount.pfs that does not unmount within 10 s.
@@ -323,7 +328,7 @@ for m in "$MNT" "$MNTB"; do
 done
 ok "A's unlink of x sent after B removed and made x anew (queued on A: $late_queued): B's x stays"
 
-# ---- 2d. the same mount makes a name anew right after unlinking it
+# ---- 2c. the same mount makes a name anew right after unlinking it
 h 20 mkfiles "$MNT/m" f 40
 run 20 /dev/null sh -c "echo A > '$MNT/m/x'" || fail "m/x"
 cold
@@ -337,7 +342,7 @@ for mt in "$MNT" "$MNTB"; do
 done
 ok "unlink of x on A, then O_EXCL create of x on A at once: the new x stays"
 
-# ---- 2c. rmdir right after a stream: RMDIR waits for A's queue
+# ---- 2d. rmdir right after a stream: RMDIR waits for A's queue
 h 30 mkfiles "$MNT/q" f 200
 cold
 h 30 unl_rmdir "$MNT/q" 200
