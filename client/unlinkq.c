@@ -498,7 +498,7 @@ int cli_uq_create(const cli_uq_opts *o, cli_uq **out)
 	if (!q->o.max_pending)
 		q->o.max_pending = 128;
 	if (!q->o.threads)
-		q->o.threads = 4;
+		q->o.threads = 8;
 	if (!q->o.streak)
 		q->o.streak = 3;
 	if (!q->o.streak_ms)

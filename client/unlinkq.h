@@ -76,7 +76,7 @@ typedef struct cli_uq_ops {
 
 typedef struct cli_uq_opts {
 	unsigned max_pending;    /* unlinks answered and not yet sent (async_unlink_max); 0 = 128 */
-	unsigned threads;        /* flushers; 0 = 4 */
+	unsigned threads;        /* flushers; 0 = 8 */
 	unsigned streak;         /* unlinks in a row that ask for the delegation; 0 = 3 */
 	unsigned streak_ms;      /* each within this long of the one before; 0 = 1000 */
 	unsigned backoff_ms;     /* first wait after a refusal or recall; 0 = 1000 */
