@@ -111,8 +111,15 @@ static void start_recall(mds_deleg *d, dent *e, uint64_t now)
 	e->recalling = 1;
 	e->recall_at = now;
 	d->st.recalls++;
-	if (d->o.recall)
-		d->o.recall(d->o.arg, e->holder, e->dir);
+	if (d->o.recall && d->o.recall(d->o.arg, e->holder, e->dir) < 0) {
+		/* nobody will answer: no point waiting recall_ms */
+		pfs_log(PFS_LOG_INFO, "deleg: directory %llu: client %016llx cannot hear "
+			"the recall, delegation taken back", (unsigned long long)e->dir,
+			(unsigned long long)e->holder);
+		d->st.unheard++;
+		e->due = 1;
+		pthread_cond_signal(&d->cv);
+	}
 }
 
 static int expired(const dent *e, uint64_t now)

@@ -27,7 +27,8 @@
  *    so does a GET of another client, which is refused -EAGAIN;
  *  - during a recall nobody (not even the holder) is granted the
  *    directory; after recall_ms the delegation is taken back (force
- *    expired) and its parked requests run;
+ *    expired) and its parked requests run; at once when the holder cannot
+ *    hear the recall (the recall callback fails: its channel is gone);
  *  - bounded: max_delegs delegations (more GETs: -EAGAIN), max_parked_dir
  *    parked requests per directory and max_parked in all; a request that
  *    would pass a cap is not parked: the delegation is force expired
@@ -60,8 +61,12 @@ typedef struct mds_deleg_opts {
 	int no_thread;           /* tests: no thread, call mds_deleg_tick */
 	uint64_t (*clock)(void *arg); /* ms; NULL = pfs_clock_ms */
 	/* Queue PFS_NOTIFY_RECALL(dir) to client (mds_lease_recall).  Called
-	 * with the table's lock held: must not call back into the table. */
-	void (*recall)(void *arg, uint64_t client, uint64_t dir);
+	 * with the table's lock held: must not call back into the table.
+	 * Negative: the holder cannot hear it (no notify channel, or its
+	 * connection is closed: a killed mount), so nothing would come back
+	 * before recall_ms; the delegation is taken back at once (its parked
+	 * requests run on the table's thread). */
+	int (*recall)(void *arg, uint64_t client, uint64_t dir);
 	/* A parked request's turn, without the table's lock: status 0 = run
 	 * it (it may be checked again and park elsewhere), else answer it
 	 * with status (-ESHUTDOWN: the table is being destroyed). */
@@ -110,6 +115,7 @@ typedef struct mds_deleg_stats {
 	uint64_t timeouts;  /* recalls that ran out of recall_ms */
 	uint64_t expired;   /* delegations forgotten at their expiry */
 	uint64_t forced;    /* force expired for a cap */
+	uint64_t unheard;   /* taken back at once: the holder could not hear the recall */
 	uint64_t parked;    /* requests parked, ever */
 	unsigned parked_now, held_now;
 } mds_deleg_stats;

@@ -120,7 +120,8 @@ void mds_exporter_set_mdqos(mds_exporter *e, mds_mdqos *q)
 
 /* Directory delegations (mds/deleg.h); nothing when they are off:
  *   pfs_mds_deleg_total{event}   counter  grant, renew, refusal, recall, return,
- *                                         recall_timeout, expiry, forced
+ *                                         recall_timeout, expiry, forced,
+ *                                         unheard (the holder's channel was gone)
  *   pfs_mds_deleg_parked_total   counter  requests that waited for a recall
  *   pfs_mds_deleg_parked         gauge    requests waiting now
  *   pfs_mds_deleg_held           gauge    delegations held now */
@@ -146,6 +147,8 @@ static void fill_deleg(mds_server *srv, pfs_metrics_buf *b)
 	pfs_metrics_sample(b, "pfs_mds_deleg_total", (double)st.expired, "event", "expiry",
 			   NULL);
 	pfs_metrics_sample(b, "pfs_mds_deleg_total", (double)st.forced, "event", "forced",
+			   NULL);
+	pfs_metrics_sample(b, "pfs_mds_deleg_total", (double)st.unheard, "event", "unheard",
 			   NULL);
 	pfs_metrics_family(b, "pfs_mds_deleg_parked_total", "counter",
 			   "requests that waited for a delegation's recall");

@@ -232,13 +232,16 @@ static void lent_touch(mds_lease *t, lent *e)
 	}
 }
 
-static void answer(mds_lease *t, lclient *c, pfs_sconn *conn, const pfs_hdr *h, pfs_wbuf *out,
-		   uint64_t now);
+static int answer(mds_lease *t, lclient *c, pfs_sconn *conn, const pfs_hdr *h, pfs_wbuf *out,
+		  uint64_t now);
 
-/* Queue a record for c (under mu); answer its held wait. */
-static void queue(mds_lease *t, lclient *c, uint8_t kind, uint64_t ino, const char *name,
-		  uint64_t now)
+/* Queue a record for c (under mu); answer its held wait.  0, or the
+ * error of that answer (-EPIPE: the wait's connection is closed). */
+static int queue(mds_lease *t, lclient *c, uint8_t kind, uint64_t ino, const char *name,
+		 uint64_t now)
 {
+	int rc = 0;
+
 	size_t n = name ? strlen(name) : 0;
 	rec *r;
 
@@ -265,9 +268,10 @@ static void queue(mds_lease *t, lclient *c, uint8_t kind, uint64_t ino, const ch
 		pfs_sconn *conn = c->held;
 
 		c->held = NULL;
-		answer(t, c, conn, &c->hh, NULL, now);
+		rc = answer(t, c, conn, &c->hh, NULL, now);
 		do_ref(t, conn, 0);
 	}
+	return rc;
 }
 
 /* Evict e for room: an unexpired lease is revoked, so the client drops
@@ -402,10 +406,8 @@ int mds_lease_recall(mds_lease *t, uint64_t client, uint64_t dir)
 		return rc;
 	pthread_mutex_lock(&t->mu);
 	c = client_find(t, client);
-	if (c && c->seq) {
-		queue(t, c, PFS_NOTIFY_RECALL, dir, NULL, now_ms(t));
-		rc = 0;
-	}
+	if (c && c->seq)
+		rc = queue(t, c, PFS_NOTIFY_RECALL, dir, NULL, now_ms(t)) ? -EPIPE : 0;
 	pthread_mutex_unlock(&t->mu);
 	return rc;
 }
@@ -499,8 +501,8 @@ static void drop_acked(mds_lease *t, lclient *c, uint64_t ack)
 }
 
 /* Answer on conn (out NULL) or into out: the next batch of c. */
-static void answer(mds_lease *t, lclient *c, pfs_sconn *conn, const pfs_hdr *h, pfs_wbuf *out,
-		   uint64_t now)
+static int answer(mds_lease *t, lclient *c, pfs_sconn *conn, const pfs_hdr *h, pfs_wbuf *out,
+		  uint64_t now)
 {
 	pfs_wbuf own;
 	pfs_wbuf *w = out ? out : &own;
@@ -537,7 +539,9 @@ static void answer(mds_lease *t, lclient *c, pfs_sconn *conn, const pfs_hdr *h, 
 			pfs_log(PFS_LOG_DEBUG, "lease: notify answer to %016llx: %s",
 				(unsigned long long)c->id, pfs_strerror(rc));
 		pfs_wbuf_free(&own);
+		return rc;
 	}
+	return 0;
 }
 
 static void client_free(mds_lease *t, lclient *c)

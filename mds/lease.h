@@ -111,7 +111,9 @@ int mds_lease_active(mds_lease *t);
  * are granted only to such clients: they must hear a recall). */
 int mds_lease_registered(mds_lease *t, uint64_t client);
 /* Queue PFS_NOTIFY_RECALL of directory dir to client (its delegation,
- * mds/deleg.h): 0, or -ENOENT when it has no channel. */
+ * mds/deleg.h): 0, -ENOENT when it has no channel, -EPIPE when its held
+ * wait could not be answered (the connection is closed: a dead mount;
+ * the record stays queued for a wait that comes back). */
 int mds_lease_recall(mds_lease *t, uint64_t client, uint64_t dir);
 /* After client by changed ino (what: MDS_LEASE_ATTR | MDS_LEASE_PERM). */
 void mds_lease_changed(mds_lease *t, uint64_t by, uint64_t ino, unsigned what);

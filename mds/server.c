@@ -2075,13 +2075,16 @@ static void deleg_release(void *arg, void *req, int status)
 	free(p);
 }
 
-static void deleg_recall(void *arg, uint64_t client, uint64_t dir)
+static int deleg_recall(void *arg, uint64_t client, uint64_t dir)
 {
 	mds_server *s = arg;
+	int rc = mds_lease_recall(s->lease, client, dir);
 
-	if (mds_lease_recall(s->lease, client, dir))
-		pfs_log(PFS_LOG_DEBUG, "deleg: recall of directory %llu: client %016llx has "
-			"no notify channel", (unsigned long long)dir, (unsigned long long)client);
+	if (rc)
+		pfs_log(PFS_LOG_DEBUG, "deleg: recall of directory %llu: client %016llx: %s",
+			(unsigned long long)dir, (unsigned long long)client,
+			rc == -EPIPE ? "its notify connection is closed" : "no notify channel");
+	return rc;
 }
 
 /* 1: parked (the table runs it later); 0: run it now.  The holder's own

@@ -41,7 +41,7 @@
 
 typedef struct fake {
 	uint64_t now;
-	int nrecall;
+	int nrecall, recall_rc;
 	uint64_t recall_client[16], recall_dir[16];
 	int nrel;
 	intptr_t rel[64];
@@ -53,7 +53,7 @@ static uint64_t fclock(void *arg)
 	return ((fake *)arg)->now;
 }
 
-static void frecall(void *arg, uint64_t client, uint64_t dir)
+static int frecall(void *arg, uint64_t client, uint64_t dir)
 {
 	fake *f = arg;
 
@@ -62,6 +62,7 @@ static void frecall(void *arg, uint64_t client, uint64_t dir)
 		f->recall_dir[f->nrecall] = dir;
 	}
 	f->nrecall++;
+	return f->recall_rc;
 }
 
 static void frelease(void *arg, void *req, int status)
@@ -221,6 +222,40 @@ static void test_park_released_by_timeout(void **st)
 	f.now += 5000;
 	mds_deleg_tick(d);
 	assert_int_equal(mds_deleg_get(d, B, &alice, 10, NULL), 0);
+	mds_deleg_destroy(d);
+}
+
+/* A holder that cannot hear the recall (its notify connection is closed:
+ * a killed mount) loses the delegation at the next tick, not after
+ * recall_ms: what waited for it runs. */
+static void test_unheard_recall(void **st)
+{
+	fake f;
+	mds_deleg *d = mk(&f, 0, 0, 0);
+	mds_deleg_stats ss;
+
+	assert_int_equal(mds_deleg_get(d, A, &alice, 10, NULL), 0);
+	f.recall_rc = -EPIPE;
+	assert_int_equal(check1(d, B, 10, 1), 1);
+	assert_int_equal(f.nrecall, 1);
+	assert_int_equal(f.nrel, 0);
+	f.now += 1; /* well inside recall_ms */
+	mds_deleg_tick(d);
+	assert_int_equal(f.nrel, 1);
+	assert_int_equal(f.rel[0], 1);
+	assert_int_equal(f.rel_status[0], 0);
+	assert_int_equal(mds_deleg_holder(d, 10), 0);
+	mds_deleg_get_stats(d, &ss);
+	assert_int_equal(ss.unheard, 1);
+	assert_int_equal(ss.timeouts, 0);
+	/* a holder that hears it keeps it until it returns or recall_ms */
+	f.recall_rc = 0;
+	assert_int_equal(mds_deleg_get(d, A, &alice, 11, NULL), 0);
+	assert_int_equal(check1(d, B, 11, 2), 1);
+	f.now += 1;
+	mds_deleg_tick(d);
+	assert_int_equal(f.nrel, 1);
+	assert_int_equal(mds_deleg_holder(d, 11), A);
 	mds_deleg_destroy(d);
 }
 
@@ -716,6 +751,7 @@ int main(void)
 		cmocka_unit_test(test_grant_rules),
 		cmocka_unit_test(test_park_released_by_return),
 		cmocka_unit_test(test_park_released_by_timeout),
+		cmocka_unit_test(test_unheard_recall),
 		cmocka_unit_test(test_expiry_and_renew),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_recall_all),

@@ -25,6 +25,7 @@
 typedef struct fake {
 	uint64_t now;
 	int replies, refs;
+	int reply_rc; /* what the reply path returns (-EPIPE: closed) */
 	int status;
 	uint8_t data[65536];
 	size_t len;
@@ -45,7 +46,7 @@ static int freply(void *arg, pfs_sconn *c, const pfs_hdr *h, int status, const v
 	f->len = n < sizeof(f->data) ? n : sizeof(f->data);
 	if (n)
 		memcpy(f->data, p, f->len);
-	return 0;
+	return f->reply_rc;
 }
 
 static void fref(void *arg, pfs_sconn *c, int get)
@@ -380,6 +381,12 @@ static void test_registered_and_recall(void **st)
 	assert_int_equal(b.r[0].kind, PFS_NOTIFY_RECALL);
 	assert_int_equal(b.r[0].ino, 50);
 	assert_string_equal(b.r[0].name, "");
+	/* a held wait whose connection is closed: the recall says so */
+	assert_int_equal(wait_req(t, A, b.seq, 5000, 0, (pfs_sconn *)&f, NULL), MDS_LEASE_LATER);
+	f.reply_rc = -EPIPE;
+	assert_int_equal(mds_lease_recall(t, A, 51), -EPIPE);
+	f.reply_rc = 0;
+	assert_int_equal(f.refs, 0);
 	/* silent past its registration: no channel any more */
 	f.now += 5000 + MDS_LEASE_REG_GRACE_MS;
 	assert_false(mds_lease_registered(t, A));
