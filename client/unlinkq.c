@@ -1,7 +1,8 @@
 /* unlinkq.c — asynchronous unlink under directory delegations (see
  * unlinkq.h): the directories followed (streaks, back-off, the delegation
  * held), the names the kernel got in delegated directories, the queue of
- * answered unlinks and the flusher threads that send them.
+ * answered unlinks and the flusher threads that send them; the name sets
+ * of complete directories (negative lookups answered here).
  *
  * One mutex guards everything; RPCs run without it.  A directory with
  * pending unlinks, a delegation, a GET or RETURN in flight or an error to
@@ -10,6 +11,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +21,13 @@
 
 #define DIR_BUCKETS 64
 #define NAME_BUCKETS 1024
+#define CN_BUCKETS 2048
+
+/* A name of a complete (or being listed) directory. */
+typedef struct uq_cname {
+	struct uq_cname *next;
+	char name[];
+} uq_cname;
 
 typedef struct uq_dir {
 	uint64_t ino;
@@ -41,6 +50,13 @@ typedef struct uq_dir {
 	uint64_t valid_until;  /* this clock */
 	unsigned pending;      /* unlinks queued or in flight in it */
 	int err;               /* first failed unlink since the last fsyncdir */
+	/* the name set (unlinkq.h, "Negative lookups") */
+	uq_cname **ctab;       /* CN_BUCKETS chains; non-NULL while collecting */
+	unsigned cn;           /* names in it */
+	int complete;          /* listed to the end: a name not in it is not there */
+	int listing;           /* a listing runs (pins the directory) */
+	unsigned cgen;         /* bumped when the set is dropped (a listing in
+	                          flight then makes nothing complete) */
 	struct uq_dir *next;
 } uq_dir;
 
@@ -75,6 +91,7 @@ struct cli_uq {
 	unsigned npending;    /* atomic reads for the fast paths */
 	unsigned nheld;       /* atomic reads for the fast paths */
 	unsigned nbusy;       /* dirs with need_return/returning/getting (quiesce) */
+	unsigned ncn;         /* names in all sets */
 	cli_uq_stats st;
 	pthread_t *thr;
 	unsigned nthr;
@@ -191,7 +208,8 @@ static void name_put(cli_uq *q, uint64_t dir, const char *name, uint64_t ino, ui
 
 static int dir_busy(const uq_dir *d)
 {
-	return d->held || d->getting || d->need_return || d->returning || d->pending || d->err;
+	return d->held || d->getting || d->need_return || d->returning || d->pending || d->err ||
+	       d->listing;
 }
 
 static uq_dir *dir_find(cli_uq *q, uint64_t ino)
@@ -201,6 +219,89 @@ static uq_dir *dir_find(cli_uq *q, uint64_t ino)
 	while (d && d->ino != ino)
 		d = d->next;
 	return d;
+}
+
+/* ---- name sets of complete directories (mu held) ---- */
+
+static unsigned cn_hash(const char *name)
+{
+	return name_hash(0, name) % CN_BUCKETS;
+}
+
+static uq_cname **cn_slot(uq_dir *d, const char *name)
+{
+	uq_cname **pp = &d->ctab[cn_hash(name)];
+
+	while (*pp && strcmp((*pp)->name, name) != 0)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+/* d's set goes: not complete, a listing in flight makes nothing. */
+static void cn_drop(cli_uq *q, uq_dir *d)
+{
+	d->cgen++;
+	d->complete = 0;
+	if (!d->ctab)
+		return;
+	for (unsigned b = 0; b < CN_BUCKETS; b++)
+		while (d->ctab[b]) {
+			uq_cname *e = d->ctab[b];
+
+			d->ctab[b] = e->next;
+			free(e);
+		}
+	free(d->ctab);
+	d->ctab = NULL;
+	q->ncn -= d->cn;
+	d->cn = 0;
+}
+
+/* A failure that may leave the set short: dropped, counted. */
+static void cn_fail(cli_uq *q, uq_dir *d)
+{
+	if (d->ctab)
+		q->st.incomplete++;
+	cn_drop(q, d);
+}
+
+static void cn_add(cli_uq *q, uq_dir *d, const char *name)
+{
+	uq_cname **pp, *e;
+	size_t len;
+
+	if (!d->ctab)
+		return;
+	pp = cn_slot(d, name);
+	if (*pp)
+		return;
+	len = strlen(name);
+	e = q->ncn < q->o.max_cnames ? malloc(sizeof(*e) + len + 1) : NULL;
+	if (!e) { /* over the cap (or no memory): the set would be short */
+		cn_fail(q, d);
+		return;
+	}
+	memcpy(e->name, name, len + 1);
+	e->next = NULL;
+	*pp = e;
+	d->cn++;
+	q->ncn++;
+}
+
+static void cn_del(cli_uq *q, uq_dir *d, const char *name)
+{
+	uq_cname **pp, *e;
+
+	if (!d->ctab)
+		return;
+	pp = cn_slot(d, name);
+	e = *pp;
+	if (!e)
+		return;
+	*pp = e->next;
+	free(e);
+	d->cn--;
+	q->ncn--;
 }
 
 /* The least recently used directory that holds nothing goes; NULL when
@@ -219,6 +320,7 @@ static int dir_evict(cli_uq *q)
 		uq_dir *d = *victim;
 
 		*victim = d->next;
+		cn_drop(q, d);
 		free(d);
 		q->ndirs--;
 	}
@@ -283,6 +385,7 @@ static int usable(cli_uq *q, uq_dir *d, const cli_ctx *c, uint64_t now)
 		/* ran out on this clock: forgotten, as on the MDS */
 		held_set(q, d, 0);
 		names_drop_dir(q, d->ino);
+		cn_drop(q, d);
 		q->st.expired++;
 		d->backoff_ms = q->o.backoff_ms;
 	}
@@ -399,6 +502,7 @@ static void send_return(cli_uq *q, uq_dir *d)
 	int was = is_busy(d), rc;
 
 	d->returning = 1;
+	cn_drop(q, d); /* dropped at the recall already; never past here */
 	busy_update(q, d, was);
 	pthread_mutex_unlock(&q->mu);
 	rc = q->o.ops.deleg_return(q->o.ops.arg, &c, dir);
@@ -443,6 +547,10 @@ static void send_job(cli_uq *q, uq_job *j)
 		if (d && !d->err)
 			d->err = rc;
 	}
+	/* -ESTALE: the name is there with another inode; any other error:
+	 * the name may still be there */
+	if (d && rc && rc != -ENOENT)
+		cn_fail(q, d);
 	if (d) {
 		/* the MDS had a request of ours naming dir: its lease runs
 		 * from then */
@@ -515,6 +623,12 @@ int cli_uq_create(const cli_uq_opts *o, cli_uq **out)
 		q->o.max_names = 4096;
 	if (!q->o.max_dirs)
 		q->o.max_dirs = 256;
+	if (!q->o.max_list)
+		q->o.max_list = 4096;
+	if (!q->o.max_cnames)
+		q->o.max_cnames = 4096 + 65536;
+	if (!q->o.list_batch || q->o.list_batch > PFS_LOOKUP_BULK_MAX)
+		q->o.list_batch = PFS_LOOKUP_BULK_MAX;
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_cond_init(&q->work, NULL);
 	pthread_cond_init(&q->done, NULL);
@@ -540,6 +654,9 @@ void cli_uq_quiesce(cli_uq *q)
 				d->need_return = 1;
 				busy_update(q, d, was);
 			}
+	for (unsigned b = 0; b < DIR_BUCKETS; b++)
+		for (uq_dir *d = q->dirs[b]; d; d = d->next)
+			cn_drop(q, d);
 	names_drop_dir(q, 0);
 	if (q->nbusy)
 		(void)start_locked(q);
@@ -567,6 +684,7 @@ void cli_uq_destroy(cli_uq *q)
 			uq_dir *d = q->dirs[b];
 
 			q->dirs[b] = d->next;
+			cn_drop(q, d);
 			free(d);
 		}
 	while (q->head) { /* none: nothing is queued without a flusher */
@@ -595,6 +713,8 @@ static void streak(cli_uq *q, uq_dir *d, const cli_ctx *c, uint64_t now)
 }
 
 /* DELEG_GET of d for c, the mutex dropped meanwhile (mu held). */
+static void list_dir(cli_uq *q, uq_dir *d, const cli_ctx *c);
+
 static void deleg_get(cli_uq *q, uq_dir *d, const cli_ctx *c)
 {
 	unsigned gen = d->recall_gen;
@@ -633,6 +753,62 @@ static void deleg_get(cli_uq *q, uq_dir *d, const cli_ctx *c)
 	busy_update(q, d, was);
 	pthread_cond_broadcast(&q->work);
 	pthread_cond_broadcast(&q->done);
+	if (rc == 0 && !d->need_return && q->o.ops.list)
+		list_dir(q, d, c);
+}
+
+/* Right after a grant: d's names from the MDS into its set, the mutex
+ * dropped for each batch (mu held).  d stays in the table: it is held,
+ * or has a RETURN due, while the listing runs; a recall, a failed
+ * mutation, the cap meanwhile bump cgen and the listing stops. */
+static void list_dir(cli_uq *q, uq_dir *d, const cli_ctx *c)
+{
+	unsigned gen, total = 0;
+	uint32_t batch = q->o.list_batch, n = 0;
+	cli_bulkent *ents;
+	char after[PFS_NAME_MAX + 1] = "";
+	int eof = 0, rc = 0;
+
+	if (d->ctab)
+		return;
+	d->ctab = calloc(CN_BUCKETS, sizeof(*d->ctab));
+	if (!d->ctab)
+		return;
+	gen = ++d->cgen;
+	d->listing = 1;
+	pthread_mutex_unlock(&q->mu);
+	ents = malloc(batch * sizeof(*ents));
+	pthread_mutex_lock(&q->mu);
+	if (!ents)
+		rc = -ENOMEM;
+	while (!rc && !eof && d->cgen == gen) {
+		pthread_mutex_unlock(&q->mu);
+		rc = q->o.ops.list(q->o.ops.arg, c, d->ino, after, batch, ents, &n, &eof);
+		pthread_mutex_lock(&q->mu);
+		if (rc || d->cgen != gen)
+			break;
+		if (n > batch || (!n && !eof) || total + n > q->o.max_list) {
+			rc = -EFBIG; /* too long, or a short page that is not the end */
+			break;
+		}
+		total += n;
+		for (uint32_t i = 0; i < n && d->cgen == gen; i++)
+			cn_add(q, d, ents[i].name);
+		if (n)
+			snprintf(after, sizeof(after), "%s", ents[n - 1].name);
+	}
+	if (d->cgen == gen) {
+		if (rc || !eof) {
+			pfs_log(PFS_LOG_DEBUG, "async unlink: dir %llu not complete: %s",
+				(unsigned long long)d->ino, rc ? pfs_strerror(rc) : "cut short");
+			cn_fail(q, d);
+		} else {
+			d->complete = 1;
+			q->st.listed++;
+		}
+	}
+	d->listing = 0;
+	free(ents);
 }
 
 int cli_uq_unlink(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name)
@@ -672,6 +848,7 @@ int cli_uq_unlink(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name)
 		if (queue(q, d, c, name, ino))
 			break;
 		name_unlink(q, pp);
+		cn_del(q, d, name);
 		q->st.async++;
 		pthread_mutex_unlock(&q->mu);
 		/* PADLL paces the application, in its thread, before it is
@@ -695,6 +872,8 @@ void cli_uq_note_entry(cli_uq *q, uint64_t dir, const char *name, uint64_t ino, 
 	d = dir_find(q, dir);
 	if (d && d->held && !d->need_return)
 		name_put(q, dir, name, ino, mode);
+	if (d)
+		cn_add(q, d, name);
 	pthread_mutex_unlock(&q->mu);
 }
 
@@ -774,6 +953,7 @@ static void recall_one(cli_uq *q, uq_dir *d, uint64_t now)
 	d->need_return = 1;
 	d->recall_gen++;
 	names_drop_dir(q, d->ino);
+	cn_drop(q, d);
 	backoff(q, d, now);
 	busy_update(q, d, was);
 	(void)start_locked(q); /* a flusher sends the RETURN */
@@ -799,6 +979,8 @@ void cli_uq_recall(cli_uq *q, uint64_t dir)
 			for (uq_dir *d = q->dirs[b]; d; d = d->next)
 				if (d->held || d->getting)
 					recall_one(q, d, now);
+				else
+					cn_drop(q, d);
 		names_drop_dir(q, 0);
 	}
 	pthread_cond_broadcast(&q->work);
@@ -812,4 +994,74 @@ void cli_uq_get_stats(cli_uq *q, cli_uq_stats *st)
 	st->pending = q->npending;
 	st->held = q->nheld;
 	pthread_mutex_unlock(&q->mu);
+}
+
+uint64_t cli_uq_now(cli_uq *q)
+{
+	return now_ms(q);
+}
+
+void cli_uq_touch(cli_uq *q, const cli_ctx *c, uint64_t dir)
+{
+	int up;
+	uint64_t now;
+	uq_dir *d;
+
+	if (!q->o.ops.list)
+		return;
+	up = q->o.ops.up ? q->o.ops.up(q->o.ops.arg) : 1;
+	pthread_mutex_lock(&q->mu);
+	now = now_ms(q);
+	d = dir_get(q, dir);
+	if (d) {
+		d->used = now;
+		streak(q, d, c, now);
+		if (up && !d->held && !d->getting && !d->need_return && !d->returning &&
+		    d->streak_n >= q->o.streak && now >= d->retry_at)
+			deleg_get(q, d, c);
+	}
+	pthread_mutex_unlock(&q->mu);
+}
+
+void cli_uq_mutated(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name, int add,
+		    uint64_t sent, int rc)
+{
+	uq_dir *d;
+
+	if (!__atomic_load_n(&q->nheld, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&q->mu);
+	d = dir_find(q, dir);
+	if (d) {
+		if (rc)
+			cn_fail(q, d);
+		else if (add)
+			cn_add(q, d, name);
+		else
+			cn_del(q, d, name);
+		/* the MDS renews the holder's delegation on its requests */
+		if (!rc && sent && d->held && !d->need_return && cred_eq(&d->ctx.cred, &c->cred))
+			renew(q, d, sent);
+	}
+	pthread_mutex_unlock(&q->mu);
+}
+
+int cli_uq_negative(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name)
+{
+	int r = 0;
+	uq_dir *d;
+
+	if (!__atomic_load_n(&q->nheld, __ATOMIC_ACQUIRE))
+		return 0;
+	if (q->o.ops.up && !q->o.ops.up(q->o.ops.arg))
+		return 0;
+	pthread_mutex_lock(&q->mu);
+	d = dir_find(q, dir);
+	if (d && d->complete && d->ctab && usable(q, d, c, now_ms(q)) && d->complete &&
+	    !*cn_slot(d, name)) {
+		q->st.neg_local++;
+		r = 1;
+	}
+	pthread_mutex_unlock(&q->mu);
+	return r;
 }

@@ -43,6 +43,40 @@
  * - cli_uq_quiesce / cli_uq_destroy send everything and return every
  *   delegation.
  *
+ * Negative lookups in a held directory (create storms; ops.list set, the
+ * mount option neg_local):
+ * - Asking: a create (CREATE, MKNOD, MKDIR, SYMLINK, LINK into dir) or a
+ *   LOOKUP the MDS answered ENOENT counts towards the same streak as the
+ *   unlinks (cli_uq_touch); the same DELEG_GET and back-off.
+ * - Complete: right after any grant, the granted thread lists dir with
+ *   ops.list (LOOKUP_BULK from "" until eof), at most max_list names (more:
+ *   not complete, the delegation stays).  Each name listed, each entry this
+ *   mount gives the kernel in dir from the grant on (cli_uq_note_entry,
+ *   also during the listing: union) and each name its own successful
+ *   mutations make (cli_uq_mutated add=1), minus what its own successful
+ *   unlinks, rmdirs and renames remove, is dir's name set.  At most
+ *   max_cnames names in all sets; over it the directory stops being
+ *   complete.
+ * - cli_uq_negative: a LOOKUP of a name not in the set of a complete,
+ *   held, valid (as for an asynchronous unlink: not recalled, not expired
+ *   on this clock, channel up) directory, by the delegation's credential,
+ *   is answered ENOENT without the MDS.  Anything else asks the MDS.
+ * - Losing complete: a recall (also dir 0: channel down, MDS restart),
+ *   the return, the expiry, quiesce, a failed or too long listing, the
+ *   table's cap, and any failed mutation of this mount in dir (its own
+ *   state of the name is then unknown), including an asynchronous unlink
+ *   the MDS refused otherwise than -ENOENT.
+ * - Why it is right: while this mount holds the delegation no other
+ *   client changes dir: its request parks at the MDS until DELEG_RETURN,
+ *   and the recall that starts the return drops completeness first (under
+ *   the mutex, before a flusher can send the RETURN), so no answer given
+ *   after the recall relies on the set.  The listing runs after the grant,
+ *   so it sees every name other clients made before; every change this
+ *   mount makes after goes through the calls above before the kernel hears
+ *   of it.  A stale name in the set (listed, then removed) only sends a
+ *   LOOKUP to the MDS; a name missing from it would be wrong, so every
+ *   doubt drops completeness.
+ *
  * Thread-safe: one mutex, never held across an RPC. */
 #ifndef CLI_UNLINKQ_H
 #define CLI_UNLINKQ_H
@@ -69,6 +103,12 @@ typedef struct cli_uq_ops {
 	/* A pending unlink was answered (any result): the caller drops what
 	 * it may have fetched meanwhile (the statahead); NULL = none. */
 	void (*done)(void *arg, uint64_t dir, const char *name);
+	/* LOOKUP_BULK of dir for c after name `after` ("" = from the first),
+	 * at most max entries into out: 0 with *n, *eof, or -errno.  NULL =
+	 * no complete directories (no negative answers, and creates and
+	 * negative lookups do not ask for delegations). */
+	int (*list)(void *arg, const cli_ctx *c, uint64_t dir, const char *after, uint32_t max,
+		    cli_bulkent *out, uint32_t *n, int *eof);
 	/* Monotonic ms; NULL = pfs_clock_ms (tests inject a clock). */
 	uint64_t (*clock)(void *arg);
 	void *arg;
@@ -85,6 +125,9 @@ typedef struct cli_uq_opts {
 	                            lease on this clock; 0 = 1000 */
 	unsigned max_names;      /* names known in delegated directories; 0 = 4096 */
 	unsigned max_dirs;       /* directories followed; 0 = 256 */
+	unsigned max_list;       /* names a listing may bring; 0 = 4096 */
+	unsigned max_cnames;     /* names in all complete sets; 0 = 4096 + 65536 */
+	unsigned list_batch;     /* entries per ops.list; 0 = PFS_LOOKUP_BULK_MAX */
 	cli_uq_ops ops;
 } cli_uq_opts;
 
@@ -121,6 +164,21 @@ int cli_uq_fsyncdir(cli_uq *q, uint64_t dir);
 /* The MDS recalls dir's delegation (0: all of them).  Never blocks. */
 void cli_uq_recall(cli_uq *q, uint64_t dir);
 
+/* This clock (ms): the send time to give cli_uq_mutated. */
+uint64_t cli_uq_now(cli_uq *q);
+/* A create or a LOOKUP answered ENOENT by c in dir (after replying):
+ * counts towards the streak; may send DELEG_GET and list dir. */
+void cli_uq_touch(cli_uq *q, const cli_ctx *c, uint64_t dir);
+/* This mount's own mutation of name in dir by c, sent at `sent`
+ * (cli_uq_now; 0 = it renews nothing) and answered rc, before the kernel
+ * is answered: rc != 0 drops dir's completeness; else name joins (add 1:
+ * made, renamed to) or leaves (add 0: unlinked, removed, renamed from)
+ * dir's set, and the request renews the delegation held for c. */
+void cli_uq_mutated(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name, int add,
+		    uint64_t sent, int rc);
+/* 1 when name surely is not in dir for c (reply ENOENT now), else 0. */
+int cli_uq_negative(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name);
+
 typedef struct cli_uq_stats {
 	uint64_t async;        /* unlinks answered at once */
 	uint64_t sync;         /* unlinks sent synchronously (no usable delegation) */
@@ -132,6 +190,9 @@ typedef struct cli_uq_stats {
 	uint64_t gone;         /* unlinks the MDS answered -ENOENT/-ESTALE */
 	uint64_t errors;       /* unlinks that failed otherwise */
 	uint64_t waits;        /* callers that waited for room or for ordering */
+	uint64_t neg_local;    /* LOOKUPs answered ENOENT from a complete directory */
+	uint64_t listed;       /* directories made complete by a listing */
+	uint64_t incomplete;   /* listings that failed, were too long or overflowed */
 	unsigned pending;      /* unlinks pending now */
 	unsigned held;         /* delegations held now */
 } cli_uq_stats;

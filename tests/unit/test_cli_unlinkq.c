@@ -7,7 +7,12 @@
  * that arrives while the GET is on its way), flush errors come back from
  * fsyncdir once, ordering waits block until the conflicting unlinks are
  * answered, the delegation runs out on the client's clock and is renewed
- * by the UNLINKs sent. */
+ * by the UNLINKs sent.  Negative lookups: a grant lists the directory; a
+ * name listed, noted or made here is not answered locally, an unlisted or
+ * unlinked one is; a recall, the expiry, the channel down, another
+ * credential, a failed mutation, a listing error, a listing over the cap
+ * and the table's cap leave it to the MDS; without ops.list creates ask
+ * for nothing. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +22,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -45,6 +51,8 @@ static struct {
 	ev log[LOG_MAX];
 	int nlog;
 	cli_uq *recall_in_get; /* the GET recalls its dir before answering */
+	unsigned list_n;    /* the fake directory: names e00000.. */
+	int list_rc;
 } F = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 
 static void note(char kind, const cli_ctx *c, uint64_t dir, const char *name, uint64_t ino)
@@ -122,6 +130,27 @@ static void fake_done(void *arg, uint64_t dir, const char *name)
 	__atomic_add_fetch(&F.dones, 1, __ATOMIC_RELAXED);
 }
 
+static int fake_list(void *arg, const cli_ctx *c, uint64_t dir, const char *after, uint32_t max,
+		     cli_bulkent *out, uint32_t *n, int *eof)
+{
+	unsigned i = 0, k = 0;
+
+	note('l', c, dir, after, 0);
+	if (F.list_rc)
+		return F.list_rc;
+	if (*after)
+		i = (unsigned)atoi(after + 1) + 1;
+	for (; i < F.list_n && k < max; i++, k++) {
+		memset(&out[k].a, 0, sizeof(out[k].a));
+		out[k].a.ino = 1000 + i;
+		out[k].a.mode = 0100644;
+		snprintf(out[k].name, sizeof(out[k].name), "e%05u", i);
+	}
+	*n = k;
+	*eof = i >= F.list_n;
+	return 0;
+}
+
 static uint64_t fake_clock(void *arg)
 {
 	return __atomic_load_n(&F.clock, __ATOMIC_RELAXED);
@@ -158,6 +187,8 @@ static cli_uq *mk(unsigned max_pending)
 	F.dones = 0;
 	F.nlog = 0;
 	F.recall_in_get = NULL;
+	F.list_n = 10;
+	F.list_rc = 0;
 	pthread_mutex_unlock(&F.mu);
 	assert_int_equal(cli_uq_create(&o, &q), 0);
 	return q;
@@ -498,6 +529,178 @@ static void test_expiry_and_renew(void **state)
 	assert_int_equal(count('r'), 0); /* an expired delegation is not returned */
 }
 
+/* ---- negative lookups (complete directories) ---- */
+
+static cli_uq *mkl(unsigned max_cnames, unsigned list_batch)
+{
+	cli_uq_opts o = { .threads = 2, .max_cnames = max_cnames, .list_batch = list_batch,
+			  .ops = { .unlink = fake_unlink, .deleg_get = fake_get,
+				   .deleg_return = fake_return, .up = fake_up, .list = fake_list,
+				   .clock = fake_clock } };
+	cli_uq *q = mk(0); /* resets the fake */
+	cli_uq_destroy(q);
+	q = NULL;
+	pthread_mutex_lock(&F.mu);
+	F.nlog = 0;
+	pthread_mutex_unlock(&F.mu);
+	assert_int_equal(cli_uq_create(&o, &q), 0);
+	return q;
+}
+
+/* Three creates in dir: the third asks, the grant lists. */
+static void touch3(cli_uq *q, const cli_ctx *c, uint64_t dir)
+{
+	int g = count('g');
+
+	cli_uq_touch(q, c, dir);
+	cli_uq_touch(q, c, dir);
+	assert_int_equal(count('g'), g);
+	cli_uq_touch(q, c, dir);
+	assert_int_equal(count('g'), g + 1);
+}
+
+static void test_neg_grant_lists(void **state)
+{
+	cli_uq *q = mkl(0, 4); /* 10 names in pages of 4: 3 LOOKUP_BULKs */
+	cli_ctx c = ctx(1000);
+	cli_uq_stats st;
+
+	assert_int_equal(cli_uq_negative(q, &c, 9, "x"), 0); /* nothing held */
+	touch3(q, &c, 9);
+	assert_int_equal(count('l'), 3);
+	assert_int_equal(cli_uq_negative(q, &c, 9, "e00000"), 0);
+	assert_int_equal(cli_uq_negative(q, &c, 9, "e00009"), 0);
+	assert_int_equal(cli_uq_negative(q, &c, 9, "e00010"), 1);
+	assert_int_equal(cli_uq_negative(q, &c, 9, "x"), 1);
+	assert_int_equal(cli_uq_negative(q, &c, 8, "x"), 0); /* another directory */
+	cli_uq_get_stats(q, &st);
+	assert_int_equal(st.neg_local, 2);
+	assert_int_equal(st.listed, 1);
+	assert_int_equal(st.incomplete, 0);
+	cli_uq_destroy(q);
+}
+
+static void test_neg_own_changes(void **state)
+{
+	cli_uq *q = mkl(0, 0);
+	cli_ctx c = ctx(1000);
+
+	touch3(q, &c, 9);
+	/* made here */
+	cli_uq_mutated(q, &c, 9, "new", 1, cli_uq_now(q), 0);
+	assert_int_equal(cli_uq_negative(q, &c, 9, "new"), 0);
+	/* an entry given to the kernel (a LOOKUP, a create's reply) */
+	cli_uq_note_entry(q, 9, "k", 77, 0100644);
+	assert_int_equal(cli_uq_negative(q, &c, 9, "k"), 0);
+	/* removed here: synchronously, and asynchronously */
+	cli_uq_mutated(q, &c, 9, "e00001", 0, cli_uq_now(q), 0);
+	assert_int_equal(cli_uq_negative(q, &c, 9, "e00001"), 1);
+	assert_int_equal(cli_uq_unlink(q, &c, 9, "k"), 1);
+	assert_int_equal(cli_uq_negative(q, &c, 9, "k"), 1);
+	cli_uq_wait(q, 9);
+	/* a failed mutation: no more local answers */
+	cli_uq_mutated(q, &c, 9, "y", 1, cli_uq_now(q), -EIO);
+	assert_int_equal(cli_uq_negative(q, &c, 9, "y"), 0);
+	assert_int_equal(cli_uq_negative(q, &c, 9, "zz"), 0);
+	cli_uq_destroy(q);
+}
+
+static void test_neg_not_local(void **state)
+{
+	cli_uq *q = mkl(0, 0);
+	cli_ctx c = ctx(1000), o = ctx(1001);
+	cli_uq_stats st;
+
+	touch3(q, &c, 9);
+	assert_int_equal(cli_uq_negative(q, &o, 9, "x"), 0); /* another cred */
+	__atomic_store_n(&F.up, 0, __ATOMIC_RELAXED);
+	assert_int_equal(cli_uq_negative(q, &c, 9, "x"), 0); /* channel down */
+	__atomic_store_n(&F.up, 1, __ATOMIC_RELAXED);
+	assert_int_equal(cli_uq_negative(q, &c, 9, "x"), 1);
+	cli_uq_recall(q, 9);
+	assert_int_equal(cli_uq_negative(q, &c, 9, "x"), 0);
+	cli_uq_wait_all(q);
+	/* a later grant lists again; then it runs out on this clock */
+	advance(5000);
+	touch3(q, &c, 7);
+	assert_int_equal(cli_uq_negative(q, &c, 7, "x"), 1);
+	cli_uq_mutated(q, &c, 7, "r", 1, cli_uq_now(q), 0); /* renews: +9 s */
+	advance(8999);
+	assert_int_equal(cli_uq_negative(q, &c, 7, "x"), 1);
+	advance(2);
+	assert_int_equal(cli_uq_negative(q, &c, 7, "x"), 0);
+	cli_uq_get_stats(q, &st);
+	assert_int_equal(st.expired, 1);
+	/* every directory recalled (the MDS restarted) */
+	advance(100000);
+	touch3(q, &c, 6);
+	assert_int_equal(cli_uq_negative(q, &c, 6, "x"), 1);
+	cli_uq_recall(q, 0);
+	assert_int_equal(cli_uq_negative(q, &c, 6, "x"), 0);
+	cli_uq_destroy(q);
+}
+
+static void test_neg_list_limits(void **state)
+{
+	cli_uq *q = mkl(0, 0);
+	cli_ctx c = ctx(1000);
+	cli_uq_stats st;
+
+	/* more than 4096 names: not complete, the delegation stays */
+	F.list_n = 5000;
+	touch3(q, &c, 9);
+	assert_int_equal(cli_uq_negative(q, &c, 9, "x"), 0);
+	cli_uq_note_entry(q, 9, "a", 60, 0100644);
+	assert_int_equal(cli_uq_unlink(q, &c, 9, "a"), 1);
+	cli_uq_get_stats(q, &st);
+	assert_int_equal(st.incomplete, 1);
+	assert_int_equal(st.listed, 0);
+	/* exactly 4096: complete */
+	F.list_n = 4096;
+	touch3(q, &c, 8);
+	assert_int_equal(cli_uq_negative(q, &c, 8, "x"), 1);
+	assert_int_equal(cli_uq_negative(q, &c, 8, "e04095"), 0);
+	/* a listing that fails */
+	F.list_rc = -EIO;
+	touch3(q, &c, 7);
+	assert_int_equal(cli_uq_negative(q, &c, 7, "x"), 0);
+	cli_uq_destroy(q);
+
+	/* the table's cap: 12 names in all */
+	q = mkl(12, 0);
+	touch3(q, &c, 9);
+	assert_int_equal(cli_uq_negative(q, &c, 9, "x"), 1);
+	cli_uq_mutated(q, &c, 9, "n1", 1, 0, 0);
+	cli_uq_note_entry(q, 9, "n2", 61, 0100644);
+	assert_int_equal(cli_uq_negative(q, &c, 9, "x"), 1);
+	cli_uq_mutated(q, &c, 9, "n3", 1, 0, 0); /* the 13th */
+	assert_int_equal(cli_uq_negative(q, &c, 9, "x"), 0);
+	assert_int_equal(cli_uq_negative(q, &c, 9, "n3"), 0);
+	cli_uq_destroy(q);
+}
+
+/* Without ops.list (neg_local=0) creates and negative lookups ask for
+ * nothing; an async unlink the MDS refused (not -ENOENT) ends complete. */
+static void test_neg_off_and_flush_error(void **state)
+{
+	cli_uq *q = mk(0);
+	cli_ctx c = ctx(1000);
+
+	for (int i = 0; i < 5; i++)
+		cli_uq_touch(q, &c, 9);
+	assert_int_equal(count('g'), 0);
+	cli_uq_destroy(q);
+
+	q = mkl(0, 0);
+	touch3(q, &c, 9);
+	cli_uq_note_entry(q, 9, "bad", 60, 0100644);
+	assert_int_equal(cli_uq_unlink(q, &c, 9, "bad"), 1);
+	cli_uq_wait(q, 9); /* -EIO: "bad" may still be there */
+	assert_int_equal(cli_uq_negative(q, &c, 9, "bad"), 0);
+	assert_int_equal(cli_uq_negative(q, &c, 9, "x"), 0);
+	cli_uq_destroy(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +713,11 @@ int main(void)
 		cmocka_unit_test(test_flush_errors_fsyncdir),
 		cmocka_unit_test(test_ordering_waits),
 		cmocka_unit_test(test_expiry_and_renew),
+		cmocka_unit_test(test_neg_grant_lists),
+		cmocka_unit_test(test_neg_own_changes),
+		cmocka_unit_test(test_neg_not_local),
+		cmocka_unit_test(test_neg_list_limits),
+		cmocka_unit_test(test_neg_off_and_flush_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
