@@ -216,11 +216,15 @@ void cli_fs_destroy(cli_fs *fs)
 		pfs_log(PFS_LOG_INFO, "async unlink: %llu unlinks answered at once, %llu sent "
 			"synchronously; delegations: %llu got, %llu refused, %llu recalled, "
 			"%llu returned, %llu expired; %llu already gone on the MDS, %llu failed, "
-			"%llu waits", (unsigned long long)st.async, (unsigned long long)st.sync,
+			"%llu waits; %llu negative lookups answered locally, %llu directories "
+			"listed complete, %llu not", (unsigned long long)st.async,
+			(unsigned long long)st.sync,
 			(unsigned long long)st.got, (unsigned long long)st.refused,
 			(unsigned long long)st.recalled, (unsigned long long)st.returned,
 			(unsigned long long)st.expired, (unsigned long long)st.gone,
-			(unsigned long long)st.errors, (unsigned long long)st.waits);
+			(unsigned long long)st.errors, (unsigned long long)st.waits,
+			(unsigned long long)st.neg_local, (unsigned long long)st.listed,
+			(unsigned long long)st.incomplete);
 		cli_uq_destroy(fs->uq);
 		fs->uq = NULL;
 	}
@@ -920,6 +924,14 @@ static void uq_done_cb(void *arg, uint64_t dir, const char *name)
 	}
 }
 
+static int uq_list_cb(void *arg, const cli_ctx *c, uint64_t dir, const char *after, uint32_t max,
+		      cli_bulkent *out, uint32_t *n, int *eof)
+{
+	cli_fs *fs = arg;
+
+	return cli_mdc_lookup_bulk(fs->mdc, c, dir, after, max, out, n, eof);
+}
+
 static void uq_recall_cb(void *arg, uint64_t dir)
 {
 	cli_fs *fs = arg;
@@ -933,8 +945,11 @@ static int uq_create(cli_fs *fs)
 			  .ops = { .unlink = uq_unlink_cb, .deleg_get = uq_get_cb,
 				   .deleg_return = uq_return_cb, .up = uq_up_cb,
 				   .charge = uq_charge_cb, .done = uq_done_cb, .arg = fs } };
-	int rc = cli_uq_create(&o, &fs->uq);
+	int rc;
 
+	if (fs->opts.neg_local)
+		o.ops.list = uq_list_cb;
+	rc = cli_uq_create(&o, &fs->uq);
 	if (rc == 0)
 		cli_notify_on_recall(fs->opts.notify, uq_recall_cb, fs);
 	return rc;
@@ -964,6 +979,28 @@ static int uq_gone(cli_fs *fs, uint64_t parent, const char *name)
 	return fs->uq && cli_uq_pending_name(fs->uq, parent, name);
 }
 
+/* The send time of a mutation in a directory (cli_uq_mutated). */
+static uint64_t uq_now(cli_fs *fs)
+{
+	return fs->uq ? cli_uq_now(fs->uq) : 0;
+}
+
+/* This mount's mutation of name in dir was answered rc (before the
+ * kernel hears of it): the name set of a complete directory follows. */
+static void uq_mutated(cli_fs *fs, const cli_ctx *c, uint64_t dir, const char *name, int add,
+		       uint64_t sent, int rc)
+{
+	if (fs->uq)
+		cli_uq_mutated(fs->uq, c, dir, name, add, sent, rc);
+}
+
+/* A create or a negative LOOKUP, answered: a streak asks for dir. */
+static void uq_touch(cli_fs *fs, const cli_ctx *c, uint64_t dir)
+{
+	if (fs->uq)
+		cli_uq_touch(fs->uq, c, dir);
+}
+
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	cli_fs *fs = fs_of(req);
@@ -973,7 +1010,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	int rc;
 
 	ctx_of(req, &c);
-	if (uq_gone(fs, parent, name)) {
+	if (uq_gone(fs, parent, name) || (fs->uq && cli_uq_negative(fs->uq, &c, parent, name))) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
@@ -991,6 +1028,8 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		reply_err(req, rc);
 	else
 		reply_entry(req, parent, name, &a);
+	if (rc == -ENOENT)
+		uq_touch(fs, &c, parent);
 }
 
 static void forget_one(cli_fs *fs, fuse_ino_t ino, uint64_t nlookup)
@@ -1223,10 +1262,12 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	cli_ctx c;
 	pfs_attr a;
 	pfs_layout lay;
+	uint64_t sent;
 	int rc;
 
 	ctx_of(req, &c);
 	uq_order(fs, parent);
+	sent = uq_now(fs);
 	/* A regular file needs its objects' layout: that is CREATE. */
 	if (S_ISREG(mode))
 		rc = cli_mdc_create_file(fs->mdc, &c, parent, name, mode, PFS_CREATE_EXCL, 0, 0,
@@ -1234,32 +1275,40 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	else
 		rc = cli_mdc_mknod(fs->mdc, &c, parent, name, mode, (uint32_t)rdev, &a);
 	sa_changed(fs, parent, name);
+	uq_mutated(fs, &c, parent, name, 1, sent, rc);
 	if (rc)
 		reply_err(req, rc);
 	else
 		reply_entry(req, parent, name, &a);
+	uq_touch(fs, &c, parent);
 }
 
 static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 {
+	cli_fs *fs = fs_of(req);
 	cli_ctx c;
 	pfs_attr a;
+	uint64_t sent;
 	int rc;
 
 	ctx_of(req, &c);
 	uq_order(fs_of(req), parent);
+	sent = uq_now(fs_of(req));
 	rc = cli_mdc_mkdir(fs_of(req)->mdc, &c, parent, name, mode | S_IFDIR, &a);
 	sa_changed(fs_of(req), parent, name);
+	uq_mutated(fs_of(req), &c, parent, name, 1, sent, rc);
 	if (rc)
 		reply_err(req, rc);
 	else
 		reply_entry(req, parent, name, &a);
+	uq_touch(fs, &c, parent);
 }
 
 static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	cli_fs *fs = fs_of(req);
 	cli_ctx c;
+	uint64_t sent;
 	int rc;
 
 	ctx_of(req, &c);
@@ -1269,8 +1318,10 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_err(req, 0);
 		return;
 	}
+	sent = uq_now(fs);
 	rc = cli_mdc_unlink(fs->mdc, &c, parent, name);
 	sa_changed(fs_of(req), parent, name);
+	uq_mutated(fs, &c, parent, name, 0, sent, rc);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -1286,6 +1337,7 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	uq_order_all(fs_of(req));
 	rc = cli_mdc_rmdir(fs_of(req)->mdc, &c, parent, name);
 	sa_changed(fs_of(req), parent, name);
+	uq_mutated(fs_of(req), &c, parent, name, 0, 0, rc);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -1294,18 +1346,23 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 static void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
 {
+	cli_fs *fs = fs_of(req);
 	cli_ctx c;
 	pfs_attr a;
+	uint64_t sent;
 	int rc;
 
 	ctx_of(req, &c);
 	uq_order(fs_of(req), parent);
+	sent = uq_now(fs_of(req));
 	rc = cli_mdc_symlink(fs_of(req)->mdc, &c, parent, name, link, &a);
 	sa_changed(fs_of(req), parent, name);
+	uq_mutated(fs_of(req), &c, parent, name, 1, sent, rc);
 	if (rc)
 		reply_err(req, rc);
 	else
 		reply_entry(req, parent, name, &a);
+	uq_touch(fs, &c, parent);
 }
 
 static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -1328,6 +1385,9 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	rc = cli_mdc_rename(fs_of(req)->mdc, &c, parent, name, newparent, newname, f);
 	sa_changed(fs_of(req), parent, name);
 	sa_changed(fs_of(req), newparent, newname);
+	/* EXCHANGE: both names stay */
+	uq_mutated(fs_of(req), &c, parent, name, (flags & RENAME_EXCHANGE) != 0, 0, rc);
+	uq_mutated(fs_of(req), &c, newparent, newname, 1, 0, rc);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -1336,19 +1396,24 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 
 static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
 {
+	cli_fs *fs = fs_of(req);
 	cli_ctx c;
 	pfs_attr a;
+	uint64_t sent;
 	int rc;
 
 	ctx_of(req, &c);
 	uq_order_all(fs_of(req));
+	sent = uq_now(fs_of(req));
 	rc = cli_mdc_link(fs_of(req)->mdc, &c, ino, newparent, newname, &a);
 	sa_changed(fs_of(req), newparent, newname);
 	cli_sa_drop_ino(fs_of(req)->sa, ino);
+	uq_mutated(fs_of(req), &c, newparent, newname, 1, sent, rc);
 	if (rc)
 		reply_err(req, rc);
 	else
 		reply_entry(req, newparent, newname, &a);
+	uq_touch(fs, &c, newparent);
 }
 
 /* Register an open handle of ino with fresh attributes a; decides
@@ -1537,6 +1602,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	pfs_layout lay;
 	cli_caps *caps = NULL;
 	fh *h;
+	uint64_t sent;
 	int rc;
 
 	ctx_of(req, &c);
@@ -1551,11 +1617,14 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 		cflags |= PFS_CREATE_READ;
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))
 		cflags |= PFS_CREATE_WRITE;
+	sent = uq_now(fs);
 	rc = cli_mdc_create_file_caps(fs->mdc, &c, parent, name, mode | S_IFREG, cflags, 0, 0,
 				      &a, &lay, &caps);
 	sa_changed(fs, parent, name);
+	uq_mutated(fs, &c, parent, name, 1, sent, rc);
 	if (rc) {
 		reply_err(req, rc);
+		uq_touch(fs, &c, parent);
 		return;
 	}
 	h = open_handle(fs, &c, &a, &lay, caps, fi, 1, 0);
@@ -1568,8 +1637,12 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	e.attr_timeout = attr_timeout(fs, &a);
 	e.entry_timeout = entry_timeout(fs, parent, name, &a);
 	attr_to_stat(fs, &a, &e.attr);
+	/* what this mount's unlink of the name will expect (unlinkq.h) */
+	if (fs->uq)
+		cli_uq_note_entry(fs->uq, parent, name, a.ino, a.mode);
 	if (fuse_reply_create(req, &e, fi))
 		close_handle(fs, h, 1);
+	uq_touch(fs, &c, parent);
 }
 
 /* ---- readahead (client/readahead.h) ---- */
