@@ -1967,28 +1967,50 @@ static void handler_now(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payl
 	free(payload);
 }
 
-/* PADLL on the MDS (mds/mdqos.h): a request over its (job, class) rate is
- * queued there with a reference on its connection and run later on one of
- * mdqos's release threads, so no worker waits. */
-struct mdq_held {
+/* A request held to run later, with a reference on its connection: by
+ * PADLL on the MDS (mds/mdqos.h: over its (job, class) rate, run on one of
+ * mdqos's release threads, so no worker waits) or by a directory
+ * delegation (mds/deleg.h: parked until the holder's recall). */
+struct held_req {
 	mds_server *s;
 	pfs_sconn *c;
 	pfs_hdr h;
 	uint8_t *payload;
 };
 
-static void mdq_release(void *arg, int status)
+static struct held_req *held_new(mds_server *s, pfs_sconn *c, const pfs_hdr *h,
+				 uint8_t *payload)
 {
-	struct mdq_held *d = arg;
+	struct held_req *d = malloc(sizeof(*d));
 
+	if (!d)
+		return NULL;
+	d->s = s;
+	d->c = c;
+	d->h = *h;
+	d->payload = payload;
+	pfs_sconn_get(c);
+	return d;
+}
+
+/* Its turn: run(s, c, h, payload) (status 0), or answer status; then the
+ * reference and d go. */
+static void held_end(struct held_req *d, int status,
+		     void (*run)(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload))
+{
 	if (status) {
 		pfs_sconn_reply(d->c, &d->h, status, NULL, 0, NULL, 0);
 		free(d->payload);
 	} else {
-		handler_now(d->s, d->c, &d->h, d->payload);
+		run(d->s, d->c, &d->h, d->payload);
 	}
 	pfs_sconn_put(d->c);
 	free(d);
+}
+
+static void mdq_release(void *arg, int status)
+{
+	held_end(arg, status, handler_now);
 }
 
 /* Directory delegations (mds/deleg.h): the directories and inodes a
@@ -2049,30 +2071,13 @@ static unsigned deleg_targets(mds_server *s, const pfs_hdr *h, const uint8_t *p,
 	return pfs_rbuf_error(&b) ? 0 : n;
 }
 
-/* A request parked on a delegated directory. */
-struct deleg_req {
-	mds_server *s;
-	pfs_sconn *c;
-	pfs_hdr h;
-	uint8_t *payload;
-};
-
 static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload);
 
 /* The table's release callback: run the request from the start (it may
  * park on another directory), or answer status. */
 static void deleg_release(void *arg, void *req, int status)
 {
-	struct deleg_req *p = req;
-
-	if (status) {
-		pfs_sconn_reply(p->c, &p->h, status, NULL, 0, NULL, 0);
-		free(p->payload);
-	} else {
-		handler(p->s, p->c, &p->h, p->payload);
-	}
-	pfs_sconn_put(p->c);
-	free(p);
+	held_end(req, status, handler);
 }
 
 static int deleg_recall(void *arg, uint64_t client, uint64_t dir)
@@ -2093,15 +2098,11 @@ static int deleg_park(mds_server *s, pfs_sconn *c, const pfs_hdr *h, uint8_t *pa
 {
 	uint64_t t[DELEG_TARGETS];
 	unsigned n = deleg_targets(s, h, payload, payload ? h->payload_len : 0, t);
-	struct deleg_req *p;
+	struct held_req *p;
 
-	if (!n || !(p = malloc(sizeof(*p))))
+	/* the reference first: a return may release it at once */
+	if (!n || !(p = held_new(s, c, h, payload)))
 		return 0;
-	p->s = s;
-	p->c = c;
-	p->h = *h;
-	p->payload = payload;
-	pfs_sconn_get(c); /* before: a return may release it at once */
 	if (mds_deleg_check(s->deleg, h->client_id, t, n, p))
 		return 1;
 	pfs_sconn_put(c);
@@ -2113,7 +2114,7 @@ static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 {
 	mds_server *s = ctx;
 	char job[PFS_JOBID_MAX + 1];
-	struct mdq_held *d;
+	struct held_req *d;
 	int rc;
 
 	/* before PADLL, the reply cache and the group commit: a request
@@ -2123,15 +2124,10 @@ static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 		return;
 	pfs_hdr_jobid(h, job);
 	if (!s->opts.mdqos || mds_mdqos_admit(s->opts.mdqos, job, h->opcode) == 0 ||
-	    !(d = malloc(sizeof(*d)))) {
+	    !(d = held_new(s, c, h, payload))) {
 		handler_now(s, c, h, payload);
 		return;
 	}
-	d->s = s;
-	d->c = c;
-	d->h = *h;
-	d->payload = payload;
-	pfs_sconn_get(c);
 	rc = mds_mdqos_defer(s->opts.mdqos, job, h->opcode, mdq_release, d);
 	if (rc) {
 		/* over MDS_MDQOS_QUEUED_MAX held, or stopping: refuse it */
