@@ -28,7 +28,6 @@ typedef struct parked {
 
 typedef struct dent {
 	uint64_t dir, holder;
-	pfs_cred cred;          /* the holder's, as granted */
 	uint64_t expiry;        /* the holder's last request + lease_ms */
 	uint64_t recall_at;     /* when the recall began; 0 = none */
 	int recalling;
@@ -132,10 +131,9 @@ int mds_deleg_any(mds_deleg *d)
 	return d && __atomic_load_n(&d->n, __ATOMIC_RELAXED) != 0;
 }
 
-int mds_deleg_get(mds_deleg *d, uint64_t client, const pfs_cred *c, uint64_t dir,
-		  uint32_t *lease_ms)
+int mds_deleg_get(mds_deleg *d, uint64_t client, uint64_t dir, uint32_t *lease_ms)
 {
-	rlist out = { NULL, NULL };
+	rlist out = { NULL, NULL }; /* stays empty: expired only without requests */
 	uint64_t now;
 	dent *e;
 	int rc = 0;
@@ -156,7 +154,6 @@ int mds_deleg_get(mds_deleg *d, uint64_t client, const pfs_cred *c, uint64_t dir
 			rc = -EAGAIN;
 		} else {
 			e->expiry = now + d->o.lease_ms;
-			e->cred = *c;
 			d->st.renewals++;
 		}
 	} else if (__atomic_load_n(&d->n, __ATOMIC_RELAXED) >= d->o.max_delegs ||
@@ -168,7 +165,6 @@ int mds_deleg_get(mds_deleg *d, uint64_t client, const pfs_cred *c, uint64_t dir
 
 		e->dir = dir;
 		e->holder = client;
-		e->cred = *c;
 		e->expiry = now + d->o.lease_ms;
 		e->next = d->b[b];
 		d->b[b] = e;
@@ -176,7 +172,6 @@ int mds_deleg_get(mds_deleg *d, uint64_t client, const pfs_cred *c, uint64_t dir
 		d->st.grants++;
 	}
 	pthread_mutex_unlock(&d->mu);
-	run_list(d, &out, 0); /* nothing: dropped only without requests */
 	if (!rc && lease_ms)
 		*lease_ms = d->o.lease_ms;
 	return rc;
@@ -200,7 +195,7 @@ int mds_deleg_return(mds_deleg *d, uint64_t client, uint64_t dir)
 
 int mds_deleg_check(mds_deleg *d, uint64_t client, const uint64_t *dirs, unsigned n, void *req)
 {
-	rlist out = { NULL, NULL };
+	rlist out = { NULL, NULL }; /* stays empty: dropped here only without requests */
 	parked *p = NULL;
 	uint64_t now;
 	int rc = 0, wake = 0;
@@ -261,7 +256,6 @@ int mds_deleg_check(mds_deleg *d, uint64_t client, const uint64_t *dirs, unsigne
 	if (wake)
 		pthread_cond_signal(&d->cv);
 	pthread_mutex_unlock(&d->mu);
-	run_list(d, &out, 0); /* empty: dropped only without requests */
 	return rc;
 }
 

@@ -10,7 +10,7 @@
  * channel), or until recall_ms passed, or the delegation expired; then
  * they run, in arrival order, from the thread that released them.
  *
- * This is the table alone: dir -> { holder's client id and cred, expiry,
+ * This is the table alone: dir -> { holder's client id, expiry,
  * recall state, parked requests }.  The namespace conditions of a grant
  * (a directory, not sticky, the cred may remove entries in it, the
  * client has a notify channel and nobody else leases the directory) are
@@ -82,12 +82,12 @@ void mds_deleg_destroy(mds_deleg *d);
 /* 1 if any delegation is held (one atomic load; NULL: 0). */
 int mds_deleg_any(mds_deleg *d);
 
-/* A DELEG_GET of client with cred c on dir, whose namespace conditions
- * the caller checked: 0 granted or renewed (*lease_ms set), -EAGAIN not
- * now (another holder: its recall starts; a recall under way; the table
- * full). */
-int mds_deleg_get(mds_deleg *d, uint64_t client, const pfs_cred *c, uint64_t dir,
-		  uint32_t *lease_ms);
+/* A DELEG_GET of client on dir, whose namespace conditions (the
+ * caller's cred may unlink there, ...) the caller checked: 0 granted or
+ * renewed (*lease_ms set), -EAGAIN not now (another holder: its recall
+ * starts; a recall under way; the table full).  The table keeps no cred:
+ * every UNLINK the holder sends later is checked for its own. */
+int mds_deleg_get(mds_deleg *d, uint64_t client, uint64_t dir, uint32_t *lease_ms);
 /* A DELEG_RETURN: the holder's delegation of dir ends and its parked
  * requests run here, in arrival order.  Not held (or held by another):
  * nothing happens.  Always 0. */

@@ -1549,12 +1549,12 @@ static int h_deleg_get(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_r
 		return rc;
 	holder = mds_deleg_holder(s->deleg, dir);
 	if (holder && holder != cid)
-		return mds_deleg_get(s->deleg, cid, &c, dir, &lease_ms); /* -EAGAIN, recall */
+		return mds_deleg_get(s->deleg, cid, dir, &lease_ms); /* -EAGAIN, recall */
 	if ((a.mode & S_ISVTX) || !mds_lease_registered(s->lease, cid) ||
 	    mds_lease_watched(s->lease, cid, dir))
 		return -EAGAIN;
 	fresh = holder != cid;
-	rc = mds_deleg_get(s->deleg, cid, &c, dir, &lease_ms);
+	rc = mds_deleg_get(s->deleg, cid, dir, &lease_ms);
 	if (rc)
 		return rc;
 	/* another client's read that passed the check before the grant

@@ -115,31 +115,31 @@ static void test_grant_rules(void **st)
 
 	assert_false(mds_deleg_any(NULL));
 	assert_false(mds_deleg_any(d));
-	assert_int_equal(mds_deleg_get(d, A, &alice, 10, &lms), 0);
+	assert_int_equal(mds_deleg_get(d, A, 10, &lms), 0);
 	assert_int_equal(lms, 10000);
 	assert_true(mds_deleg_any(d));
 	assert_int_equal(mds_deleg_holder(d, 10), A);
 	/* the holder again: renewed */
-	assert_int_equal(mds_deleg_get(d, A, &alice, 10, &lms), 0);
+	assert_int_equal(mds_deleg_get(d, A, 10, &lms), 0);
 	/* another client: refused, and the recall starts (once) */
-	assert_int_equal(mds_deleg_get(d, B, &alice, 10, &lms), -EAGAIN);
+	assert_int_equal(mds_deleg_get(d, B, 10, &lms), -EAGAIN);
 	assert_int_equal(f.nrecall, 1);
 	assert_int_equal(f.recall_client[0], A);
 	assert_int_equal(f.recall_dir[0], 10);
-	assert_int_equal(mds_deleg_get(d, B, &alice, 10, &lms), -EAGAIN);
+	assert_int_equal(mds_deleg_get(d, B, 10, &lms), -EAGAIN);
 	assert_int_equal(f.nrecall, 1);
 	/* during the recall not even the holder */
-	assert_int_equal(mds_deleg_get(d, A, &alice, 10, &lms), -EAGAIN);
+	assert_int_equal(mds_deleg_get(d, A, 10, &lms), -EAGAIN);
 	/* returned: B may have it; a return by a non-holder is nothing */
 	assert_int_equal(mds_deleg_return(d, B, 10), 0);
 	assert_int_equal(mds_deleg_holder(d, 10), A);
 	assert_int_equal(mds_deleg_return(d, A, 10), 0);
 	assert_false(mds_deleg_any(d));
 	assert_int_equal(mds_deleg_return(d, A, 10), 0); /* not held: success */
-	assert_int_equal(mds_deleg_get(d, B, &alice, 10, &lms), 0);
+	assert_int_equal(mds_deleg_get(d, B, 10, &lms), 0);
 	assert_int_equal(mds_deleg_holder(d, 10), B);
 	/* another directory for A */
-	assert_int_equal(mds_deleg_get(d, A, &alice, 11, &lms), 0);
+	assert_int_equal(mds_deleg_get(d, A, 11, &lms), 0);
 	mds_deleg_get_stats(d, &ss);
 	assert_int_equal(ss.grants, 3);
 	assert_int_equal(ss.renewals, 1);
@@ -158,7 +158,7 @@ static void test_park_released_by_return(void **st)
 	mds_deleg_stats ss;
 	uint64_t two[2] = { 99, 10 };
 
-	assert_int_equal(mds_deleg_get(d, A, &alice, 10, NULL), 0);
+	assert_int_equal(mds_deleg_get(d, A, 10, NULL), 0);
 	/* the holder never parks; undelegated directories never park */
 	assert_int_equal(check1(d, A, 10, 1), 0);
 	assert_int_equal(check1(d, B, 11, 2), 0);
@@ -198,7 +198,7 @@ static void test_park_released_by_timeout(void **st)
 	mds_deleg *d = mk(&f, 0, 0, 0);
 	mds_deleg_stats ss;
 
-	assert_int_equal(mds_deleg_get(d, A, &alice, 10, NULL), 0);
+	assert_int_equal(mds_deleg_get(d, A, 10, NULL), 0);
 	f.now += 1000;
 	assert_int_equal(check1(d, B, 10, 1), 1);
 	/* the holder keeps renewing (its unlinks): the recall still ends */
@@ -217,11 +217,11 @@ static void test_park_released_by_timeout(void **st)
 	mds_deleg_get_stats(d, &ss);
 	assert_int_equal(ss.timeouts, 1);
 	/* a recall started by a GET times out alike, with nothing parked */
-	assert_int_equal(mds_deleg_get(d, A, &alice, 10, NULL), 0);
-	assert_int_equal(mds_deleg_get(d, B, &alice, 10, NULL), -EAGAIN);
+	assert_int_equal(mds_deleg_get(d, A, 10, NULL), 0);
+	assert_int_equal(mds_deleg_get(d, B, 10, NULL), -EAGAIN);
 	f.now += 5000;
 	mds_deleg_tick(d);
-	assert_int_equal(mds_deleg_get(d, B, &alice, 10, NULL), 0);
+	assert_int_equal(mds_deleg_get(d, B, 10, NULL), 0);
 	mds_deleg_destroy(d);
 }
 
@@ -234,7 +234,7 @@ static void test_unheard_recall(void **st)
 	mds_deleg *d = mk(&f, 0, 0, 0);
 	mds_deleg_stats ss;
 
-	assert_int_equal(mds_deleg_get(d, A, &alice, 10, NULL), 0);
+	assert_int_equal(mds_deleg_get(d, A, 10, NULL), 0);
 	f.recall_rc = -EPIPE;
 	assert_int_equal(check1(d, B, 10, 1), 1);
 	assert_int_equal(f.nrecall, 1);
@@ -250,7 +250,7 @@ static void test_unheard_recall(void **st)
 	assert_int_equal(ss.timeouts, 0);
 	/* a holder that hears it keeps it until it returns or recall_ms */
 	f.recall_rc = 0;
-	assert_int_equal(mds_deleg_get(d, A, &alice, 11, NULL), 0);
+	assert_int_equal(mds_deleg_get(d, A, 11, NULL), 0);
 	assert_int_equal(check1(d, B, 11, 2), 1);
 	f.now += 1;
 	mds_deleg_tick(d);
@@ -265,7 +265,7 @@ static void test_expiry_and_renew(void **st)
 	mds_deleg *d = mk(&f, 0, 0, 0);
 	mds_deleg_stats ss;
 
-	assert_int_equal(mds_deleg_get(d, A, &alice, 10, NULL), 0);
+	assert_int_equal(mds_deleg_get(d, A, 10, NULL), 0);
 	/* the holder's requests renew: 3 x 9 s is past one lease */
 	for (int i = 0; i < 3; i++) {
 		f.now += 9000;
@@ -279,7 +279,7 @@ static void test_expiry_and_renew(void **st)
 	assert_int_equal(f.nrecall, 0);
 	assert_false(mds_deleg_any(d));
 	/* parked, then the delegation expires before the recall's timeout */
-	assert_int_equal(mds_deleg_get(d, A, &alice, 10, NULL), 0);
+	assert_int_equal(mds_deleg_get(d, A, 10, NULL), 0);
 	f.now += 9000;
 	assert_int_equal(check1(d, B, 10, 3), 1);
 	f.now += 1000;
@@ -287,9 +287,9 @@ static void test_expiry_and_renew(void **st)
 	assert_int_equal(f.nrel, 1);
 	assert_int_equal(f.rel[0], 3);
 	/* a GET of the holder renews too */
-	assert_int_equal(mds_deleg_get(d, A, &alice, 12, NULL), 0);
+	assert_int_equal(mds_deleg_get(d, A, 12, NULL), 0);
 	f.now += 9000;
-	assert_int_equal(mds_deleg_get(d, A, &alice, 12, NULL), 0);
+	assert_int_equal(mds_deleg_get(d, A, 12, NULL), 0);
 	f.now += 9000;
 	mds_deleg_tick(d);
 	assert_int_equal(mds_deleg_holder(d, 12), A);
@@ -310,9 +310,9 @@ static void test_caps(void **st)
 	mds_deleg *d = mk(&f, 2, 2, 3);
 	mds_deleg_stats ss;
 
-	assert_int_equal(mds_deleg_get(d, A, &alice, 10, NULL), 0);
-	assert_int_equal(mds_deleg_get(d, A, &alice, 11, NULL), 0);
-	assert_int_equal(mds_deleg_get(d, A, &alice, 12, NULL), -EAGAIN); /* full */
+	assert_int_equal(mds_deleg_get(d, A, 10, NULL), 0);
+	assert_int_equal(mds_deleg_get(d, A, 11, NULL), 0);
+	assert_int_equal(mds_deleg_get(d, A, 12, NULL), -EAGAIN); /* full */
 	assert_int_equal(check1(d, B, 10, 1), 1);
 	assert_int_equal(check1(d, B, 10, 2), 1);
 	/* the third in dir 10: over the per-directory cap */
@@ -320,7 +320,7 @@ static void test_caps(void **st)
 	assert_int_equal(f.nrel, 0);
 	/* taken back: nothing new parks there, no grant until released */
 	assert_int_equal(check1(d, C, 10, 4), 0);
-	assert_int_equal(mds_deleg_get(d, A, &alice, 10, NULL), -EAGAIN);
+	assert_int_equal(mds_deleg_get(d, A, 10, NULL), -EAGAIN);
 	mds_deleg_tick(d);
 	assert_int_equal(f.nrel, 2);
 	assert_int_equal(f.rel[0], 1);
@@ -328,7 +328,7 @@ static void test_caps(void **st)
 	/* the global cap (3): two in 11 and one in 11 ... */
 	assert_int_equal(check1(d, B, 11, 5), 1);
 	assert_int_equal(check1(d, B, 11, 6), 1);
-	assert_int_equal(mds_deleg_get(d, C, &alice, 13, NULL), 0);
+	assert_int_equal(mds_deleg_get(d, C, 13, NULL), 0);
 	assert_int_equal(check1(d, B, 13, 7), 1);
 	/* ... the fourth anywhere is over it */
 	assert_int_equal(check1(d, A, 13, 8), 0);
@@ -357,15 +357,15 @@ static void test_recall_all(void **st)
 	mds_deleg *d = mk(&f, 0, 0, 0);
 
 	mds_deleg_recall_all(d); /* empty: nothing */
-	assert_int_equal(mds_deleg_get(d, A, &alice, 10, NULL), 0);
-	assert_int_equal(mds_deleg_get(d, B, &alice, 11, NULL), 0);
+	assert_int_equal(mds_deleg_get(d, A, 10, NULL), 0);
+	assert_int_equal(mds_deleg_get(d, B, 11, NULL), 0);
 	mds_deleg_recall_all(d);
 	assert_int_equal(f.nrecall, 2);
 	/* once per recall */
 	mds_deleg_recall_all(d);
 	assert_int_equal(check1(d, C, 10, 1), 1);
 	assert_int_equal(f.nrecall, 2);
-	assert_int_equal(mds_deleg_get(d, A, &alice, 10, NULL), -EAGAIN);
+	assert_int_equal(mds_deleg_get(d, A, 10, NULL), -EAGAIN);
 	mds_deleg_destroy(d);
 	assert_int_equal(f.nrel, 1);
 	assert_int_equal(f.rel_status[0], -ESHUTDOWN);
