@@ -121,8 +121,8 @@ static int call(cli_mdc *m, const char *job, uint16_t op, unsigned flags, pfs_wb
 	int rc = pfs_wbuf_error(w);
 
 	pfs_rpc_reply_init(rep);
-	if (rc == 0 && m->mdq && !(flags & CALL_CHARGED))
-		cli_mdqos_wait(m->mdq, job, op); /* PADLL: the job's rate for op's class */
+	if (rc == 0 && !(flags & CALL_CHARGED))
+		cli_mdc_charge(m, job, op); /* PADLL: the job's rate for op's class */
 	flags &= ~CALL_CHARGED;
 	if (rc == 0)
 		rc = pfs_rpc_call(m->pool, op, job, flags, w->data, w->len, NULL, 0, rep);
@@ -367,8 +367,10 @@ int cli_mdc_mkdir(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *nam
 	return call_attr(m, c, PFS_OP_MDS_MKDIR, 0, &w, attr, NULL);
 }
 
-static int name_op(cli_mdc *m, const cli_ctx *c, uint16_t op, uint64_t parent,
-		   const char *name)
+/* cred, u64 parent, str name [, u64 ino when not 0] (UNLINK's expected
+ * inode); call() flags. */
+static int name_op_ino(cli_mdc *m, const cli_ctx *c, uint16_t op, uint64_t parent,
+		       const char *name, uint64_t ino, unsigned flags)
 {
 	pfs_wbuf w;
 	int rc = name_ok(name);
@@ -378,7 +380,15 @@ static int name_op(cli_mdc *m, const cli_ctx *c, uint16_t op, uint64_t parent,
 	begin(&w, c);
 	pfs_wbuf_u64(&w, parent);
 	pfs_wbuf_str(&w, name);
-	return call_empty(m, c, op, 0, &w);
+	if (ino)
+		pfs_wbuf_u64(&w, ino);
+	return call_empty(m, c, op, flags, &w);
+}
+
+static int name_op(cli_mdc *m, const cli_ctx *c, uint16_t op, uint64_t parent,
+		   const char *name)
+{
+	return name_op_ino(m, c, op, parent, name, 0, 0);
 }
 
 int cli_mdc_unlink(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name)
@@ -389,18 +399,9 @@ int cli_mdc_unlink(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *na
 int cli_mdc_unlink_ino(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
 		       uint64_t ino, unsigned flags)
 {
-	pfs_wbuf w;
-	int rc = name_ok(name);
-
-	if (rc)
-		return rc;
-	begin(&w, c);
-	pfs_wbuf_u64(&w, parent);
-	pfs_wbuf_str(&w, name);
-	if (ino) /* without it: the plain UNLINK's payload */
-		pfs_wbuf_u64(&w, ino);
-	return call_empty(m, c, PFS_OP_MDS_UNLINK, (flags & CLI_MDC_CHARGED) ? CALL_CHARGED : 0,
-			  &w);
+	/* ino 0: the plain UNLINK's payload */
+	return name_op_ino(m, c, PFS_OP_MDS_UNLINK, parent, name, ino,
+			   (flags & CLI_MDC_CHARGED) ? CALL_CHARGED : 0);
 }
 
 void cli_mdc_charge(cli_mdc *m, const char *job, uint16_t op)
