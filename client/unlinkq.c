@@ -347,19 +347,22 @@ static uq_dir *dir_get(cli_uq *q, uint64_t ino)
 	return d;
 }
 
+/* A RETURN due or in flight, or a GET in flight: counted in nbusy (the
+ * flushers' and quiesce's fast check). */
+static int is_busy(const uq_dir *d)
+{
+	return d->need_return || d->returning || d->getting;
+}
+
+/* nbusy after d changed from was (is_busy before). */
 static void busy_update(cli_uq *q, uq_dir *d, int was)
 {
-	int now = d->need_return || d->returning || d->getting;
+	int now = is_busy(d);
 
 	if (now && !was)
 		q->nbusy++;
 	else if (!now && was)
 		q->nbusy--;
-}
-
-static int is_busy(const uq_dir *d)
-{
-	return d->need_return || d->returning || d->getting;
 }
 
 static void held_set(cli_uq *q, uq_dir *d, int held)
@@ -714,6 +717,18 @@ static void streak(cli_uq *q, uq_dir *d, const cli_ctx *c, uint64_t now)
 
 /* DELEG_GET of d for c, the mutex dropped meanwhile (mu held). */
 static void list_dir(cli_uq *q, uq_dir *d, const cli_ctx *c);
+static void deleg_get(cli_uq *q, uq_dir *d, const cli_ctx *c);
+
+/* c's unlink, create or negative lookup in d counts towards a streak;
+ * the streak-th asks for the delegation unless it is held, being got or
+ * given back, or d waits after a refusal (mu held). */
+static void streak_ask(cli_uq *q, uq_dir *d, const cli_ctx *c, uint64_t now, int up)
+{
+	streak(q, d, c, now);
+	if (up && !d->held && !d->getting && !d->need_return && !d->returning &&
+	    d->streak_n >= q->o.streak && now >= d->retry_at)
+		deleg_get(q, d, c);
+}
 
 static void deleg_get(cli_uq *q, uq_dir *d, const cli_ctx *c)
 {
@@ -827,11 +842,8 @@ int cli_uq_unlink(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name)
 			break;
 		d->used = now;
 		if (!counted) {
-			streak(q, d, c, now);
+			streak_ask(q, d, c, now, up);
 			counted = 1;
-			if (up && !d->held && !d->getting && !d->need_return && !d->returning &&
-			    d->streak_n >= q->o.streak && now >= d->retry_at)
-				deleg_get(q, d, c);
 		}
 		if (!up || !usable(q, d, c, now_ms(q)))
 			break;
@@ -1015,10 +1027,7 @@ void cli_uq_touch(cli_uq *q, const cli_ctx *c, uint64_t dir)
 	d = dir_get(q, dir);
 	if (d) {
 		d->used = now;
-		streak(q, d, c, now);
-		if (up && !d->held && !d->getting && !d->need_return && !d->returning &&
-		    d->streak_n >= q->o.streak && now >= d->retry_at)
-			deleg_get(q, d, c);
+		streak_ask(q, d, c, now, up);
 	}
 	pthread_mutex_unlock(&q->mu);
 }
@@ -1057,7 +1066,8 @@ int cli_uq_negative(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name)
 		return 0;
 	pthread_mutex_lock(&q->mu);
 	d = dir_find(q, dir);
-	if (d && d->complete && d->ctab && usable(q, d, c, now_ms(q)) && d->complete &&
+	/* complete again after usable(): an expiry there drops the set */
+	if (d && d->complete && usable(q, d, c, now_ms(q)) && d->complete &&
 	    !*cn_slot(d, name)) {
 		q->st.neg_local++;
 		r = 1;
