@@ -61,6 +61,7 @@ typedef struct oss_cfg {
 	int heartbeat_ms;
 	int o_direct;
 	int sync_dirs;
+	uint64_t write_behind;
 	char log_level[16];
 	char log[PATH_MAX + 8];
 	int fd_cache;
@@ -107,6 +108,10 @@ static const pfs_cfg_opt cfg_tab[] = {
 	N(PFS_CFG_BOOL, sync_dirs, "1",
 	  "fsync an object's directory on create and destroy (off: a power loss may lose them)",
 	  0, 0),
+	N(PFS_CFG_SIZE, write_behind, "2M",
+	  "start writing an object's data to disk once this much was written to it since the "
+	  "last start (0 = when the kernel decides; a client's fsync then waits for all of it)",
+	  0, 1ull << 40),
 	S(log_level, "notice", "err, warning, notice, info, debug"),
 	S(log, "stderr", "stderr | file:PATH (reopened on SIGHUP) | syslog"),
 	N(PFS_CFG_INT, fd_cache, "1024", "open object files kept per OST",
@@ -327,7 +332,8 @@ static int open_stores(const oss_cfg *cfg, char **dirs, size_t n, int o_direct,
 		       oss_store **stores, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < n; i++) {
-		oss_store_opts o = { (unsigned)cfg->fd_cache, o_direct };
+		oss_store_opts o = { .fd_cache = (unsigned)cfg->fd_cache, .o_direct = o_direct,
+				     .write_behind = cfg->write_behind };
 		int rc = oss_store_open(dirs[i], &o, &stores[i], err, errlen);
 
 		if (rc) {

@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@ typedef struct fdent {
 	unsigned refs; /* I/Os in flight holding this entry */
 	int hashed;    /* still reachable by lookup (0 after destroy/evict) */
 	int dir_dirty; /* created; its directory entry not yet known synced */
+	_Atomic uint64_t unkicked; /* bytes written since the last write-behind kick */
 	struct fdent *hnext;
 	struct fdent *lprev, *lnext; /* LRU list, most recent at head */
 } fdent;
@@ -49,6 +51,8 @@ struct oss_store {
 	int objfd;  /* DIR/O */
 	_Atomic int o_direct; /* cleared when the file system refuses O_DIRECT */
 	int sync_dirs;
+	uint64_t write_behind; /* kick writeback after this many bytes (0 = off) */
+	_Atomic uint64_t wb_kicks; /* write-behind kicks so far */
 	_Atomic int dir_sync_owed; /* a destroy's directory fsync failed */
 	int (*dir_fsync)(int dirfd, void *arg);
 	void *dir_fsync_arg;
@@ -452,6 +456,7 @@ int oss_store_open(const char *dir, const oss_store_opts *opts, oss_store **out,
 	s->dir = strdup(dir);
 	s->cap = cap;
 	s->o_direct = opts ? opts->o_direct : 0;
+	s->write_behind = opts ? opts->write_behind : 0;
 	s->sync_dirs = 1;
 	for (s->nbuckets = 16; s->nbuckets < 2 * (size_t)cap; s->nbuckets *= 2)
 		;
@@ -649,6 +654,34 @@ int oss_store_splice_read(oss_store *s, uint64_t obj, uint64_t off, int pipe_wfd
 	return rc;
 }
 
+/* Write-behind: once write_behind bytes have gone into an object's page
+ * cache since the last kick, start their writeback now
+ * (SYNC_FILE_RANGE_WRITE queues the dirty pages and does not wait for
+ * them), so the disk writes while the clients are still sending and the
+ * client's fsync at the end finds little left to do, as an OSS that
+ * writes through would.  Without it nothing is written before
+ * vm.dirty_background_ratio of the memory is dirty, and the whole stream
+ * waits in the final fsync.  The range is the whole object: its dirty
+ * pages are found by the page cache's tags, and pages already under
+ * writeback are skipped. */
+static void write_behind(oss_store *s, fdent *e, size_t len)
+{
+	if (!s->write_behind)
+		return;
+	if (atomic_fetch_add(&e->unkicked, len) + len < s->write_behind)
+		return;
+	atomic_store(&e->unkicked, 0);
+	atomic_fetch_add(&s->wb_kicks, 1);
+	/* An error here (EIO of an earlier writeback) is the fsync's to
+	 * report: the page cache keeps it for the next fsync of the file. */
+	(void)sync_file_range(e->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+}
+
+uint64_t oss_store_write_behind_kicks(oss_store *s)
+{
+	return atomic_load(&s->wb_kicks);
+}
+
 int oss_store_write(oss_store *s, uint64_t obj, uint64_t off, const void *buf, size_t len)
 {
 	fdent *e;
@@ -700,6 +733,8 @@ int oss_store_write(oss_store *s, uint64_t obj, uint64_t off, const void *buf, s
 		if (fd != e->fd && done % OSS_STORE_ALIGN)
 			fd = e->fd;
 	}
+	if (!rc && fd == e->fd)
+		write_behind(s, e, len);
 	cache_put(s, e);
 	free(bounce);
 	return rc;
@@ -738,6 +773,8 @@ int oss_store_splice_write(oss_store *s, uint64_t obj, uint64_t off, int pipe_rf
 		}
 		done += (size_t)w;
 	}
+	if (!rc)
+		write_behind(s, e, len);
 	cache_put(s, e);
 	return rc;
 }

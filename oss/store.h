@@ -65,6 +65,8 @@ typedef struct oss_store oss_store;
 typedef struct oss_store_opts {
 	unsigned fd_cache; /* open descriptors kept; 0 = OSS_STORE_FD_CACHE_DEFAULT */
 	int o_direct;      /* use O_DIRECT for aligned I/O */
+	uint64_t write_behind; /* start an object's writeback after this many
+				* bytes written to it (0 = leave it to the kernel) */
 } oss_store_opts;
 
 /* Open (and on first use format) the OST at dir, creating dir if missing.
@@ -109,6 +111,9 @@ int oss_store_write(oss_store *s, uint64_t obj, uint64_t off, const void *buf, s
  * -EIO when the pipe holds fewer than len bytes; on an error the pipe may
  * hold the rest.  Other errors as oss_store_write. */
 int oss_store_splice_write(oss_store *s, uint64_t obj, uint64_t off, int pipe_rfd, size_t len);
+/* Write-behind kicks so far (opts.write_behind): each started the
+ * writeback of one object's dirty pages without waiting for it. */
+uint64_t oss_store_write_behind_kicks(oss_store *s);
 /* 1 when the store does O_DIRECT (o_direct set): no spliced writes. */
 int oss_store_direct(const oss_store *s);
 /* Set the object's size (creates it if size > 0; a missing object truncated

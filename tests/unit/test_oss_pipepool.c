@@ -79,7 +79,7 @@ static size_t drain(int fd, uint8_t *out, size_t cap)
 static void test_store_splice_read(void **state)
 {
 	char dir[64], err[256], cmd[128];
-	oss_store_opts o = { 4, 0 };
+	oss_store_opts o = { .fd_cache = 4 };
 	oss_store *st;
 	oss_pipepool *p;
 	oss_pipe pp;

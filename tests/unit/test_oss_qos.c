@@ -800,7 +800,7 @@ static void test_qos_blkio_enforce(void **state)
 	snprintf(dir, sizeof(dir), "%s/ost", tmp);
 	snprintf(f.tmp, sizeof(f.tmp), "%s", tmp);
 	{
-		oss_store_opts o = { 0, 1 };
+		oss_store_opts o = { .fd_cache = 0, .o_direct = 1 };
 		assert_int_equal(oss_store_open(dir, &o, &f.st[0], err, sizeof(err)), 0);
 	}
 	if (!mnt[0] || oss_blkio_open(dirs, 1, &bk, err, sizeof(err))) {

@@ -2,7 +2,8 @@
  * reads, truncate, punch, destroy, listing, uuid persistence, the fd cache
  * under concurrent I/O with destroys, the directory fsyncs that make
  * object create and destroy durable (counted and failed through the
- * injectable hook), and destroyed ids refused (-ESTALE) for good. */
+ * injectable hook), destroyed ids refused (-ESTALE) for good, and the
+ * write-behind kicks. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -36,7 +37,7 @@ static int rm_rf(const char *path)
 static int setup(void **state)
 {
 	fixture *f = calloc(1, sizeof(*f));
-	oss_store_opts o = { 4, 0 }; /* small cache: exercise eviction */
+	oss_store_opts o = { .fd_cache = 4 }; /* small cache: exercise eviction */
 	char err[256];
 
 	snprintf(f->dir, sizeof(f->dir), "/tmp/pfs-test-store-XXXXXX");
@@ -231,7 +232,7 @@ static int obj_exists(fixture *f, uint64_t obj)
 static void test_store_destroyed_stale(void **state)
 {
 	fixture *f = *state;
-	oss_store_opts o = { 4, 0 };
+	oss_store_opts o = { .fd_cache = 4 };
 	uint8_t w[100], r[100];
 	uint64_t size = 1, blocks = 1, t, fr, objs;
 	size_t got = 7;
@@ -480,7 +481,7 @@ static void test_store_o_direct_option(void **state)
 {
 	fixture *f = *state;
 	char d[96], err[256];
-	oss_store_opts o = { 8, 1 };
+	oss_store_opts o = { .fd_cache = 8, .o_direct = 1 };
 	oss_store *st;
 	uint8_t *w, *r;
 	size_t got;
@@ -515,7 +516,7 @@ static void test_store_splice_write(void **state)
 {
 	fixture *f = *state;
 	static uint8_t w[300000], r[300000];
-	oss_store_opts o = { 8, 1 };
+	oss_store_opts o = { .fd_cache = 8, .o_direct = 1 };
 	oss_store *st;
 	char d[96], err[256];
 	size_t got, put = 0;
@@ -566,7 +567,7 @@ static void test_store_fd_limit(void **state)
 {
 	fixture *f = *state;
 	char d[96], err[256];
-	oss_store_opts o = { 100000, 0 }; /* a cache far above the fd limit */
+	oss_store_opts o = { .fd_cache = 100000 }; /* a cache far above the fd limit */
 	oss_store *st;
 	struct rlimit old, low;
 	uint8_t r[8];
@@ -734,6 +735,54 @@ static void test_store_dir_sync_errors(void **state)
 	assert_int_equal(d.calls, 1);
 }
 
+/* Write-behind (opts.write_behind): every write_behind bytes written to an
+ * object, through pwrite or splice, start its writeback once; 0 never
+ * does; the data reads back the same either way; an object's count does
+ * not leak into another's. */
+static void test_store_write_behind(void **state)
+{
+	fixture *f = *state;
+	static uint8_t w[1 << 20], r[1 << 20];
+	oss_store_opts o = { .fd_cache = 8, .write_behind = 1 << 20 };
+	oss_store *st;
+	char d[96], err[256];
+	size_t got;
+	int p[2];
+
+	fill(w, sizeof(w), 7);
+	assert_int_equal(oss_store_write_behind_kicks(f->st), 0);
+	assert_int_equal(oss_store_write(f->st, 0x40, 0, w, sizeof(w)), 0);
+	assert_int_equal(oss_store_write_behind_kicks(f->st), 0); /* off */
+	snprintf(d, sizeof(d), "%s6", f->dir);
+	assert_int_equal(oss_store_open(d, &o, &st, err, sizeof(err)), 0);
+	assert_int_equal(oss_store_write(st, 0x41, 0, w, sizeof(w) / 2), 0);
+	assert_int_equal(oss_store_write(st, 0x42, 0, w, sizeof(w) / 2), 0);
+	assert_int_equal(oss_store_write_behind_kicks(st), 0); /* 512 KiB each */
+	assert_int_equal(oss_store_write(st, 0x41, sizeof(w) / 2, w + sizeof(w) / 2,
+					 sizeof(w) / 2), 0);
+	assert_int_equal(oss_store_write_behind_kicks(st), 1); /* 0x41 reached 1 MiB */
+	assert_int_equal(oss_store_write(st, 0x41, sizeof(w), w, sizeof(w)), 0);
+	assert_int_equal(oss_store_write_behind_kicks(st), 2);
+	/* spliced writes count too */
+	assert_int_equal(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
+	assert_true(fcntl(p[1], F_SETPIPE_SZ, 1 << 20) >= (int)(sizeof(w) / 2));
+	assert_int_equal(write(p[1], w, sizeof(w) / 2), (ssize_t)(sizeof(w) / 2));
+	assert_int_equal(oss_store_splice_write(st, 0x42, sizeof(w) / 2, p[0], sizeof(w) / 2), 0);
+	assert_int_equal(oss_store_write_behind_kicks(st), 3);
+	close(p[0]);
+	close(p[1]);
+	assert_int_equal(oss_store_read(st, 0x41, 0, r, sizeof(r), &got), 0);
+	assert_int_equal(got, sizeof(r));
+	assert_memory_equal(r, w, sizeof(w));
+	assert_int_equal(oss_store_read(st, 0x42, 0, r, sizeof(r), &got), 0);
+	assert_int_equal(got, sizeof(r));
+	assert_memory_equal(r, w, sizeof(w) / 2);
+	assert_memory_equal(r + sizeof(w) / 2, w, sizeof(w) / 2);
+	assert_int_equal(oss_store_sync(st, 0x41), 0);
+	oss_store_close(st);
+	assert_int_equal(rm_rf(d), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -755,6 +804,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_dir_sync_on_create_destroy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_dir_sync_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_destroy_many, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_write_behind, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
