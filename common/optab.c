@@ -82,6 +82,7 @@ static const pfs_optab_row rows[] = {
 	/* directory delegations (asynchronous unlink): mount.pfs */
 	ROW(MDS_DELEG_GET, CLI, PEER, MD_READ),
 	ROW(MDS_DELEG_RETURN, CLI, PEER, CONTROL),
+	ROW(MDS_UNLINK_BATCH, CLI, PEER, MD_WRITE),
 	/* OSS -> MDS control channel */
 	ROW(MDS_OSS_REGISTER, OSS, 0, CONTROL),
 	ROW(MDS_OSS_HEARTBEAT, OSS, 0, CONTROL),

@@ -277,6 +277,20 @@ enum pfs_opcode {
 	PFS_OP_MDS_DELEG_RETURN,       /* cred, u64 dir -> (empty): the holder has sent
 	                                  every unlink it answered under it; a
 	                                  delegation not held is success */
+	PFS_OP_MDS_UNLINK_BATCH,       /* cred, u64 parent, u32 n (1..PFS_UNLINK_BATCH_MAX),
+	                                  n x { str name, u64 ino } -> u32 n, n x i32
+	                                  status: n UNLINKs of names in one directory
+	                                  (the flushers of asynchronous unlink), each run
+	                                  and answered as its own UNLINK with its
+	                                  expected inode would be (0, -ENOENT, -ESTALE,
+	                                  -EACCES, -EISDIR, ...), in order; lease
+	                                  revocations and a delegation's parking as for
+	                                  UNLINK; PADLL charges n UNLINKs.  The request's
+	                                  own status is an error only when nothing ran
+	                                  (-EINVAL: n out of range, a name or field
+	                                  malformed).  Not in the reply log: a resend that
+	                                  runs again finds removed names gone (-ENOENT)
+	                                  and, by the expected inodes, removes nothing new */
 
 	/* ---- MDS: control channel (OSS -> MDS) ---- */
 	PFS_OP_MDS_OSS_REGISTER = 250, /* str oss_name, str host, u16 data_port,
@@ -374,6 +388,9 @@ enum pfs_opcode {
 /* PFS_OP_MDS_LOOKUP_BULK: most entries per reply (the MDS also stops at
  * 256 KiB of reply). */
 #define PFS_LOOKUP_BULK_MAX 512
+
+/* PFS_OP_MDS_UNLINK_BATCH: most names per request. */
+#define PFS_UNLINK_BATCH_MAX 32
 
 /* PFS_OP_MDS_SETATTR valid bits. */
 #define PFS_SETATTR_MODE 0x01u
