@@ -55,6 +55,7 @@ static const char *const algo_names[] = { "none", "uniform", "priority", "propor
 struct item {
 	mds_mdqos_fn fn;
 	void *arg;
+	unsigned cost;     /* operations it counts as (>= 1) */
 	struct item *next;
 };
 
@@ -576,7 +577,20 @@ unsigned mds_mdqos_class(mds_mdqos *q, uint16_t op)
 	return pfs_mdq_map_class(&q->map, op);
 }
 
-int mds_mdqos_admit(mds_mdqos *q, const char *job, uint16_t op)
+/* Take cost tokens of b at now: 0, or -EAGAIN (nothing taken).  A cost
+ * above the depth could never be there: it goes on a full bucket and
+ * leaves it in debt, which the refill pays back at the rate. */
+static int take_cost(qos_bucket *b, unsigned cost, double now)
+{
+	if (cost <= b->depth)
+		return qos_bucket_try_take(b, cost, now);
+	if (qos_bucket_peek(b, now) < b->depth)
+		return -EAGAIN;
+	qos_bucket_take(b, cost, now);
+	return 0;
+}
+
+int mds_mdqos_admit_n(mds_mdqos *q, const char *job, uint16_t op, unsigned cost)
 {
 	unsigned cls = pfs_mdq_map_class(&q->map, op);
 	struct mjob *j;
@@ -584,26 +598,39 @@ int mds_mdqos_admit(mds_mdqos *q, const char *job, uint16_t op)
 
 	if (cls == PFS_MDQ_NONE || !job[0])
 		return 0;
+	if (cost < 1)
+		cost = 1;
 	pthread_mutex_lock(&q->lock);
 	j = q->stop ? NULL : job_find(q, job, 1);
 	if (j) {
 		struct cell *c = &j->c[cls];
-		c->arrived++;
+		c->arrived += cost;
 		if (limited(q, cls)) {
 			double now = now_s(q);
 			if (c->b.depth <= 0)
 				cell_set_rate(c, cell_rate(q, c, cls), now);
-			if (c->queued || qos_bucket_try_take(&c->b, 1, now))
+			if (c->queued || take_cost(&c->b, cost, now))
 				rc = -EAGAIN;
 		}
 		if (!rc)
-			c->served++;
+			c->served += cost;
 	}
 	pthread_mutex_unlock(&q->lock);
 	return rc;
 }
 
+int mds_mdqos_admit(mds_mdqos *q, const char *job, uint16_t op)
+{
+	return mds_mdqos_admit_n(q, job, op, 1);
+}
+
 int mds_mdqos_defer(mds_mdqos *q, const char *job, uint16_t op, mds_mdqos_fn fn, void *arg)
+{
+	return mds_mdqos_defer_n(q, job, op, 1, fn, arg);
+}
+
+int mds_mdqos_defer_n(mds_mdqos *q, const char *job, uint16_t op, unsigned cost,
+		      mds_mdqos_fn fn, void *arg)
 {
 	unsigned cls = pfs_mdq_map_class(&q->map, op);
 	struct item *it = calloc(1, sizeof(*it));
@@ -614,6 +641,7 @@ int mds_mdqos_defer(mds_mdqos *q, const char *job, uint16_t op, mds_mdqos_fn fn,
 		return -ENOMEM;
 	it->fn = fn;
 	it->arg = arg;
+	it->cost = cost ? cost : 1;
 	pthread_mutex_lock(&q->lock);
 	j = job_find(q, job, 0);
 	if (q->stop)
@@ -648,19 +676,20 @@ static double pace_locked(mds_mdqos *q, struct item **out)
 			for (unsigned cls = 1; cls < PFS_MDQ_NCLASSES; cls++) {
 				struct cell *c = &j->c[cls];
 				while (c->head && (!limited(q, cls) ||
-						   qos_bucket_try_take(&c->b, 1, now) == 0)) {
+						   take_cost(&c->b, c->head->cost, now) == 0)) {
 					struct item *it = c->head;
 					c->head = it->next;
 					if (!c->head)
 						c->tail = NULL;
 					c->queued--;
 					q->queued--;
-					c->served++;
+					c->served += it->cost;
 					it->next = *out;
 					*out = it;
 				}
 				if (c->head) {
-					double w = qos_bucket_wait(&c->b, 1, now);
+					/* capped at the depth, as take_cost */
+					double w = qos_bucket_wait(&c->b, c->head->cost, now);
 					if (w < next)
 						next = w;
 				}

@@ -105,7 +105,7 @@ struct op_row {
 
 /* The opcode table, defined after the handlers: NOPS rows; counter slot
  * NOPS counts unknown opcodes. */
-#define NOPS 54
+#define NOPS 55
 #define NSLOTS (NOPS + 1)
 static const struct op_row ops[NOPS];
 
@@ -524,7 +524,7 @@ static int reply_logged(uint16_t op, int *attr)
  * must find it.  The committer thread holds the member's list while it
  * runs it (per thread, like mds/reply_log.h's context); elsewhere the
  * hooks run at once, after their operation's own commit. */
-#define HELD_HOOKS 8 /* a RENAME makes 6 */
+#define HELD_INLINE 8 /* a RENAME makes 6; more (UNLINK_BATCH: 3 a name) in more[] */
 
 struct held_hook {
 	uint64_t by, ino;  /* name_changed: ino is the directory */
@@ -533,24 +533,46 @@ struct held_hook {
 };
 
 struct held_hooks {
-	unsigned n;
-	struct held_hook h[HELD_HOOKS];
+	unsigned n, cap;          /* held; room in more[] */
+	struct held_hook *more;   /* hooks HELD_INLINE.. (malloc'd; hooks_free) */
+	struct held_hook h[HELD_INLINE];
 };
 
 static _Thread_local struct held_hooks *held_hooks;
 
+static struct held_hook *hook_at(struct held_hooks *hh, unsigned i)
+{
+	return i < HELD_INLINE ? &hh->h[i] : &hh->more[i - HELD_INLINE];
+}
+
+/* A slot for one more held revocation; NULL: run it at once (no list, or
+ * no memory for a longer one: the revocation then precedes the commit). */
 static struct held_hook *hook_hold(mds_lease *l)
 {
 	struct held_hooks *hh = held_hooks;
 
 	if (!hh || !l)
 		return NULL;
-	if (hh->n == HELD_HOOKS) { /* cannot happen: then at once */
-		pfs_log(PFS_LOG_WARNING, "lease: more than %d revocations in one request",
-			HELD_HOOKS);
-		return NULL;
+	if (hh->n >= HELD_INLINE && hh->n - HELD_INLINE == hh->cap) {
+		unsigned cap = hh->cap ? 2 * hh->cap : 16;
+		struct held_hook *m = realloc(hh->more, cap * sizeof(*m));
+
+		if (!m) {
+			pfs_log(PFS_LOG_WARNING, "lease: no memory to hold %u revocations: "
+				"run before the commit", hh->n + 1);
+			return NULL;
+		}
+		hh->more = m;
+		hh->cap = cap;
 	}
-	return &hh->h[hh->n++];
+	return hook_at(hh, hh->n++);
+}
+
+static void hooks_free(struct held_hooks *hh)
+{
+	free(hh->more);
+	hh->more = NULL;
+	hh->n = hh->cap = 0;
 }
 
 static void hook_changed(mds_lease *l, uint64_t by, uint64_t ino, unsigned what)
@@ -581,10 +603,10 @@ static void hook_name_changed(mds_lease *l, uint64_t by, uint64_t parent, const 
 }
 
 /* After the group's commit: the held revocations, in order. */
-static void hooks_run(mds_lease *l, const struct held_hooks *hh)
+static void hooks_run(mds_lease *l, struct held_hooks *hh)
 {
 	for (unsigned i = 0; i < hh->n; i++) {
-		const struct held_hook *k = &hh->h[i];
+		const struct held_hook *k = hook_at(hh, i);
 
 		if (k->what)
 			mds_lease_changed(l, k->by, k->ino, k->what);
@@ -648,6 +670,59 @@ static void lease_removed(mds_server *s, uint64_t client, uint64_t parent, const
 	hook_changed(s->lease, client, parent, MDS_LEASE_ATTR);
 	if (child)
 		hook_changed(s->lease, client, child, MDS_LEASE_ATTR);
+}
+
+/* One UNLINK with its leases (expect: the inode the name must name, 0 =
+ * any; mds_ns_unlink_ino): UNLINK's and each entry of UNLINK_BATCH's. */
+static int unlink_one(mds_server *s, const pfs_cred *c, uint64_t cid, uint64_t parent,
+		      const char *name, uint64_t expect)
+{
+	uint64_t child = lease_child(s, cid, parent, name);
+	int rc = mds_ns_unlink_ino(s->ns, c, parent, name, expect);
+
+	if (!rc)
+		lease_removed(s, cid, parent, name, child);
+	return rc;
+}
+
+/* UNLINK_BATCH (common/proto.h): u64 parent, u32 n, n x { str name, u64
+ * ino } -> u32 n, n x i32 status.  Everything is decoded before anything
+ * runs: n out of 1..PFS_UNLINK_BATCH_MAX, a malformed, overlong or
+ * truncated entry or trailing bytes are -EINVAL and nothing is removed.
+ * Then each entry is one UNLINK (unlink_one), in order, each with its own
+ * status (and inside a group commit its own child transaction): one
+ * failing does not stop the others. */
+struct batch_ent {
+	uint64_t ino;
+	char name[PFS_NAME_MAX + 1];
+};
+
+static int do_unlink_batch(mds_server *s, const pfs_cred *c, uint64_t cid, pfs_rbuf *b,
+			   pfs_wbuf *out)
+{
+	uint64_t parent = pfs_rbuf_u64(b);
+	uint32_t n = pfs_rbuf_u32(b);
+	struct batch_ent *e;
+	int bad = 0;
+
+	if (pfs_rbuf_error(b) || n == 0 || n > PFS_UNLINK_BATCH_MAX)
+		return -EINVAL;
+	e = malloc(n * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		get_name(b, e[i].name, PFS_NAME_MAX, &bad);
+		e[i].ino = pfs_rbuf_u64(b);
+	}
+	if (decode_end(b, bad)) {
+		free(e);
+		return -EINVAL;
+	}
+	pfs_wbuf_u32(out, n);
+	for (uint32_t i = 0; i < n; i++)
+		pfs_wbuf_u32(out, (uint32_t)unlink_one(s, c, cid, parent, e[i].name, e[i].ino));
+	free(e);
+	return 0;
 }
 
 /* Namespace opcodes: all start with a cred. */
@@ -786,16 +861,21 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		if (op == PFS_OP_MDS_UNLINK && pfs_rbuf_left(b) > 0)
 			expect = pfs_rbuf_u64(b);
 		rc = decode_end(b, bad);
-		if (!rc)
-			child = lease_child(s, cid, parent, name);
-		if (!rc)
-			rc = op == PFS_OP_MDS_UNLINK ? mds_ns_unlink_ino(s->ns, &c, parent, name,
-									 expect)
-						     : mds_ns_rmdir(s->ns, &c, parent, name);
+		if (rc)
+			break;
+		if (op == PFS_OP_MDS_UNLINK) {
+			rc = unlink_one(s, &c, cid, parent, name, expect);
+			break;
+		}
+		child = lease_child(s, cid, parent, name);
+		rc = mds_ns_rmdir(s->ns, &c, parent, name);
 		if (!rc)
 			lease_removed(s, cid, parent, name, child);
 		break;
 	}
+	case PFS_OP_MDS_UNLINK_BATCH:
+		rc = do_unlink_batch(s, &c, cid, b, out);
+		break;
 	case PFS_OP_MDS_RENAME: {
 		uint64_t parent = pfs_rbuf_u64(b);
 		get_name(b, name, PFS_NAME_MAX, &bad);
@@ -1640,6 +1720,7 @@ static const struct op_row ops[NOPS] = {
 	{ PFS_OP_MDS_NOTIFY_WAIT, h_notify, 0 },
 	{ PFS_OP_MDS_DELEG_GET, h_deleg_get, 0 },
 	{ PFS_OP_MDS_DELEG_RETURN, h_deleg_return, 0 },
+	{ PFS_OP_MDS_UNLINK_BATCH, h_ns, 0 },
 	{ PFS_OP_MDS_OSS_REGISTER, h_oss_register, 0 },
 	{ PFS_OP_MDS_OSS_HEARTBEAT, h_oss_heartbeat, 0 },
 };
@@ -1719,6 +1800,7 @@ static int rc_tracked(uint16_t op)
 	case PFS_OP_MDS_RENAME: case PFS_OP_MDS_SYMLINK: case PFS_OP_MDS_LINK:
 	case PFS_OP_MDS_SETXATTR: case PFS_OP_MDS_REMOVEXATTR: case PFS_OP_MDS_SETSIZE:
 	case PFS_OP_MDS_SETSTRIPE: case PFS_OP_MDS_LOCK_SET: case PFS_OP_MDS_LOCK_RELEASE:
+	case PFS_OP_MDS_UNLINK_BATCH:
 	case PFS_OP_MDS_JOB_REGISTER: case PFS_OP_MDS_JOB_END:
 	case PFS_OP_MDS_QOS_POLICY_SET: case PFS_OP_MDS_ASCAR_SET: case PFS_OP_MDS_MDQOS_SET:
 		return 1;
@@ -1840,6 +1922,7 @@ static int grouped(const mds_server *s, const pfs_hdr *h)
 	case PFS_OP_MDS_MKDIR: case PFS_OP_MDS_UNLINK: case PFS_OP_MDS_RMDIR:
 	case PFS_OP_MDS_RENAME: case PFS_OP_MDS_SYMLINK: case PFS_OP_MDS_LINK:
 	case PFS_OP_MDS_SETXATTR: case PFS_OP_MDS_REMOVEXATTR: case PFS_OP_MDS_CLOSE:
+	case PFS_OP_MDS_UNLINK_BATCH:
 		return 1;
 	}
 	return 0;
@@ -1916,6 +1999,7 @@ static void grouped_done(mds_nsgroup_req *r, int status)
 		mds_rc_end(q->s->rcache, q->h.client_id, q->h.req_id, status, q->out.data, n);
 	if (!status)
 		hooks_run(q->s->lease, &q->hooks);
+	hooks_free(&q->hooks);
 	pfs_sconn_reply(q->c, &q->h, status, q->out.data, n, NULL, 0);
 	pfs_wbuf_free(&q->out);
 	free(q->payload);
@@ -1935,7 +2019,8 @@ static int group_submit(mds_server *s, pfs_sconn *c, const pfs_hdr *h, uint8_t *
 	q->g.done = grouped_done;
 	/* may run here when the committer is idle (mds/nsgroup.h): they never
 	 * reserve ids, so never sync */
-	q->g.inline_ok = h->opcode == PFS_OP_MDS_UNLINK || h->opcode == PFS_OP_MDS_RMDIR;
+	q->g.inline_ok = h->opcode == PFS_OP_MDS_UNLINK || h->opcode == PFS_OP_MDS_RMDIR ||
+			 h->opcode == PFS_OP_MDS_UNLINK_BATCH;
 	q->s = s;
 	q->c = c;
 	q->h = *h;
@@ -2040,7 +2125,7 @@ static unsigned deleg_targets(mds_server *s, const pfs_hdr *h, const uint8_t *p,
 	case PFS_OP_MDS_LINK: case PFS_OP_MDS_OPEN: case PFS_OP_MDS_ACCESS:
 	case PFS_OP_MDS_GETXATTR: case PFS_OP_MDS_SETXATTR: case PFS_OP_MDS_LISTXATTR:
 	case PFS_OP_MDS_REMOVEXATTR: case PFS_OP_MDS_SETSIZE: case PFS_OP_MDS_GETLAYOUT:
-	case PFS_OP_MDS_SETSTRIPE: case PFS_OP_MDS_SYNC:
+	case PFS_OP_MDS_SETSTRIPE: case PFS_OP_MDS_SYNC: case PFS_OP_MDS_UNLINK_BATCH:
 		break;
 	default:
 		return 0;
@@ -2110,11 +2195,31 @@ static int deleg_park(mds_server *s, pfs_sconn *c, const pfs_hdr *h, uint8_t *pa
 	return 0;
 }
 
+/* What a request costs PADLL (mds/mdqos.h): UNLINK_BATCH its n unlinks
+ * (batching must not bypass a job's unlink rate), any other 1; a batch
+ * whose n cannot be read or is out of range costs 1 (it fails -EINVAL). */
+static unsigned mdq_cost(const pfs_hdr *h, const uint8_t *payload)
+{
+	pfs_rbuf b;
+	pfs_cred c;
+	uint32_t n;
+
+	if (h->opcode != PFS_OP_MDS_UNLINK_BATCH || !payload)
+		return 1;
+	pfs_rbuf_init(&b, payload, h->payload_len);
+	if (pfs_cred_decode(&b, &c))
+		return 1;
+	(void)pfs_rbuf_u64(&b);
+	n = pfs_rbuf_u32(&b);
+	return pfs_rbuf_error(&b) || n == 0 || n > PFS_UNLINK_BATCH_MAX ? 1 : n;
+}
+
 static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 {
 	mds_server *s = ctx;
 	char job[PFS_JOBID_MAX + 1];
 	struct held_req *d;
+	unsigned cost;
 	int rc;
 
 	/* before PADLL, the reply cache and the group commit: a request
@@ -2123,12 +2228,13 @@ static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 	if (mds_deleg_any(s->deleg) && deleg_park(s, c, h, payload))
 		return;
 	pfs_hdr_jobid(h, job);
-	if (!s->opts.mdqos || mds_mdqos_admit(s->opts.mdqos, job, h->opcode) == 0 ||
+	cost = s->opts.mdqos ? mdq_cost(h, payload) : 1;
+	if (!s->opts.mdqos || mds_mdqos_admit_n(s->opts.mdqos, job, h->opcode, cost) == 0 ||
 	    !(d = held_new(s, c, h, payload))) {
 		handler_now(s, c, h, payload);
 		return;
 	}
-	rc = mds_mdqos_defer(s->opts.mdqos, job, h->opcode, mdq_release, d);
+	rc = mds_mdqos_defer_n(s->opts.mdqos, job, h->opcode, cost, mdq_release, d);
 	if (rc) {
 		/* over MDS_MDQOS_QUEUED_MAX held, or stopping: refuse it */
 		pfs_sconn_reply(c, h, rc, NULL, 0, NULL, 0);
