@@ -404,6 +404,53 @@ int cli_mdc_unlink_ino(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char
 			   (flags & CLI_MDC_CHARGED) ? CALL_CHARGED : 0);
 }
 
+int cli_mdc_unlink_batch(cli_mdc *m, const cli_ctx *c, uint64_t parent, uint32_t n,
+			 const char *const *names, const uint64_t *inos, int *status,
+			 unsigned flags)
+{
+	int32_t st[PFS_UNLINK_BATCH_MAX];
+	pfs_rpc_reply rep = { 0 };
+	pfs_wbuf w;
+	pfs_rbuf r;
+	int rc = 0;
+
+	if (n == 0 || n > PFS_UNLINK_BATCH_MAX)
+		return -EINVAL;
+	for (uint32_t i = 0; i < n && !rc; i++)
+		rc = name_ok(names[i]);
+	if (rc)
+		return rc;
+	/* PADLL: n UNLINKs, as the MDS charges them */
+	if (!(flags & CLI_MDC_CHARGED))
+		for (uint32_t i = 0; i < n; i++)
+			cli_mdc_charge(m, c->job, PFS_OP_MDS_UNLINK);
+	begin(&w, c);
+	pfs_wbuf_u64(&w, parent);
+	pfs_wbuf_u32(&w, n);
+	for (uint32_t i = 0; i < n; i++) {
+		pfs_wbuf_str(&w, names[i]);
+		pfs_wbuf_u64(&w, inos[i]);
+	}
+	rc = call(m, c->job, PFS_OP_MDS_UNLINK_BATCH, CALL_CHARGED, &w, &rep);
+	if (rc == 0) {
+		/* exactly n statuses, each 0 or -errno, nothing after */
+		pfs_rbuf_init(&r, rep.data, rep.len);
+		if (pfs_rbuf_u32(&r) != n)
+			rc = -EPROTO;
+		for (uint32_t i = 0; i < n && !rc; i++) {
+			st[i] = (int32_t)pfs_rbuf_u32(&r);
+			if (st[i] > 0)
+				rc = -EPROTO;
+		}
+		if (!rc && pfs_rbuf_done(&r))
+			rc = -EPROTO;
+		for (uint32_t i = 0; i < n && !rc; i++)
+			status[i] = st[i];
+	}
+	pfs_rpc_reply_free(&rep);
+	return rc;
+}
+
 void cli_mdc_charge(cli_mdc *m, const char *job, uint16_t op)
 {
 	if (m->mdq)

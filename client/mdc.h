@@ -139,6 +139,18 @@ int cli_mdc_unlink(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *na
 #define CLI_MDC_CHARGED 0x1u
 int cli_mdc_unlink_ino(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
 		       uint64_t ino, unsigned flags);
+/* PFS_OP_MDS_UNLINK_BATCH: n (1..PFS_UNLINK_BATCH_MAX) UNLINKs of names[i]
+ * in parent, each expecting inos[i] (0: any), run by the MDS in order
+ * (the flushers of asynchronous unlink, client/unlinkq.h).  0 with
+ * status[i] = each UNLINK's own 0 or -errno; else the request's error and
+ * status[] unset: -EINVAL (n out of range, a name empty) or -ENAMETOOLONG
+ * before sending, the MDS's (an MDS without the opcode: -EACCES or
+ * -EOPNOTSUPP), a transport error, -EPROTO (a reply without exactly n
+ * statuses, or a status > 0).  PADLL: n UNLINKs of c's job unless flags
+ * has CLI_MDC_CHARGED. */
+int cli_mdc_unlink_batch(cli_mdc *m, const cli_ctx *c, uint64_t parent, uint32_t n,
+			 const char *const *names, const uint64_t *inos, int *status,
+			 unsigned flags);
 /* Count a request of job with opcode op in the PADLL stage and wait for
  * its token, as every call does, for a request sent later with
  * CLI_MDC_CHARGED.  No stage: nothing. */

@@ -3,7 +3,8 @@
  * decoding (attr, layout, readdir pages, strings) and rejection of replies
  * that are short or have bytes left over; GETLAYOUT of files and of
  * directory defaults (pfsadmin's form), PING echoes, an mdc wrapped around
- * a pool it does not own; UNLINK's expected inode, DELEG_GET/RETURN. */
+ * a pool it does not own; UNLINK's expected inode, DELEG_GET/RETURN;
+ * UNLINK_BATCH's request bytes, its statuses and the replies it refuses. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,6 +29,8 @@ static pfs_cred last_cred;
 static char last_name[256];
 static uint64_t last_u64;
 static uint64_t last_ino; /* UNLINK's expected inode; 0 = none sent */
+static uint8_t last_payload[8192]; /* UNLINK_BATCH's request as sent */
+static size_t last_plen;
 
 static void sample_attr(pfs_attr *a, uint64_t ino)
 {
@@ -131,6 +134,45 @@ static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 		if (rc == 0 && last_ino && !strcmp(last_name, "other"))
 			rc = -ESTALE;
 		break;
+	case PFS_OP_MDS_UNLINK_BATCH: {
+		/* each name's status: "gone" -ENOENT, "other" -ESTALE, "bad"
+		 * -EIO, else 0.  parent 20: a count of n - 1 (n statuses);
+		 * 21: the last status cut short; 22: a byte too many; 23: a
+		 * status > 0; 24: the request refused (an MDS without the
+		 * opcode); 25: n + 1 statuses, counted */
+		uint32_t n;
+		char name[256];
+
+		last_plen = h->payload_len < sizeof(last_payload) ? h->payload_len : 0;
+		memcpy(last_payload, payload, last_plen);
+		last_u64 = pfs_rbuf_u64(&r);
+		n = pfs_rbuf_u32(&r);
+		if (n > PFS_UNLINK_BATCH_MAX) {
+			rc = -EINVAL;
+			break;
+		}
+		pfs_wbuf_u32(&w, last_u64 == 20 ? n - 1 : last_u64 == 25 ? n + 1 : n);
+		for (uint32_t i = 0; i < n; i++) {
+			pfs_rbuf_cstr(&r, name, sizeof(name));
+			pfs_rbuf_u64(&r);
+			pfs_wbuf_u32(&w, (uint32_t)(!strcmp(name, "gone")    ? -ENOENT
+						    : !strcmp(name, "other") ? -ESTALE
+						    : !strcmp(name, "bad")   ? -EIO
+						    : last_u64 == 23	     ? 5
+									     : 0));
+		}
+		if ((rc = pfs_rbuf_done(&r)))
+			break;
+		if (last_u64 == 21)
+			w.len -= 2;
+		if (last_u64 == 22)
+			pfs_wbuf_u8(&w, 0);
+		if (last_u64 == 25)
+			pfs_wbuf_u32(&w, 0);
+		if (last_u64 == 24)
+			rc = -EOPNOTSUPP;
+		break;
+	}
 	case PFS_OP_MDS_DELEG_GET:
 		/* dir 7: granted for 9000 ms; 8: -EAGAIN; 9: lease 0 (bad);
 		 * 10: a byte too many; 11: attributes cut short */
@@ -425,6 +467,77 @@ static void test_mdc_unlink_ino(void **state)
 	cli_mdc_charge(mdc, c.job, PFS_OP_MDS_UNLINK);
 }
 
+/* UNLINK_BATCH: cred, u64 parent, u32 n, n x { str name, u64 ino } on the
+ * wire byte for byte; u32 n, n x i32 status back, in order; a reply with
+ * a wrong count, cut short, too long or a positive status is -EPROTO; the
+ * request's own error comes back; n and names checked before sending. */
+static void test_mdc_unlink_batch(void **state)
+{
+	const char *names[] = { "a", "gone", "other", "bad", "e" };
+	const uint64_t inos[] = { 11, 12, 13, 14, 0 };
+	const char *many[PFS_UNLINK_BATCH_MAX + 1];
+	uint64_t many_inos[PFS_UNLINK_BATCH_MAX + 1] = { 0 };
+	int st[PFS_UNLINK_BATCH_MAX + 1];
+	cli_ctx c = mkctx();
+	char job[PFS_JOBID_MAX + 1];
+	pfs_wbuf w;
+
+	for (int i = 0; i < 5; i++)
+		st[i] = 77;
+	assert_int_equal(cli_mdc_unlink_batch(mdc, &c, 9, 5, names, inos, st, CLI_MDC_CHARGED),
+			 0);
+	assert_int_equal(last_hdr.opcode, PFS_OP_MDS_UNLINK_BATCH);
+	pfs_hdr_jobid(&last_hdr, job);
+	assert_string_equal(job, "job-77");
+	pfs_wbuf_init(&w);
+	pfs_cred_encode(&w, &c.cred);
+	pfs_wbuf_u64(&w, 9);
+	pfs_wbuf_u32(&w, 5);
+	for (int i = 0; i < 5; i++) {
+		pfs_wbuf_str(&w, names[i]);
+		pfs_wbuf_u64(&w, inos[i]);
+	}
+	assert_int_equal(last_plen, w.len);
+	assert_memory_equal(last_payload, w.data, w.len);
+	pfs_wbuf_free(&w);
+	assert_int_equal(st[0], 0);
+	assert_int_equal(st[1], -ENOENT);
+	assert_int_equal(st[2], -ESTALE);
+	assert_int_equal(st[3], -EIO);
+	assert_int_equal(st[4], 0);
+
+	/* replies that do not hold exactly n statuses, each <= 0 */
+	for (uint64_t p = 20; p <= 25; p++) {
+		if (p == 24)
+			continue;
+		for (int i = 0; i < 5; i++)
+			st[i] = 77;
+		assert_int_equal(cli_mdc_unlink_batch(mdc, &c, p, 5, names, inos, st, 0), -EPROTO);
+		assert_int_equal(last_u64, p);
+		for (int i = 0; i < 5; i++)
+			assert_int_equal(st[i], 77);
+	}
+	assert_int_equal(cli_mdc_unlink_batch(mdc, &c, 20, 1, names, inos, st, 0), -EPROTO);
+	/* the request's own error */
+	assert_int_equal(cli_mdc_unlink_batch(mdc, &c, 24, 2, names, inos, st, 0), -EOPNOTSUPP);
+
+	/* checked before sending */
+	last_u64 = 0;
+	assert_int_equal(cli_mdc_unlink_batch(mdc, &c, 9, 0, names, inos, st, 0), -EINVAL);
+	for (int i = 0; i <= PFS_UNLINK_BATCH_MAX; i++)
+		many[i] = "m";
+	assert_int_equal(cli_mdc_unlink_batch(mdc, &c, 9, PFS_UNLINK_BATCH_MAX + 1, many,
+					      many_inos, st, 0), -EINVAL);
+	many[3] = "";
+	assert_int_equal(cli_mdc_unlink_batch(mdc, &c, 9, 4, many, many_inos, st, 0), -EINVAL);
+	assert_int_equal(last_u64, 0);
+	/* the largest batch goes */
+	many[3] = "m";
+	assert_int_equal(cli_mdc_unlink_batch(mdc, &c, 9, PFS_UNLINK_BATCH_MAX, many, many_inos,
+					      st, 0), 0);
+	assert_int_equal(last_u64, 9);
+}
+
 /* DELEG_GET: cred and dir on the wire, lease and the directory's
  * attributes decoded; -EAGAIN passed on; malformed replies refused.
  * DELEG_RETURN: cred and dir, an empty reply. */
@@ -502,6 +615,7 @@ int main(void)
 		cmocka_unit_test(test_mdc_sync),
 		cmocka_unit_test(test_mdc_unlink_ino),
 		cmocka_unit_test(test_mdc_deleg),
+		cmocka_unit_test(test_mdc_unlink_batch),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
