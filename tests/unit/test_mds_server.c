@@ -718,6 +718,7 @@ static void test_server_garbage(void **state)
 	for (uint16_t op = PFS_OP_MDS_LOOKUP; op <= PFS_OP_MDS_SETSTRIPE; op++)
 		ops[nops++] = op;
 	ops[nops++] = PFS_OP_MDS_OST_LIST;
+	ops[nops++] = PFS_OP_MDS_UNLINK_BATCH;
 	ops[nops++] = PFS_OP_MDS_OSS_HEARTBEAT;
 	ops[nops++] = PFS_OP_MDS_OSS_REGISTER;
 	for (uint16_t op = PFS_OP_MDS_JOB_REGISTER; op <= PFS_OP_MDS_JOBSTATS; op++)
@@ -1371,6 +1372,313 @@ static void test_server_authz(void **state)
 	mds_server_stop(s);
 }
 
+
+/* ---- UNLINK_BATCH: n unlinks of names in one directory, one status each ---- */
+
+static const pfs_cred alice = { 1000, 1000, 0, { 0 } };
+
+static uint64_t fifo_as(struct fx *f, const pfs_cred *c, uint64_t dir, const char *name)
+{
+	pfs_attr a;
+
+	assert_int_equal(mds_ns_mknod(f->ns, c, dir, name, S_IFIFO | 0644, 0, &a), 0);
+	return a.ino;
+}
+
+static uint64_t dir_as(struct fx *f, const pfs_cred *c, uint64_t parent, const char *name,
+		       uint32_t mode)
+{
+	pfs_attr a;
+
+	assert_int_equal(mds_ns_mkdir(f->ns, c, parent, name, mode, &a), 0);
+	return a.ino;
+}
+
+/* The inode name names in dir, 0 if none. */
+static uint64_t ino_of(struct fx *f, uint64_t dir, const char *name)
+{
+	pfs_attr a;
+
+	return mds_ns_lookup(f->ns, &root, dir, name, &a) == 0 ? a.ino : 0;
+}
+
+static void batch_put(pfs_wbuf *w, const pfs_cred *c, uint64_t dir, uint32_t n,
+		      const char *const *names, const uint64_t *inos)
+{
+	pfs_cred_encode(w, c);
+	pfs_wbuf_u64(w, dir);
+	pfs_wbuf_u32(w, n);
+	for (uint32_t i = 0; i < n; i++) {
+		pfs_wbuf_str(w, names[i]);
+		pfs_wbuf_u64(w, inos[i]);
+	}
+}
+
+/* Check a reply: u32 n, n x i32 status, equal to want[0..n). */
+static void batch_check(const uint8_t *p, size_t len, uint32_t n, const int *want)
+{
+	pfs_rbuf r;
+
+	pfs_rbuf_init(&r, p, len);
+	assert_int_equal(pfs_rbuf_u32(&r), n);
+	for (uint32_t i = 0; i < n; i++)
+		assert_int_equal((int32_t)pfs_rbuf_u32(&r), want[i]);
+	assert_int_equal(pfs_rbuf_done(&r), 0);
+}
+
+/* Send w's batch: over the socket (via 0: the event loop hands it to the
+ * group commit) or straight into mds_server_dispatch (via 1); a success
+ * must carry want's n statuses. */
+static int batch_send(struct fx *f, int via, pfs_wbuf *w, uint32_t n, const int *want)
+{
+	uint8_t *out = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (via == 0) {
+		rc = call(f, PFS_OP_MDS_UNLINK_BATCH, "bj", w, &out, &len);
+		if (!rc)
+			batch_check(out, len, n, want);
+		free(out);
+		return rc;
+	}
+	pfs_hdr h;
+	pfs_wbuf o;
+
+	pfs_wbuf_init(&o);
+	pfs_hdr_init(&h, PFS_OP_MDS_UNLINK_BATCH, (uint64_t)rand() + 1, 0x4242, "bj");
+	h.payload_len = (uint32_t)w->len;
+	rc = mds_server_dispatch(f->s, &h, w->data, w->len, "test", &o);
+	if (!rc)
+		batch_check(o.data, o.len, n, want);
+	else
+		assert_int_equal(o.len, 0);
+	pfs_wbuf_free(&o);
+	pfs_wbuf_reset(w);
+	return rc;
+}
+
+/* A mixed batch: removed, missing, re-created under the name (another
+ * inode), a directory, sticky (another owner's file: -EPERM), removed (any inode):
+ * each entry its own status, in order, one failing stops none; and a cred
+ * that may not write the directory.  Over the socket and through dispatch. */
+static void test_server_unlink_batch(void **state)
+{
+	struct fx *f = *state;
+	pfs_wbuf w;
+
+	pfs_wbuf_init(&w);
+	for (int via = 0; via < 2; via++) {
+		char dn[16];
+
+		snprintf(dn, sizeof(dn), "b%d", via);
+		uint64_t d = dir_as(f, &root, 1, dn, 01777);
+		uint64_t mine = fifo_as(f, &alice, d, "mine");
+		uint64_t old = fifo_as(f, &alice, d, "re");
+		assert_int_equal(mds_ns_unlink(f->ns, &alice, d, "re"), 0);
+		uint64_t now = fifo_as(f, &alice, d, "re");
+		uint64_t sub = dir_as(f, &alice, d, "sub", 0755);
+		uint64_t rootf = fifo_as(f, &root, d, "rootf");
+		fifo_as(f, &alice, d, "mine2");
+		const char *names[] = { "mine", "gone", "re", "sub", "rootf", "mine2" };
+		const uint64_t inos[] = { mine, 12345, old, sub, rootf, 0 };
+		const int want[] = { 0, -ENOENT, -ESTALE, -EISDIR, -EPERM, 0 };
+
+		assert_int_not_equal(old, now);
+		batch_put(&w, &alice, d, 6, names, inos);
+		assert_int_equal(batch_send(f, via, &w, 6, want), 0);
+		assert_int_equal(ino_of(f, d, "mine"), 0);
+		assert_int_equal(ino_of(f, d, "mine2"), 0);
+		assert_int_equal(ino_of(f, d, "re"), now);
+		assert_int_equal(ino_of(f, d, "sub"), sub);
+		assert_int_equal(ino_of(f, d, "rootf"), rootf);
+		/* again: what went is gone, the rest as before */
+		const int again[] = { -ENOENT, -ENOENT, -ESTALE, -EISDIR, -EPERM, -ENOENT };
+		batch_put(&w, &alice, d, 6, names, inos);
+		assert_int_equal(batch_send(f, via, &w, 6, again), 0);
+
+		/* alice may not write ro: every entry -EACCES, nothing goes */
+		snprintf(dn, sizeof(dn), "ro%d", via);
+		uint64_t ro = dir_as(f, &root, 1, dn, 0755);
+		uint64_t x = fifo_as(f, &root, ro, "x"), y = fifo_as(f, &root, ro, "y");
+		const char *rn[] = { "x", "y" };
+		const uint64_t ri[] = { x, y };
+		const int racc[] = { -EACCES, -EACCES };
+		batch_put(&w, &alice, ro, 2, rn, ri);
+		assert_int_equal(batch_send(f, via, &w, 2, racc), 0);
+		assert_int_equal(ino_of(f, ro, "x"), x);
+		assert_int_equal(ino_of(f, ro, "y"), y);
+		/* root may: both go */
+		const int rok[] = { 0, 0 };
+		batch_put(&w, &root, ro, 2, rn, ri);
+		assert_int_equal(batch_send(f, via, &w, 2, rok), 0);
+		assert_int_equal(ino_of(f, ro, "x"), 0);
+	}
+	pfs_wbuf_free(&w);
+}
+
+/* Malformed batches: -EINVAL and nothing removed, even the valid entries
+ * before the bad one (everything is decoded before anything runs); 32
+ * entries is the most. */
+static void test_server_unlink_batch_malformed(void **state)
+{
+	struct fx *f = *state;
+	char names[PFS_UNLINK_BATCH_MAX + 1][16], longname[PFS_NAME_MAX + 2];
+	const char *np[PFS_UNLINK_BATCH_MAX + 1];
+	uint64_t inos[PFS_UNLINK_BATCH_MAX + 1];
+	int ok[PFS_UNLINK_BATCH_MAX];
+	pfs_wbuf w;
+
+	pfs_wbuf_init(&w);
+	uint64_t d = dir_as(f, &root, 1, "bad", 0777);
+	for (int i = 0; i <= PFS_UNLINK_BATCH_MAX; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%02d", i);
+		np[i] = names[i];
+		inos[i] = fifo_as(f, &root, d, names[i]);
+	}
+	memset(longname, 'l', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	for (int via = 0; via < 2; via++) {
+		/* n = 0 */
+		batch_put(&w, &root, d, 0, np, inos);
+		assert_int_equal(batch_send(f, via, &w, 0, NULL), -EINVAL);
+		/* n = 33, all valid */
+		batch_put(&w, &root, d, PFS_UNLINK_BATCH_MAX + 1, np, inos);
+		assert_int_equal(batch_send(f, via, &w, 0, NULL), -EINVAL);
+		/* a huge n with one entry */
+		pfs_cred_encode(&w, &root);
+		pfs_wbuf_u64(&w, d);
+		pfs_wbuf_u32(&w, 0xffffffffu);
+		pfs_wbuf_str(&w, np[0]);
+		pfs_wbuf_u64(&w, inos[0]);
+		assert_int_equal(batch_send(f, via, &w, 0, NULL), -EINVAL);
+		/* n = 3, two entries (truncated) */
+		pfs_cred_encode(&w, &root);
+		pfs_wbuf_u64(&w, d);
+		pfs_wbuf_u32(&w, 3);
+		for (int i = 0; i < 2; i++) {
+			pfs_wbuf_str(&w, np[i]);
+			pfs_wbuf_u64(&w, inos[i]);
+		}
+		assert_int_equal(batch_send(f, via, &w, 0, NULL), -EINVAL);
+		/* the last entry's inode cut short */
+		batch_put(&w, &root, d, 2, np, inos);
+		w.len -= 4;
+		assert_int_equal(batch_send(f, via, &w, 0, NULL), -EINVAL);
+		/* a trailing byte */
+		batch_put(&w, &root, d, 2, np, inos);
+		pfs_wbuf_u8(&w, 0);
+		assert_int_equal(batch_send(f, via, &w, 0, NULL), -EINVAL);
+		/* a name too long after a valid entry */
+		const char *ln[] = { np[0], longname };
+		batch_put(&w, &root, d, 2, ln, inos);
+		assert_int_equal(batch_send(f, via, &w, 0, NULL), -EINVAL);
+		/* a name with a NUL in it after a valid entry */
+		pfs_cred_encode(&w, &root);
+		pfs_wbuf_u64(&w, d);
+		pfs_wbuf_u32(&w, 2);
+		pfs_wbuf_str(&w, np[0]);
+		pfs_wbuf_u64(&w, inos[0]);
+		pfs_wbuf_strn(&w, "f0\0x", 4);
+		pfs_wbuf_u64(&w, inos[1]);
+		assert_int_equal(batch_send(f, via, &w, 0, NULL), -EINVAL);
+		/* no parent, no n */
+		pfs_cred_encode(&w, &root);
+		assert_int_equal(batch_send(f, via, &w, 0, NULL), -EINVAL);
+	}
+	/* nothing went */
+	for (int i = 0; i <= PFS_UNLINK_BATCH_MAX; i++)
+		assert_int_equal(ino_of(f, d, names[i]), inos[i]);
+	/* 32 entries: all go (over the socket: one group member) */
+	for (int i = 0; i < PFS_UNLINK_BATCH_MAX; i++)
+		ok[i] = 0;
+	batch_put(&w, &root, d, PFS_UNLINK_BATCH_MAX, np, inos);
+	assert_int_equal(batch_send(f, 0, &w, PFS_UNLINK_BATCH_MAX, ok), 0);
+	for (int i = 0; i < PFS_UNLINK_BATCH_MAX; i++)
+		assert_int_equal(ino_of(f, d, names[i]), 0);
+	assert_int_equal(ino_of(f, d, names[PFS_UNLINK_BATCH_MAX]), inos[PFS_UNLINK_BATCH_MAX]);
+	pfs_wbuf_free(&w);
+}
+
+/* One batch frame on a raw socket as client 0x77; the reply's statuses
+ * into st (at most max).  Returns the frame's status. */
+static int raw_batch(int fd, uint64_t req, uint16_t flags, pfs_wbuf *w, int *st, uint32_t max)
+{
+	pfs_hdr h, rh;
+	uint8_t *dyn = NULL, *data;
+	pfs_rbuf r;
+	int rc;
+
+	pfs_hdr_init(&h, PFS_OP_MDS_UNLINK_BATCH, req, 0x77, "bj");
+	h.flags |= flags;
+	assert_int_equal(pfs_net_send_frame(fd, &h, w->data, w->len, NULL, 0), 0);
+	pfs_wbuf_reset(w);
+	assert_int_equal(pfs_net_recv_frame(fd, &rh, PFS_MAX_PAYLOAD, NULL, 0, &dyn, &data), 0);
+	assert_int_equal(rh.req_id, req);
+	rc = rh.status;
+	if (!rc) {
+		pfs_rbuf_init(&r, data, rh.payload_len);
+		uint32_t n = pfs_rbuf_u32(&r);
+		assert_true(n <= max);
+		for (uint32_t i = 0; i < n; i++)
+			st[i] = (int32_t)pfs_rbuf_u32(&r);
+		assert_int_equal(pfs_rbuf_done(&r), 0);
+	}
+	free(dyn);
+	return rc;
+}
+
+/* A resend (PFS_F_RESEND, same client and request id) gets the first
+ * reply from the reply cache, not a second run's -ENOENT; a new request
+ * id runs again. */
+static void test_server_unlink_batch_resend(void **state)
+{
+	struct fx *f = *state;
+	uint64_t d = dir_as(f, &root, 1, "rs", 0777);
+	uint64_t a = fifo_as(f, &root, d, "a"), b = fifo_as(f, &root, d, "b");
+	const char *names[] = { "a", "b", "c" };
+	const uint64_t inos[] = { a, b, 0 };
+	int st[4];
+	pfs_wbuf w;
+	int fd = raw_connect(f);
+
+	pfs_wbuf_init(&w);
+	batch_put(&w, &root, d, 3, names, inos);
+	assert_int_equal(raw_batch(fd, 900, 0, &w, st, 4), 0);
+	assert_int_equal(st[0], 0);
+	assert_int_equal(st[1], 0);
+	assert_int_equal(st[2], -ENOENT);
+	assert_int_equal(ino_of(f, d, "a"), 0);
+	/* the resend: the cached reply */
+	memset(st, 0x5a, sizeof(st));
+	batch_put(&w, &root, d, 3, names, inos);
+	assert_int_equal(raw_batch(fd, 900, PFS_F_RESEND, &w, st, 4), 0);
+	assert_int_equal(st[0], 0);
+	assert_int_equal(st[1], 0);
+	assert_int_equal(st[2], -ENOENT);
+	/* and through the dispatcher (same cache) */
+	pfs_hdr h;
+	pfs_wbuf o;
+	pfs_wbuf_init(&o);
+	batch_put(&w, &root, d, 3, names, inos);
+	pfs_hdr_init(&h, PFS_OP_MDS_UNLINK_BATCH, 900, 0x77, "bj");
+	h.flags |= PFS_F_RESEND;
+	h.payload_len = (uint32_t)w.len;
+	assert_int_equal(mds_server_dispatch(f->s, &h, w.data, w.len, "test", &o), 0);
+	const int cached[] = { 0, 0, -ENOENT };
+	batch_check(o.data, o.len, 3, cached);
+	pfs_wbuf_free(&o);
+	pfs_wbuf_reset(&w);
+	/* a new request: runs again */
+	batch_put(&w, &root, d, 3, names, inos);
+	assert_int_equal(raw_batch(fd, 901, 0, &w, st, 4), 0);
+	assert_int_equal(st[0], -ENOENT);
+	assert_int_equal(st[1], -ENOENT);
+	assert_int_equal(st[2], -ENOENT);
+	close(fd);
+	pfs_wbuf_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1380,6 +1688,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_server_destroy_batched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_destroy_one_by_one, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_garbage, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_unlink_batch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_unlink_batch_malformed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_unlink_batch_resend, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_concurrent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_jobs_and_qos, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_jobs_qos_malformed, setup, teardown),
