@@ -12,7 +12,10 @@
  * answered -EBADMSG.  Over sockets: another client's LOOKUP parks until
  * the holder has heard the RECALL, sent its conditional UNLINK and
  * returned the delegation (so it sees the unlink), and a READDIR parked
- * on a holder that never returns runs after the recall time. */
+ * on a holder that never returns runs after the recall time; another
+ * client's UNLINK_BATCH parks the same way and runs after the holder's own
+ * batch and return; a 32-entry batch over names another mount looked up
+ * gets every one of its revocations (held past 8 until its commit). */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -623,6 +626,7 @@ struct bg {
 	pfs_rpc_pool *p;
 	uint16_t op;
 	pfs_wbuf req;
+	pfs_wbuf *out; /* the reply's payload, if set */
 	int rc, done;
 	uint64_t ms;   /* how long it took */
 };
@@ -632,7 +636,7 @@ static void *bg_main(void *arg)
 	struct bg *g = arg;
 	uint64_t t0 = pfs_clock_ms();
 
-	g->rc = rcall(g->p, g->op, &g->req, NULL);
+	g->rc = rcall(g->p, g->op, &g->req, g->out);
 	g->ms = pfs_clock_ms() - t0;
 	__atomic_store_n(&g->done, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -745,6 +749,197 @@ static void test_server_park(void **st)
 	pfs_rpc_pool_destroy(pb);
 }
 
+
+static void batch_put(pfs_wbuf *w, const pfs_cred *c, uint64_t dir, uint32_t n,
+		      const char *const *names, const uint64_t *inos)
+{
+	pfs_cred_encode(w, c);
+	pfs_wbuf_u64(w, dir);
+	pfs_wbuf_u32(w, n);
+	for (uint32_t i = 0; i < n; i++) {
+		pfs_wbuf_str(w, names[i]);
+		pfs_wbuf_u64(w, inos[i]);
+	}
+}
+
+/* A first NOTIFY_WAIT of p's client (answered at once): its seq. */
+static uint64_t rchannel(pfs_rpc_pool *p)
+{
+	pfs_wbuf w, o;
+	pfs_rbuf r;
+	uint64_t seq;
+
+	pfs_wbuf_init(&w);
+	pfs_wbuf_init(&o);
+	pfs_wbuf_u64(&w, 0);
+	pfs_wbuf_u32(&w, 5000);
+	pfs_wbuf_u8(&w, 0);
+	assert_int_equal(rcall(p, PFS_OP_MDS_NOTIFY_WAIT, &w, &o), 0);
+	pfs_rbuf_init(&r, o.data, o.len);
+	(void)pfs_rbuf_u64(&r);
+	(void)pfs_rbuf_u32(&r);
+	(void)pfs_rbuf_u8(&r);
+	seq = pfs_rbuf_u64(&r);
+	pfs_wbuf_free(&w);
+	pfs_wbuf_free(&o);
+	return seq;
+}
+
+/* Another client's UNLINK_BATCH on a delegated directory parks like its
+ * UNLINK would, the holder's own batch does not, and the parked one runs
+ * after the return: it sees the holder's unlink. */
+static void test_server_park_batch(void **st)
+{
+	struct sfx *f = *st;
+	pfs_rpc_pool *pa = pool_for(f, A), *pb = pool_for(f, B);
+	pfs_wbuf w, o, bo;
+	pfs_rbuf r;
+	pfs_attr a;
+	pthread_t th;
+	struct bg g = { 0 };
+	mds_deleg_stats ds;
+	uint64_t d = mkdir_as(f, &root, 1, "bd", 0777);
+
+	assert_int_equal(mds_ns_mknod(f->ns, &alice, d, "x", S_IFIFO | 0644, 0, &a), 0);
+	uint64_t x = a.ino;
+	assert_int_equal(mds_ns_mknod(f->ns, &alice, d, "y", S_IFIFO | 0644, 0, &a), 0);
+	uint64_t y = a.ino;
+	const char *names[] = { "x", "y" };
+	const uint64_t inos[] = { x, y };
+	pfs_wbuf_init(&w);
+	pfs_wbuf_init(&o);
+	pfs_wbuf_init(&bo);
+	(void)rchannel(pa);
+	pfs_cred_encode(&w, &alice);
+	pfs_wbuf_u64(&w, d);
+	assert_int_equal(rcall(pa, PFS_OP_MDS_DELEG_GET, &w, &o), 0);
+
+	/* B's batch of x and y: parked */
+	g.p = pb;
+	g.op = PFS_OP_MDS_UNLINK_BATCH;
+	g.out = &bo;
+	pfs_wbuf_init(&g.req);
+	batch_put(&g.req, &alice, d, 2, names, inos);
+	assert_int_equal(pthread_create(&th, NULL, bg_main, &g), 0);
+	for (int i = 0; i < 500; i++) {
+		assert_true(mds_server_deleg_stats(f->s, &ds) == 0);
+		if (ds.parked_now == 1)
+			break;
+		sleep_ms(10);
+	}
+	assert_int_equal(ds.parked_now, 1);
+	assert_false(__atomic_load_n(&g.done, __ATOMIC_ACQUIRE));
+	assert_int_equal(ds.recalls, 1);
+	/* the holder's own batch (x) runs at once */
+	batch_put(&w, &alice, d, 1, names, inos);
+	assert_int_equal(rcall(pa, PFS_OP_MDS_UNLINK_BATCH, &w, &o), 0);
+	pfs_rbuf_init(&r, o.data, o.len);
+	assert_int_equal(pfs_rbuf_u32(&r), 1);
+	assert_int_equal((int32_t)pfs_rbuf_u32(&r), 0);
+	assert_int_equal(pfs_rbuf_done(&r), 0);
+	sleep_ms(50);
+	assert_false(__atomic_load_n(&g.done, __ATOMIC_ACQUIRE));
+	/* the return releases B's: x is gone already, y goes */
+	pfs_cred_encode(&w, &alice);
+	pfs_wbuf_u64(&w, d);
+	assert_int_equal(rcall(pa, PFS_OP_MDS_DELEG_RETURN, &w, &o), 0);
+	pthread_join(th, NULL);
+	assert_int_equal(g.rc, 0);
+	pfs_rbuf_init(&r, bo.data, bo.len);
+	assert_int_equal(pfs_rbuf_u32(&r), 2);
+	assert_int_equal((int32_t)pfs_rbuf_u32(&r), -ENOENT);
+	assert_int_equal((int32_t)pfs_rbuf_u32(&r), 0);
+	assert_int_equal(pfs_rbuf_done(&r), 0);
+	assert_int_equal(mds_ns_lookup(f->ns, &root, d, "y", &a), -ENOENT);
+	assert_int_equal(mds_server_deleg_stats(f->s, &ds), 0);
+	assert_int_equal(ds.parked, 1);
+	assert_int_equal(ds.returns, 1);
+	assert_int_equal(ds.parked_now, 0);
+	pfs_wbuf_free(&g.req);
+	pfs_wbuf_free(&w);
+	pfs_wbuf_free(&o);
+	pfs_wbuf_free(&bo);
+	pfs_rpc_pool_destroy(pa);
+	pfs_rpc_pool_destroy(pb);
+}
+
+/* B looked up 32 names; A's batch removes them all (over the socket: a
+ * group commit member, whose revocations are held until its commit, 3 a
+ * name, far more than the 8 held inline): B's channel gets an ENTRY for
+ * every name and an INO for every removed inode. */
+static void test_server_batch_revocations(void **st)
+{
+	struct sfx *f = *st;
+	pfs_rpc_pool *pa = pool_for(f, A), *pb = pool_for(f, B);
+	char names[PFS_UNLINK_BATCH_MAX][8];
+	const char *np[PFS_UNLINK_BATCH_MAX];
+	uint64_t inos[PFS_UNLINK_BATCH_MAX];
+	int got_ino[PFS_UNLINK_BATCH_MAX] = { 0 }, got_ent[PFS_UNLINK_BATCH_MAX] = { 0 };
+	pfs_wbuf w, o;
+	pfs_rbuf r;
+	pfs_attr a;
+	uint64_t d = mkdir_as(f, &root, 1, "rv", 0777), seq;
+
+	pfs_wbuf_init(&w);
+	pfs_wbuf_init(&o);
+	seq = rchannel(pb);
+	for (int i = 0; i < PFS_UNLINK_BATCH_MAX; i++) {
+		snprintf(names[i], sizeof(names[i]), "n%02d", i);
+		np[i] = names[i];
+		assert_int_equal(mds_ns_mknod(f->ns, &root, d, names[i], S_IFIFO | 0644, 0, &a),
+				 0);
+		inos[i] = a.ino;
+		/* B caches the name and the inode */
+		pfs_cred_encode(&w, &root);
+		pfs_wbuf_u64(&w, d);
+		pfs_wbuf_str(&w, names[i]);
+		assert_int_equal(rcall(pb, PFS_OP_MDS_LOOKUP, &w, &o), 0);
+	}
+	batch_put(&w, &root, d, PFS_UNLINK_BATCH_MAX, np, inos);
+	assert_int_equal(rcall(pa, PFS_OP_MDS_UNLINK_BATCH, &w, &o), 0);
+	pfs_rbuf_init(&r, o.data, o.len);
+	assert_int_equal(pfs_rbuf_u32(&r), PFS_UNLINK_BATCH_MAX);
+	for (int i = 0; i < PFS_UNLINK_BATCH_MAX; i++)
+		assert_int_equal((int32_t)pfs_rbuf_u32(&r), 0);
+	/* B's next wait: queued already, answered at once */
+	for (int round = 0; round < 4; round++) {
+		pfs_wbuf_u64(&w, seq);
+		pfs_wbuf_u32(&w, 200);
+		pfs_wbuf_u8(&w, 0);
+		assert_int_equal(rcall(pb, PFS_OP_MDS_NOTIFY_WAIT, &w, &o), 0);
+		pfs_rbuf_init(&r, o.data, o.len);
+		(void)pfs_rbuf_u64(&r);
+		(void)pfs_rbuf_u32(&r);
+		assert_int_equal(pfs_rbuf_u8(&r) & PFS_NOTIFY_RESET, 0);
+		seq = pfs_rbuf_u64(&r);
+		uint32_t n = pfs_rbuf_u32(&r);
+		for (uint32_t k = 0; k < n; k++) {
+			uint8_t kind = pfs_rbuf_u8(&r);
+			uint64_t ino = pfs_rbuf_u64(&r);
+			size_t len;
+			const char *nm = pfs_rbuf_str(&r, 255, &len);
+			for (int i = 0; i < PFS_UNLINK_BATCH_MAX; i++) {
+				if (kind == PFS_NOTIFY_INO && ino == inos[i])
+					got_ino[i]++;
+				if (kind == PFS_NOTIFY_ENTRY && ino == d && nm &&
+				    len == strlen(names[i]) && !memcmp(nm, names[i], len))
+					got_ent[i]++;
+			}
+		}
+		assert_int_equal(pfs_rbuf_done(&r), 0);
+		if (n == 0)
+			break;
+	}
+	for (int i = 0; i < PFS_UNLINK_BATCH_MAX; i++) {
+		assert_int_equal(got_ino[i], 1);
+		assert_int_equal(got_ent[i], 1);
+	}
+	pfs_wbuf_free(&w);
+	pfs_wbuf_free(&o);
+	pfs_rpc_pool_destroy(pa);
+	pfs_rpc_pool_destroy(pb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -758,6 +953,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_server_get_rules, sfx_setup, sfx_teardown),
 		cmocka_unit_test_setup_teardown(test_server_garbage, sfx_setup, sfx_teardown),
 		cmocka_unit_test_setup_teardown(test_server_park, sfx_setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_server_park_batch, sfx_setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_server_batch_revocations, sfx_setup,
+						sfx_teardown),
 	};
 
 	pfs_log_init("test", PFS_LOG_ERR);
