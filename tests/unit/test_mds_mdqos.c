@@ -1,8 +1,9 @@
 /* test_mds_mdqos.c — mds/mdqos: options and settings refused with clear
  * errors, each algorithm's rates after a control step (injected clock, no
  * threads), the MDS's own enforcement (admit, defer, pace at the rate),
- * the pull (usage in, per-mount rates out) and the LMDB record across a
- * reopen. */
+ * the pull (usage in, per-mount rates out), the LMDB record across a
+ * reopen, and requests that cost several operations (UNLINK_BATCH: n
+ * unlinks) admitted and released with as many tokens. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -292,6 +293,77 @@ static void test_persisted(void **st)
 	assert_int_equal(system(cmd), 0);
 }
 
+
+static double rel_at[8];
+static int nrel_at;
+static void on_release_at(void *arg, int status)
+{
+	if (status == 0 && nrel_at < 8)
+		rel_at[nrel_at++] = fake_now;
+}
+
+/* Pace in steps of 10 ms for at most s seconds or until want released. */
+static void pace_for(mds_mdqos *q, double s, int want)
+{
+	for (int t = 0; t < (int)(s * 100 + 0.5) && nrel_at < want; t++) {
+		fake_now += 0.01;
+		mds_mdqos_pace(q);
+	}
+}
+
+/* A batch of n unlinks costs n tokens: admitted on a full bucket it takes
+ * 10 of its 10.3 (100/s, +3 % slack, 100 ms deep), so the next unlink
+ * waits; deferred, it goes only when 10 tokens are there.  A cost above
+ * the depth (32) is not starved: it goes on a full bucket and leaves it in
+ * debt, which the next request waits for (the long-run rate holds). */
+static void test_batch_cost(void **st)
+{
+	mds_mdqos *q;
+	double t0;
+
+	fake_now = 3000;
+	q = make("uniform", "unlink=100", "jobs=1");
+	assert_int_equal(mds_mdqos_admit(q, "a", PFS_OP_MDS_UNLINK), 0);
+	fake_now += 1;
+	mds_mdqos_step(q);
+	assert_true(fabs(rate_of(q, "a", PFS_MDQ_UNLINK) - 100) < 1e-9);
+	/* full: a batch of 10 passes, then 0.3 tokens are left */
+	assert_int_equal(mds_mdqos_admit_n(q, "a", PFS_OP_MDS_UNLINK_BATCH, 10), 0);
+	assert_int_equal(mds_mdqos_admit(q, "a", PFS_OP_MDS_UNLINK), -EAGAIN);
+	/* the same batch again: deferred until 10 tokens (9.7 / 103 s = 94 ms) */
+	assert_int_equal(mds_mdqos_admit_n(q, "a", PFS_OP_MDS_UNLINK_BATCH, 10), -EAGAIN);
+	nrel_at = 0;
+	t0 = fake_now;
+	assert_int_equal(mds_mdqos_defer_n(q, "a", PFS_OP_MDS_UNLINK_BATCH, 10, on_release_at,
+					   NULL), 0);
+	/* while it waits, a lone unlink queues behind it (FIFO) */
+	assert_int_equal(mds_mdqos_admit(q, "a", PFS_OP_MDS_UNLINK), -EAGAIN);
+	pace_for(q, 0.09, 1);
+	assert_int_equal(nrel_at, 0);
+	pace_for(q, 0.02, 1);
+	assert_int_equal(nrel_at, 1);
+	assert_true(rel_at[0] - t0 > 0.09 && rel_at[0] - t0 < 0.11);
+	/* 32 > the depth: waits for a full bucket (about 94 ms), goes */
+	nrel_at = 0;
+	t0 = fake_now;
+	assert_int_equal(mds_mdqos_defer_n(q, "a", PFS_OP_MDS_UNLINK_BATCH, 32, on_release_at,
+					   NULL), 0);
+	assert_int_equal(mds_mdqos_defer(q, "a", PFS_OP_MDS_UNLINK, on_release_at, NULL), 0);
+	pace_for(q, 2, 1);
+	assert_int_equal(nrel_at, 1);
+	assert_true(rel_at[0] - t0 > 0.08 && rel_at[0] - t0 < 0.11);
+	/* then the debt (32 - 10.3 tokens) and one more: about 220 ms */
+	pace_for(q, 2, 2);
+	assert_int_equal(nrel_at, 2);
+	assert_true(rel_at[1] - rel_at[0] > 0.2 && rel_at[1] - rel_at[0] < 0.24);
+	/* admitted at once too: on a full bucket, then the next waits */
+	fake_now += 1;
+	assert_int_equal(mds_mdqos_admit_n(q, "a", PFS_OP_MDS_UNLINK_BATCH, 32), 0);
+	fake_now += 0.15;
+	assert_int_equal(mds_mdqos_admit(q, "a", PFS_OP_MDS_UNLINK), -EAGAIN);
+	mds_mdqos_destroy(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_priority_proportional_psfa),
 		cmocka_unit_test(test_pull),
 		cmocka_unit_test(test_persisted),
+		cmocka_unit_test(test_batch_cost),
 	};
 	pfs_log_init("test", PFS_LOG_ERR);
 	return cmocka_run_group_tests(tests, NULL, NULL);
