@@ -49,6 +49,8 @@ static const uint16_t mds_ops[] = {
 	PFS_OP_MDS_OSS_REGISTER, PFS_OP_MDS_OSS_HEARTBEAT,
 	/* directory delegations (mds/deleg.h) */
 	PFS_OP_MDS_DELEG_GET, PFS_OP_MDS_DELEG_RETURN,
+	/* batched asynchronous unlinks */
+	PFS_OP_MDS_UNLINK_BATCH,
 };
 
 static mds_server *srv;

@@ -109,6 +109,9 @@ static void mds_seeds(void)
 	NEXT(PFS_OP_MDS_DELEG_GET);
 	cred(&w); pfs_wbuf_u64(&w, 1);
 	NEXT(PFS_OP_MDS_DELEG_RETURN);
+	cred(&w); pfs_wbuf_u64(&w, 1); pfs_wbuf_u32(&w, 2); str(&w, "f"); pfs_wbuf_u64(&w, 2);
+	str(&w, "g"); pfs_wbuf_u64(&w, 0);
+	NEXT(PFS_OP_MDS_UNLINK_BATCH);
 #undef NEXT
 	pfs_wbuf_free(&w);
 }
