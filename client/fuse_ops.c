@@ -217,14 +217,17 @@ void cli_fs_destroy(cli_fs *fs)
 			"synchronously; delegations: %llu got, %llu refused, %llu recalled, "
 			"%llu returned, %llu expired; %llu already gone on the MDS, %llu failed, "
 			"%llu waits; %llu negative lookups answered locally, %llu directories "
-			"listed complete, %llu not", (unsigned long long)st.async,
+			"listed complete, %llu not; %llu batches of %llu unlinks, largest %u%s",
+			(unsigned long long)st.async,
 			(unsigned long long)st.sync,
 			(unsigned long long)st.got, (unsigned long long)st.refused,
 			(unsigned long long)st.recalled, (unsigned long long)st.returned,
 			(unsigned long long)st.expired, (unsigned long long)st.gone,
 			(unsigned long long)st.errors, (unsigned long long)st.waits,
 			(unsigned long long)st.neg_local, (unsigned long long)st.listed,
-			(unsigned long long)st.incomplete);
+			(unsigned long long)st.incomplete, (unsigned long long)st.batches,
+			(unsigned long long)st.batched, st.batch_max,
+			st.batch_off ? " (the MDS refused them)" : "");
 		cli_uq_destroy(fs->uq);
 		fs->uq = NULL;
 	}
@@ -883,6 +886,15 @@ static int uq_unlink_cb(void *arg, const cli_ctx *c, uint64_t dir, const char *n
 	return cli_mdc_unlink_ino(fs->mdc, c, dir, name, ino, CLI_MDC_CHARGED);
 }
 
+static int uq_batch_cb(void *arg, const cli_ctx *c, uint64_t dir, unsigned n,
+		       const char *const *names, const uint64_t *inos, int *status)
+{
+	cli_fs *fs = arg;
+
+	/* as uq_unlink_cb: each was charged when it was answered */
+	return cli_mdc_unlink_batch(fs->mdc, c, dir, n, names, inos, status, CLI_MDC_CHARGED);
+}
+
 static int uq_get_cb(void *arg, const cli_ctx *c, uint64_t dir, uint32_t *lease_ms)
 {
 	cli_fs *fs = arg;
@@ -942,7 +954,8 @@ static void uq_recall_cb(void *arg, uint64_t dir)
 static int uq_create(cli_fs *fs)
 {
 	cli_uq_opts o = { .max_pending = fs->opts.async_unlink_max,
-			  .ops = { .unlink = uq_unlink_cb, .deleg_get = uq_get_cb,
+			  .ops = { .unlink = uq_unlink_cb, .unlink_batch = uq_batch_cb,
+				   .deleg_get = uq_get_cb,
 				   .deleg_return = uq_return_cb, .up = uq_up_cb,
 				   .charge = uq_charge_cb, .done = uq_done_cb, .arg = fs } };
 	int rc;

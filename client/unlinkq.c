@@ -1,7 +1,8 @@
 /* unlinkq.c — asynchronous unlink under directory delegations (see
  * unlinkq.h): the directories followed (streaks, back-off, the delegation
  * held), the names the kernel got in delegated directories, the queue of
- * answered unlinks and the flusher threads that send them; the name sets
+ * answered unlinks and the flusher threads that send them (one UNLINK, or
+ * an UNLINK_BATCH of one directory's queued jobs); the name sets
  * of complete directories (negative lookups answered here).
  *
  * One mutex guards everything; RPCs run without it.  A directory with
@@ -92,6 +93,7 @@ struct cli_uq {
 	unsigned nheld;       /* atomic reads for the fast paths */
 	unsigned nbusy;       /* dirs with need_return/returning/getting (quiesce) */
 	unsigned ncn;         /* names in all sets */
+	int no_batch;         /* the MDS refused UNLINK_BATCH: single UNLINKs */
 	cli_uq_stats st;
 	pthread_t *thr;
 	unsigned nthr;
@@ -122,6 +124,12 @@ static int cred_eq(const pfs_cred *a, const pfs_cred *b)
 	    a->ngroups > PFS_MAX_GROUPS)
 		return 0;
 	return memcmp(a->groups, b->groups, a->ngroups * sizeof(a->groups[0])) == 0;
+}
+
+/* The same credential and job: one UNLINK_BATCH may carry both. */
+static int ctx_eq(const cli_ctx *a, const cli_ctx *b)
+{
+	return cred_eq(&a->cred, &b->cred) && strcmp(a->job, b->job) == 0;
 }
 
 /* ---- names known in delegated directories (mu held) ---- */
@@ -522,20 +530,14 @@ static void send_return(cli_uq *q, uq_dir *d)
 	pthread_cond_broadcast(&q->done);
 }
 
-static void send_job(cli_uq *q, uq_job *j)
+/* j was answered rc (the MDS's status of its UNLINK, or the request's
+ * error), sent at `sent`: counted, logged, an error kept for fsyncdir,
+ * dir's set and lease updated, j off the queue and freed (mu held; the
+ * caller wakes the waiters). */
+static void job_answered(cli_uq *q, uq_job *j, int rc, uint64_t sent)
 {
-	uint64_t sent = now_ms(q);
-	uq_dir *d;
-	int rc;
+	uq_dir *d = dir_find(q, j->dir); /* pinned by its pending count */
 
-	j->inflight = 1;
-	pthread_mutex_unlock(&q->mu);
-	rc = q->o.ops.unlink(q->o.ops.arg, &j->ctx, j->dir, j->name, j->ino);
-	/* still pending while the caller drops what it fetched meanwhile */
-	if (q->o.ops.done)
-		q->o.ops.done(q->o.ops.arg, j->dir, j->name);
-	pthread_mutex_lock(&q->mu);
-	d = dir_find(q, j->dir); /* pinned by its pending count */
 	if (rc == -ENOENT || rc == -ESTALE) {
 		q->st.gone++;
 		pfs_log(PFS_LOG_DEBUG, "async unlink: dir %llu \"%s\" (ino %llu): %s: removed or "
@@ -564,6 +566,92 @@ static void send_job(cli_uq *q, uq_job *j)
 	}
 	job_remove(q, j);
 	free(j);
+}
+
+static void send_job(cli_uq *q, uq_job *j)
+{
+	uint64_t sent = now_ms(q);
+	int rc;
+
+	j->inflight = 1;
+	pthread_mutex_unlock(&q->mu);
+	rc = q->o.ops.unlink(q->o.ops.arg, &j->ctx, j->dir, j->name, j->ino);
+	/* still pending while the caller drops what it fetched meanwhile */
+	if (q->o.ops.done)
+		q->o.ops.done(q->o.ops.arg, j->dir, j->name);
+	pthread_mutex_lock(&q->mu);
+	job_answered(q, j, rc, sent);
+	pthread_cond_broadcast(&q->done);
+}
+
+/* The jobs one UNLINK_BATCH sends with first (not in flight): first and
+ * the queued jobs after it of its directory and context not in flight,
+ * in queue order, at most PFS_UNLINK_BATCH_MAX into v; 1 (first alone)
+ * without ops.unlink_batch or once the MDS refused it (mu held; the
+ * queue is at most max_pending long). */
+static unsigned batch_pick(cli_uq *q, uq_job *first, uq_job **v)
+{
+	unsigned n = 0;
+
+	if (!q->o.ops.unlink_batch || q->no_batch) {
+		v[0] = first;
+		return 1;
+	}
+	for (uq_job *j = first; j && n < PFS_UNLINK_BATCH_MAX; j = j->next)
+		if (!j->inflight && j->dir == first->dir && ctx_eq(&j->ctx, &first->ctx))
+			v[n++] = j;
+	return n;
+}
+
+/* 1 when a batch's own error says the MDS does not know UNLINK_BATCH
+ * (unknown to its optab: -EACCES; or refused as unsupported). */
+static int batch_unknown(int rc)
+{
+	return rc == -EACCES || rc == -EOPNOTSUPP || rc == -ENOSYS;
+}
+
+/* v[0..n-1] (2 or more, batch_pick) in one UNLINK_BATCH; each status
+ * then as send_job's reply, a request error as each one's (mu held). */
+static void send_batch(cli_uq *q, uq_job **v, unsigned n)
+{
+	const char *names[PFS_UNLINK_BATCH_MAX];
+	uint64_t inos[PFS_UNLINK_BATCH_MAX];
+	int status[PFS_UNLINK_BATCH_MAX];
+	uint64_t sent = now_ms(q);
+	int rc;
+
+	for (unsigned i = 0; i < n; i++) {
+		v[i]->inflight = 1;
+		names[i] = v[i]->name;
+		inos[i] = v[i]->ino;
+	}
+	pthread_mutex_unlock(&q->mu);
+	/* the jobs stay put while in flight: only this thread removes them */
+	rc = q->o.ops.unlink_batch(q->o.ops.arg, &v[0]->ctx, v[0]->dir, n, names, inos, status);
+	if (batch_unknown(rc)) {
+		/* nothing ran: the jobs go back to the queue, in place, and
+		 * go one by one from now on */
+		pthread_mutex_lock(&q->mu);
+		if (!q->no_batch)
+			pfs_log(PFS_LOG_INFO, "async unlink: the MDS refused UNLINK_BATCH (%s): "
+				"unlinks go one UNLINK at a time", pfs_strerror(rc));
+		q->no_batch = 1;
+		q->st.batch_off = 1;
+		for (unsigned i = 0; i < n; i++)
+			v[i]->inflight = 0;
+		pthread_cond_broadcast(&q->work);
+		return;
+	}
+	if (q->o.ops.done)
+		for (unsigned i = 0; i < n; i++)
+			q->o.ops.done(q->o.ops.arg, v[i]->dir, v[i]->name);
+	pthread_mutex_lock(&q->mu);
+	q->st.batches++;
+	q->st.batched += n;
+	if (n > q->st.batch_max)
+		q->st.batch_max = n;
+	for (unsigned i = 0; i < n; i++)
+		job_answered(q, v[i], rc ? rc : status[i], sent);
 	pthread_cond_broadcast(&q->done);
 }
 
@@ -583,7 +671,13 @@ static void *flusher_main(void *arg)
 		for (j = q->head; j && j->inflight; j = j->next)
 			;
 		if (j) {
-			send_job(q, j);
+			uq_job *v[PFS_UNLINK_BATCH_MAX];
+			unsigned n = batch_pick(q, j, v);
+
+			if (n > 1)
+				send_batch(q, v, n);
+			else
+				send_job(q, j);
 			continue;
 		}
 		if (q->stop)

@@ -32,6 +32,17 @@
  *   flight.  -ENOENT and -ESTALE (somebody else removed or replaced the
  *   name) are logged at debug level; any other error is logged, counted and
  *   kept on the directory: its next cli_uq_fsyncdir returns it.
+ * - Batches (ops.unlink_batch set): the flusher that takes the first job
+ *   not in flight takes with it every later queued job not in flight of
+ *   the same directory and context (credential and job id), in queue
+ *   order, up to PFS_UNLINK_BATCH_MAX, and sends them in one UNLINK_BATCH
+ *   (a job alone goes as UNLINK).  Each entry's status counts as that
+ *   UNLINK's reply; a request error (transport, -EPROTO, ...) as each
+ *   entry's.  -EACCES, -EOPNOTSUPP or -ENOSYS for the request (an MDS
+ *   without the opcode; nothing ran) turns batches off for this queue's
+ *   life: its jobs go back in place and go singly.  Pending counts and the
+ *   ordering waits are the same: a batch only changes how queued jobs are
+ *   sent.
  * - Ordering on this mount: cli_uq_wait before an MDS request naming a
  *   directory with pending unlinks or an inode with one; cli_uq_wait_all
  *   before RENAME, RMDIR and LINK; cli_uq_pending_name says a LOOKUP must
@@ -91,6 +102,13 @@ typedef struct cli_uq_ops {
 	/* UNLINK of name in dir expecting ino, for c; the PADLL stage has
 	 * admitted it already (charge).  0 or -errno. */
 	int (*unlink)(void *arg, const cli_ctx *c, uint64_t dir, const char *name, uint64_t ino);
+	/* UNLINK_BATCH: n (2..PFS_UNLINK_BATCH_MAX) UNLINKs of names[i] in
+	 * dir expecting inos[i], for c, charged as unlink's: 0 with status[i]
+	 * each one's 0 or -errno, or the request's -errno (nothing known of
+	 * the entries; -EACCES, -EOPNOTSUPP, -ENOSYS: the MDS does not know
+	 * the opcode and nothing ran).  NULL = single UNLINKs only. */
+	int (*unlink_batch)(void *arg, const cli_ctx *c, uint64_t dir, unsigned n,
+			    const char *const *names, const uint64_t *inos, int *status);
 	/* DELEG_GET of dir for c: 0 with *lease_ms, or -errno. */
 	int (*deleg_get)(void *arg, const cli_ctx *c, uint64_t dir, uint32_t *lease_ms);
 	/* DELEG_RETURN of dir. */
@@ -190,6 +208,10 @@ typedef struct cli_uq_stats {
 	uint64_t gone;         /* unlinks the MDS answered -ENOENT/-ESTALE */
 	uint64_t errors;       /* unlinks that failed otherwise */
 	uint64_t waits;        /* callers that waited for room or for ordering */
+	uint64_t batches;      /* UNLINK_BATCHes sent (not counting a refused one) */
+	uint64_t batched;      /* unlinks they carried */
+	unsigned batch_max;    /* the largest */
+	int batch_off;         /* the MDS refused UNLINK_BATCH: single UNLINKs */
 	uint64_t neg_local;    /* LOOKUPs answered ENOENT from a complete directory */
 	uint64_t listed;       /* directories made complete by a listing */
 	uint64_t incomplete;   /* listings that failed, were too long or overflowed */

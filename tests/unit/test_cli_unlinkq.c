@@ -12,7 +12,11 @@
  * unlinked one is; a recall, the expiry, the channel down, another
  * credential, a failed mutation, a listing error, a listing over the cap
  * and the table's cap leave it to the MDS; without ops.list creates ask
- * for nothing. */
+ * for nothing.  Batches: the queued jobs of one directory and context go
+ * in one UNLINK_BATCH, in order, at most 32; other directories, creds or
+ * jobs never share one; each entry's status counts as a single reply
+ * would; an MDS that refuses the opcode gets single UNLINKs from then on;
+ * a request error is each entry's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,9 +37,10 @@
 #define LOG_MAX 256
 
 typedef struct ev {
-	char kind;          /* 'u' unlink, 'g' get, 'r' return */
+	char kind;          /* 'u' unlink, 'g' get, 'r' return, 'b' batch (ino: n) */
 	uint64_t dir, ino;
 	uint32_t uid;
+	int batch;          /* 'u', 'b': the batch (1, 2, ...); 0 = a single UNLINK */
 	char name[64];
 } ev;
 
@@ -53,15 +58,20 @@ static struct {
 	cli_uq *recall_in_get; /* the GET recalls its dir before answering */
 	unsigned list_n;    /* the fake directory: names e00000.. */
 	int list_rc;
+	int batch_rc;       /* UNLINK_BATCH's own error */
+	int nbatch;         /* UNLINK_BATCHes received */
+	int arrived;        /* unlink calls that reached the gate */
 } F = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 
-static void note(char kind, const cli_ctx *c, uint64_t dir, const char *name, uint64_t ino)
+static void note_b(char kind, const cli_ctx *c, uint64_t dir, const char *name, uint64_t ino,
+		   int batch)
 {
 	pthread_mutex_lock(&F.mu);
 	if (F.nlog < LOG_MAX) {
 		ev *e = &F.log[F.nlog++];
 
 		e->kind = kind;
+		e->batch = batch;
 		e->dir = dir;
 		e->ino = ino;
 		e->uid = c->cred.uid;
@@ -69,6 +79,11 @@ static void note(char kind, const cli_ctx *c, uint64_t dir, const char *name, ui
 	}
 	pthread_cond_broadcast(&F.cv);
 	pthread_mutex_unlock(&F.mu);
+}
+
+static void note(char kind, const cli_ctx *c, uint64_t dir, const char *name, uint64_t ino)
+{
+	note_b(kind, c, dir, name, ino, 0);
 }
 
 static int count(char kind)
@@ -82,13 +97,20 @@ static int count(char kind)
 	return n;
 }
 
-static int fake_unlink(void *arg, const cli_ctx *c, uint64_t dir, const char *name, uint64_t ino)
+/* Unlinks wait at the gate while it is closed (counted in F.arrived). */
+static void gate_pass(void)
 {
 	pthread_mutex_lock(&F.mu);
+	F.arrived++;
+	pthread_cond_broadcast(&F.cv);
 	while (F.gate_closed)
 		pthread_cond_wait(&F.cv, &F.mu);
 	pthread_mutex_unlock(&F.mu);
-	note('u', c, dir, name, ino);
+}
+
+/* The MDS's answer to an UNLINK of name. */
+static int fake_status(const char *name)
+{
 	if (!strcmp(name, "bad"))
 		return -EIO;
 	if (!strcmp(name, "gone"))
@@ -96,6 +118,44 @@ static int fake_unlink(void *arg, const cli_ctx *c, uint64_t dir, const char *na
 	if (!strcmp(name, "again"))
 		return -ESTALE;
 	return 0;
+}
+
+static int fake_unlink(void *arg, const cli_ctx *c, uint64_t dir, const char *name, uint64_t ino)
+{
+	gate_pass();
+	note('u', c, dir, name, ino);
+	return fake_status(name);
+}
+
+/* UNLINK_BATCH: a 'b' event, then each entry as a 'u' of that batch
+ * (none when F.batch_rc refuses the request). */
+static int fake_batch(void *arg, const cli_ctx *c, uint64_t dir, unsigned n,
+		      const char *const *names, const uint64_t *inos, int *status)
+{
+	int b, rc;
+
+	gate_pass();
+	pthread_mutex_lock(&F.mu);
+	b = ++F.nbatch;
+	rc = F.batch_rc;
+	pthread_mutex_unlock(&F.mu);
+	note_b('b', c, dir, NULL, n, b);
+	if (rc)
+		return rc;
+	for (unsigned i = 0; i < n; i++) {
+		note_b('u', c, dir, names[i], inos[i], b);
+		status[i] = fake_status(names[i]);
+	}
+	return 0;
+}
+
+/* Wait until n unlink calls reached the gate. */
+static void wait_arrived(int n)
+{
+	pthread_mutex_lock(&F.mu);
+	while (F.arrived < n)
+		pthread_cond_wait(&F.cv, &F.mu);
+	pthread_mutex_unlock(&F.mu);
 }
 
 static int fake_get(void *arg, const cli_ctx *c, uint64_t dir, uint32_t *lease_ms)
@@ -189,6 +249,9 @@ static cli_uq *mk(unsigned max_pending)
 	F.recall_in_get = NULL;
 	F.list_n = 10;
 	F.list_rc = 0;
+	F.batch_rc = 0;
+	F.nbatch = 0;
+	F.arrived = 0;
 	pthread_mutex_unlock(&F.mu);
 	assert_int_equal(cli_uq_create(&o, &q), 0);
 	return q;
@@ -210,11 +273,13 @@ static cli_ctx ctx(uint32_t uid)
 /* Three unlinks: the third asks; the grant serves the next known name. */
 static void grant(cli_uq *q, const cli_ctx *c, uint64_t dir)
 {
+	int g = count('g');
+
 	assert_int_equal(cli_uq_unlink(q, c, dir, "s1"), 0);
 	assert_int_equal(cli_uq_unlink(q, c, dir, "s2"), 0);
-	assert_int_equal(count('g'), 0);
+	assert_int_equal(count('g'), g);
 	assert_int_equal(cli_uq_unlink(q, c, dir, "s3"), 0); /* not known: sync */
-	assert_int_equal(count('g'), 1);
+	assert_int_equal(count('g'), g + 1);
 }
 
 static void test_streak_get_async(void **state)
@@ -701,6 +766,315 @@ static void test_neg_off_and_flush_error(void **state)
 	cli_uq_destroy(q);
 }
 
+/* ---- batches ---- */
+
+/* threads flushers with ops.unlink_batch (and ops.list when list). */
+static cli_uq *mkb(unsigned threads, int list)
+{
+	cli_uq_opts o = { .threads = threads,
+			  .ops = { .unlink = fake_unlink, .unlink_batch = fake_batch,
+				   .deleg_get = fake_get, .deleg_return = fake_return, .up = fake_up,
+				   .charge = fake_charge, .done = fake_done, .clock = fake_clock } };
+	cli_uq *q = mk(0); /* resets the fake */
+
+	cli_uq_destroy(q);
+	q = NULL;
+	pthread_mutex_lock(&F.mu);
+	F.nlog = 0;
+	pthread_mutex_unlock(&F.mu);
+	if (list)
+		o.ops.list = fake_list;
+	assert_int_equal(cli_uq_create(&o, &q), 0);
+	return q;
+}
+
+/* The one flusher of q held at the gate by the asynchronous unlink of
+ * `blocker` in dir (known first), while the caller queues more. */
+static void hold_flusher(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *blocker)
+{
+	int arrived;
+
+	pthread_mutex_lock(&F.mu);
+	arrived = F.arrived;
+	pthread_mutex_unlock(&F.mu);
+	gate(1);
+	cli_uq_note_entry(q, dir, blocker, 900, 0100644);
+	assert_int_equal(cli_uq_unlink(q, c, dir, blocker), 1);
+	wait_arrived(arrived + 1);
+}
+
+/* Known, then unlinked asynchronously. */
+static void async_unlink(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name,
+			 uint64_t ino)
+{
+	cli_uq_note_entry(q, dir, name, ino, 0100644);
+	assert_int_equal(cli_uq_unlink(q, c, dir, name), 1);
+}
+
+/* The last 'u' event of name. */
+static const ev *unl_ev(const char *name)
+{
+	const ev *r = NULL;
+
+	for (int i = 0; i < F.nlog; i++)
+		if (F.log[i].kind == 'u' && !strcmp(F.log[i].name, name))
+			r = &F.log[i];
+	assert_non_null(r);
+	return r;
+}
+
+/* 41 unlinks of one directory queued behind a held flusher: the first
+ * alone, then 32 and 8 in two batches, each in queue order. */
+static void test_batch_one_dir_in_order(void **state)
+{
+	cli_uq *q = mkb(1, 0);
+	cli_ctx c = ctx(1000);
+	cli_uq_stats st;
+	char n[16];
+	int k = 0;
+
+	grant(q, &c, 5);
+	hold_flusher(q, &c, 5, "a");
+	for (int i = 0; i < 40; i++) {
+		snprintf(n, sizeof(n), "f%02d", i);
+		async_unlink(q, &c, 5, n, 200 + i);
+	}
+	gate(0);
+	cli_uq_wait_all(q);
+	assert_int_equal(count('u'), 41);
+	assert_int_equal(count('b'), 2);
+	for (int i = 0; i < F.nlog; i++) {
+		const ev *e = &F.log[i];
+
+		if (e->kind == 'b') {
+			assert_int_equal(e->ino, e->batch == 1 ? 32 : 8);
+			assert_int_equal(e->dir, 5);
+			assert_int_equal(e->uid, 1000);
+		}
+		if (e->kind != 'u')
+			continue;
+		if (k == 0) {
+			assert_string_equal(e->name, "a");
+			assert_int_equal(e->batch, 0);
+		} else {
+			snprintf(n, sizeof(n), "f%02d", k - 1);
+			assert_string_equal(e->name, n);
+			assert_int_equal(e->ino, 200 + k - 1);
+			assert_int_equal(e->dir, 5);
+			assert_int_equal(e->uid, 1000);
+			assert_int_equal(e->batch, k <= 32 ? 1 : 2);
+		}
+		k++;
+	}
+	cli_uq_get_stats(q, &st);
+	assert_int_equal(st.async, 41);
+	assert_int_equal(st.batches, 2);
+	assert_int_equal(st.batched, 40);
+	assert_int_equal(st.batch_max, 32);
+	assert_int_equal(st.batch_off, 0);
+	assert_int_equal(st.pending, 0);
+	/* charged once each when answered, none when sent; each answered */
+	assert_int_equal(F.charges, 41);
+	assert_int_equal(F.dones, 41);
+	cli_uq_destroy(q);
+}
+
+/* Two directories of one cred, a third granted to another cred, and two
+ * jobs of one cred in one directory, interleaved: four batches, none
+ * mixed. */
+static void test_batch_never_mixes(void **state)
+{
+	cli_uq *q = mkb(1, 0);
+	cli_ctx c1 = ctx(1000), c2 = ctx(1001), c1j = ctx(1000);
+	cli_uq_stats st;
+
+	snprintf(c1j.job, sizeof(c1j.job), "other-job");
+	grant(q, &c1, 5);
+	grant(q, &c2, 6);
+	grant(q, &c1, 7);
+	hold_flusher(q, &c1, 5, "a");
+	async_unlink(q, &c1, 5, "x1", 301);
+	async_unlink(q, &c1, 7, "z1", 501);
+	async_unlink(q, &c2, 6, "y1", 401);
+	async_unlink(q, &c1j, 5, "x2", 302);
+	async_unlink(q, &c1, 5, "x3", 303);
+	async_unlink(q, &c2, 6, "y2", 402);
+	async_unlink(q, &c1, 7, "z2", 502);
+	async_unlink(q, &c1j, 5, "x4", 304);
+	gate(0);
+	cli_uq_wait_all(q);
+	assert_int_equal(count('b'), 4);
+	assert_int_equal(unl_ev("x1")->batch, unl_ev("x3")->batch);
+	assert_int_equal(unl_ev("z1")->batch, unl_ev("z2")->batch);
+	assert_int_equal(unl_ev("y1")->batch, unl_ev("y2")->batch);
+	assert_int_equal(unl_ev("x2")->batch, unl_ev("x4")->batch);
+	{
+		const char *first[] = { "x1", "z1", "y1", "x2" };
+
+		for (int i = 0; i < 4; i++) {
+			assert_int_not_equal(unl_ev(first[i])->batch, 0);
+			for (int k = 0; k < i; k++)
+				assert_int_not_equal(unl_ev(first[i])->batch,
+						     unl_ev(first[k])->batch);
+		}
+	}
+	assert_int_equal(unl_ev("y1")->uid, 1001);
+	assert_int_equal(unl_ev("y1")->dir, 6);
+	assert_int_equal(unl_ev("z2")->dir, 7);
+	/* in queue order within each */
+	assert_true(unl_ev("x1") < unl_ev("x3"));
+	assert_true(unl_ev("x2") < unl_ev("x4"));
+	cli_uq_get_stats(q, &st);
+	assert_int_equal(st.batches, 4);
+	assert_int_equal(st.batched, 8);
+	assert_int_equal(st.batch_max, 2);
+	cli_uq_destroy(q);
+}
+
+/* Each entry's status as a single reply: -ENOENT gone (the set kept),
+ * -ESTALE gone (the set dropped), -EIO an error for fsyncdir; entries
+ * the MDS answered renew the delegation from the batch's send time. */
+static void test_batch_statuses(void **state)
+{
+	cli_uq *q = mkb(1, 1);
+	cli_ctx c = ctx(1000);
+	cli_uq_stats st;
+
+	grant(q, &c, 5); /* at 100000: valid until 109000; listed complete */
+	assert_int_equal(cli_uq_negative(q, &c, 5, "x"), 1);
+	advance(5000);
+	hold_flusher(q, &c, 5, "b1"); /* sent at 105000: until 114000 */
+	advance(3000);
+	async_unlink(q, &c, 5, "ok1", 501);
+	async_unlink(q, &c, 5, "gone", 502);
+	gate(0);
+	cli_uq_wait_all(q); /* the batch sent at 108000: until 117000 */
+	assert_int_equal(unl_ev("gone")->batch, 1);
+	cli_uq_get_stats(q, &st);
+	assert_int_equal(st.gone, 1);
+	assert_int_equal(st.errors, 0);
+	assert_int_equal(cli_uq_fsyncdir(q, 5), 0);
+	assert_int_equal(cli_uq_negative(q, &c, 5, "x"), 1);
+
+	advance(8000); /* 116000: valid only by the batch's renewal */
+	hold_flusher(q, &c, 5, "b2");
+	async_unlink(q, &c, 5, "ok2", 503);
+	async_unlink(q, &c, 5, "again", 504);
+	gate(0);
+	cli_uq_wait_all(q);
+	assert_int_equal(unl_ev("again")->batch, 2);
+	cli_uq_get_stats(q, &st);
+	assert_int_equal(st.gone, 2);
+	assert_int_equal(st.errors, 0);
+	assert_int_equal(st.incomplete, 1);
+	assert_int_equal(cli_uq_fsyncdir(q, 5), 0);
+	assert_int_equal(cli_uq_negative(q, &c, 5, "x"), 0);
+
+	hold_flusher(q, &c, 5, "b3");
+	async_unlink(q, &c, 5, "ok3", 505);
+	async_unlink(q, &c, 5, "bad", 506);
+	gate(0);
+	cli_uq_wait_all(q);
+	assert_int_equal(unl_ev("bad")->batch, 3);
+	cli_uq_get_stats(q, &st);
+	assert_int_equal(st.errors, 1);
+	assert_int_equal(st.gone, 2);
+	assert_int_equal(st.batches, 3);
+	assert_int_equal(cli_uq_fsyncdir(q, 5), -EIO);
+	assert_int_equal(cli_uq_fsyncdir(q, 5), 0);
+	assert_int_equal(F.dones, 9);
+	cli_uq_destroy(q);
+}
+
+/* An MDS without the opcode (-EACCES: unknown to its optab; -EOPNOTSUPP):
+ * the refused jobs go singly, in order, and later ones too. */
+static void test_batch_fallback(void **state)
+{
+	const int refusals[] = { -EACCES, -EOPNOTSUPP };
+
+	for (int r = 0; r < 2; r++) {
+		cli_uq *q = mkb(1, 0);
+		cli_ctx c = ctx(1000);
+		cli_uq_stats st;
+		const char *order[] = { "a", "b", "c", "d", "e", "f", "g" };
+		int k = 0;
+
+		F.batch_rc = refusals[r];
+		grant(q, &c, 5);
+		hold_flusher(q, &c, 5, "a");
+		async_unlink(q, &c, 5, "b", 11);
+		async_unlink(q, &c, 5, "c", 12);
+		async_unlink(q, &c, 5, "d", 13);
+		gate(0);
+		cli_uq_wait_all(q);
+		assert_int_equal(count('b'), 1);
+		assert_int_equal(count('u'), 4);
+		cli_uq_get_stats(q, &st);
+		assert_int_equal(st.batch_off, 1);
+		assert_int_equal(st.batches, 0);
+		assert_int_equal(st.errors, 0);
+		assert_int_equal(st.gone, 0);
+		assert_int_equal(cli_uq_fsyncdir(q, 5), 0);
+		/* not tried again, even by an MDS that would take it now */
+		F.batch_rc = 0;
+		hold_flusher(q, &c, 5, "e");
+		async_unlink(q, &c, 5, "f", 14);
+		async_unlink(q, &c, 5, "g", 15);
+		gate(0);
+		cli_uq_wait_all(q);
+		assert_int_equal(count('b'), 1);
+		assert_int_equal(count('u'), 7);
+		for (int i = 0; i < F.nlog; i++)
+			if (F.log[i].kind == 'u') {
+				assert_string_equal(F.log[i].name, order[k]);
+				assert_int_equal(F.log[i].batch, 0);
+				k++;
+			}
+		assert_int_equal(F.dones, 7);
+		cli_uq_destroy(q);
+	}
+}
+
+/* A request error (transport, a malformed reply) is each entry's: counted,
+ * kept for fsyncdir, the set dropped; batches go on. */
+static void test_batch_request_error(void **state)
+{
+	cli_uq *q = mkb(1, 1);
+	cli_ctx c = ctx(1000);
+	cli_uq_stats st;
+
+	grant(q, &c, 5);
+	assert_int_equal(cli_uq_negative(q, &c, 5, "x"), 1);
+	F.batch_rc = -ETIMEDOUT;
+	hold_flusher(q, &c, 5, "a");
+	async_unlink(q, &c, 5, "b", 11);
+	async_unlink(q, &c, 5, "c", 12);
+	async_unlink(q, &c, 5, "gone", 13);
+	gate(0);
+	cli_uq_wait_all(q);
+	cli_uq_get_stats(q, &st);
+	assert_int_equal(st.errors, 3);
+	assert_int_equal(st.gone, 0);
+	assert_int_equal(st.batches, 1);
+	assert_int_equal(st.batch_off, 0);
+	assert_int_equal(st.pending, 0);
+	assert_int_equal(cli_uq_fsyncdir(q, 5), -ETIMEDOUT);
+	assert_int_equal(cli_uq_negative(q, &c, 5, "x"), 0);
+	assert_int_equal(F.dones, 4);
+	F.batch_rc = 0;
+	hold_flusher(q, &c, 5, "e");
+	async_unlink(q, &c, 5, "f", 14);
+	async_unlink(q, &c, 5, "g", 15);
+	gate(0);
+	cli_uq_wait_all(q);
+	assert_int_equal(count('b'), 2);
+	assert_int_equal(unl_ev("g")->batch, 2);
+	cli_uq_get_stats(q, &st);
+	assert_int_equal(st.errors, 3);
+	assert_int_equal(st.batches, 2);
+	cli_uq_destroy(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -718,6 +1092,11 @@ int main(void)
 		cmocka_unit_test(test_neg_not_local),
 		cmocka_unit_test(test_neg_list_limits),
 		cmocka_unit_test(test_neg_off_and_flush_error),
+		cmocka_unit_test(test_batch_one_dir_in_order),
+		cmocka_unit_test(test_batch_never_mixes),
+		cmocka_unit_test(test_batch_statuses),
+		cmocka_unit_test(test_batch_fallback),
+		cmocka_unit_test(test_batch_request_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
