@@ -31,6 +31,7 @@
 #include "common/qosmsg.h"
 #include "mds/destroy.h"
 #include "mds/jobs.h"
+#include "mds/mdqos.h"
 #include "mds/ns.h"
 #include "mds/qosctl.h"
 #include "mds/server.h"
@@ -1679,6 +1680,76 @@ static void test_server_unlink_batch_resend(void **state)
 	pfs_wbuf_free(&w);
 }
 
+static double pq_now;
+static double pq_clk(void *arg) { return pq_now; }
+
+/* PADLL on the MDS counts a batch of 10 unlinks as 10 (its arrivals), a
+ * lone UNLINK as 1: the server charges the batch its n (mdq_cost). */
+static void test_server_unlink_batch_padll(void **state)
+{
+	struct fx *f = *state;
+	mds_mdqos_opts qo = { .algo = "uniform", .max_r = "unlink=1000", .params = "jobs=1",
+			      .no_threads = 1, .now = pq_clk };
+	mds_server_opts mo = { .host = "127.0.0.1", .port = 0 };
+	pfs_rpc_opts ro = { .max_conns = 2, .timeout_ms = 10000, .retry_ms = 100 };
+	pfs_rpc_pool *pool;
+	mds_mdqos *q = NULL;
+	pfs_mdq_status st;
+	char err[256], names[10][8];
+	const char *np[10];
+	uint64_t inos[10];
+	const int want[10] = { 0 };
+	pfs_rpc_reply rep;
+	pfs_wbuf w;
+
+	pq_now = 5000;
+	assert_int_equal(mds_mdqos_create(NULL, NULL, &qo, &q, err, sizeof(err)), 0);
+	mds_server_stop(f->s);
+	mo.mdqos = q;
+	assert_int_equal(mds_server_start(f->ns, &mo, &f->s), 0);
+	assert_int_equal(pfs_rpc_pool_create("127.0.0.1", mds_server_port(f->s), &ro, &pool), 0);
+	uint64_t d = dir_as(f, &root, 1, "pq", 0777);
+	for (int i = 0; i < 10; i++) {
+		snprintf(names[i], sizeof(names[i]), "p%d", i);
+		np[i] = names[i];
+		inos[i] = fifo_as(f, &root, d, names[i]);
+	}
+	uint64_t lone = fifo_as(f, &root, d, "lone");
+	pfs_wbuf_init(&w);
+	batch_put(&w, &root, d, 10, np, inos);
+	pfs_rpc_reply_init(&rep);
+	assert_int_equal(pfs_rpc_call(pool, PFS_OP_MDS_UNLINK_BATCH, "pj", 0, w.data, w.len, NULL,
+				      0, &rep), 0);
+	batch_check(rep.data, rep.len, 10, want);
+	pfs_rpc_reply_free(&rep);
+	pfs_wbuf_reset(&w);
+	pfs_cred_encode(&w, &root);
+	pfs_wbuf_u64(&w, d);
+	pfs_wbuf_str(&w, "lone");
+	pfs_wbuf_u64(&w, lone);
+	pfs_rpc_reply_init(&rep);
+	assert_int_equal(pfs_rpc_call(pool, PFS_OP_MDS_UNLINK, "pj", 0, w.data, w.len, NULL, 0,
+				      &rep), 0);
+	pfs_rpc_reply_free(&rep);
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(ino_of(f, d, names[i]), 0);
+	pq_now += 1;
+	mds_mdqos_step(q);
+	assert_int_equal(mds_mdqos_show(q, &st), 0);
+	double arrived = -1;
+	for (uint32_t i = 0; i < st.n; i++)
+		if (!strcmp(st.rows[i].job, "pj") && st.rows[i].cls == PFS_MDQ_UNLINK)
+			arrived = st.rows[i].arrived;
+	pfs_mdq_status_free(&st);
+	assert_true(fabs(arrived - 11) < 1e-9);
+	pfs_wbuf_free(&w);
+	pfs_rpc_pool_destroy(pool);
+	mds_mdqos_stop(q);
+	mds_server_stop(f->s);
+	f->s = NULL;
+	mds_mdqos_destroy(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1691,6 +1762,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_server_unlink_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_unlink_batch_malformed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_unlink_batch_resend, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_unlink_batch_padll, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_concurrent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_jobs_and_qos, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_jobs_qos_malformed, setup, teardown),
