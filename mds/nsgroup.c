@@ -99,8 +99,9 @@ static void run_batch(mds_nsgroup *g, mds_nsgroup_req *list, unsigned n,
 		r->status = 0;
 		r->skip = r->prep && r->prep(r);
 	}
-	/* one alone is its own transaction: a group would only add a child */
-	if (n > 1) {
+	/* one alone is its own transaction: a group would only add a child
+	 * (unless it begins many: group_alone) */
+	if (n > 1 || (list->group_alone && !list->skip)) {
 		grouped = mds_nsi_group_begin(g->ns, &grp) == 0;
 		failed = !grouped;
 	}

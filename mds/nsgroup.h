@@ -65,6 +65,9 @@ typedef struct mds_nsgroup_req {
 	int (*run)(struct mds_nsgroup_req *r);
 	void (*done)(struct mds_nsgroup_req *r, int status);
 	int inline_ok;                /* the submitter's: may run inline (above) */
+	/* the submitter's: a group even when alone (a member that begins many
+	 * write transactions, UNLINK_BATCH: one commit rather than one each) */
+	int group_alone;
 	int status, skip;             /* the committer's */
 } mds_nsgroup_req;
 

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,7 +43,7 @@ static const pfs_cred root = { 0, 0, 0, { 0 } };
 
 struct fx;
 
-enum kind { K_BLOCK, K_BUSY, K_CREATE, K_UNLINK, K_KV_OK, K_KV_FAIL, K_NESTED, K_PREP, K_PREP_SKIP, K_STALE_SET, K_STALE_CLEAR };
+enum kind { K_BLOCK, K_BUSY, K_CREATE, K_TWO, K_UNLINK, K_KV_OK, K_KV_FAIL, K_NESTED, K_PREP, K_PREP_SKIP, K_STALE_SET, K_STALE_CLEAR };
 
 struct member {
 	mds_nsgroup_req r; /* first */
@@ -129,6 +130,13 @@ static int run(mds_nsgroup_req *r)
 		rc = mds_ns_create(f->ns, &root, 1, m->name, 0644, PFS_CREATE_EXCL, 0, NOST, &a, &l);
 		mds_ns_reply_set(NULL);
 		return rc;
+	}
+	case K_TWO: { /* two write transactions, one after the other */
+		char n2[40];
+
+		rc = mds_ns_mknod(f->ns, &root, 1, m->name, S_IFIFO | 0644, 0, &a);
+		snprintf(n2, sizeof(n2), "%s.2", m->name);
+		return rc ? rc : mds_ns_mknod(f->ns, &root, 1, n2, S_IFIFO | 0644, 0, &a);
 	}
 	case K_UNLINK:
 		rc = mds_ns_unlink(f->ns, &root, 1, m->name);
@@ -553,6 +561,43 @@ static void test_stop_drains(void **state)
 	assert_int_equal(mds_nsgroup_start(f->ns, 0, &f->g), 0);
 }
 
+/* A member alone that asks for a group (group_alone) commits its two
+ * write transactions once; one that does not commits each. */
+static void test_group_alone(void **state)
+{
+	struct fx *f = *state;
+	mds_sync_stats before, after;
+	mds_nsgroup_stats gs;
+	struct member *m;
+
+	mds_ns_sync_stats(f->ns, &before);
+	m = member(f, 0, K_TWO, "t");
+	m->r.group_alone = 1;
+	assert_int_equal(mds_nsgroup_submit(f->g, &m->r), 0);
+	pthread_mutex_lock(&f->mu);
+	while (!m->done)
+		pthread_cond_wait(&f->cv, &f->mu);
+	pthread_mutex_unlock(&f->mu);
+	assert_int_equal(m->done_status, 0);
+	assert_true(exists(f, "t") && exists(f, "t.2"));
+	mds_ns_sync_stats(f->ns, &after);
+	assert_int_equal(after.last_txn, before.last_txn + 1);
+	mds_nsgroup_get_stats(f->g, &gs);
+	assert_int_equal(gs.grouped, 1);
+	before = after;
+	m = member(f, 1, K_TWO, "u");
+	assert_int_equal(mds_nsgroup_submit(f->g, &m->r), 0);
+	pthread_mutex_lock(&f->mu);
+	while (!m->done)
+		pthread_cond_wait(&f->cv, &f->mu);
+	pthread_mutex_unlock(&f->mu);
+	assert_int_equal(m->done_status, 0);
+	mds_ns_sync_stats(f->ns, &after);
+	assert_int_equal(after.last_txn, before.last_txn + 2);
+	mds_nsgroup_get_stats(f->g, &gs);
+	assert_int_equal(gs.grouped, 1);
+}
+
 /* ------------------------------------------------------------------ inline runs */
 
 static void wait_done(struct fx *f, struct member *m)
@@ -728,6 +773,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_one_commit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_member_alone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_group_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reserved_ids_synced_before_answers,
 						setup_small_batches, teardown),
 		cmocka_unit_test_setup_teardown(test_destroyer_woken_after_commit, setup_none,
