@@ -2021,6 +2021,8 @@ static int group_submit(mds_server *s, pfs_sconn *c, const pfs_hdr *h, uint8_t *
 	 * reserve ids, so never sync */
 	q->g.inline_ok = h->opcode == PFS_OP_MDS_UNLINK || h->opcode == PFS_OP_MDS_RMDIR ||
 			 h->opcode == PFS_OP_MDS_UNLINK_BATCH;
+	/* a batch's n unlinks: one commit, not n (mds_nsgroup_req.group_alone) */
+	q->g.group_alone = h->opcode == PFS_OP_MDS_UNLINK_BATCH;
 	q->s = s;
 	q->c = c;
 	q->h = *h;
