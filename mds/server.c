@@ -8,7 +8,8 @@
  * (common/server.c), so one slow client only stalls itself; LMDB
  * serialises the writers.  Decoding is straight-line on a sticky-error
  * pfs_rbuf and checked once with pfs_rbuf_done, so a short, long or
- * garbled payload gets -EBADMSG.  Counts taken from the wire are bounded
+ * garbled payload gets -EBADMSG (UNLINK_BATCH's entries: -EINVAL, as its
+ * wire comment says, and none runs).  Counts taken from the wire are bounded
  * before any allocation they size, and replies that list things stop
  * before PFS_MAX_PAYLOAD.
  *
