@@ -62,6 +62,7 @@ typedef struct oss_cfg {
 	int o_direct;
 	int sync_dirs;
 	uint64_t write_behind;
+	int inline_reads;
 	char log_level[16];
 	char log[PATH_MAX + 8];
 	int fd_cache;
@@ -112,6 +113,9 @@ static const pfs_cfg_opt cfg_tab[] = {
 	  "start writing an object's data to disk once this much was written to it since the "
 	  "last start (0 = when the kernel decides; a client's fsync then waits for all of it)",
 	  0, 1ull << 40),
+	N(PFS_CFG_BOOL, inline_reads, "1",
+	  "serve a READ of at most 64 KiB on the connection loop when its OST has nothing "
+	  "queued (no I/O thread hand-off; off for 100 ms after a read slower than 2 ms)", 0, 0),
 	S(log_level, "notice", "err, warning, notice, info, debug"),
 	S(log, "stderr", "stderr | file:PATH (reopened on SIGHUP) | syslog"),
 	N(PFS_CFG_INT, fd_cache, "1024", "open object files kept per OST",
@@ -570,6 +574,7 @@ int main(int argc, char **argv)
 	so.rcc_max = cfg.rcc_max;
 	so.enforce = enforce;
 	so.blkio = blkio;
+	so.no_inline_reads = !cfg.inline_reads;
 	so.adaptbf_period = cfg.adaptbf_period_ms / 1000.0;
 	so.job_idle_s = cfg.job_idle_s;
 	pfs_server_set_defaults(&(pfs_server_opts){

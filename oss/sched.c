@@ -219,7 +219,33 @@ const oss_sched_class *oss_sched_class_of(const oss_sched *s) { return s->cls; }
 
 /* ---- request path ---- */
 
-int oss_sched_enqueue(oss_sched *s, oss_req *r)
+/* Account r as dispatched at now (mu held): what oss_sched_dequeue does
+ * for the request it returns. */
+static void served(oss_sched *s, oss_req *r, uint64_t now)
+{
+	uint64_t wait = now > r->arrival_us ? now - r->arrival_us : 0;
+	int opc = oss_opc(r->opcode);
+
+	s->queued--;
+	s->queued_bytes -= r->bytes;
+	if (s->budget)
+		budget_put(s->budget, r->bytes);
+	oss_jobstat_serve(r->job_priv, opc, r->bytes, wait, r->limited, now);
+	if (opc != OSS_OPC_OTHER) {
+		s->served_io_rpcs++;
+		s->served_bytes += r->bytes;
+		if (s->pace_b.rate > 0)
+			qos_bucket_take(&s->pace_b, (double)r->bytes, secs(now));
+		if (s->pace_i.rate > 0)
+			qos_bucket_take(&s->pace_i, 1, secs(now));
+	}
+}
+
+/* enqueue, and with at_once != NULL: when r is the only request queued,
+ * the device is not paced and the class picks r at once, r is dispatched
+ * right here (*at_once = 1: the caller serves it itself, no I/O thread
+ * woken) */
+static int enqueue(oss_sched *s, oss_req *r, int *at_once)
 {
 	oss_jobstat *j;
 	int rc = 0, reserved = 0;
@@ -276,6 +302,16 @@ int oss_sched_enqueue(oss_sched *s, oss_req *r)
 	 * the client's fair share of its credit per job (client/credit.h). */
 	if (s->rcc && !r->limited)
 		r->rcc_priv = oss_rcc_srv_recv(s->rcc, r->client_id, secs(r->arrival_us));
+	if (at_once && s->queued == 1 && !s->paced) {
+		uint64_t wake_at = UINT64_MAX, t = oss_sched_now_us();
+
+		if (s->cls->pick(s->priv, t, &wake_at) == r) {
+			served(s, r, t);
+			*at_once = 1;
+			goto out;
+		}
+		/* not at once (a rule holds it): queued as any other */
+	}
 	if (s->sleepers)
 		pthread_cond_signal(&s->cond);
 out:
@@ -283,6 +319,17 @@ out:
 		budget_put(s->budget, r->bytes);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
+}
+
+int oss_sched_enqueue(oss_sched *s, oss_req *r)
+{
+	return enqueue(s, r, NULL);
+}
+
+int oss_sched_enqueue_now(oss_sched *s, oss_req *r, int *now)
+{
+	*now = 0;
+	return enqueue(s, r, now);
 }
 
 /* Seconds until the emulated device can take another request (0: now).
@@ -350,25 +397,8 @@ int oss_sched_dequeue(oss_sched *s, oss_req **out)
 		}
 		s->sleepers--;
 	}
-	{
-		/* The time of the pick is the dispatch time: one clock read. */
-		uint64_t wait = now > r->arrival_us ? now - r->arrival_us : 0;
-		int opc = oss_opc(r->opcode);
-
-		s->queued--;
-		s->queued_bytes -= r->bytes;
-		if (s->budget)
-			budget_put(s->budget, r->bytes);
-		oss_jobstat_serve(r->job_priv, opc, r->bytes, wait, r->limited, now);
-		if (opc != OSS_OPC_OTHER) {
-			s->served_io_rpcs++;
-			s->served_bytes += r->bytes;
-			if (s->pace_b.rate > 0)
-				qos_bucket_take(&s->pace_b, (double)r->bytes, secs(now));
-			if (s->pace_i.rate > 0)
-				qos_bucket_take(&s->pace_i, 1, secs(now));
-		}
-	}
+	/* The time of the pick is the dispatch time: one clock read. */
+	served(s, r, now);
 	*out = r;
 out:
 	pthread_mutex_unlock(&s->lock);

@@ -136,6 +136,13 @@ const oss_sched_class *oss_sched_class_of(const oss_sched *s);
  * the job table full (nothing queued; the caller answers -EBUSY at once);
  * -ESHUTDOWN after shutdown; the class's error. */
 int oss_sched_enqueue(oss_sched *s, oss_req *r);
+/* The same, but when r is the only request queued, the device is not
+ * paced (pace_bps/pace_iops) and the class would hand r out at once (no
+ * rule holds it), r is dispatched here as oss_sched_dequeue would (the
+ * same statistics, no I/O thread woken): *now = 1 and the caller serves
+ * it itself (then oss_sched_done as for any dequeued request).  Else
+ * *now = 0 and r is queued as by oss_sched_enqueue (or refused). */
+int oss_sched_enqueue_now(oss_sched *s, oss_req *r, int *now);
 /* Block until a request may be served and return it in *out.  Returns 0 or
  * -ESHUTDOWN when shut down and empty. */
 int oss_sched_dequeue(oss_sched *s, oss_req **out);

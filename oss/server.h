@@ -87,6 +87,9 @@ typedef struct oss_server_opts {
 	 * and every object request needs a capability (common/capa.h). */
 	const struct pfs_auth_key *auth;
 	const uint8_t *capa_key;      /* K_cap given directly (tests); else from auth */
+	/* 1: every READ goes to an I/O thread (server.c "Small READs on the
+	 * loop"; pfs-oss inline_reads=0) */
+	int no_inline_reads;
 } oss_server_opts;
 
 /* Start both ports, the OSTs' I/O threads and the QoS loop.  On error
@@ -107,6 +110,9 @@ int64_t oss_server_get_index(const oss_server *s, size_t slot);
 /* Spliced WRITE data (oss/README.md): WRITEs received with their data in
  * a pipe since start, and pipes such WRITEs hold now (tests). */
 void oss_server_write_splices(oss_server *s, uint64_t *received, unsigned *held);
+/* READs served on the data port's loop so far, and those of them that
+ * were slow (each turned the loop's reads off for a second). */
+void oss_server_inline_reads(oss_server *s, uint64_t *served, uint64_t *slow);
 /* The queue head of a slot (NULL if out of range); lives as long as s. */
 oss_ostq *oss_server_ostq(const oss_server *s, size_t slot);
 /* The scheduler of a slot (NULL if out of range); lives as long as s. */

@@ -2,7 +2,8 @@
  * (counts, bytes, queue depth, periods, the three clocks), shutdown waking
  * workers, a custom class that defers requests (the hook TBF uses), queue
  * caps per job and per OSS (-EBUSY, nothing queued), emulated device
- * pacing, and RCC credits. */
+ * pacing, RCC credits, and a request dispatched in its own enqueue
+ * (oss_sched_enqueue_now). */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -648,9 +649,75 @@ static void test_sched_job_table_bound(void **state)
 	oss_sched_destroy(s);
 }
 
+/* oss_sched_enqueue_now (the OSS serves small READs on its loop): a
+ * request alone, picked at once, is dispatched in the call with
+ * dequeue's statistics; behind another, held by its class or on a paced
+ * device it is queued as by enqueue. */
+static void test_sched_enqueue_now(void **state)
+{
+	oss_sched_opts po = { .pace_bps = 20e6 };
+	oss_sched_info info;
+	oss_sched *s;
+	oss_req r[3], *out;
+	size_t n = 0;
+	pfs_job_stats *js = NULL;
+	int now = -1;
+
+	assert_int_equal(oss_sched_create(NULL, &s), 0);
+	req_init(&r[0], "a", PFS_OP_OSS_READ, 4096);
+	assert_int_equal(oss_sched_enqueue_now(s, &r[0], &now), 0);
+	assert_int_equal(now, 1);
+	assert_int_equal(oss_sched_queued(s), 0);
+	oss_sched_info_get(s, &info);
+	assert_int_equal(info.served_io_rpcs, 1);
+	assert_int_equal(info.served_bytes, 4096);
+	assert_int_equal(info.queued_bytes, 0);
+	(void)oss_sched_done(s, &r[0]);
+	assert_int_equal(oss_sched_stats(s, OSS_SCHED_TOTAL, &js, &n), 0);
+	assert_non_null(find(js, n, "a"));
+	assert_int_equal(find(js, n, "a")->read_rpcs, 1);
+	free(js);
+	/* behind another request: queued, in order */
+	req_init(&r[1], "a", PFS_OP_OSS_WRITE, 10);
+	req_init(&r[2], "b", PFS_OP_OSS_READ, 10);
+	assert_int_equal(oss_sched_enqueue(s, &r[1]), 0);
+	assert_int_equal(oss_sched_enqueue_now(s, &r[2], &now), 0);
+	assert_int_equal(now, 0);
+	assert_int_equal(oss_sched_queued(s), 2);
+	assert_int_equal(oss_sched_dequeue(s, &out), 0);
+	assert_ptr_equal(out, &r[1]);
+	assert_int_equal(oss_sched_dequeue(s, &out), 0);
+	assert_ptr_equal(out, &r[2]);
+	oss_sched_shutdown(s);
+	assert_int_equal(oss_sched_enqueue_now(s, &r[0], &now), -ESHUTDOWN);
+	assert_int_equal(now, 0);
+	oss_sched_destroy(s);
+
+	/* a class that holds its requests: queued */
+	assert_int_equal(oss_sched_create(&hold_class, &s), 0);
+	req_init(&r[0], "h", PFS_OP_OSS_READ, 10);
+	assert_int_equal(oss_sched_enqueue_now(s, &r[0], &now), 0);
+	assert_int_equal(now, 0);
+	assert_int_equal(oss_sched_queued(s), 1);
+	oss_sched_shutdown(s);
+	assert_int_equal(oss_sched_dequeue(s, &out), 0);
+	oss_sched_destroy(s);
+
+	/* an emulated device: every request waits for it */
+	assert_int_equal(oss_sched_create_opts(&po, &s), 0);
+	req_init(&r[0], "p", PFS_OP_OSS_READ, 10);
+	assert_int_equal(oss_sched_enqueue_now(s, &r[0], &now), 0);
+	assert_int_equal(now, 0);
+	assert_int_equal(oss_sched_queued(s), 1);
+	assert_int_equal(oss_sched_dequeue(s, &out), 0);
+	oss_sched_shutdown(s);
+	oss_sched_destroy(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sched_enqueue_now),
 		cmocka_unit_test(test_sched_fifo_order),
 		cmocka_unit_test(test_sched_job_stats),
 		cmocka_unit_test(test_sched_idle_jobs_forgotten),

@@ -40,6 +40,8 @@ static void quiet(int level, const char *msg, void *arg) {}
 
 /* K_cap of the server setup_capa starts (NULL: setup, no capabilities). */
 static const uint8_t *setup_key;
+/* setup_noinline: the server of setup with inline_reads off. */
+static int setup_no_inline;
 static const uint8_t KCAP[PFS_CAPA_KEY_LEN] = { 7, 7, 7 };
 
 static int setup(void **state)
@@ -61,6 +63,7 @@ static int setup(void **state)
 	so.osts = &f->st;
 	so.n_osts = 1;
 	so.capa_key = setup_key;
+	so.no_inline_reads = setup_no_inline;
 	if (oss_server_start(&so, &f->srv, err, sizeof(err))) {
 		fprintf(stderr, "start: %s\n", err);
 		return -1;
@@ -235,6 +238,59 @@ static void test_server_write_read_stat(void **state)
 	}
 	ping(f->data);
 	ping(f->ctl);
+}
+
+/* Small READs on the loop (oss/server.c): a READ of at most 64 KiB alone
+ * in its OST's queue is served by the loop, the same bytes as from an
+ * I/O thread; a larger one is not; inline_reads off serves none there. */
+static void inline_reads_case(fixture *f, int on)
+{
+	static uint8_t data[PFS_MAX_IO], back[PFS_MAX_IO];
+	uint64_t served, slow, before;
+	size_t got;
+
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7 + (i >> 10));
+	assert_int_equal(do_write(f, "jobI", OST_INDEX, 3, 0, data, PFS_MAX_IO), 0);
+	oss_server_inline_reads(f->srv, &before, &slow);
+	for (unsigned i = 0; i < 16; i++) {
+		uint64_t off = (uint64_t)i * 61440 + i;
+		size_t len = i == 15 ? 65536 : 4096;
+
+		assert_int_equal(do_read(f, "jobI", OST_INDEX, 3, off, len, back, &got), 0);
+		assert_int_equal(got, len);
+		assert_memory_equal(back, data + off, len);
+	}
+	oss_server_inline_reads(f->srv, &served, &slow);
+	/* a read of the page cache is never slow enough to turn them off */
+	assert_int_equal(served - before, on ? 16 : 0);
+	assert_int_equal(slow, 0);
+	/* 1 MiB: to an I/O thread */
+	assert_int_equal(do_read(f, "jobI", OST_INDEX, 3, 0, PFS_MAX_IO, back, &got), 0);
+	assert_int_equal(got, PFS_MAX_IO);
+	assert_memory_equal(back, data, PFS_MAX_IO);
+	oss_server_inline_reads(f->srv, &before, &slow);
+	assert_int_equal(before, served);
+}
+
+static void test_server_inline_reads(void **state)
+{
+	inline_reads_case(*state, 1);
+}
+
+static void test_server_no_inline_reads(void **state)
+{
+	inline_reads_case(*state, 0);
+}
+
+static int setup_noinline(void **state)
+{
+	int rc;
+
+	setup_no_inline = 1;
+	rc = setup(state);
+	setup_no_inline = 0;
+	return rc;
 }
 
 static void test_server_truncate_punch_sync(void **state)
@@ -1068,6 +1124,8 @@ static void test_spliced_writes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_server_inline_reads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_no_inline_reads, setup_noinline, teardown),
 		cmocka_unit_test_setup_teardown(test_server_write_read_stat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_capabilities, setup_capa, teardown),
 		cmocka_unit_test_setup_teardown(test_spliced_writes, setup_capa, teardown),
