@@ -954,6 +954,7 @@ static void uq_recall_cb(void *arg, uint64_t dir)
 static int uq_create(cli_fs *fs)
 {
 	cli_uq_opts o = { .max_pending = fs->opts.async_unlink_max,
+			  .nice = fs->opts.async_unlink_nice,
 			  .ops = { .unlink = uq_unlink_cb, .unlink_batch = uq_batch_cb,
 				   .deleg_get = uq_get_cb,
 				   .deleg_return = uq_return_cb, .up = uq_up_cb,

@@ -63,6 +63,7 @@ typedef struct cli_fs_opts {
 	                         delegation of are answered at once and sent
 	                         later (client/unlinkq.h); needs notify */
 	unsigned async_unlink_max; /* most unlinks answered and not yet sent */
+	int async_unlink_nice;     /* the flushers' nice value */
 	int neg_local;        /* with async_unlink: creates and negative lookups
 	                         ask for the directory's delegation too, and a
 	                         LOOKUP of a name not in a held directory this

@@ -199,7 +199,7 @@ typedef struct mount_cfg {
 	int readahead_kb;
 	int ra_window_mb, ra_total_mb, ra_threads;
 	int statahead, statahead_max;
-	int async_unlink, async_unlink_max, neg_local;
+	int async_unlink, async_unlink_max, async_unlink_nice, neg_local;
 	int dirty_mb;
 	int wcache_mb, wcache_file_mb, wcache_ost_mb, wcache_job_mb;
 	int wcache_threads, wcache_age_ms, wcache_whole_stripes;
@@ -300,6 +300,9 @@ static const pfs_cfg_opt mount_opts[] = {
 	N(PFS_CFG_INT, async_unlink_max, "128",
 	  "most unlinks answered and not yet sent (also what a crash of the mount can lose)",
 	  1, 65536),
+	N(PFS_CFG_INT, async_unlink_nice, "10",
+	  "nice value of the threads that send answered unlinks (0 = as the mount): behind "
+	  "the application's own requests", 0, 19),
 	N(PFS_CFG_BOOL, neg_local, "1",
 	  "with async_unlink: creates and negative lookups in one directory ask for its "
 	  "delegation too; the mount lists it and answers LOOKUPs of names it lacks itself", 0,
@@ -723,6 +726,7 @@ int main(int argc, char **argv)
 								 : cfg.attr_timeout_s;
 	fo.async_unlink = cfg.async_unlink;
 	fo.async_unlink_max = (unsigned)cfg.async_unlink_max;
+	fo.async_unlink_nice = cfg.async_unlink_nice;
 	fo.neg_local = cfg.neg_local;
 	rc = cli_fs_create(mdc, osc, jobid, &fo, &fs);
 	if (rc) {

@@ -146,6 +146,7 @@ typedef struct cli_uq_opts {
 	unsigned max_list;       /* names a listing may bring; 0 = 4096 */
 	unsigned max_cnames;     /* names in all complete sets; 0 = 4096 + 65536 */
 	unsigned list_batch;     /* entries per ops.list; 0 = PFS_LOOKUP_BULK_MAX */
+	int nice;                /* the flushers' nice value (0..19; 0 = as the mount) */
 	cli_uq_ops ops;
 } cli_uq_opts;
 

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "client/unlinkq.h"
@@ -61,6 +62,7 @@ static struct {
 	int batch_rc;       /* UNLINK_BATCH's own error */
 	int nbatch;         /* UNLINK_BATCHes received */
 	int arrived;        /* unlink calls that reached the gate */
+	int flusher_nice;   /* the nice value of the thread of the last UNLINK */
 } F = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 
 static void note_b(char kind, const cli_ctx *c, uint64_t dir, const char *name, uint64_t ino,
@@ -122,6 +124,13 @@ static int fake_status(const char *name)
 
 static int fake_unlink(void *arg, const cli_ctx *c, uint64_t dir, const char *name, uint64_t ino)
 {
+	int nice;
+
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, (id_t)gettid());
+	pthread_mutex_lock(&F.mu);
+	F.flusher_nice = errno ? -100 : nice;
+	pthread_mutex_unlock(&F.mu);
 	gate_pass();
 	note('u', c, dir, name, ino);
 	return fake_status(name);
@@ -229,9 +238,13 @@ static void gate(int closed)
 	pthread_mutex_unlock(&F.mu);
 }
 
+/* The flushers' nice value mk gives (opts.nice). */
+static int mk_nice;
+
 static cli_uq *mk(unsigned max_pending)
 {
 	cli_uq_opts o = { .max_pending = max_pending, .threads = 2, .backoff_max_ms = 4000,
+			  .nice = mk_nice,
 			  .ops = { .unlink = fake_unlink, .deleg_get = fake_get,
 				   .deleg_return = fake_return, .up = fake_up,
 				   .charge = fake_charge, .done = fake_done, .clock = fake_clock } };
@@ -1075,9 +1088,47 @@ static void test_batch_request_error(void **state)
 	cli_uq_destroy(q);
 }
 
+/* opts.nice: the flushers (only they) run at that nice value, behind the
+ * application whose unlinks they send. */
+static void test_flusher_nice(void **state)
+{
+	cli_ctx c = ctx(1000);
+	int mine, want;
+	cli_uq *q;
+
+	errno = 0;
+	mine = getpriority(PRIO_PROCESS, (id_t)gettid());
+	assert_int_equal(errno, 0);
+	/* raising one's nice needs no privilege; lowering it back does */
+	want = mine > 7 ? mine : 7;
+	mk_nice = 7;
+	q = mk(0);
+	mk_nice = 0;
+	grant(q, &c, 5);
+	cli_uq_note_entry(q, 5, "f1", 101, 0100644);
+	assert_int_equal(cli_uq_unlink(q, &c, 5, "f1"), 1);
+	cli_uq_wait(q, 5);
+	pthread_mutex_lock(&F.mu);
+	assert_int_equal(F.flusher_nice, want);
+	pthread_mutex_unlock(&F.mu);
+	assert_int_equal(getpriority(PRIO_PROCESS, (id_t)gettid()), mine);
+	cli_uq_destroy(q);
+	/* 0: as the mount */
+	q = mk(0);
+	grant(q, &c, 5);
+	cli_uq_note_entry(q, 5, "f2", 102, 0100644);
+	assert_int_equal(cli_uq_unlink(q, &c, 5, "f2"), 1);
+	cli_uq_wait(q, 5);
+	pthread_mutex_lock(&F.mu);
+	assert_int_equal(F.flusher_nice, mine);
+	pthread_mutex_unlock(&F.mu);
+	cli_uq_destroy(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_flusher_nice),
 		cmocka_unit_test(test_streak_get_async),
 		cmocka_unit_test(test_refusal_backoff),
 		cmocka_unit_test(test_sync_cases),
