@@ -577,19 +577,6 @@ unsigned mds_mdqos_class(mds_mdqos *q, uint16_t op)
 	return pfs_mdq_map_class(&q->map, op);
 }
 
-/* Take cost tokens of b at now: 0, or -EAGAIN (nothing taken).  A cost
- * above the depth could never be there: it goes on a full bucket and
- * leaves it in debt, which the refill pays back at the rate. */
-static int take_cost(qos_bucket *b, unsigned cost, double now)
-{
-	if (cost <= b->depth)
-		return qos_bucket_try_take(b, cost, now);
-	if (qos_bucket_peek(b, now) < b->depth)
-		return -EAGAIN;
-	qos_bucket_take(b, cost, now);
-	return 0;
-}
-
 int mds_mdqos_admit_n(mds_mdqos *q, const char *job, uint16_t op, unsigned cost)
 {
 	unsigned cls = pfs_mdq_map_class(&q->map, op);
@@ -609,7 +596,7 @@ int mds_mdqos_admit_n(mds_mdqos *q, const char *job, uint16_t op, unsigned cost)
 			double now = now_s(q);
 			if (c->b.depth <= 0)
 				cell_set_rate(c, cell_rate(q, c, cls), now);
-			if (c->queued || take_cost(&c->b, cost, now))
+			if (c->queued || qos_bucket_try_take(&c->b, cost, now))
 				rc = -EAGAIN;
 		}
 		if (!rc)
@@ -676,7 +663,7 @@ static double pace_locked(mds_mdqos *q, struct item **out)
 			for (unsigned cls = 1; cls < PFS_MDQ_NCLASSES; cls++) {
 				struct cell *c = &j->c[cls];
 				while (c->head && (!limited(q, cls) ||
-						   take_cost(&c->b, c->head->cost, now) == 0)) {
+						   qos_bucket_try_take(&c->b, c->head->cost, now) == 0)) {
 					struct item *it = c->head;
 					c->head = it->next;
 					if (!c->head)
@@ -688,7 +675,7 @@ static double pace_locked(mds_mdqos *q, struct item **out)
 					*out = it;
 				}
 				if (c->head) {
-					/* capped at the depth, as take_cost */
+					/* capped at the depth, as the take */
 					double w = qos_bucket_wait(&c->b, c->head->cost, now);
 					if (w < next)
 						next = w;

@@ -65,7 +65,7 @@ int mds_mdqos_admit(mds_mdqos *q, const char *job, uint16_t op);
  * class (UNLINK_BATCH: its n unlinks): it takes cost tokens.  A cost above
  * the bucket's depth (100 ms of the rate, at least 2) is never refused for
  * good: it goes when the bucket is full and leaves it in debt (qos/bucket.h
- * qos_bucket_take), so the job's long-run rate still holds.  mds_mdqos_admit
+ * qos_bucket_try_take), so the job's long-run rate still holds.  mds_mdqos_admit
  * is cost 1. */
 int mds_mdqos_admit_n(mds_mdqos *q, const char *job, uint16_t op, unsigned cost);
 typedef void (*mds_mdqos_fn)(void *arg, int status);

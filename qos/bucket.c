@@ -64,7 +64,9 @@ int qos_bucket_try_take(qos_bucket *b, double n, double now)
 	if (!(n >= 0))
 		return -EINVAL;
 	qos_bucket_refill(b, now);
-	if (b->tokens < n)
+	/* more than the bucket holds: a full bucket, then in debt (the
+	 * same cap as qos_bucket_wait) */
+	if (b->tokens < (n > b->depth ? b->depth : n))
 		return -EAGAIN;
 	b->tokens -= n;
 	return 0;

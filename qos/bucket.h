@@ -44,9 +44,12 @@ int qos_bucket_set_depth(qos_bucket *b, double depth, double now);
 /* Tokens available at time now (after refill; does not modify b). */
 double qos_bucket_peek(const qos_bucket *b, double now);
 
-/* Take n tokens at time now if they are there.  Returns 0, -EAGAIN if
- * fewer than n tokens are available (nothing is taken), or -EINVAL if
- * n < 0. */
+/* Take n tokens at time now if they are there.  n above the depth could
+ * never be there: it is taken from a full bucket, which goes into debt
+ * (as qos_bucket_take; qos_bucket_wait caps n the same way), so such a
+ * request is never refused for good and the long-run rate holds.
+ * Returns 0, -EAGAIN if fewer than min(n, depth) tokens are available
+ * (nothing is taken), or -EINVAL if n < 0. */
 int qos_bucket_try_take(qos_bucket *b, double n, double now);
 
 /* Take n tokens unconditionally; the bucket may go into debt (negative

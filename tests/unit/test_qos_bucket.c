@@ -103,9 +103,28 @@ static void test_bucket_debt_keeps_long_run_rate(void **state)
 	assert_true(served >= 599 && served <= 601);
 }
 
+/* More than the depth: taken from a full bucket into debt (as
+ * qos_bucket_wait's cap says), refused while the bucket is not full. */
+static void test_bucket_try_take_above_depth(void **state)
+{
+	qos_bucket b;
+
+	(void)state;
+	assert_int_equal(qos_bucket_init(&b, 10, 4, 0), 0);
+	assert_int_equal(qos_bucket_try_take(&b, 1, 0), 0);
+	assert_int_equal(qos_bucket_try_take(&b, 10, 0), -EAGAIN); /* 3 of 4 */
+	assert_true(fabs(qos_bucket_peek(&b, 0) - 3.0) < 1e-9);   /* nothing taken */
+	assert_true(fabs(qos_bucket_wait(&b, 10, 0) - 0.1) < 1e-9);
+	assert_int_equal(qos_bucket_try_take(&b, 10, 0.1), 0);     /* full: into debt */
+	assert_true(fabs(qos_bucket_peek(&b, 0.1) + 6.0) < 1e-9);
+	assert_int_equal(qos_bucket_try_take(&b, 1, 0.1), -EAGAIN);
+	assert_true(fabs(qos_bucket_wait(&b, 10, 0.1) - 1.0) < 1e-9); /* the debt paid first */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bucket_try_take_above_depth),
 		cmocka_unit_test(test_bucket_init_invalid),
 		cmocka_unit_test(test_bucket_refill_capped),
 		cmocka_unit_test(test_bucket_try_take_and_wait),
