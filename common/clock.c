@@ -1,6 +1,7 @@
 /* clock.c — monotonic and wall clocks in the units pfs uses (see clock.h). */
 #include "common/clock.h"
 
+#include <sys/resource.h>
 #include <time.h>
 
 static struct timespec mono(void)
@@ -45,4 +46,11 @@ int64_t pfs_clock_wall_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+long pfs_thread_sleeps(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_nvcsw;
 }

@@ -3,7 +3,8 @@
  *
  * Monotonic values only compare with each other within one boot; wall time
  * (CLOCK_REALTIME) may step.  qos/ never calls these: its callers pass time
- * in.  All are thread-safe and cheap (vDSO clock_gettime). */
+ * in.  All are thread-safe and cheap (vDSO clock_gettime), but for
+ * pfs_thread_sleeps. */
 #ifndef PFS_CLOCK_H
 #define PFS_CLOCK_H
 
@@ -14,5 +15,11 @@ uint64_t pfs_clock_us(void);      /* CLOCK_MONOTONIC, microseconds */
 uint64_t pfs_clock_ns(void);      /* CLOCK_MONOTONIC, nanoseconds */
 double pfs_clock_s(void);         /* CLOCK_MONOTONIC, seconds */
 int64_t pfs_clock_wall_ns(void);  /* CLOCK_REALTIME, ns since the epoch */
+
+/* How often the calling thread has slept so far (its voluntary context
+ * switches: I/O, a lock, a wait), 0 if unknown.  Two readings around a
+ * piece of work tell a slow disk or lock (it slept) from a thread that was
+ * only preempted.  A system call (getrusage RUSAGE_THREAD), not vDSO. */
+long pfs_thread_sleeps(void);
 
 #endif

@@ -19,9 +19,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "mds/ns_i.h"
 
@@ -49,14 +49,6 @@ static uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* The calling thread's voluntary context switches (it slept: I/O, a lock). */
-static long thread_waits(void)
-{
-	struct rusage ru;
-
-	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_nvcsw;
 }
 
 /* When a batch ran: monotonic ns at its start and commit, and whether its
@@ -93,7 +85,7 @@ static void run_batch(mds_nsgroup *g, mds_nsgroup_req *list, unsigned n,
 	int grouped = 0, failed = 0, rc = 0;
 
 	bt->t0 = mono_ns();
-	bt->waits = thread_waits();
+	bt->waits = pfs_thread_sleeps();
 	/* skip: prep answered (1), or run did (status set) */
 	for (mds_nsgroup_req *r = list; r; r = r->next) {
 		r->status = 0;
@@ -126,7 +118,7 @@ static void run_batch(mds_nsgroup *g, mds_nsgroup_req *list, unsigned n,
 	pthread_mutex_unlock(&g->mu);
 	bt->t1 = mono_ns();
 	if (bt->t1 - bt->t0 > (uint64_t)MDS_NSGROUP_SLOW_US * 1000u)
-		bt->waits = thread_waits() - bt->waits;
+		bt->waits = pfs_thread_sleeps() - bt->waits;
 	else
 		bt->waits = 0;
 	while (list) {

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 
 #include "common/auth.h"
@@ -434,15 +433,6 @@ static int oss_server_allowed(oss_server *s, pfs_sconn *c, const pfs_hdr *h)
 #define OSS_INLINE_SLOW_US 2000u
 #define OSS_INLINE_OFF_US 100000u
 
-/* Times this thread slept (voluntary context switches): a read that was
- * slow only because the loop was preempted says nothing of the disk. */
-static long thread_waits(void)
-{
-	struct rusage ru;
-
-	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_nvcsw;
-}
-
 static int read_here(oss_server *s, const pfs_hdr *h, const oss_io *io)
 {
 	return s->inline_reads && !s->blkio && h->opcode == PFS_OP_OSS_READ &&
@@ -454,12 +444,13 @@ static int read_here(oss_server *s, const pfs_hdr *h, const oss_io *io)
 static void serve_here(oss_server *s, oss_ostq *q, oss_io *io)
 {
 	uint64_t t0 = oss_sched_now_us(), t1;
-	long w0 = thread_waits();
+	/* slow only because the loop was preempted says nothing of the disk */
+	long w0 = pfs_thread_sleeps();
 
 	io_exec(s, q, &io->req); /* answers, frees io, puts the connection */
 	t1 = oss_sched_now_us();
 	atomic_fetch_add_explicit(&s->inlined, 1, memory_order_relaxed);
-	if (t1 - t0 > OSS_INLINE_SLOW_US && thread_waits() > w0) {
+	if (t1 - t0 > OSS_INLINE_SLOW_US && pfs_thread_sleeps() > w0) {
 		atomic_fetch_add_explicit(&s->inline_slow, 1, memory_order_relaxed);
 		atomic_store_explicit(&s->inline_until, t1 + OSS_INLINE_OFF_US,
 				      memory_order_relaxed);

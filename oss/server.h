@@ -111,7 +111,7 @@ int64_t oss_server_get_index(const oss_server *s, size_t slot);
  * a pipe since start, and pipes such WRITEs hold now (tests). */
 void oss_server_write_splices(oss_server *s, uint64_t *received, unsigned *held);
 /* READs served on the data port's loop so far, and those of them that
- * were slow (each turned the loop's reads off for a second). */
+ * were slow (each sent READs to the I/O threads for 100 ms). */
 void oss_server_inline_reads(oss_server *s, uint64_t *served, uint64_t *slow);
 /* The queue head of a slot (NULL if out of range); lives as long as s. */
 oss_ostq *oss_server_ostq(const oss_server *s, size_t slot);
