@@ -570,22 +570,6 @@ static void job_answered(cli_uq *q, uq_job *j, int rc, uint64_t sent)
 	free(j);
 }
 
-static void send_job(cli_uq *q, uq_job *j)
-{
-	uint64_t sent = now_ms(q);
-	int rc;
-
-	j->inflight = 1;
-	pthread_mutex_unlock(&q->mu);
-	rc = q->o.ops.unlink(q->o.ops.arg, &j->ctx, j->dir, j->name, j->ino);
-	/* still pending while the caller drops what it fetched meanwhile */
-	if (q->o.ops.done)
-		q->o.ops.done(q->o.ops.arg, j->dir, j->name);
-	pthread_mutex_lock(&q->mu);
-	job_answered(q, j, rc, sent);
-	pthread_cond_broadcast(&q->done);
-}
-
 /* The jobs one UNLINK_BATCH sends with first (not in flight): first and
  * the queued jobs after it of its directory and context not in flight,
  * in queue order, at most PFS_UNLINK_BATCH_MAX into v; 1 (first alone)
@@ -612,15 +596,16 @@ static int batch_unknown(int rc)
 	return rc == -EACCES || rc == -EOPNOTSUPP || rc == -ENOSYS;
 }
 
-/* v[0..n-1] (2 or more, batch_pick) in one UNLINK_BATCH; each status
- * then as send_job's reply, a request error as each one's (mu held). */
-static void send_batch(cli_uq *q, uq_job **v, unsigned n)
+/* v[0..n-1] (batch_pick) in one request: a job alone as UNLINK, more as
+ * one UNLINK_BATCH; each status then as job_answered's, a request error
+ * as each one's (mu held). */
+static void send_jobs(cli_uq *q, uq_job **v, unsigned n)
 {
 	const char *names[PFS_UNLINK_BATCH_MAX];
 	uint64_t inos[PFS_UNLINK_BATCH_MAX];
 	int status[PFS_UNLINK_BATCH_MAX];
 	uint64_t sent = now_ms(q);
-	int rc;
+	int rc = 0;
 
 	for (unsigned i = 0; i < n; i++) {
 		v[i]->inflight = 1;
@@ -629,29 +614,38 @@ static void send_batch(cli_uq *q, uq_job **v, unsigned n)
 	}
 	pthread_mutex_unlock(&q->mu);
 	/* the jobs stay put while in flight: only this thread removes them */
-	rc = q->o.ops.unlink_batch(q->o.ops.arg, &v[0]->ctx, v[0]->dir, n, names, inos, status);
-	if (batch_unknown(rc)) {
-		/* nothing ran: the jobs go back to the queue, in place, and
-		 * go one by one from now on */
-		pthread_mutex_lock(&q->mu);
-		if (!q->no_batch)
-			pfs_log(PFS_LOG_INFO, "async unlink: the MDS refused UNLINK_BATCH (%s): "
-				"unlinks go one UNLINK at a time", pfs_strerror(rc));
-		q->no_batch = 1;
-		q->st.batch_off = 1;
-		for (unsigned i = 0; i < n; i++)
-			v[i]->inflight = 0;
-		pthread_cond_broadcast(&q->work);
-		return;
+	if (n == 1) {
+		status[0] = q->o.ops.unlink(q->o.ops.arg, &v[0]->ctx, v[0]->dir, names[0],
+					    inos[0]);
+	} else {
+		rc = q->o.ops.unlink_batch(q->o.ops.arg, &v[0]->ctx, v[0]->dir, n, names, inos,
+					   status);
+		if (batch_unknown(rc)) {
+			/* nothing ran: the jobs go back to the queue, in
+			 * place, and go one by one from now on */
+			pthread_mutex_lock(&q->mu);
+			if (!q->no_batch)
+				pfs_log(PFS_LOG_INFO, "async unlink: the MDS refused UNLINK_BATCH "
+					"(%s): unlinks go one UNLINK at a time", pfs_strerror(rc));
+			q->no_batch = 1;
+			q->st.batch_off = 1;
+			for (unsigned i = 0; i < n; i++)
+				v[i]->inflight = 0;
+			pthread_cond_broadcast(&q->work);
+			return;
+		}
 	}
+	/* still pending while the caller drops what it fetched meanwhile */
 	if (q->o.ops.done)
 		for (unsigned i = 0; i < n; i++)
 			q->o.ops.done(q->o.ops.arg, v[i]->dir, v[i]->name);
 	pthread_mutex_lock(&q->mu);
-	q->st.batches++;
-	q->st.batched += n;
-	if (n > q->st.batch_max)
-		q->st.batch_max = n;
+	if (n > 1) {
+		q->st.batches++;
+		q->st.batched += n;
+		if (n > q->st.batch_max)
+			q->st.batch_max = n;
+	}
 	for (unsigned i = 0; i < n; i++)
 		job_answered(q, v[i], rc ? rc : status[i], sent);
 	pthread_cond_broadcast(&q->done);
@@ -683,12 +677,8 @@ static void *flusher_main(void *arg)
 			;
 		if (j) {
 			uq_job *v[PFS_UNLINK_BATCH_MAX];
-			unsigned n = batch_pick(q, j, v);
 
-			if (n > 1)
-				send_batch(q, v, n);
-			else
-				send_job(q, j);
+			send_jobs(q, v, batch_pick(q, j, v));
 			continue;
 		}
 		if (q->stop)

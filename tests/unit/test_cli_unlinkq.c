@@ -1088,41 +1088,40 @@ static void test_batch_request_error(void **state)
 	cli_uq_destroy(q);
 }
 
-/* opts.nice: the flushers (only they) run at that nice value, behind the
- * application whose unlinks they send. */
-static void test_flusher_nice(void **state)
+/* The nice value the thread of one asynchronous unlink ran at, with the
+ * flushers' opts.nice set to nice. */
+static int flusher_nice_with(int nice)
 {
 	cli_ctx c = ctx(1000);
-	int mine, want;
 	cli_uq *q;
+	int seen;
+
+	mk_nice = nice;
+	q = mk(0);
+	mk_nice = 0;
+	grant(q, &c, 5);
+	async_unlink(q, &c, 5, "f1", 101);
+	cli_uq_wait(q, 5);
+	pthread_mutex_lock(&F.mu);
+	seen = F.flusher_nice;
+	pthread_mutex_unlock(&F.mu);
+	cli_uq_destroy(q);
+	return seen;
+}
+
+/* opts.nice: the flushers (only they) run at that nice value, behind the
+ * application whose unlinks they send; 0 runs them as the mount. */
+static void test_flusher_nice(void **state)
+{
+	int mine;
 
 	errno = 0;
 	mine = getpriority(PRIO_PROCESS, (id_t)gettid());
 	assert_int_equal(errno, 0);
 	/* raising one's nice needs no privilege; lowering it back does */
-	want = mine > 7 ? mine : 7;
-	mk_nice = 7;
-	q = mk(0);
-	mk_nice = 0;
-	grant(q, &c, 5);
-	cli_uq_note_entry(q, 5, "f1", 101, 0100644);
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "f1"), 1);
-	cli_uq_wait(q, 5);
-	pthread_mutex_lock(&F.mu);
-	assert_int_equal(F.flusher_nice, want);
-	pthread_mutex_unlock(&F.mu);
+	assert_int_equal(flusher_nice_with(7), mine > 7 ? mine : 7);
 	assert_int_equal(getpriority(PRIO_PROCESS, (id_t)gettid()), mine);
-	cli_uq_destroy(q);
-	/* 0: as the mount */
-	q = mk(0);
-	grant(q, &c, 5);
-	cli_uq_note_entry(q, 5, "f2", 102, 0100644);
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "f2"), 1);
-	cli_uq_wait(q, 5);
-	pthread_mutex_lock(&F.mu);
-	assert_int_equal(F.flusher_nice, mine);
-	pthread_mutex_unlock(&F.mu);
-	cli_uq_destroy(q);
+	assert_int_equal(flusher_nice_with(0), mine);
 }
 
 int main(void)
