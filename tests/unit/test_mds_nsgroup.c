@@ -561,6 +561,15 @@ static void test_stop_drains(void **state)
 	assert_int_equal(mds_nsgroup_start(f->ns, 0, &f->g), 0);
 }
 
+/* Wait until m is answered. */
+static void wait_done(struct fx *f, struct member *m)
+{
+	pthread_mutex_lock(&f->mu);
+	while (!m->done)
+		pthread_cond_wait(&f->cv, &f->mu);
+	pthread_mutex_unlock(&f->mu);
+}
+
 /* A member alone that asks for a group (group_alone) commits its two
  * write transactions once; one that does not commits each. */
 static void test_group_alone(void **state)
@@ -574,10 +583,7 @@ static void test_group_alone(void **state)
 	m = member(f, 0, K_TWO, "t");
 	m->r.group_alone = 1;
 	assert_int_equal(mds_nsgroup_submit(f->g, &m->r), 0);
-	pthread_mutex_lock(&f->mu);
-	while (!m->done)
-		pthread_cond_wait(&f->cv, &f->mu);
-	pthread_mutex_unlock(&f->mu);
+	wait_done(f, m);
 	assert_int_equal(m->done_status, 0);
 	assert_true(exists(f, "t") && exists(f, "t.2"));
 	mds_ns_sync_stats(f->ns, &after);
@@ -587,10 +593,7 @@ static void test_group_alone(void **state)
 	before = after;
 	m = member(f, 1, K_TWO, "u");
 	assert_int_equal(mds_nsgroup_submit(f->g, &m->r), 0);
-	pthread_mutex_lock(&f->mu);
-	while (!m->done)
-		pthread_cond_wait(&f->cv, &f->mu);
-	pthread_mutex_unlock(&f->mu);
+	wait_done(f, m);
 	assert_int_equal(m->done_status, 0);
 	mds_ns_sync_stats(f->ns, &after);
 	assert_int_equal(after.last_txn, before.last_txn + 2);
@@ -599,14 +602,6 @@ static void test_group_alone(void **state)
 }
 
 /* ------------------------------------------------------------------ inline runs */
-
-static void wait_done(struct fx *f, struct member *m)
-{
-	pthread_mutex_lock(&f->mu);
-	while (!m->done)
-		pthread_cond_wait(&f->cv, &f->mu);
-	pthread_mutex_unlock(&f->mu);
-}
 
 /* Submit m (inline allowed) and wait for its answer; 1 if it was answered
  * on this thread before submit returned. */
