@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "client/fuse_locks.h"
+#include "client/fuse_wire.h"
 #include "client/notify.h"
 #include "client/statahead.h"
 #include "client/unlinkq.h"
@@ -80,6 +81,11 @@ struct cli_fs {
 	                                added to every inode's ra_gen (lock) */
 	int null_fd;                 /* /dev/null, to drain WRITE pipes; -1 if none */
 	atomic_int rsplice;          /* READ replies spliced from readahead pipes (INIT) */
+	cli_fuse_wire wire;          /* INIT flags added to libfuse's reply (fuse_wire.h) */
+	int wired;                   /* /dev/fuse goes through wire (cli_fs_wire_io) */
+	int kp2;                     /* FUSE_HANDLE_KILLPRIV_V2 is on (INIT): the kernel
+	                                leaves killing privileges at writes to us
+	                                (kill_privs) */
 	pthread_mutex_t lock;
 	node *buckets[NODE_BUCKETS]; /* guarded by lock */
 	size_t nnodes;               /* guarded by lock */
@@ -136,6 +142,7 @@ int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opt
 	fs->osc = osc;
 	fs->jobid = jobid;
 	fs->opts = *opts;
+	cli_fuse_wire_init(&fs->wire, opts->killpriv_v2 ? CLI_FUSE_HANDLE_KILLPRIV_V2 : 0);
 	if (fs->opts.max_io == 0 || fs->opts.max_io > PFS_MAX_IO)
 		fs->opts.max_io = PFS_MAX_IO;
 	/* Without it a spliced WRITE's pipe is not drained here and libfuse
@@ -779,6 +786,59 @@ out:
 
 /* ---- operations ---- */
 
+/* ---- /dev/fuse I/O (fuse_wire.h): the system calls libfuse would make,
+ * with requests and replies shown to the wire on the way. ---- */
+
+static ssize_t wire_read(int fd, void *buf, size_t len, void *userdata)
+{
+	cli_fs *fs = userdata;
+	ssize_t n = read(fd, buf, len);
+	int e = errno; /* libfuse reads errno after this returns */
+
+	if (n > 0)
+		cli_fuse_wire_saw_request(&fs->wire, buf, (size_t)n);
+	errno = e;
+	return n;
+}
+
+static ssize_t wire_writev(int fd, struct iovec *iov, int count, void *userdata)
+{
+	cli_fs *fs = userdata;
+	struct iovec out[8];
+
+	if (count > (int)(sizeof(out) / sizeof(out[0])) ||
+	    !cli_fuse_wire_edit_reply(&fs->wire, iov, count, out))
+		return writev(fd, iov, count);
+	return writev(fd, out, count);
+}
+
+static ssize_t wire_splice(int fdin, off_t *offin, int fdout, off_t *offout, size_t len,
+			   unsigned int flags, void *userdata)
+{
+	return splice(fdin, offin, fdout, offout, len, flags);
+}
+
+int cli_fs_wire_io(cli_fs *fs, struct fuse_session *se)
+{
+#ifdef FUSE_CAP_HANDLE_KILLPRIV_V2
+	return 0; /* libfuse announces it itself (op_init) */
+#else
+	static const struct fuse_custom_io io = {
+		.read = wire_read,
+		.writev = wire_writev,
+		.splice_receive = wire_splice,
+		.splice_send = wire_splice,
+	};
+	int rc;
+
+	if (!fs->wire.want)
+		return 0;
+	rc = fuse_session_custom_io(se, &io, fuse_session_fd(se));
+	fs->wired = rc == 0;
+	return rc;
+#endif
+}
+
 static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
 	cli_fs *fs = userdata;
@@ -808,11 +868,35 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	conn->want &= ~(unsigned)FUSE_CAP_ATOMIC_O_TRUNC;
 	if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
 		conn->want |= FUSE_CAP_PARALLEL_DIROPS;
-	/* Set-id bits: the kernel drops them before a write or truncate by
-	 * a caller without CAP_FSETID with a chmod computed from fresh
-	 * attributes, which the MDS accepts from a writer (it only drops
-	 * set-id bits).  HANDLE_KILLPRIV would skip that refresh. */
+	/* Set-id bits and security.capability.  Without HANDLE_KILLPRIV_V2
+	 * the kernel drops them itself before a write or truncate by a
+	 * caller without CAP_FSETID (a chmod computed from fresh attributes,
+	 * which the MDS accepts from a writer as it only drops set-id bits),
+	 * and to know whether there is anything to drop it asks for
+	 * security.capability before every write(2): a second FUSE round
+	 * trip per write.  With V2 it marks inodes it found clean S_NOSEC
+	 * and asks once; a truncate or chown then carries KILL_SUIDGID
+	 * (op_setattr) and a write relies on us (kill_privs).  libfuse 3.14
+	 * cannot announce V2: fuse_wire.h adds it to the INIT reply.  V1
+	 * (HANDLE_KILLPRIV) would skip the kernel's refresh and is not
+	 * asked for. */
 	conn->want &= ~(unsigned)FUSE_CAP_HANDLE_KILLPRIV;
+#ifdef FUSE_CAP_HANDLE_KILLPRIV_V2
+	if (fs->opts.killpriv_v2 && (conn->capable & FUSE_CAP_HANDLE_KILLPRIV_V2)) {
+		conn->want |= FUSE_CAP_HANDLE_KILLPRIV_V2;
+		fs->kp2 = 1;
+	}
+#else
+	fs->kp2 = fs->opts.killpriv_v2 && fs->wired &&
+		  cli_fuse_wire_offered(&fs->wire, CLI_FUSE_HANDLE_KILLPRIV_V2);
+#endif
+	if (fs->kp2)
+		pfs_log(PFS_LOG_NOTICE, "fuse: handle_killpriv_v2 on: set-id bits and "
+			"security.capability are dropped at writes by this mount");
+	else if (fs->opts.killpriv_v2)
+		pfs_log(PFS_LOG_NOTICE, "fuse: no HANDLE_KILLPRIV_V2 (%s): the kernel asks for "
+			"security.capability before each write",
+			fs->wired ? "the kernel does not offer it" : "no custom /dev/fuse I/O");
 	/* WRITE data through a pipe (see op_write_buf). */
 	if (fs->opts.splice && (conn->capable & FUSE_CAP_SPLICE_READ))
 		conn->want |= FUSE_CAP_SPLICE_READ;
@@ -826,8 +910,9 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	} else {
 		conn->want &= ~(unsigned)FUSE_CAP_SPLICE_WRITE;
 	}
-	pfs_log(PFS_LOG_INFO, "fuse: max_write %u max_read %u, capable 0x%x want 0x%x", conn->max_write,
-		conn->max_read, conn->capable, conn->want);
+	pfs_log(PFS_LOG_INFO, "fuse: max_write %u max_read %u, capable 0x%x want 0x%x%s",
+		conn->max_write, conn->max_read, conn->capable, conn->want,
+		fs->kp2 ? ", handle_killpriv_v2" : "");
 }
 
 /* ---- statahead (client/statahead.h; the rules: statahead.c) ---- */
@@ -2211,6 +2296,55 @@ static void write_through_at(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec 
 /* O_APPEND across mounts: under the MDS append lock (fuse_locks.h), write
  * at max(MDS size, this mount's unpushed end) and push the new size before
  * the next appender may look. */
+static int nocap_known(cli_fs *fs, fuse_ino_t ino, const char *name);
+static void nocap_note(cli_fs *fs, fuse_ino_t ino, const char *name, int absent);
+
+/* With HANDLE_KILLPRIV_V2, what the kernel's file_remove_privs did before
+ * a write (op_init) is ours: a caller other than root (the MDS's stand-in
+ * for CAP_FSETID, as for truncate) drops S_ISUID, and S_ISGID with
+ * group-exec; any write drops security.capability.  The set-id bits are
+ * judged on the last mode the MDS reported, as the kernel judged them
+ * on its cached one; security.capability's absence is known for
+ * attr_timeout after the MDS said so (nocap_known), after which one
+ * GETXATTR asks again, as the kernel's own asking did.  Both go in one
+ * SETATTR KILLPRIV through the open descriptor.  0 when there was
+ * nothing to drop. */
+static int kill_privs(cli_fs *fs, fh *h, const cli_ctx *c, fuse_ino_t ino)
+{
+	static const char cap[] = "security.capability";
+	cli_setattr sa = { .valid = PFS_SETATTR_KILLPRIV | PFS_SETATTR_FD };
+	uint32_t m;
+	pfs_attr a;
+	int setid, rc;
+
+	pthread_mutex_lock(&fs->lock);
+	m = h->n->mode;
+	pthread_mutex_unlock(&fs->lock);
+	setid = c->cred.uid != 0 && S_ISREG(m) &&
+		((m & S_ISUID) || (m & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP));
+	if (!setid) {
+		void *val = NULL;
+		size_t len = 0;
+
+		if (nocap_known(fs, ino, cap))
+			return 0;
+		rc = cli_mdc_getxattr(fs->mdc, c, ino, cap, &val, &len);
+		free(val);
+		if (rc == -ENODATA) {
+			nocap_note(fs, ino, cap, 1);
+			return 0;
+		}
+		if (rc)
+			return rc;
+	}
+	rc = cli_mdc_setattr(fs->mdc, c, ino, &sa, &a);
+	if (rc)
+		return rc;
+	nocap_note(fs, ino, cap, 1);
+	visible_size(fs, &a); /* notes the new mode */
+	return 0;
+}
+
 static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv, off_t off,
 			 struct fuse_file_info *fi)
 {
@@ -2222,6 +2356,14 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 	cli_ctx c;
 	int rc;
 
+	if (fs->kp2 && !fi->writepage) {
+		ctx_fh(req, h, &c);
+		rc = kill_privs(fs, h, &c, ino);
+		if (rc) {
+			reply_err(req, rc);
+			return;
+		}
+	}
 	/* A write-back WRITE may come through an O_APPEND open (the kernel
 	 * picks any writable one): its offset is the page's. */
 	if (!(fi->flags & O_APPEND) || fi->writepage) {
@@ -2603,11 +2745,12 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 	fuse_reply_statfs(req, &sv);
 }
 
-/* The kernel asks for security.capability before every write(2) to a
- * FUSE file (file_remove_privs: FUSE never marks an inode S_NOSEC), one
- * MDS round trip per write.  Once the MDS said it is absent, this mount
- * answers so itself for attr_timeout, as it lets the kernel keep the
- * attributes; its own setxattr/removexattr of the name forget it. */
+/* The kernel asks for security.capability before a write(2) to a FUSE
+ * file (file_remove_privs): before every one without HANDLE_KILLPRIV_V2,
+ * once per attribute refresh with it (op_init), and kill_privs asks
+ * itself.  Once the MDS said it is absent, this mount answers so itself
+ * for attr_timeout, as it lets the kernel keep the attributes; its own
+ * setxattr/removexattr of the name forget it. */
 static int nocap_known(cli_fs *fs, fuse_ino_t ino, const char *name)
 {
 	node *n;

@@ -64,6 +64,10 @@ typedef struct cli_fs_opts {
 	                         later (client/unlinkq.h); needs notify */
 	unsigned async_unlink_max; /* most unlinks answered and not yet sent */
 	int async_unlink_nice;     /* the flushers' nice value */
+	int killpriv_v2;      /* announce FUSE_HANDLE_KILLPRIV_V2: set-id bits and
+	                         security.capability are dropped at writes by
+	                         mount.pfs, and the kernel stops asking for
+	                         security.capability before each write */
 	int neg_local;        /* with async_unlink: creates and negative lookups
 	                         ask for the directory's delegation too, and a
 	                         LOOKUP of a name not in a held directory this
@@ -73,6 +77,12 @@ typedef struct cli_fs_opts {
 /* mdc, osc and jobid are borrowed and must outlive the cli_fs. */
 int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opts *opts,
 		  cli_fs **out);
+/* Route the session's /dev/fuse I/O through fs (libfuse's custom I/O)
+ * so that the INIT reply can carry the flags libfuse does not know
+ * (client/fuse_wire.h); after fuse_session_mount, before the loop.  0
+ * also when there is nothing to add (killpriv_v2 off, or a libfuse that
+ * announces HANDLE_KILLPRIV_V2 itself); -errno if libfuse refused. */
+int cli_fs_wire_io(cli_fs *fs, struct fuse_session *se);
 /* Send every unlink answered early and return every directory
  * delegation (unmount: before the notify channel closes).  NULL-safe. */
 void cli_fs_quiesce(cli_fs *fs);

@@ -200,6 +200,7 @@ typedef struct mount_cfg {
 	int ra_window_mb, ra_total_mb, ra_threads;
 	int statahead, statahead_max;
 	int async_unlink, async_unlink_max, async_unlink_nice, neg_local;
+	int killpriv_v2;
 	int dirty_mb;
 	int wcache_mb, wcache_file_mb, wcache_ost_mb, wcache_job_mb;
 	int wcache_threads, wcache_age_ms, wcache_whole_stripes;
@@ -307,6 +308,10 @@ static const pfs_cfg_opt mount_opts[] = {
 	  "with async_unlink: creates and negative lookups in one directory ask for its "
 	  "delegation too; the mount lists it and answers LOOKUPs of names it lacks itself", 0,
 	  0),
+	N(PFS_CFG_BOOL, killpriv_v2, "1",
+	  "mount.pfs drops set-id bits and security.capability at writes itself "
+	  "(FUSE_HANDLE_KILLPRIV_V2), so the kernel stops asking for security.capability "
+	  "before every write", 0, 0),
 	N(PFS_CFG_INT, dirty_mb, "512",
 	  "with writeback: dirty data the mount may hold, MiB (the kernel's FUSE default is "
 	  "a strict 1 % of the dirty memory; 0 keeps it)", 0, 1048576),
@@ -728,6 +733,7 @@ int main(int argc, char **argv)
 	fo.async_unlink_max = (unsigned)cfg.async_unlink_max;
 	fo.async_unlink_nice = cfg.async_unlink_nice;
 	fo.neg_local = cfg.neg_local;
+	fo.killpriv_v2 = cfg.killpriv_v2;
 	rc = cli_fs_create(mdc, osc, jobid, &fo, &fs);
 	if (rc) {
 		fprintf(stderr, "mount.pfs: %s\n", pfs_strerror(rc));
@@ -754,6 +760,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	mounted = 1;
+	rc = cli_fs_wire_io(fs, se);
+	if (rc)
+		pfs_log(PFS_LOG_WARNING, "killpriv_v2: libfuse refused custom /dev/fuse I/O (%s): "
+			"off", pfs_strerror(rc));
 	pfs_log(PFS_LOG_NOTICE, "pfs %s: mounted %s on %s (client id %016llx, OSS RPC timeout %d ms)",
 		PFS_VERSION, spec, mnt, (unsigned long long)ro.client_id, oo.rpc.timeout_ms);
 	/* The parent exits 0 here, after the mount exists; errors from now

@@ -353,18 +353,26 @@ int mds_ns_setattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t valid,
 		if (c->uid != 0)
 			valid |= PFS_SETATTR_KILLPRIV;
 	}
-	if ((valid & PFS_SETATTR_KILLPRIV) && S_ISREG(in->d.mode) && c->uid != 0) {
-		/* A write (or truncate) by a caller without CAP_FSETID: S_ISUID
-		 * goes, S_ISGID with group-exec (without it, it marks
-		 * mandatory locking and stays). */
+	if ((valid & PFS_SETATTR_KILLPRIV) && S_ISREG(in->d.mode)) {
+		/* What a write, truncate or chown drops (the kernel's
+		 * file_remove_privs; done here for a mount the kernel leaves it
+		 * to, FUSE_HANDLE_KILLPRIV_V2): S_ISUID, and S_ISGID with
+		 * group-exec (without it, it marks mandatory locking and stays),
+		 * for a caller without CAP_FSETID (root stands for it here) or
+		 * at any chown; security.capability always. */
 		if (!owner && !(valid & PFS_SETATTR_FD)) {
 			rc = may(c, in, W_OK);
 			if (rc)
 				goto out;
 		}
-		in->d.mode &= ~(uint32_t)S_ISUID;
-		if (in->d.mode & S_IXGRP)
-			in->d.mode &= ~(uint32_t)S_ISGID;
+		if (c->uid != 0 || (valid & (PFS_SETATTR_UID | PFS_SETATTR_GID))) {
+			in->d.mode &= ~(uint32_t)S_ISUID;
+			if (in->d.mode & S_IXGRP)
+				in->d.mode &= ~(uint32_t)S_ISGID;
+		}
+		rc = mds_nsi_xattr_del(ns, t, ino, "security.capability");
+		if (rc)
+			goto out;
 	}
 	if (valid & (PFS_SETATTR_ATIME | PFS_SETATTR_MTIME | PFS_SETATTR_ATIME_NOW |
 		     PFS_SETATTR_MTIME_NOW)) {

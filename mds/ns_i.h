@@ -201,6 +201,9 @@ int mds_nsi_destroy_append(mds_ns *ns, MDB_txn *t, const pfs_stripe *st, uint32_
  * not open (the caller frees it); or -errno. */
 int mds_nsi_orphan_keep(mds_ns *ns, MDB_txn *t, struct inode *victim, int64_t now);
 
+/* xattr.c: drop ino's xattr name in t, if it has one (0 either way). */
+int mds_nsi_xattr_del(mds_ns *ns, MDB_txn *t, uint64_t ino, const char *name);
+
 /* ostreg.c */
 /* first: OST index of stripe 0, or PFS_STRIPE_OFFSET_ANY; -EINVAL if it is
  * no registered OST (mds_nsi_ost_index_check). */

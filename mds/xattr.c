@@ -208,6 +208,20 @@ out:
 	return rc;
 }
 
+int mds_nsi_xattr_del(mds_ns *ns, MDB_txn *t, uint64_t ino, const char *name)
+{
+	uint8_t kb[8 + PFS_XATTR_NAME_MAX];
+	MDB_val k;
+	int rc;
+
+	if (strlen(name) > PFS_XATTR_NAME_MAX)
+		return -ERANGE;
+	k.mv_size = dkey(kb, ino, name);
+	k.mv_data = kb;
+	rc = mdb_del(t, ns->xattrs, &k, NULL);
+	return rc == 0 || rc == MDB_NOTFOUND ? 0 : lmdb_err(rc);
+}
+
 int mds_ns_removexattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, const char *name)
 {
 	struct work *w = work_new();

@@ -7,6 +7,10 @@
 # - capabilities set through another mount are seen (and killed by a
 #   write here) once attr_timeout_s has passed;
 # - writes after the note do not ask the MDS (the MDS's GETXATTR count).
+# With killpriv_v2 (the default, client/README.md "Privileges at a
+# write") the kernel stops asking after its first look and mount.pfs
+# drops the capability itself: case 2 is then mount.pfs's own check.
+# The last case runs the first two with killpriv_v2=0 (the kernel's way).
 # timeout: 120
 . "$(dirname "$0")/lib.sh"
 start_cluster --metrics --mount-opt attr_timeout_s=1
@@ -64,3 +68,22 @@ echo "MDS GETXATTRs: $g0 -> $g1"
 [ $((g1 - g0)) -ge 1 ] || fail "no GETXATTR reached the MDS at all (the metric moved from $g0 to $g1)"
 [ $((g1 - g0)) -le 10 ] || fail "$((g1 - g0)) GETXATTRs reached the MDS for 200 writes"
 ok "200 writes: $((g1 - g0)) GETXATTR(s) on the MDS"
+
+grep -q "handle_killpriv_v2 on" "$CLUSTER/client.log" || fail "the mount did not announce handle_killpriv_v2"
+ok "mount: handle_killpriv_v2 on"
+
+# 4. the kernel's way (killpriv_v2=0) on the second mount keeps both rules
+umount "$MNT2"
+check "$PFS_BIN/mount.pfs" "$MDS" "$MNT2" -o "$MAUTH,killpriv_v2=0,attr_timeout_s=1,log=file:$CLUSTER/client3.log"
+grep -q "handle_killpriv_v2 on" "$CLUSTER/client3.log" && fail "killpriv_v2=0 announced it"
+exec 3<>"$MNT2/f"
+printf e >&3
+check setcap cap_net_raw+ep "$MNT2/f"
+printf f >&3
+[ "$(caps "$MNT2/f")" = 0 ] || fail "killpriv_v2=0: a write after setcap kept the capability"
+check setcap cap_net_raw+ep "$MNT/f"
+sleep 1.5
+printf g >&3
+exec 3>&-
+[ "$(caps "$MNT/f")" = 0 ] || fail "killpriv_v2=0: a write after another mount's setcap kept the capability"
+ok "killpriv_v2=0: capabilities dropped at writes by the kernel"

@@ -1075,6 +1075,67 @@ static void test_ns_perm_issue8(void **state)
 	assert_int_equal(a.mode & 07777, 02666); /* S_ISGID without group-exec stays */
 }
 
+/* KILLPRIV (a write's, truncate's or chown's drop of privileges; what a
+ * mount with FUSE_HANDLE_KILLPRIV_V2 sends): security.capability goes for
+ * any caller, other xattrs stay; set-id bits go for a caller other than
+ * root, and with a chown for root too (Linux drops them at every chown of
+ * a non-directory); a stranger needs the descriptor or write permission. */
+static void test_ns_killpriv(void **state)
+{
+	struct fx *f = *state;
+	mds_ns *ns = f->ns;
+	void *val;
+	size_t len;
+	pfs_attr a;
+
+	uint64_t ino = mkfile(ns, &root, 1, "k", 0644);
+	assert_int_equal(mds_ns_setxattr(ns, &root, ino, "security.capability", "c", 1, 0), 0);
+	assert_int_equal(mds_ns_setxattr(ns, &root, ino, "user.keep", "u", 1, 0), 0);
+	assert_int_equal(mds_ns_setattr(ns, &root, ino, PFS_SETATTR_MODE, 06755, 0, 0, 0, 0, 0, &a),
+			 0);
+	/* root writes: the capability goes, the set-id bits stay */
+	assert_int_equal(mds_ns_setattr(ns, &root, ino, PFS_SETATTR_KILLPRIV | PFS_SETATTR_FD, 0, 0,
+					0, 0, 0, 0, &a), 0);
+	assert_int_equal(a.mode & 07777, 06755);
+	assert_int_equal(mds_ns_getxattr(ns, &root, ino, "security.capability", &val, &len),
+			 -ENODATA);
+	assert_int_equal(mds_ns_getxattr(ns, &root, ino, "user.keep", &val, &len), 0);
+	free(val);
+	/* nothing left to drop: still fine */
+	assert_int_equal(mds_ns_setattr(ns, &root, ino, PFS_SETATTR_KILLPRIV | PFS_SETATTR_FD, 0, 0,
+					0, 0, 0, 0, &a), 0);
+	/* a stranger without write permission and without a descriptor */
+	assert_int_equal(mds_ns_setxattr(ns, &root, ino, "security.capability", "c", 1, 0), 0);
+	assert_int_equal(mds_ns_setattr(ns, &alice, ino, PFS_SETATTR_KILLPRIV, 0, 0, 0, 0, 0, 0, &a),
+			 -EACCES);
+	assert_int_equal(mds_ns_getxattr(ns, &root, ino, "security.capability", &val, &len), 0);
+	free(val);
+	/* ... through a descriptor opened for writing: both go */
+	assert_int_equal(mds_ns_setattr(ns, &alice, ino, PFS_SETATTR_KILLPRIV | PFS_SETATTR_FD, 0, 0,
+					0, 0, 0, 0, &a), 0);
+	assert_int_equal(a.mode & 07777, 0755);
+	assert_int_equal(mds_ns_getxattr(ns, &root, ino, "security.capability", &val, &len),
+			 -ENODATA);
+	/* root's chown with KILLPRIV: S_ISUID goes, S_ISGID with group-exec */
+	assert_int_equal(mds_ns_setattr(ns, &root, ino, PFS_SETATTR_MODE, 06755, 0, 0, 0, 0, 0, &a),
+			 0);
+	assert_int_equal(mds_ns_setattr(ns, &root, ino, PFS_SETATTR_UID | PFS_SETATTR_KILLPRIV, 0,
+					1000, 0, 0, 0, 0, &a), 0);
+	assert_int_equal(a.uid, 1000);
+	assert_int_equal(a.mode & 07777, 0755);
+	assert_int_equal(mds_ns_setattr(ns, &root, ino, PFS_SETATTR_MODE, 06745, 0, 0, 0, 0, 0, &a),
+			 0);
+	assert_int_equal(mds_ns_setattr(ns, &root, ino, PFS_SETATTR_GID | PFS_SETATTR_KILLPRIV, 0, 0,
+					1000, 0, 0, 0, &a), 0);
+	assert_int_equal(a.mode & 07777, 02745);
+	/* root's chown without KILLPRIV (a kernel that sends the mode
+	 * itself) keeps them */
+	assert_int_equal(mds_ns_setattr(ns, &root, ino, PFS_SETATTR_MODE, 06755, 0, 0, 0, 0, 0, &a),
+			 0);
+	assert_int_equal(mds_ns_setattr(ns, &root, ino, PFS_SETATTR_UID, 0, 0, 0, 0, 0, 0, &a), 0);
+	assert_int_equal(a.mode & 07777, 06755);
+}
+
 /* lfs setstripe -i: stripe 0 on the given OST, the next ones on the next
  * indices up (wrapping, skipping OSTs that are down); a directory default
  * keeps it and passes it on; an index that is no OST is refused. */
@@ -1228,6 +1289,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ns_xattr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_sync_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_perm_issue8, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_killpriv, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_stripe_offset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_truncate_epoch_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_unlink_ino, setup, teardown),
