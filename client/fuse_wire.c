@@ -55,7 +55,6 @@ int cli_fuse_wire_edit_reply(cli_fuse_wire *w, const struct iovec *iov, int coun
 	uint64_t unique;
 	uint32_t add;
 
-	memcpy(out, iov, (size_t)count * sizeof(*iov));
 	if (atomic_load_explicit(&w->done, memory_order_acquire))
 		return 0;
 	unique = atomic_load(&w->init_unique);
@@ -71,6 +70,7 @@ int cli_fuse_wire_edit_reply(cli_fuse_wire *w, const struct iovec *iov, int coun
 	 * this old does not offer the flag anyway), goes as it is */
 	if (h.error != 0 || !add || iov[1].iov_len != sizeof(struct fuse_init_out))
 		return 0;
+	memcpy(out, iov, (size_t)count * sizeof(*iov));
 	memcpy(w->out, iov[1].iov_base, sizeof(w->out));
 	((struct fuse_init_out *)(void *)w->out)->flags |= add;
 	out[1].iov_base = w->out;

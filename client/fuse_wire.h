@@ -53,10 +53,10 @@ void cli_fuse_wire_saw_request(cli_fuse_wire *w, const void *buf, size_t len);
 /* The kernel offered all of flags in its INIT (0 before INIT is read). */
 int cli_fuse_wire_offered(const cli_fuse_wire *w, uint32_t flags);
 
-/* A reply about to be written: iov[0..count) is copied to out (room for
- * count entries) and, for a successful reply to the INIT, out's argument
- * is replaced by a copy in w with the wanted and offered flags added.
- * Returns 1 if it edited the reply, else 0. */
+/* A reply about to be written.  For a successful reply to the INIT,
+ * iov[0..count) is copied to out (room for count entries) with out's
+ * argument replaced by a copy in w with the wanted and offered flags
+ * added, and 1 returned: write out.  Else 0: write iov as it is. */
 int cli_fuse_wire_edit_reply(cli_fuse_wire *w, const struct iovec *iov, int count,
 			     struct iovec *out);
 

@@ -90,7 +90,7 @@ static void test_adds_asked_and_offered(void **state)
 	/* later replies, even one reusing the unique, pass untouched */
 	reply_init(&r, 7, 0, 0);
 	assert_int_equal(cli_fuse_wire_edit_reply(&w, r.iov, 2, out), 0);
-	assert_ptr_equal(out[1].iov_base, &r.out);
+	assert_int_equal(r.out.flags, 0);
 }
 
 static void test_not_offered_not_asked(void **state)
@@ -105,7 +105,7 @@ static void test_not_offered_not_asked(void **state)
 	cli_fuse_wire_saw_request(&w, &q, sizeof(q));
 	reply_init(&r, 3, 0, FUSE_ASYNC_READ);
 	assert_int_equal(cli_fuse_wire_edit_reply(&w, r.iov, 2, out), 0);
-	assert_int_equal(written_flags(out), FUSE_ASYNC_READ);
+	assert_int_equal(r.out.flags, FUSE_ASYNC_READ);
 	assert_int_equal(cli_fuse_wire_added(&w), 0);
 	/* offered, not asked (killpriv_v2=0) */
 	q = init_req(3, FUSE_HANDLE_KILLPRIV_V2);
@@ -113,7 +113,7 @@ static void test_not_offered_not_asked(void **state)
 	cli_fuse_wire_saw_request(&w, &q, sizeof(q));
 	reply_init(&r, 3, 0, 0);
 	assert_int_equal(cli_fuse_wire_edit_reply(&w, r.iov, 2, out), 0);
-	assert_int_equal(written_flags(out), 0);
+	assert_int_equal(r.out.flags, 0);
 }
 
 static void test_error_and_odd_replies(void **state)
