@@ -93,56 +93,67 @@ static void test_adds_asked_and_offered(void **state)
 	assert_int_equal(r.out.flags, 0);
 }
 
+/* A wire that wants want and has seen an INIT (unique) offering offered. */
+static void primed(cli_fuse_wire *w, uint32_t want, uint64_t unique, uint32_t offered)
+{
+	struct init_req q = init_req(unique, offered);
+
+	cli_fuse_wire_init(w, want);
+	cli_fuse_wire_saw_request(w, &q, sizeof(q));
+}
+
+/* cli_fuse_wire_edit_reply of a reply (unique, error) whose argument is
+ * arg_len bytes, in count iovecs; the reply's own flags must stay 0. */
+static int edits(cli_fuse_wire *w, uint64_t unique, int32_t error, size_t arg_len, int count)
+{
+	struct reply r;
+	struct iovec out[2];
+	int rc;
+
+	reply_init(&r, unique, error, 0);
+	r.iov[1].iov_len = arg_len;
+	rc = cli_fuse_wire_edit_reply(w, r.iov, count, out);
+	assert_int_equal(r.out.flags, 0);
+	return rc;
+}
+
 static void test_not_offered_not_asked(void **state)
 {
 	cli_fuse_wire w;
-	struct init_req q = init_req(3, FUSE_ASYNC_READ);
-	struct reply r;
-	struct iovec out[2];
+	const size_t full = sizeof(struct fuse_init_out);
 
 	/* the kernel does not offer it */
-	cli_fuse_wire_init(&w, CLI_FUSE_HANDLE_KILLPRIV_V2);
-	cli_fuse_wire_saw_request(&w, &q, sizeof(q));
-	reply_init(&r, 3, 0, FUSE_ASYNC_READ);
-	assert_int_equal(cli_fuse_wire_edit_reply(&w, r.iov, 2, out), 0);
-	assert_int_equal(r.out.flags, FUSE_ASYNC_READ);
+	primed(&w, CLI_FUSE_HANDLE_KILLPRIV_V2, 3, FUSE_ASYNC_READ);
+	assert_int_equal(edits(&w, 3, 0, full, 2), 0);
 	assert_int_equal(cli_fuse_wire_added(&w), 0);
 	/* offered, not asked (killpriv_v2=0) */
-	q = init_req(3, FUSE_HANDLE_KILLPRIV_V2);
-	cli_fuse_wire_init(&w, 0);
-	cli_fuse_wire_saw_request(&w, &q, sizeof(q));
-	reply_init(&r, 3, 0, 0);
-	assert_int_equal(cli_fuse_wire_edit_reply(&w, r.iov, 2, out), 0);
-	assert_int_equal(r.out.flags, 0);
+	primed(&w, 0, 3, FUSE_HANDLE_KILLPRIV_V2);
+	assert_int_equal(edits(&w, 3, 0, full, 2), 0);
+	assert_int_equal(cli_fuse_wire_added(&w), 0);
 }
 
 static void test_error_and_odd_replies(void **state)
 {
 	cli_fuse_wire w;
-	struct init_req q = init_req(9, FUSE_HANDLE_KILLPRIV_V2);
-	struct reply r;
-	struct iovec out[2];
+	const size_t full = sizeof(struct fuse_init_out);
 
-	/* an INIT refused (protocol too old): the error goes as it is */
-	cli_fuse_wire_init(&w, CLI_FUSE_HANDLE_KILLPRIV_V2);
-	cli_fuse_wire_saw_request(&w, &q, sizeof(q));
-	reply_init(&r, 9, -EPROTO, 0);
-	assert_int_equal(cli_fuse_wire_edit_reply(&w, r.iov, 2, out), 0);
+	/* an INIT refused (protocol too old): the error goes as it is, and
+	 * nothing after it is looked at */
+	primed(&w, CLI_FUSE_HANDLE_KILLPRIV_V2, 9, FUSE_HANDLE_KILLPRIV_V2);
+	assert_int_equal(edits(&w, 9, -EPROTO, full, 2), 0);
+	assert_int_equal(edits(&w, 9, 0, full, 2), 0);
 	assert_int_equal(cli_fuse_wire_added(&w), 0);
 	/* a reply to another request before INIT's: untouched, and INIT's
-	 * still gets the flag; an INIT reply of another size: untouched */
-	cli_fuse_wire_init(&w, CLI_FUSE_HANDLE_KILLPRIV_V2);
-	cli_fuse_wire_saw_request(&w, &q, sizeof(q));
-	reply_init(&r, 10, 0, 0);
-	assert_int_equal(cli_fuse_wire_edit_reply(&w, r.iov, 2, out), 0);
-	reply_init(&r, 9, 0, 0);
-	r.iov[1].iov_len = FUSE_COMPAT_22_INIT_OUT_SIZE;
-	assert_int_equal(cli_fuse_wire_edit_reply(&w, r.iov, 2, out), 0);
-	/* one iovec only: not libfuse's INIT reply */
-	cli_fuse_wire_init(&w, CLI_FUSE_HANDLE_KILLPRIV_V2);
-	cli_fuse_wire_saw_request(&w, &q, sizeof(q));
-	reply_init(&r, 9, 0, 0);
-	assert_int_equal(cli_fuse_wire_edit_reply(&w, r.iov, 1, out), 0);
+	 * still gets the flag */
+	primed(&w, CLI_FUSE_HANDLE_KILLPRIV_V2, 9, FUSE_HANDLE_KILLPRIV_V2);
+	assert_int_equal(edits(&w, 10, 0, full, 2), 0);
+	assert_int_equal(edits(&w, 9, 0, full, 2), 1);
+	/* an INIT reply of another size, or in one iovec: untouched */
+	primed(&w, CLI_FUSE_HANDLE_KILLPRIV_V2, 9, FUSE_HANDLE_KILLPRIV_V2);
+	assert_int_equal(edits(&w, 9, 0, FUSE_COMPAT_22_INIT_OUT_SIZE, 2), 0);
+	primed(&w, CLI_FUSE_HANDLE_KILLPRIV_V2, 9, FUSE_HANDLE_KILLPRIV_V2);
+	assert_int_equal(edits(&w, 9, 0, full, 1), 0);
+	assert_int_equal(cli_fuse_wire_added(&w), 0);
 }
 
 static void test_garbled_requests_ignored(void **state)
