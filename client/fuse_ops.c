@@ -2293,9 +2293,6 @@ static void write_through_at(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec 
 	write_done(req, h, off, size, rc, fi->writepage);
 }
 
-/* O_APPEND across mounts: under the MDS append lock (fuse_locks.h), write
- * at max(MDS size, this mount's unpushed end) and push the new size before
- * the next appender may look. */
 static int nocap_known(cli_fs *fs, fuse_ino_t ino, const char *name);
 static void nocap_note(cli_fs *fs, fuse_ino_t ino, const char *name, int absent);
 
@@ -2345,6 +2342,9 @@ static int kill_privs(cli_fs *fs, fh *h, const cli_ctx *c, fuse_ino_t ino)
 	return 0;
 }
 
+/* O_APPEND across mounts: under the MDS append lock (fuse_locks.h), write
+ * at max(MDS size, this mount's unpushed end) and push the new size before
+ * the next appender may look. */
 static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv, off_t off,
 			 struct fuse_file_info *fi)
 {
