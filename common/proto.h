@@ -405,8 +405,10 @@ enum pfs_opcode {
 /* The size change comes through a descriptor opened for writing
  * (ftruncate): no write permission or search check, as for the opener. */
 #define PFS_SETATTR_FD 0x200u
-/* Clear S_ISUID, and S_ISGID when group-exec is set, as a write by a
- * caller without CAP_FSETID does; needs write permission (or _FD). */
+/* What a write, truncate or chown drops (the kernel's file_remove_privs):
+ * S_ISUID, and S_ISGID when group-exec is set, for a caller without
+ * CAP_FSETID (not root) or with a chown; security.capability always.
+ * Needs write permission (or _FD). */
 #define PFS_SETATTR_KILLPRIV 0x400u
 
 #define PFS_CREATE_EXCL 0x1u

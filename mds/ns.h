@@ -42,8 +42,9 @@ int mds_ns_getattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, pfs_attr *out);
  * Linux: chown/chgrp rules without CAP_CHOWN; a size change needs write
  * permission unless PFS_SETATTR_FD (through a descriptor opened for
  * writing); a size change or PFS_SETATTR_KILLPRIV by a non-root caller
- * clears S_ISUID (and S_ISGID with group-exec); search permission along the
- * path unless PFS_SETATTR_FD. */
+ * clears S_ISUID (and S_ISGID with group-exec), and KILLPRIV with a chown
+ * for root too; KILLPRIV also drops security.capability (any caller);
+ * search permission along the path unless PFS_SETATTR_FD. */
 int mds_ns_setattr(mds_ns *ns, const pfs_cred *c, uint64_t ino, uint32_t valid,
 		   uint32_t mode, uint32_t uid, uint32_t gid, uint64_t size,
 		   int64_t atime_ns, int64_t mtime_ns, pfs_attr *out);
