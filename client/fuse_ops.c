@@ -2293,8 +2293,13 @@ static void write_through_at(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec 
 	write_done(req, h, off, size, rc, fi->writepage);
 }
 
-static int nocap_known(cli_fs *fs, fuse_ino_t ino, const char *name);
 static void nocap_note(cli_fs *fs, fuse_ino_t ino, const char *name, int absent);
+
+/* n's security.capability is known absent (nocap_known; fs->lock held). */
+static int nocap_fresh(const node *n)
+{
+	return n->nocap_ms > pfs_clock_ms();
+}
 
 /* With HANDLE_KILLPRIV_V2, what the kernel's file_remove_privs did before
  * a write (op_init) is ours: a caller other than root (the MDS's stand-in
@@ -2305,27 +2310,31 @@ static void nocap_note(cli_fs *fs, fuse_ino_t ino, const char *name, int absent)
  * attr_timeout after the MDS said so (nocap_known), after which one
  * GETXATTR asks again, as the kernel's own asking did.  Both go in one
  * SETATTR KILLPRIV through the open descriptor.  0 when there was
- * nothing to drop. */
-static int kill_privs(cli_fs *fs, fh *h, const cli_ctx *c, fuse_ino_t ino)
+ * nothing to drop.  The usual write finds both known under one lock and
+ * sends nothing (nor arms the interrupt hook, ctx_fh). */
+static int kill_privs(cli_fs *fs, fuse_req_t req, fh *h, fuse_ino_t ino)
 {
 	static const char cap[] = "security.capability";
 	cli_setattr sa = { .valid = PFS_SETATTR_KILLPRIV | PFS_SETATTR_FD };
 	uint32_t m;
 	pfs_attr a;
-	int setid, rc;
+	cli_ctx c;
+	int setid, nocap, rc;
 
 	pthread_mutex_lock(&fs->lock);
 	m = h->n->mode;
+	nocap = nocap_fresh(h->n);
 	pthread_mutex_unlock(&fs->lock);
-	setid = c->cred.uid != 0 && S_ISREG(m) &&
+	setid = fuse_req_ctx(req)->uid != 0 && S_ISREG(m) &&
 		((m & S_ISUID) || (m & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP));
+	if (!setid && nocap)
+		return 0;
+	ctx_fh(req, h, &c);
 	if (!setid) {
 		void *val = NULL;
 		size_t len = 0;
 
-		if (nocap_known(fs, ino, cap))
-			return 0;
-		rc = cli_mdc_getxattr(fs->mdc, c, ino, cap, &val, &len);
+		rc = cli_mdc_getxattr(fs->mdc, &c, ino, cap, &val, &len);
 		free(val);
 		if (rc == -ENODATA) {
 			nocap_note(fs, ino, cap, 1);
@@ -2334,7 +2343,7 @@ static int kill_privs(cli_fs *fs, fh *h, const cli_ctx *c, fuse_ino_t ino)
 		if (rc)
 			return rc;
 	}
-	rc = cli_mdc_setattr(fs->mdc, c, ino, &sa, &a);
+	rc = cli_mdc_setattr(fs->mdc, &c, ino, &sa, &a);
 	if (rc)
 		return rc;
 	nocap_note(fs, ino, cap, 1);
@@ -2357,8 +2366,7 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 	int rc;
 
 	if (fs->kp2 && !fi->writepage) {
-		ctx_fh(req, h, &c);
-		rc = kill_privs(fs, h, &c, ino);
+		rc = kill_privs(fs, req, h, ino);
 		if (rc) {
 			reply_err(req, rc);
 			return;
@@ -2760,7 +2768,7 @@ static int nocap_known(cli_fs *fs, fuse_ino_t ino, const char *name)
 		return 0;
 	pthread_mutex_lock(&fs->lock);
 	n = node_find(fs, ino);
-	known = n && n->nocap_ms > pfs_clock_ms();
+	known = n && nocap_fresh(n);
 	pthread_mutex_unlock(&fs->lock);
 	return known;
 }
