@@ -628,7 +628,6 @@ static void send_jobs(cli_uq *q, uq_job **v, unsigned n)
 				pfs_log(PFS_LOG_INFO, "async unlink: the MDS refused UNLINK_BATCH "
 					"(%s): unlinks go one UNLINK at a time", pfs_strerror(rc));
 			q->no_batch = 1;
-			q->st.batch_off = 1;
 			for (unsigned i = 0; i < n; i++)
 				v[i]->inflight = 0;
 			pthread_cond_broadcast(&q->work);
@@ -1100,6 +1099,7 @@ void cli_uq_get_stats(cli_uq *q, cli_uq_stats *st)
 	*st = q->st;
 	st->pending = q->npending;
 	st->held = q->nheld;
+	st->batch_off = q->no_batch;
 	pthread_mutex_unlock(&q->mu);
 }
 
