@@ -577,7 +577,7 @@ unsigned mds_mdqos_class(mds_mdqos *q, uint16_t op)
 	return pfs_mdq_map_class(&q->map, op);
 }
 
-int mds_mdqos_admit_n(mds_mdqos *q, const char *job, uint16_t op, unsigned cost)
+int mds_mdqos_admit(mds_mdqos *q, const char *job, uint16_t op, unsigned cost)
 {
 	unsigned cls = pfs_mdq_map_class(&q->map, op);
 	struct mjob *j;
@@ -606,18 +606,8 @@ int mds_mdqos_admit_n(mds_mdqos *q, const char *job, uint16_t op, unsigned cost)
 	return rc;
 }
 
-int mds_mdqos_admit(mds_mdqos *q, const char *job, uint16_t op)
-{
-	return mds_mdqos_admit_n(q, job, op, 1);
-}
-
-int mds_mdqos_defer(mds_mdqos *q, const char *job, uint16_t op, mds_mdqos_fn fn, void *arg)
-{
-	return mds_mdqos_defer_n(q, job, op, 1, fn, arg);
-}
-
-int mds_mdqos_defer_n(mds_mdqos *q, const char *job, uint16_t op, unsigned cost,
-		      mds_mdqos_fn fn, void *arg)
+int mds_mdqos_defer(mds_mdqos *q, const char *job, uint16_t op, unsigned cost,
+		    mds_mdqos_fn fn, void *arg)
 {
 	unsigned cls = pfs_mdq_map_class(&q->map, op);
 	struct item *it = calloc(1, sizeof(*it));

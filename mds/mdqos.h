@@ -58,28 +58,24 @@ void mds_mdqos_stop(mds_mdqos *q);
 void mds_mdqos_destroy(mds_mdqos *q);
 
 unsigned mds_mdqos_class(mds_mdqos *q, uint16_t op);
-/* A request of job with opcode op arrives: 0 = run it now, -EAGAIN = its
- * bucket is empty (or its queue is not): hand it to mds_mdqos_defer. */
-int mds_mdqos_admit(mds_mdqos *q, const char *job, uint16_t op);
-/* The same for a request that counts as cost (>= 1) operations of op's
- * class (UNLINK_BATCH: its n unlinks): it takes cost tokens.  A cost above
+/* A request of job with opcode op arrives, counting as cost (>= 1)
+ * operations of op's class (UNLINK_BATCH: its n unlinks; anything else
+ * 1): it takes cost tokens.  0 = run it now, -EAGAIN = its bucket is
+ * empty (or its queue is not): hand it to mds_mdqos_defer.  A cost above
  * the bucket's depth (100 ms of the rate, at least 2) is never refused for
  * good: it goes when the bucket is full and leaves it in debt (qos/bucket.h
- * qos_bucket_try_take), so the job's long-run rate still holds.  mds_mdqos_admit
- * is cost 1. */
-int mds_mdqos_admit_n(mds_mdqos *q, const char *job, uint16_t op, unsigned cost);
+ * qos_bucket_try_take), so the job's long-run rate still holds. */
+int mds_mdqos_admit(mds_mdqos *q, const char *job, uint16_t op, unsigned cost);
 typedef void (*mds_mdqos_fn)(void *arg, int status);
-/* Queue a request admit refused; fn(arg, 0) runs on a release thread when
- * it may go (fn(arg, -ESHUTDOWN) at destroy).  0, or -EBUSY (more than
- * MDS_MDQOS_QUEUED_MAX queued) / -ENOMEM: fn is not called. */
+/* Queue a request admit refused, with its cost; fn(arg, 0) runs on a
+ * release thread when it may go: when its bucket has cost tokens (a full
+ * bucket if cost exceeds its depth), in arrival order behind the requests
+ * of its (job, class) queued before it (fn(arg, -ESHUTDOWN) at destroy).
+ * 0, or -EBUSY (more than MDS_MDQOS_QUEUED_MAX queued) / -ENOMEM: fn is
+ * not called. */
 #define MDS_MDQOS_QUEUED_MAX 65536
-int mds_mdqos_defer(mds_mdqos *q, const char *job, uint16_t op, mds_mdqos_fn fn, void *arg);
-/* The same for a request of cost operations (mds_mdqos_admit_n): released
- * when its bucket has cost tokens (a full bucket if cost exceeds its
- * depth), in arrival order behind the requests of its (job, class) queued
- * before it. */
-int mds_mdqos_defer_n(mds_mdqos *q, const char *job, uint16_t op, unsigned cost,
-		      mds_mdqos_fn fn, void *arg);
+int mds_mdqos_defer(mds_mdqos *q, const char *job, uint16_t op, unsigned cost,
+		    mds_mdqos_fn fn, void *arg);
 
 /* MDS_MDQOS_PULL from client_id: record its usage, encode its rates. */
 int mds_mdqos_pull(mds_mdqos *q, uint64_t client_id, pfs_rbuf *req, pfs_wbuf *out);

@@ -2232,12 +2232,12 @@ static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 		return;
 	pfs_hdr_jobid(h, job);
 	cost = s->opts.mdqos ? mdq_cost(h, payload) : 1;
-	if (!s->opts.mdqos || mds_mdqos_admit_n(s->opts.mdqos, job, h->opcode, cost) == 0 ||
+	if (!s->opts.mdqos || mds_mdqos_admit(s->opts.mdqos, job, h->opcode, cost) == 0 ||
 	    !(d = held_new(s, c, h, payload))) {
 		handler_now(s, c, h, payload);
 		return;
 	}
-	rc = mds_mdqos_defer_n(s->opts.mdqos, job, h->opcode, cost, mdq_release, d);
+	rc = mds_mdqos_defer(s->opts.mdqos, job, h->opcode, cost, mdq_release, d);
 	if (rc) {
 		/* over MDS_MDQOS_QUEUED_MAX held, or stopping: refuse it */
 		pfs_sconn_reply(c, h, rc, NULL, 0, NULL, 0);

@@ -53,7 +53,7 @@ static int admit_n(mds_mdqos *q, const char *job, int n)
 	int ok = 0;
 
 	for (int i = 0; i < n; i++)
-		ok += mds_mdqos_admit(q, job, PFS_OP_MDS_CREATE) == 0;
+		ok += mds_mdqos_admit(q, job, PFS_OP_MDS_CREATE, 1) == 0;
 	return ok;
 }
 
@@ -124,12 +124,12 @@ static void test_uniform_and_enforce(void **st)
 	assert_true(fabs(rate_of(q, "a", PFS_MDQ_CREATE) - 25) < 1e-9);
 	assert_true(fabs(rate_of(q, "b", PFS_MDQ_CREATE) - 25) < 1e-9);
 	/* unlimited classes and job-less requests always pass */
-	assert_int_equal(mds_mdqos_admit(q, "a", PFS_OP_MDS_GETATTR), 0);
-	assert_int_equal(mds_mdqos_admit(q, "", PFS_OP_MDS_CREATE), 0);
+	assert_int_equal(mds_mdqos_admit(q, "a", PFS_OP_MDS_GETATTR, 1), 0);
+	assert_int_equal(mds_mdqos_admit(q, "", PFS_OP_MDS_CREATE, 1), 0);
 	/* a burst: the bucket's depth passes, the rest must be deferred */
 	ok = admit_n(q, "a", 50);
 	assert_true(ok >= 1 && ok <= 3);
-	assert_int_equal(mds_mdqos_admit(q, "a", PFS_OP_MDS_CREATE), -EAGAIN);
+	assert_int_equal(mds_mdqos_admit(q, "a", PFS_OP_MDS_CREATE, 1), -EAGAIN);
 	mds_mdqos_destroy(q);
 }
 
@@ -155,7 +155,7 @@ static void test_defer_paced(void **st)
 	admit_n(q, "a", 10); /* empty the bucket */
 	released = shut = 0;
 	for (int i = 0; i < 30; i++)
-		assert_int_equal(mds_mdqos_defer(q, "a", PFS_OP_MDS_CREATE, on_release, NULL), 0);
+		assert_int_equal(mds_mdqos_defer(q, "a", PFS_OP_MDS_CREATE, 1, on_release, NULL), 0);
 	/* 10/s: after 1 s about 10 released, after 2 s about 20 */
 	for (int t = 0; t < 100; t++) {
 		fake_now += 0.01;
@@ -203,7 +203,7 @@ static void test_priority_proportional_psfa(void **st)
 	/* priority without a registry: every weight 1 -> uniform over W */
 	fake_now = 4000;
 	q = make("priority", "unlink=90", "weight_sum=3");
-	mds_mdqos_admit(q, "x", PFS_OP_MDS_UNLINK);
+	mds_mdqos_admit(q, "x", PFS_OP_MDS_UNLINK, 1);
 	fake_now += 1;
 	mds_mdqos_step(q);
 	assert_true(fabs(rate_of(q, "x", PFS_MDQ_UNLINK) - 30) < 1e-6);
@@ -323,21 +323,21 @@ static void test_batch_cost(void **st)
 
 	fake_now = 3000;
 	q = make("uniform", "unlink=100", "jobs=1");
-	assert_int_equal(mds_mdqos_admit(q, "a", PFS_OP_MDS_UNLINK), 0);
+	assert_int_equal(mds_mdqos_admit(q, "a", PFS_OP_MDS_UNLINK, 1), 0);
 	fake_now += 1;
 	mds_mdqos_step(q);
 	assert_true(fabs(rate_of(q, "a", PFS_MDQ_UNLINK) - 100) < 1e-9);
 	/* full: a batch of 10 passes, then 0.3 tokens are left */
-	assert_int_equal(mds_mdqos_admit_n(q, "a", PFS_OP_MDS_UNLINK_BATCH, 10), 0);
-	assert_int_equal(mds_mdqos_admit(q, "a", PFS_OP_MDS_UNLINK), -EAGAIN);
+	assert_int_equal(mds_mdqos_admit(q, "a", PFS_OP_MDS_UNLINK_BATCH, 10), 0);
+	assert_int_equal(mds_mdqos_admit(q, "a", PFS_OP_MDS_UNLINK, 1), -EAGAIN);
 	/* the same batch again: deferred until 10 tokens (9.7 / 103 s = 94 ms) */
-	assert_int_equal(mds_mdqos_admit_n(q, "a", PFS_OP_MDS_UNLINK_BATCH, 10), -EAGAIN);
+	assert_int_equal(mds_mdqos_admit(q, "a", PFS_OP_MDS_UNLINK_BATCH, 10), -EAGAIN);
 	nrel_at = 0;
 	t0 = fake_now;
-	assert_int_equal(mds_mdqos_defer_n(q, "a", PFS_OP_MDS_UNLINK_BATCH, 10, on_release_at,
+	assert_int_equal(mds_mdqos_defer(q, "a", PFS_OP_MDS_UNLINK_BATCH, 10, on_release_at,
 					   NULL), 0);
 	/* while it waits, a lone unlink queues behind it (FIFO) */
-	assert_int_equal(mds_mdqos_admit(q, "a", PFS_OP_MDS_UNLINK), -EAGAIN);
+	assert_int_equal(mds_mdqos_admit(q, "a", PFS_OP_MDS_UNLINK, 1), -EAGAIN);
 	pace_for(q, 0.09, 1);
 	assert_int_equal(nrel_at, 0);
 	pace_for(q, 0.02, 1);
@@ -346,9 +346,9 @@ static void test_batch_cost(void **st)
 	/* 32 > the depth: waits for a full bucket (about 94 ms), goes */
 	nrel_at = 0;
 	t0 = fake_now;
-	assert_int_equal(mds_mdqos_defer_n(q, "a", PFS_OP_MDS_UNLINK_BATCH, 32, on_release_at,
+	assert_int_equal(mds_mdqos_defer(q, "a", PFS_OP_MDS_UNLINK_BATCH, 32, on_release_at,
 					   NULL), 0);
-	assert_int_equal(mds_mdqos_defer(q, "a", PFS_OP_MDS_UNLINK, on_release_at, NULL), 0);
+	assert_int_equal(mds_mdqos_defer(q, "a", PFS_OP_MDS_UNLINK, 1, on_release_at, NULL), 0);
 	pace_for(q, 2, 1);
 	assert_int_equal(nrel_at, 1);
 	assert_true(rel_at[0] - t0 > 0.08 && rel_at[0] - t0 < 0.11);
@@ -358,9 +358,9 @@ static void test_batch_cost(void **st)
 	assert_true(rel_at[1] - rel_at[0] > 0.2 && rel_at[1] - rel_at[0] < 0.24);
 	/* admitted at once too: on a full bucket, then the next waits */
 	fake_now += 1;
-	assert_int_equal(mds_mdqos_admit_n(q, "a", PFS_OP_MDS_UNLINK_BATCH, 32), 0);
+	assert_int_equal(mds_mdqos_admit(q, "a", PFS_OP_MDS_UNLINK_BATCH, 32), 0);
 	fake_now += 0.15;
-	assert_int_equal(mds_mdqos_admit(q, "a", PFS_OP_MDS_UNLINK), -EAGAIN);
+	assert_int_equal(mds_mdqos_admit(q, "a", PFS_OP_MDS_UNLINK, 1), -EAGAIN);
 	mds_mdqos_destroy(q);
 }
 
