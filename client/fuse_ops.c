@@ -107,6 +107,10 @@ typedef struct fh {
 	pfs_cred cred;
 	int wr;               /* opened for writing (ftruncate needs no W_OK then) */
 	cli_ra_stream *ra;    /* its readahead stream; NULL = none */
+	/* Created asynchronously (client/unlinkq.h), no capabilities yet:
+	 * its first OSS request waits for the CREATE and asks for them
+	 * (fh_caps).  Atomic: cleared once. */
+	int acreated;
 } fh;
 
 static int fh_renew(cli_fs *fs, fh *h);
@@ -125,6 +129,8 @@ static void ra_inval_cb(void *arg, uint64_t ino);
 static int sa_fetch_cb(void *arg, const cli_ctx *c, uint64_t dir, const char *after,
 		       uint32_t max, cli_sa_ent *out, uint32_t *n, int *eof);
 static cli_wc_file *fh_wc(cli_fs *fs, fh *h);
+static void uq_order(cli_fs *fs, uint64_t ino);
+static void nocap_note(cli_fs *fs, fuse_ino_t ino, const char *name, int absent);
 static int uq_create(cli_fs *fs);
 
 int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opts *opts,
@@ -224,7 +230,9 @@ void cli_fs_destroy(cli_fs *fs)
 			"synchronously; delegations: %llu got, %llu refused, %llu recalled, "
 			"%llu returned, %llu expired; %llu already gone on the MDS, %llu failed, "
 			"%llu waits; %llu negative lookups answered locally, %llu directories "
-			"listed complete, %llu not; %llu batches of %llu unlinks, largest %u%s",
+			"listed complete, %llu not; %llu batches of %llu unlinks, largest %u%s; "
+			"%llu creates answered at once (%llu closed before sent, %llu failed, "
+			"%llu in %llu batches), %llu slot grants, %llu refused",
 			(unsigned long long)st.async,
 			(unsigned long long)st.sync,
 			(unsigned long long)st.got, (unsigned long long)st.refused,
@@ -234,7 +242,11 @@ void cli_fs_destroy(cli_fs *fs)
 			(unsigned long long)st.neg_local, (unsigned long long)st.listed,
 			(unsigned long long)st.incomplete, (unsigned long long)st.batches,
 			(unsigned long long)st.batched, st.batch_max,
-			st.batch_off ? " (the MDS refused them)" : "");
+			st.batch_off ? " (the MDS refused them)" : "",
+			(unsigned long long)st.acreate, (unsigned long long)st.acreate_closed,
+			(unsigned long long)st.create_errors, (unsigned long long)st.cbatched,
+			(unsigned long long)st.cbatches, (unsigned long long)st.slots_got,
+			(unsigned long long)st.slots_refused);
 		cli_uq_destroy(fs->uq);
 		fs->uq = NULL;
 	}
@@ -699,6 +711,8 @@ static int push_size_sent(cli_fs *fs, const cli_ctx *c, fh *h, int *sent)
 	pthread_mutex_unlock(&fs->lock);
 	/* after every write this push covers: they are on the OSSes */
 	blocks = fh_blocks(fs, h);
+	/* after this mount's pending CREATE or unlink of the file */
+	uq_order(fs, n->ino);
 
 	/* dirty stays set during the call, so GETATTR keeps reporting the
 	 * high-water mark until the MDS has it; on failure it stays set for
@@ -980,6 +994,41 @@ static int uq_batch_cb(void *arg, const cli_ctx *c, uint64_t dir, unsigned n,
 	return cli_mdc_unlink_batch(fs->mdc, c, dir, n, names, inos, status, CLI_MDC_CHARGED);
 }
 
+static int uq_slots_cb(void *arg, const cli_ctx *c, uint64_t dir, uint32_t n, uint64_t *inos,
+		       pfs_layout *lays, pfs_attr *dir_attr)
+{
+	cli_fs *fs = arg;
+
+	return cli_mdc_create_slots(fs->mdc, c, dir, n, inos, lays, dir_attr);
+}
+
+static int uq_acreate_cb(void *arg, const cli_ctx *c, uint64_t dir, const char *name,
+			 uint32_t mode, uint32_t flags, uint64_t ino, int closed)
+{
+	cli_fs *fs = arg;
+	pfs_attr a;
+
+	/* PADLL admitted it in the application's thread (uq_charge_create_cb) */
+	return cli_mdc_create_slot(fs->mdc, c, dir, name, mode, flags, ino, closed, &a);
+}
+
+static int uq_cbatch_cb(void *arg, const cli_ctx *c, uint64_t dir, unsigned n,
+		       const char *const *names, const uint32_t *modes, const int *closed,
+		       const uint64_t *inos, int *status)
+{
+	cli_fs *fs = arg;
+
+	/* as uq_acreate_cb: each was charged when it was answered */
+	return cli_mdc_create_batch(fs->mdc, c, dir, n, names, modes, closed, inos, status);
+}
+
+static void uq_charge_create_cb(void *arg, const char *job)
+{
+	cli_fs *fs = arg;
+
+	cli_mdc_charge(fs->mdc, job, PFS_OP_MDS_CREATE);
+}
+
 static int uq_get_cb(void *arg, const cli_ctx *c, uint64_t dir, uint32_t *lease_ms)
 {
 	cli_fs *fs = arg;
@@ -1040,6 +1089,7 @@ static int uq_create(cli_fs *fs)
 {
 	cli_uq_opts o = { .max_pending = fs->opts.async_unlink_max,
 			  .nice = fs->opts.async_unlink_nice,
+			  .create_hold_ms = fs->opts.async_create_hold_ms,
 			  .ops = { .unlink = uq_unlink_cb, .unlink_batch = uq_batch_cb,
 				   .deleg_get = uq_get_cb,
 				   .deleg_return = uq_return_cb, .up = uq_up_cb,
@@ -1048,6 +1098,12 @@ static int uq_create(cli_fs *fs)
 
 	if (fs->opts.neg_local)
 		o.ops.list = uq_list_cb;
+	if (fs->opts.neg_local && fs->opts.async_create) {
+		o.ops.create_slots = uq_slots_cb;
+		o.ops.create = uq_acreate_cb;
+		o.ops.create_batch = uq_cbatch_cb;
+		o.ops.charge_create = uq_charge_create_cb;
+	}
 	rc = cli_uq_create(&o, &fs->uq);
 	if (rc == 0)
 		cli_notify_on_recall(fs->opts.notify, uq_recall_cb, fs);
@@ -1601,9 +1657,24 @@ static int fh_renew(cli_fs *fs, fh *h)
 /* A reference to h's capabilities for one OSS request, renewed first when
  * three quarters of their lifetime have passed (a failed renewal keeps the
  * old set: the OSS decides). */
+/* A handle of an asynchronous create, before anything of its file goes
+ * to an OSS or the MDS: the file exists on the MDS once its CREATE is
+ * answered; then the handle's capabilities (a failure leaves the handle
+ * without: the OSS or the MDS decides, the next request asks again). */
+static void fh_settle(cli_fs *fs, fh *h)
+{
+	if (!__atomic_load_n(&h->acreated, __ATOMIC_ACQUIRE))
+		return;
+	uq_order(fs, h->n->ino);
+	if (fh_renew(fs, h) == 0)
+		__atomic_store_n(&h->acreated, 0, __ATOMIC_RELEASE);
+}
+
 static cli_caps *fh_caps(cli_fs *fs, fh *h)
 {
 	cli_caps *c;
+
+	fh_settle(fs, h);
 
 	pthread_mutex_lock(&h->caps_lock);
 	c = cli_caps_get(h->caps);
@@ -1702,10 +1773,9 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	cli_caps *caps = NULL;
 	fh *h;
 	uint64_t sent;
-	int rc;
+	int rc = 0, async = 0;
 
 	ctx_of(req, &c);
-	uq_order(fs, parent);
 	/* No OPEN after CREATE: the creator may open its new file with any
 	 * access mode, whatever the mode bits say (open(O_CREAT|O_RDWR, 0444)).
 	 * A name that exists by now (created by another client after the
@@ -1716,11 +1786,19 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 		cflags |= PFS_CREATE_READ;
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))
 		cflags |= PFS_CREATE_WRITE;
-	sent = uq_now(fs);
-	rc = cli_mdc_create_file_caps(fs->mdc, &c, parent, name, mode | S_IFREG, cflags, 0, 0,
-				      &a, &lay, &caps);
+	/* a name a held, listed directory lacks: answered now, the CREATE
+	 * follows (client/unlinkq.h "Asynchronous create") */
+	if (fs->uq && cli_uq_create_file(fs->uq, &c, parent, name, mode | S_IFREG,
+					 cflags & (PFS_CREATE_READ | PFS_CREATE_WRITE), &a, &lay)) {
+		async = 1;
+	} else {
+		uq_order(fs, parent);
+		sent = uq_now(fs);
+		rc = cli_mdc_create_file_caps(fs->mdc, &c, parent, name, mode | S_IFREG, cflags,
+					      0, 0, &a, &lay, &caps);
+		uq_mutated(fs, &c, parent, name, 1, sent, rc);
+	}
 	sa_changed(fs, parent, name);
-	uq_mutated(fs, &c, parent, name, 1, sent, rc);
 	if (rc) {
 		reply_err(req, rc);
 		uq_touch(fs, &c, parent);
@@ -1728,8 +1806,16 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	}
 	h = open_handle(fs, &c, &a, &lay, caps, fi, 1, 0);
 	if (!h) {
+		/* an asynchronous create still goes: the file is there, only
+		 * not opened (as a create whose reply the kernel dropped) */
 		fuse_reply_err(req, ENOMEM);
 		return;
+	}
+	if (async) {
+		__atomic_store_n(&h->acreated, 1, __ATOMIC_RELEASE);
+		/* a new file (surely: not an existing one opened, as a
+		 * synchronous CREATE may be) has no file capability */
+		nocap_note(fs, a.ino, "security.capability", 1);
 	}
 	memset(&e, 0, sizeof(e));
 	e.ino = a.ino;
@@ -1741,7 +1827,8 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 		cli_uq_note_entry(fs->uq, parent, name, a.ino, a.mode);
 	if (fuse_reply_create(req, &e, fi))
 		close_handle(fs, h, 1);
-	uq_touch(fs, &c, parent);
+	if (!async)
+		uq_touch(fs, &c, parent);
 }
 
 /* ---- readahead (client/readahead.h) ---- */
@@ -2293,7 +2380,6 @@ static void write_through_at(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec 
 	write_done(req, h, off, size, rc, fi->writepage);
 }
 
-static void nocap_note(cli_fs *fs, fuse_ino_t ino, const char *name, int absent);
 
 /* n's security.capability is known absent (nocap_known; fs->lock held). */
 static int nocap_fresh(const node *n)
@@ -2365,6 +2451,7 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 	cli_ctx c;
 	int rc;
 
+	fh_settle(fs, h); /* kill_privs and the append path ask the MDS */
 	if (fs->kp2 && !fi->writepage) {
 		rc = kill_privs(fs, req, h, ino);
 		if (rc) {
@@ -2482,7 +2569,8 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		wcr = cli_wc_flush(wf);
 	cli_locks_flush(fs_of(req)->locks, ino, fi);
 	ctx_fh(req, h, &c);
-	uq_order(fs_of(req), ino);
+	/* no wait for a pending CREATE or unlink of ino unless the MDS is
+	 * asked (push_size orders itself) */
 	wb = take_wb_err(fs_of(req), h);
 	if (!wb)
 		wb = wcr;
@@ -2511,7 +2599,7 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	int rc;
 
 	cli_wc_file *wf = NULL, *wfl;
-	int last;
+	int last, closed;
 
 	/* Nothing this handle wrote may stay cached: the flushers write
 	 * through it.  An error of the last handle has no caller left:
@@ -2526,7 +2614,12 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 			"failed: %s", (unsigned long long)ino, pfs_strerror(rc));
 	cli_locks_release(fs->locks, ino, fi);
 	ctx_fh(req, h, &c);
-	uq_order(fs, ino);
+	/* created asynchronously and never used: its CREATE, still queued,
+	 * now counts no open, and no CLOSE follows */
+	closed = __atomic_load_n(&h->acreated, __ATOMIC_ACQUIRE) && last && fs->uq &&
+		 cli_uq_created_close(fs->uq, ino);
+	if (!closed)
+		uq_order(fs, ino);
 	rc = fh_sync_if_ordered(fs, h);
 	if (rc)
 		pfs_log(PFS_LOG_ERR, "release of ino %llu: sync of its objects failed: %s",
@@ -2557,7 +2650,7 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	cli_wc_file_free(wf);
 	fh_free(h);
 	/* After the size: the last close of an open-unlinked file ends it. */
-	rc = cli_mdc_close(fs->mdc, &c, ino, left);
+	rc = closed ? 0 : cli_mdc_close(fs->mdc, &c, ino, left);
 	if (rc)
 		pfs_log(PFS_LOG_WARNING, "release of ino %llu: close on the MDS: %s (it ends "
 			"the open when our lease does)", (unsigned long long)ino,

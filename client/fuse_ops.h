@@ -72,6 +72,12 @@ typedef struct cli_fs_opts {
 	                         ask for the directory's delegation too, and a
 	                         LOOKUP of a name not in a held directory this
 	                         mount listed is answered ENOENT here */
+	int async_create;     /* with neg_local: a create of a name a held, listed
+	                         directory lacks is answered at once from a slot
+	                         the MDS reserved, and sent later (client/unlinkq.h
+	                         "Asynchronous create") */
+	unsigned async_create_hold_ms; /* how long a create waits for its file's
+	                                  close before it is sent */
 } cli_fs_opts;
 
 /* mdc, osc and jobid are borrowed and must outlive the cli_fs. */

@@ -1172,6 +1172,118 @@ int cli_mdc_deleg_get(cli_mdc *m, const cli_ctx *c, uint64_t dir, uint32_t *leas
 	return rc;
 }
 
+int cli_mdc_create_slots(cli_mdc *m, const cli_ctx *c, uint64_t dir, uint32_t n,
+			 uint64_t *inos, pfs_layout *lays, pfs_attr *dir_attr)
+{
+	pfs_rpc_reply rep = { 0 };
+	pfs_wbuf w;
+	pfs_rbuf r;
+	int rc;
+
+	if (n == 0 || n > PFS_CREATE_SLOTS_MAX)
+		return -EINVAL;
+	begin(&w, c);
+	pfs_wbuf_u64(&w, dir);
+	pfs_wbuf_u32(&w, n);
+	/* resent freely: a resend reserves other numbers, and the ones of
+	 * a lost reply only expire on the MDS */
+	rc = call(m, c->job, PFS_OP_MDS_CREATE_SLOTS, PFS_RPC_IDEMPOTENT, &w, &rep);
+	if (rc == 0) {
+		pfs_rbuf_init(&r, rep.data, rep.len);
+		rc = pfs_attr_decode(&r, dir_attr);
+		if (rc == 0 && pfs_rbuf_u32(&r) != n)
+			rc = -EPROTO;
+		for (uint32_t i = 0; i < n && rc == 0; i++) {
+			inos[i] = pfs_rbuf_u64(&r);
+			rc = pfs_layout_decode(&r, &lays[i]);
+			if (rc == 0 && (inos[i] == 0 || lays[i].stripe_count == 0))
+				rc = -EPROTO;
+		}
+		if (rc == 0)
+			rc = pfs_rbuf_done(&r);
+		if (rc == -EINVAL || rc == -EBADMSG)
+			rc = -EPROTO;
+	}
+	pfs_rpc_reply_free(&rep);
+	return rc;
+}
+
+int cli_mdc_create_slot(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
+			uint32_t mode, uint32_t flags, uint64_t ino, int closed, pfs_attr *attr)
+{
+	pfs_wbuf w;
+	pfs_layout *lay;
+	int rc = name_ok(name);
+
+	if (rc)
+		return rc;
+	lay = malloc(sizeof(*lay));
+	if (!lay)
+		return -ENOMEM;
+	flags |= PFS_CREATE_SLOT | PFS_CREATE_EXCL | (closed ? PFS_CREATE_CLOSED : 0);
+	begin(&w, c);
+	pfs_wbuf_u64(&w, parent);
+	pfs_wbuf_str(&w, name);
+	pfs_wbuf_u32(&w, mode);
+	pfs_wbuf_u32(&w, flags);
+	pfs_wbuf_u32(&w, 0);
+	pfs_wbuf_u32(&w, 0);
+	pfs_wbuf_u32(&w, PFS_STRIPE_OFFSET_ANY);
+	pfs_wbuf_u64(&w, ino);
+	/* the caps are not kept: the handle asks for its own once the file
+	 * is there (fuse_ops.c) */
+	rc = call_attr_caps(m, c, PFS_OP_MDS_CREATE, CALL_CHARGED, &w, attr, lay, NULL);
+	free(lay);
+	return rc;
+}
+
+int cli_mdc_create_batch(cli_mdc *m, const cli_ctx *c, uint64_t parent, uint32_t n,
+			 const char *const *names, const uint32_t *modes, const int *closed,
+			 const uint64_t *inos, int *status)
+{
+	int32_t st[PFS_CREATE_SLOTS_MAX];
+	pfs_rpc_reply rep = { 0 };
+	pfs_wbuf w;
+	pfs_rbuf r;
+	int rc = 0;
+
+	if (n == 0 || n > PFS_CREATE_SLOTS_MAX)
+		return -EINVAL;
+	for (uint32_t i = 0; i < n && !rc; i++)
+		rc = name_ok(names[i]);
+	if (rc)
+		return rc;
+	begin(&w, c);
+	pfs_wbuf_u64(&w, parent);
+	pfs_wbuf_u32(&w, n);
+	for (uint32_t i = 0; i < n; i++) {
+		pfs_wbuf_str(&w, names[i]);
+		pfs_wbuf_u32(&w, modes[i]);
+		pfs_wbuf_u32(&w, closed[i] ? PFS_CREATE_CLOSED : 0);
+		pfs_wbuf_u64(&w, inos[i]);
+	}
+	/* a resend is answered as the first run: by the MDS's reply cache,
+	 * or after its restart by each entry's name naming its inode */
+	rc = call(m, c->job, PFS_OP_MDS_CREATE_BATCH, CALL_CHARGED, &w, &rep);
+	if (rc == 0) {
+		/* exactly n statuses, each 0 or -errno, nothing after */
+		pfs_rbuf_init(&r, rep.data, rep.len);
+		if (pfs_rbuf_u32(&r) != n)
+			rc = -EPROTO;
+		for (uint32_t i = 0; i < n && !rc; i++) {
+			st[i] = (int32_t)pfs_rbuf_u32(&r);
+			if (st[i] > 0)
+				rc = -EPROTO;
+		}
+		if (!rc && pfs_rbuf_done(&r))
+			rc = -EPROTO;
+		for (uint32_t i = 0; i < n && !rc; i++)
+			status[i] = st[i];
+	}
+	pfs_rpc_reply_free(&rep);
+	return rc;
+}
+
 int cli_mdc_deleg_return(cli_mdc *m, const cli_ctx *c, uint64_t dir)
 {
 	pfs_wbuf w;

@@ -2,8 +2,9 @@
  * unlinkq.h): the directories followed (streaks, back-off, the delegation
  * held), the names the kernel got in delegated directories, the queue of
  * answered unlinks and the flusher threads that send them (one UNLINK, or
- * an UNLINK_BATCH of one directory's queued jobs); the name sets
- * of complete directories (negative lookups answered here).
+ * an UNLINK_BATCH of one directory's queued jobs, or a CREATE into a
+ * slot); the name sets of complete directories (negative lookups answered
+ * here) and the create slots of held directories.
  *
  * One mutex guards everything; RPCs run without it.  A directory with
  * pending unlinks, a delegation, a GET or RETURN in flight or an error to
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -25,6 +27,9 @@
 #define DIR_BUCKETS 64
 #define NAME_BUCKETS 1024
 #define CN_BUCKETS 2048
+/* most jobs one request carries: an UNLINK_BATCH's or a CREATE_BATCH's */
+#define UQ_BATCH_MAX PFS_UNLINK_BATCH_MAX
+_Static_assert(PFS_CREATE_SLOTS_MAX == UQ_BATCH_MAX, "one batch array for both kinds");
 
 /* A name of a complete (or being listed) directory. */
 typedef struct uq_cname {
@@ -60,6 +65,17 @@ typedef struct uq_dir {
 	int listing;           /* a listing runs (pins the directory) */
 	unsigned cgen;         /* bumped when the set is dropped (a listing in
 	                          flight then makes nothing complete) */
+	/* create slots (unlinkq.h, "Asynchronous create"): sino/slay[islot ..
+	 * nslot-1] unused; dattr the directory's attributes with them */
+	uint64_t sino[PFS_CREATE_SLOTS_MAX];
+	pfs_layout *slay;      /* PFS_CREATE_SLOTS_MAX, allocated at the first fetch */
+	unsigned nslot, islot;
+	int slot_getting;      /* a CREATE_SLOTS in flight */
+	uint64_t slot_retry_at; /* no CREATE_SLOTS before (after a refusal) */
+	uint64_t slot_until;   /* the slots are not used after (their life on the
+	                          MDS, PFS_CREATE_SLOT_TTL_S, less a margin) */
+	unsigned slot_gen;     /* bumped when the slots are dropped */
+	pfs_attr dattr;
 	struct uq_dir *next;
 } uq_dir;
 
@@ -71,10 +87,18 @@ typedef struct uq_name {
 	char name[];
 } uq_name;
 
+enum { UQ_UNLINK, UQ_CREATE };
+
 typedef struct uq_job {
 	uint64_t dir, ino;
 	cli_ctx ctx;
+	int kind;              /* UQ_UNLINK or UQ_CREATE */
+	uint32_t mode, flags;  /* a create's */
+	int closed;            /* a create whose file was closed before it left */
+	uint64_t ready_at;     /* a create: held until then (opts.create_hold_ms) */
+	struct uq_dir *d;      /* its directory (pinned by its pending count) */
 	int inflight;
+	unsigned nhash;        /* name_hash of (dir, name): same-name checks */
 	struct uq_job *next;
 	char name[];
 } uq_job;
@@ -96,6 +120,8 @@ struct cli_uq {
 	unsigned nbusy;       /* dirs with need_return/returning/getting (quiesce) */
 	unsigned ncn;         /* names in all sets */
 	int no_batch;         /* the MDS refused UNLINK_BATCH: single UNLINKs */
+	int no_cbatch;        /* the MDS refused CREATE_BATCH: single CREATEs */
+	unsigned urgent;      /* callers waiting for jobs: no create is held */
 	cli_uq_stats st;
 	pthread_t *thr;
 	unsigned nthr;
@@ -219,7 +245,7 @@ static void name_put(cli_uq *q, uint64_t dir, const char *name, uint64_t ino, ui
 static int dir_busy(const uq_dir *d)
 {
 	return d->held || d->getting || d->need_return || d->returning || d->pending || d->err ||
-	       d->listing;
+	       d->listing || d->slot_getting;
 }
 
 static uq_dir *dir_find(cli_uq *q, uint64_t ino)
@@ -314,6 +340,14 @@ static void cn_del(cli_uq *q, uq_dir *d, const char *name)
 	q->ncn--;
 }
 
+/* d's unused slots are forgotten (the delegation went): the MDS lets
+ * them expire. */
+static void slots_drop(uq_dir *d)
+{
+	d->nslot = d->islot = 0;
+	d->slot_gen++;
+}
+
 /* The least recently used directory that holds nothing goes; NULL when
  * every one is busy. */
 static int dir_evict(cli_uq *q)
@@ -331,6 +365,7 @@ static int dir_evict(cli_uq *q)
 
 		*victim = d->next;
 		cn_drop(q, d);
+		free(d->slay);
 		free(d);
 		q->ndirs--;
 	}
@@ -399,6 +434,7 @@ static int usable(cli_uq *q, uq_dir *d, const cli_ctx *c, uint64_t now)
 		held_set(q, d, 0);
 		names_drop_dir(q, d->ino);
 		cn_drop(q, d);
+		slots_drop(d);
 		q->st.expired++;
 		d->backoff_ms = q->o.backoff_ms;
 	}
@@ -446,6 +482,25 @@ static uq_job *job_pending(cli_uq *q, uint64_t dir, const char *name)
 	return NULL;
 }
 
+/* A pending create of name in dir. */
+static uq_job *create_pending(cli_uq *q, uint64_t dir, const char *name)
+{
+	for (uq_job *j = q->head; j; j = j->next)
+		if (j->kind == UQ_CREATE && j->dir == dir && strcmp(j->name, name) == 0)
+			return j;
+	return NULL;
+}
+
+/* 1 when a job before j in the queue names j's name: j waits for it (a
+ * create after an unlink of its name, an unlink after its create). */
+static int job_blocked(cli_uq *q, const uq_job *j)
+{
+	for (const uq_job *e = q->head; e && e != j; e = e->next)
+		if (e->nhash == j->nhash && e->dir == j->dir && strcmp(e->name, j->name) == 0)
+			return 1;
+	return 0;
+}
+
 static int job_conflict(cli_uq *q, uint64_t ino)
 {
 	for (uq_job *j = q->head; j; j = j->next)
@@ -454,7 +509,8 @@ static int job_conflict(cli_uq *q, uint64_t ino)
 	return 0;
 }
 
-static int queue(cli_uq *q, uq_dir *d, const cli_ctx *c, const char *name, uint64_t ino)
+static int queue(cli_uq *q, uq_dir *d, const cli_ctx *c, const char *name, uint64_t ino,
+		 int kind, uint32_t mode, uint32_t flags)
 {
 	size_t len = strlen(name);
 	uq_job *j;
@@ -467,7 +523,14 @@ static int queue(cli_uq *q, uq_dir *d, const cli_ctx *c, const char *name, uint6
 	j->dir = d->ino;
 	j->ino = ino;
 	j->ctx = *c;
+	j->kind = kind;
+	j->mode = mode;
+	j->flags = flags;
+	j->closed = 0;
+	j->ready_at = kind == UQ_CREATE ? now_ms(q) + q->o.create_hold_ms : 0;
+	j->d = d;
 	j->inflight = 0;
+	j->nhash = name_hash(d->ino, name);
 	j->next = NULL;
 	memcpy(j->name, name, len + 1);
 	if (q->tail)
@@ -477,7 +540,11 @@ static int queue(cli_uq *q, uq_dir *d, const cli_ctx *c, const char *name, uint6
 	q->tail = j;
 	d->pending++;
 	__atomic_store_n(&q->npending, q->npending + 1, __ATOMIC_RELEASE);
-	pthread_cond_signal(&q->work);
+	/* A held create wakes nobody unless the queue was empty (a flusher
+	 * then sets its timer): a flusher already waits for the hold of an
+	 * earlier one, or for one in flight, whose answer wakes them all. */
+	if (kind == UQ_UNLINK || !q->o.create_hold_ms || q->head == j)
+		pthread_cond_signal(&q->work);
 	return 0;
 }
 
@@ -495,7 +562,25 @@ static void job_remove(cli_uq *q, uq_job *j)
 	__atomic_store_n(&q->npending, q->npending - 1, __ATOMIC_RELEASE);
 }
 
+/* Wait for a job or a return to finish (mu held): held creates go now. */
+static void wait_done(cli_uq *q)
+{
+	q->urgent++;
+	pthread_cond_broadcast(&q->work);
+	pthread_cond_wait(&q->done, &q->mu);
+	q->urgent--;
+}
+
 /* ---- flushers ---- */
+
+/* j may be sent now: an unlink always; a create once its hold is over,
+ * somebody waits for the queue, or its directory is being given back (mu
+ * held).  Closed or not, a create waits out its hold: the creates of a
+ * storm then leave together, in batches. */
+static int job_ready(const cli_uq *q, const uq_job *j, uint64_t now)
+{
+	return j->kind == UQ_UNLINK || now >= j->ready_at || q->urgent || j->d->need_return;
+}
 
 static uq_dir *return_due(cli_uq *q)
 {
@@ -516,6 +601,7 @@ static void send_return(cli_uq *q, uq_dir *d)
 
 	d->returning = 1;
 	cn_drop(q, d); /* dropped at the recall already; never past here */
+	slots_drop(d);
 	busy_update(q, d, was);
 	pthread_mutex_unlock(&q->mu);
 	rc = q->o.ops.deleg_return(q->o.ops.arg, &c, dir);
@@ -540,7 +626,20 @@ static void job_answered(cli_uq *q, uq_job *j, int rc, uint64_t sent)
 {
 	uq_dir *d = dir_find(q, j->dir); /* pinned by its pending count */
 
-	if (rc == -ENOENT || rc == -ESTALE) {
+	if (j->kind == UQ_CREATE) {
+		if (rc) {
+			/* the kernel was told the file exists: it is gone */
+			q->st.create_errors++;
+			pfs_log(PFS_LOG_WARNING, "async create: dir %llu \"%s\" (ino %llu): %s "
+				"(the file is lost; reported by the next fsync of the directory)",
+				(unsigned long long)j->dir, j->name, (unsigned long long)j->ino,
+				pfs_strerror(rc));
+			if (d && !d->err)
+				d->err = rc;
+			if (d)
+				cn_fail(q, d);
+		}
+	} else if (rc == -ENOENT || rc == -ESTALE) {
 		q->st.gone++;
 		pfs_log(PFS_LOG_DEBUG, "async unlink: dir %llu \"%s\" (ino %llu): %s: removed or "
 			"replaced by someone else", (unsigned long long)j->dir, j->name,
@@ -556,12 +655,13 @@ static void job_answered(cli_uq *q, uq_job *j, int rc, uint64_t sent)
 	}
 	/* -ESTALE: the name is there with another inode; any other error:
 	 * the name may still be there */
-	if (d && rc && rc != -ENOENT)
+	if (d && rc && rc != -ENOENT && j->kind == UQ_UNLINK)
 		cn_fail(q, d);
 	if (d) {
 		/* the MDS had a request of ours naming dir: its lease runs
 		 * from then */
-		if ((rc == 0 || rc == -ENOENT || rc == -ESTALE) && d->held &&
+		if ((rc == 0 || ((rc == -ENOENT || rc == -ESTALE) && j->kind == UQ_UNLINK)) &&
+		    d->held &&
 		    cred_eq(&d->ctx.cred, &j->ctx.cred))
 			renew(q, d, sent);
 		d->pending--;
@@ -575,16 +675,20 @@ static void job_answered(cli_uq *q, uq_job *j, int rc, uint64_t sent)
  * in queue order, at most PFS_UNLINK_BATCH_MAX into v; 1 (first alone)
  * without ops.unlink_batch or once the MDS refused it (mu held; the
  * queue is at most max_pending long). */
-static unsigned batch_pick(cli_uq *q, uq_job *first, uq_job **v)
+static unsigned batch_pick(cli_uq *q, uq_job *first, uq_job **v, uint64_t now)
 {
 	unsigned n = 0;
+	int creates = first->kind == UQ_CREATE;
 
-	if (!q->o.ops.unlink_batch || q->no_batch) {
+	if (creates ? !q->o.ops.create_batch || q->no_cbatch
+		    : !q->o.ops.unlink_batch || q->no_batch) {
 		v[0] = first;
 		return 1;
 	}
-	for (uq_job *j = first; j && n < PFS_UNLINK_BATCH_MAX; j = j->next)
-		if (!j->inflight && j->dir == first->dir && ctx_eq(&j->ctx, &first->ctx))
+	for (uq_job *j = first; j && n < UQ_BATCH_MAX; j = j->next)
+		if (!j->inflight && j->kind == first->kind && j->dir == first->dir &&
+		    ctx_eq(&j->ctx, &first->ctx) &&
+		    (j == first || (job_ready(q, j, now) && !job_blocked(q, j))))
 			v[n++] = j;
 	return n;
 }
@@ -601,33 +705,45 @@ static int batch_unknown(int rc)
  * as each one's (mu held). */
 static void send_jobs(cli_uq *q, uq_job **v, unsigned n)
 {
-	const char *names[PFS_UNLINK_BATCH_MAX];
-	uint64_t inos[PFS_UNLINK_BATCH_MAX];
-	int status[PFS_UNLINK_BATCH_MAX];
+	const char *names[UQ_BATCH_MAX];
+	uint64_t inos[UQ_BATCH_MAX];
+	uint32_t modes[UQ_BATCH_MAX];
+	int status[UQ_BATCH_MAX], closed[UQ_BATCH_MAX];
 	uint64_t sent = now_ms(q);
-	int rc = 0;
+	int rc = 0, creates = v[0]->kind == UQ_CREATE;
 
 	for (unsigned i = 0; i < n; i++) {
 		v[i]->inflight = 1;
 		names[i] = v[i]->name;
 		inos[i] = v[i]->ino;
+		modes[i] = v[i]->mode;
+		closed[i] = v[i]->closed;
 	}
 	pthread_mutex_unlock(&q->mu);
-	/* the jobs stay put while in flight: only this thread removes them */
-	if (n == 1) {
+	/* the jobs stay put while in flight: only this thread removes them
+	 * (a job in flight is never marked closed: cli_uq_created_close) */
+	if (n == 1 && creates) {
+		status[0] = q->o.ops.create(q->o.ops.arg, &v[0]->ctx, v[0]->dir, names[0],
+					    v[0]->mode, v[0]->flags, inos[0], closed[0]);
+	} else if (n == 1) {
 		status[0] = q->o.ops.unlink(q->o.ops.arg, &v[0]->ctx, v[0]->dir, names[0],
 					    inos[0]);
 	} else {
-		rc = q->o.ops.unlink_batch(q->o.ops.arg, &v[0]->ctx, v[0]->dir, n, names, inos,
-					   status);
+		rc = creates ? q->o.ops.create_batch(q->o.ops.arg, &v[0]->ctx, v[0]->dir, n, names,
+						     modes, closed, inos, status)
+			     : q->o.ops.unlink_batch(q->o.ops.arg, &v[0]->ctx, v[0]->dir, n, names,
+						     inos, status);
 		if (batch_unknown(rc)) {
 			/* nothing ran: the jobs go back to the queue, in
 			 * place, and go one by one from now on */
+			int *off = creates ? &q->no_cbatch : &q->no_batch;
+
 			pthread_mutex_lock(&q->mu);
-			if (!q->no_batch)
-				pfs_log(PFS_LOG_INFO, "async unlink: the MDS refused UNLINK_BATCH "
-					"(%s): unlinks go one UNLINK at a time", pfs_strerror(rc));
-			q->no_batch = 1;
+			if (!*off)
+				pfs_log(PFS_LOG_INFO, "async %s: the MDS refused %s (%s): they go "
+					"one at a time", creates ? "create" : "unlink",
+					creates ? "CREATE_BATCH" : "UNLINK_BATCH", pfs_strerror(rc));
+			*off = 1;
 			for (unsigned i = 0; i < n; i++)
 				v[i]->inflight = 0;
 			pthread_cond_broadcast(&q->work);
@@ -639,7 +755,10 @@ static void send_jobs(cli_uq *q, uq_job **v, unsigned n)
 		for (unsigned i = 0; i < n; i++)
 			q->o.ops.done(q->o.ops.arg, v[i]->dir, v[i]->name);
 	pthread_mutex_lock(&q->mu);
-	if (n > 1) {
+	if (n > 1 && creates) {
+		q->st.cbatches++;
+		q->st.cbatched += n;
+	} else if (n > 1) {
 		q->st.batches++;
 		q->st.batched += n;
 		if (n > q->st.batch_max)
@@ -648,6 +767,8 @@ static void send_jobs(cli_uq *q, uq_job **v, unsigned n)
 	for (unsigned i = 0; i < n; i++)
 		job_answered(q, v[i], rc ? rc : status[i], sent);
 	pthread_cond_broadcast(&q->done);
+	if (q->head) /* a job that waited for one of these may go now */
+		pthread_cond_broadcast(&q->work);
 }
 
 static void *flusher_main(void *arg)
@@ -672,16 +793,38 @@ static void *flusher_main(void *arg)
 			send_return(q, d);
 			continue;
 		}
-		for (j = q->head; j && j->inflight; j = j->next)
-			;
-		if (j) {
-			uq_job *v[PFS_UNLINK_BATCH_MAX];
+		uint64_t now = now_ms(q), next = UINT64_MAX;
 
-			send_jobs(q, v, batch_pick(q, j, v));
+		for (j = q->head; j; j = j->next) {
+			if (j->inflight || job_blocked(q, j))
+				continue;
+			if (job_ready(q, j, now))
+				break;
+			if (j->ready_at < next)
+				next = j->ready_at;
+		}
+		if (j) {
+			uq_job *v[UQ_BATCH_MAX];
+
+			send_jobs(q, v, batch_pick(q, j, v, now));
 			continue;
 		}
 		if (q->stop)
 			break;
+		if (next != UINT64_MAX) { /* a held create: until its hold ends */
+			struct timespec ts;
+			uint64_t ms = next - now;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			ts.tv_sec += (time_t)(ms / 1000);
+			ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&q->work, &q->mu, &ts);
+			continue;
+		}
 		pthread_cond_wait(&q->work, &q->mu);
 	}
 	pthread_mutex_unlock(&q->mu);
@@ -727,7 +870,14 @@ int cli_uq_create(const cli_uq_opts *o, cli_uq **out)
 	if (!q->o.list_batch || q->o.list_batch > PFS_LOOKUP_BULK_MAX)
 		q->o.list_batch = PFS_LOOKUP_BULK_MAX;
 	pthread_mutex_init(&q->mu, NULL);
-	pthread_cond_init(&q->work, NULL);
+	{
+		pthread_condattr_t ca; /* the flushers' timed waits: monotonic */
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&q->work, &ca);
+		pthread_condattr_destroy(&ca);
+	}
 	pthread_cond_init(&q->done, NULL);
 	q->thr = calloc(q->o.threads, sizeof(*q->thr));
 	if (!q->thr) {
@@ -752,14 +902,16 @@ void cli_uq_quiesce(cli_uq *q)
 				busy_update(q, d, was);
 			}
 	for (unsigned b = 0; b < DIR_BUCKETS; b++)
-		for (uq_dir *d = q->dirs[b]; d; d = d->next)
+		for (uq_dir *d = q->dirs[b]; d; d = d->next) {
 			cn_drop(q, d);
+			slots_drop(d);
+		}
 	names_drop_dir(q, 0);
 	if (q->nbusy)
 		(void)start_locked(q);
 	pthread_cond_broadcast(&q->work);
 	while (q->nthr && (q->npending || q->nbusy))
-		pthread_cond_wait(&q->done, &q->mu);
+		wait_done(q);
 	pthread_mutex_unlock(&q->mu);
 }
 
@@ -782,6 +934,7 @@ void cli_uq_destroy(cli_uq *q)
 
 			q->dirs[b] = d->next;
 			cn_drop(q, d);
+			free(d->slay);
 			free(d);
 		}
 	while (q->head) { /* none: nothing is queued without a flusher */
@@ -947,11 +1100,11 @@ int cli_uq_unlink(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name)
 		if (q->npending >= q->o.max_pending) {
 			/* room first; the delegation may be gone after */
 			q->st.waits++;
-			pthread_cond_wait(&q->done, &q->mu);
+			wait_done(q);
 			continue;
 		}
 		ino = (*pp)->ino;
-		if (queue(q, d, c, name, ino))
+		if (queue(q, d, c, name, ino, UQ_UNLINK, 0, 0))
 			break;
 		name_unlink(q, pp);
 		cn_del(q, d, name);
@@ -966,6 +1119,145 @@ int cli_uq_unlink(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name)
 	q->st.sync++;
 	pthread_mutex_unlock(&q->mu);
 	return 0;
+}
+
+/* CREATE_SLOTS for d, the mutex dropped meanwhile (mu held): 0 when d
+ * has a slot now. */
+static int slots_fetch(cli_uq *q, uq_dir *d, const cli_ctx *c)
+{
+	uint64_t inos[PFS_CREATE_SLOTS_MAX];
+	pfs_layout *lays;
+	pfs_attr da;
+	unsigned gen = d->slot_gen;
+	int rc;
+
+	if (!d->slay && !(d->slay = malloc(PFS_CREATE_SLOTS_MAX * sizeof(*d->slay))))
+		return -ENOMEM;
+	lays = malloc(PFS_CREATE_SLOTS_MAX * sizeof(*lays));
+	if (!lays)
+		return -ENOMEM;
+	d->slot_getting = 1;
+	pthread_mutex_unlock(&q->mu);
+	rc = q->o.ops.create_slots(q->o.ops.arg, c, d->ino, PFS_CREATE_SLOTS_MAX, inos, lays, &da);
+	pthread_mutex_lock(&q->mu);
+	d->slot_getting = 0;
+	pthread_cond_broadcast(&q->done);
+	if (rc) {
+		q->st.slots_refused++;
+		d->slot_retry_at = now_ms(q) + q->o.backoff_ms;
+		pfs_log(PFS_LOG_DEBUG, "async create: no slots in dir %llu: %s",
+			(unsigned long long)d->ino, pfs_strerror(rc));
+	} else if (gen != d->slot_gen) {
+		rc = -EAGAIN; /* the delegation went meanwhile: they expire */
+	} else {
+		q->st.slots_got++;
+		/* sent before the MDS dated them: a minute to spare */
+		d->slot_until = now_ms(q) + ((uint64_t)PFS_CREATE_SLOT_TTL_S - 60) * 1000;
+		memcpy(d->sino, inos, sizeof(inos));
+		memcpy(d->slay, lays, PFS_CREATE_SLOTS_MAX * sizeof(*lays));
+		d->dattr = da;
+		d->islot = 0;
+		d->nslot = PFS_CREATE_SLOTS_MAX;
+	}
+	free(lays);
+	return rc;
+}
+
+/* The attributes the MDS gives a file c creates in a directory with
+ * attributes da (mds/ns.c inode_new): owner c, the directory's group
+ * and set-gid passed on, set-gid dropped for a non-member. */
+static void new_file_attr(const cli_ctx *c, const pfs_attr *da, uint64_t ino, uint32_t mode,
+			  pfs_attr *a)
+{
+	struct timespec ts;
+	int64_t now;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	memset(a, 0, sizeof(*a));
+	a->ino = ino;
+	a->mode = S_IFREG | (mode & 07777);
+	a->nlink = 1;
+	a->uid = c->cred.uid;
+	a->gid = (da->mode & S_ISGID) ? da->gid : c->cred.gid;
+	if (c->cred.uid != 0 && (a->mode & S_ISGID) && !pfs_cred_in_group(&c->cred, a->gid))
+		a->mode &= ~(uint32_t)S_ISGID;
+	a->atime_ns = a->mtime_ns = a->ctime_ns = now;
+}
+
+int cli_uq_create_file(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name,
+		       uint32_t mode, uint32_t flags, pfs_attr *attr, pfs_layout *lay)
+{
+	int up;
+	uq_dir *d;
+	uint64_t ino;
+
+	if (!q->o.ops.create || !q->o.ops.create_slots ||
+	    !__atomic_load_n(&q->nheld, __ATOMIC_ACQUIRE))
+		return 0;
+	up = q->o.ops.up ? q->o.ops.up(q->o.ops.arg) : 1;
+	if (!up || strlen(name) > PFS_NAME_MAX)
+		return 0;
+	pthread_mutex_lock(&q->mu);
+	for (;;) {
+		d = dir_find(q, dir);
+		/* complete again after usable(): an expiry there drops it */
+		if (!d || !d->complete || !usable(q, d, c, now_ms(q)) || !d->complete ||
+		    *cn_slot(d, name))
+			break;
+		if (q->npending >= q->o.max_pending) {
+			q->st.waits++;
+			wait_done(q);
+			continue;
+		}
+		if (d->islot < d->nslot && now_ms(q) >= d->slot_until)
+			slots_drop(d); /* too old to be sent in time */
+		if (d->islot >= d->nslot) {
+			if (d->slot_getting) { /* another thread's fetch */
+				wait_done(q);
+				continue;
+			}
+			if (now_ms(q) < d->slot_retry_at || slots_fetch(q, d, c))
+				break;
+			continue; /* the delegation may have gone meanwhile */
+		}
+		ino = d->sino[d->islot];
+		if (queue(q, d, c, name, ino, UQ_CREATE, mode, flags))
+			break;
+		*lay = d->slay[d->islot];
+		d->islot++;
+		new_file_attr(c, &d->dattr, ino, mode, attr);
+		/* the name is this mount's now, in the set and for unlink */
+		cn_add(q, d, name);
+		name_put(q, dir, name, ino, attr->mode);
+		q->st.acreate++;
+		pthread_mutex_unlock(&q->mu);
+		if (q->o.ops.charge_create)
+			q->o.ops.charge_create(q->o.ops.arg, c->job);
+		return 1;
+	}
+	pthread_mutex_unlock(&q->mu);
+	return 0;
+}
+
+int cli_uq_created_close(cli_uq *q, uint64_t ino)
+{
+	int r = 0;
+
+	if (!__atomic_load_n(&q->npending, __ATOMIC_ACQUIRE))
+		return 0;
+	pthread_mutex_lock(&q->mu);
+	for (uq_job *j = q->head; j; j = j->next)
+		if (j->kind == UQ_CREATE && j->ino == ino) {
+			if (!j->inflight && !j->closed) {
+				j->closed = 1;
+				q->st.acreate_closed++;
+				r = 1;
+			}
+			break;
+		}
+	pthread_mutex_unlock(&q->mu);
+	return r;
 }
 
 void cli_uq_note_entry(cli_uq *q, uint64_t dir, const char *name, uint64_t ino, uint32_t mode)
@@ -995,12 +1287,18 @@ void cli_uq_forget_name(cli_uq *q, uint64_t dir, const char *name)
 
 int cli_uq_pending_name(cli_uq *q, uint64_t dir, const char *name)
 {
+	uq_job *j;
 	int r;
 
 	if (!__atomic_load_n(&q->npending, __ATOMIC_ACQUIRE))
 		return 0;
 	pthread_mutex_lock(&q->mu);
-	r = job_pending(q, dir, name) != NULL;
+	/* the MDS would not know the name yet */
+	while (create_pending(q, dir, name)) {
+		q->st.waits++;
+		wait_done(q);
+	}
+	r = (j = job_pending(q, dir, name)) != NULL && j->kind == UQ_UNLINK;
 	pthread_mutex_unlock(&q->mu);
 	return r;
 }
@@ -1014,7 +1312,7 @@ void cli_uq_wait(cli_uq *q, uint64_t ino)
 	pthread_mutex_lock(&q->mu);
 	while (job_conflict(q, ino)) {
 		waited = 1;
-		pthread_cond_wait(&q->done, &q->mu);
+		wait_done(q);
 	}
 	q->st.waits += waited;
 	pthread_mutex_unlock(&q->mu);
@@ -1029,7 +1327,7 @@ void cli_uq_wait_all(cli_uq *q)
 	pthread_mutex_lock(&q->mu);
 	while (q->npending) {
 		waited = 1;
-		pthread_cond_wait(&q->done, &q->mu);
+		wait_done(q);
 	}
 	q->st.waits += waited;
 	pthread_mutex_unlock(&q->mu);
@@ -1060,6 +1358,7 @@ static void recall_one(cli_uq *q, uq_dir *d, uint64_t now)
 	d->recall_gen++;
 	names_drop_dir(q, d->ino);
 	cn_drop(q, d);
+	slots_drop(d);
 	backoff(q, d, now);
 	busy_update(q, d, was);
 	(void)start_locked(q); /* a flusher sends the RETURN */

@@ -88,6 +88,36 @@
  *   LOOKUP to the MDS; a name missing from it would be wrong, so every
  *   doubt drops completeness.
  *
+ * Asynchronous create (ops.create and ops.create_slots set; the mount
+ * option async_create):
+ * - When: create(2) of name in dir by c (cli_uq_create_file) while dir is
+ *   held, usable as for an asynchronous unlink and complete (above), and
+ *   name is not in its set: the name surely does not exist, so the create
+ *   cannot fail for EEXIST, and only this mount can make it meanwhile.
+ * - Slots: the inode number and layout come from slots the MDS reserved
+ *   for this mount in dir (PFS_OP_MDS_CREATE_SLOTS), fetched
+ *   PFS_CREATE_SLOTS_MAX at a time in the creating thread when none is
+ *   left, with dir's attributes; the new file's attributes are the MDS's
+ *   rules applied here (owner c, group and set-gid from dir).  Slots are
+ *   forgotten when the delegation goes (recall, return, expiry, quiesce).
+ * - Sending: as an unlink, by the flushers: one CREATE with the slot, or
+ *   a CREATE_BATCH of one directory's queued creates of one context (as
+ *   UNLINK_BATCH; refused as unknown: single CREATEs from then on), in
+ *   queue order.  No two jobs of one name are in flight at once (a create
+ *   after an unlink of its name, or an unlink after its create, waits for
+ *   the one before).  An error is logged, counted, kept for fsyncdir and
+ *   drops dir's completeness; the file the kernel was given is then gone.
+ * - Holding: a queued create is sent create_hold_ms after it was
+ *   answered, or at once when any caller waits for the queue (an ordering
+ *   wait, fsyncdir, room, quiesce) or its directory is being given back.
+ *   If its file was closed meanwhile (cli_uq_created_close) it goes with
+ *   PFS_CREATE_CLOSED and no CLOSE is due.  A create storm then costs the
+ *   MDS one CREATE_BATCH per 32 files and no CLOSEs.
+ * - Ordering: cli_uq_wait(ino) waits for the file's CREATE (an MDS request
+ *   naming it, a capability it needs before its first I/O), cli_uq_wait(dir)
+ *   and cli_uq_wait_all as for unlinks; cli_uq_pending_name waits for a
+ *   pending CREATE of the name before it answers.
+ *
  * Thread-safe: one mutex, never held across an RPC. */
 #ifndef CLI_UNLINKQ_H
 #define CLI_UNLINKQ_H
@@ -127,6 +157,26 @@ typedef struct cli_uq_ops {
 	 * negative lookups do not ask for delegations). */
 	int (*list)(void *arg, const cli_ctx *c, uint64_t dir, const char *after, uint32_t max,
 		    cli_bulkent *out, uint32_t *n, int *eof);
+	/* CREATE_SLOTS of dir for c: 0 with n inos/lays and dir's attributes,
+	 * or -errno.  NULL (or create NULL) = no asynchronous creates. */
+	int (*create_slots)(void *arg, const cli_ctx *c, uint64_t dir, uint32_t n,
+			    uint64_t *inos, pfs_layout *lays, pfs_attr *dir_attr);
+	/* CREATE of name in dir into slot ino (mode, flags PFS_CREATE_READ/
+	 * WRITE), closed: the creator closed it already; charged already
+	 * (charge_create).  0 or -errno. */
+	int (*create)(void *arg, const cli_ctx *c, uint64_t dir, const char *name, uint32_t mode,
+		      uint32_t flags, uint64_t ino, int closed);
+	/* CREATE_BATCH: n (2..PFS_CREATE_SLOTS_MAX) creates of names[i] in
+	 * dir into inos[i] with modes[i], closed[i], for c, charged as
+	 * create's: 0 with status[i] each one's 0 or -errno, or the
+	 * request's -errno (-EACCES, -EOPNOTSUPP, -ENOSYS: the MDS does not
+	 * know the opcode and nothing ran).  NULL = single CREATEs only. */
+	int (*create_batch)(void *arg, const cli_ctx *c, uint64_t dir, unsigned n,
+			    const char *const *names, const uint32_t *modes, const int *closed,
+			    const uint64_t *inos, int *status);
+	/* PADLL admission of a CREATE of job in the application's thread;
+	 * NULL = none. */
+	void (*charge_create)(void *arg, const char *job);
 	/* Monotonic ms; NULL = pfs_clock_ms (tests inject a clock). */
 	uint64_t (*clock)(void *arg);
 	void *arg;
@@ -147,6 +197,8 @@ typedef struct cli_uq_opts {
 	unsigned max_cnames;     /* names in all complete sets; 0 = 4096 + 65536 */
 	unsigned list_batch;     /* entries per ops.list; 0 = PFS_LOOKUP_BULK_MAX */
 	int nice;                /* the flushers' nice value (0..19; 0 = as the mount) */
+	unsigned create_hold_ms; /* an asynchronous create waits this long for its
+	                            file's close before it is sent (0 = none) */
 	cli_uq_ops ops;
 } cli_uq_opts;
 
@@ -166,14 +218,25 @@ void cli_uq_quiesce(cli_uq *q);
  * PADLL stage charged c's job), 0 = unlink synchronously.  May send
  * DELEG_GET; may wait for room. */
 int cli_uq_unlink(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name);
+/* create(2) of name in dir by c with mode (S_IFREG | permissions, the
+ * umask applied) and flags (PFS_CREATE_READ/WRITE): 1 = queued, *attr and
+ * *lay are the new file's (reply now; PADLL charged c's job); 0 = create
+ * synchronously.  May send CREATE_SLOTS; may wait for room. */
+int cli_uq_create_file(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name,
+		       uint32_t mode, uint32_t flags, pfs_attr *attr, pfs_layout *lay);
+/* The last close of ino: 1 when its CREATE is still queued (it now goes
+ * with PFS_CREATE_CLOSED: no CLOSE is due), else 0. */
+int cli_uq_created_close(cli_uq *q, uint64_t ino);
 /* The kernel got the entry name -> (ino, mode) in dir (a LOOKUP answered,
  * from the MDS or the statahead; a create). */
 void cli_uq_note_entry(cli_uq *q, uint64_t dir, const char *name, uint64_t ino, uint32_t mode);
 /* This mount changed name in dir (made, removed, renamed from or to). */
 void cli_uq_forget_name(cli_uq *q, uint64_t dir, const char *name);
-/* 1 when name in dir has an unlink pending (a LOOKUP answers ENOENT). */
+/* 1 when name in dir has an unlink pending (a LOOKUP answers ENOENT); a
+ * pending create of it is waited for first. */
 int cli_uq_pending_name(cli_uq *q, uint64_t dir, const char *name);
-/* Wait until no pending unlink is in directory ino or of inode ino. */
+/* Wait until no pending unlink or create is in directory ino or of
+ * inode ino. */
 void cli_uq_wait(cli_uq *q, uint64_t ino);
 /* Wait until no unlink is pending. */
 void cli_uq_wait_all(cli_uq *q);
@@ -214,6 +277,13 @@ typedef struct cli_uq_stats {
 	unsigned batch_max;    /* the largest */
 	int batch_off;         /* the MDS refused UNLINK_BATCH: single UNLINKs */
 	uint64_t neg_local;    /* LOOKUPs answered ENOENT from a complete directory */
+	uint64_t acreate;      /* creates answered at once */
+	uint64_t acreate_closed; /* of them, sent after their last close */
+	uint64_t slots_got;    /* CREATE_SLOTS answered */
+	uint64_t slots_refused; /* CREATE_SLOTS that failed */
+	uint64_t create_errors; /* asynchronous creates the MDS refused */
+	uint64_t cbatches;     /* CREATE_BATCHes sent (not counting a refused one) */
+	uint64_t cbatched;     /* creates they carried */
 	uint64_t listed;       /* directories made complete by a listing */
 	uint64_t incomplete;   /* listings that failed, were too long or overflowed */
 	unsigned pending;      /* unlinks pending now */

@@ -291,6 +291,32 @@ enum pfs_opcode {
 	                                  malformed).  Not in the reply log: a resend that
 	                                  runs again finds removed names gone (-ENOENT)
 	                                  and, by the expected inodes, removes nothing new */
+	PFS_OP_MDS_CREATE_SLOTS,       /* cred, u64 dir, u32 n (1..PFS_CREATE_SLOTS_MAX)
+	                                  -> attr (the directory's), u32 n, n x { u64 ino,
+	                                  layout }: the holder of dir's delegation
+	                                  reserves n inode numbers and layouts (the
+	                                  directory's default striping) for creates it
+	                                  answers before the MDS has them (asynchronous
+	                                  create); it sends them later as CREATEs with
+	                                  PFS_CREATE_SLOT.  A slot belongs to this client
+	                                  and this directory and lasts
+	                                  PFS_CREATE_SLOT_TTL_S; one never used only
+	                                  costs its numbers (objects come into being at
+	                                  their first write).  -EAGAIN: the client does
+	                                  not hold dir's delegation, or holds too many
+	                                  slots; -EACCES as for CREATE */
+	PFS_OP_MDS_CREATE_BATCH,       /* cred, u64 parent, u32 n (1..PFS_CREATE_SLOTS_MAX),
+	                                  n x { str name, u32 mode, u32 flags
+	                                  (PFS_CREATE_CLOSED), u64 ino } -> u32 n, n x
+	                                  i32 status: n asynchronous creates into this
+	                                  client's slots in one directory, each run and
+	                                  answered as its own CREATE with PFS_CREATE_SLOT
+	                                  would be, in order (an entry whose name already
+	                                  names its slot's inode, a resend after an MDS
+	                                  restart, is success); PADLL charges n CREATEs.
+	                                  The request's own status is an error only when
+	                                  nothing ran (-EINVAL: n out of range, an entry
+	                                  malformed) */
 
 	/* ---- MDS: control channel (OSS -> MDS) ---- */
 	PFS_OP_MDS_OSS_REGISTER = 250, /* str oss_name, str host, u16 data_port,
@@ -416,6 +442,19 @@ enum pfs_opcode {
  * caller may read (READ) and/or write (WRITE) it; neither = both. */
 #define PFS_CREATE_READ 0x2u
 #define PFS_CREATE_WRITE 0x4u
+/* An asynchronous create (PFS_OP_MDS_CREATE_SLOTS): the CREATE payload ends
+ * with u64 ino, a slot this client reserved in this directory; the file
+ * gets that inode number and the slot's layout (stripe hints are ignored),
+ * EXCL is implied.  -ESTALE: no such slot (taken, expired, another
+ * client's or directory's, or the MDS restarted since). */
+#define PFS_CREATE_SLOT 0x8u
+/* With SLOT: the creator closed the file already; no open is counted
+ * (and no CLOSE follows). */
+#define PFS_CREATE_CLOSED 0x10u
+/* PFS_OP_MDS_CREATE_SLOTS: most slots per request, and how long an unused
+ * slot lasts. */
+#define PFS_CREATE_SLOTS_MAX 32
+#define PFS_CREATE_SLOT_TTL_S 600
 /* stripe_offset of CREATE/SETSTRIPE/GETLAYOUT (lfs's stripe index): the OST
  * index of stripe 0, the next stripes on the next OST indices up (modulo the
  * registered OSTs, skipping OSTs that are down), or ANY: the MDS chooses. */

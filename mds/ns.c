@@ -413,15 +413,29 @@ out:
 /* Fill a new inode owned by c in directory dir (set-gid directories pass
  * their group on, and their set-gid bit to subdirectories). */
 static int inode_new(mds_ns *ns, MDB_txn *t, const pfs_cred *c, const struct inode *dir,
-		     uint32_t mode, uint32_t rdev, int64_t now, struct inode *in)
+		     uint32_t mode, uint32_t rdev, int64_t now, const uint64_t *ino,
+		     struct inode *in)
 {
 	int rc;
 
 	memset(&in->d, 0, sizeof(in->d));
 	in->target[0] = '\0';
-	rc = mds_nsi_meta_next(ns, t, "next_ino", ROOT_INO + 1, &in->ino);
-	if (rc)
-		return rc;
+	if (ino) {
+		/* a reserved number (a slot): never given out by the counter
+		 * again, but check it is free all the same */
+		rc = mds_nsi_ino_get(ns, t, *ino, in);
+		if (rc == 0)
+			return -ESTALE;
+		if (rc != -ENOENT)
+			return rc;
+		memset(&in->d, 0, sizeof(in->d));
+		in->target[0] = '\0';
+		in->ino = *ino;
+	} else {
+		rc = mds_nsi_meta_next(ns, t, "next_ino", ROOT_INO + 1, &in->ino);
+		if (rc)
+			return rc;
+	}
 	in->d.mode = mode;
 	in->d.uid = c->uid;
 	in->d.gid = c->gid;
@@ -494,9 +508,16 @@ static int create_finish(mds_ns *ns, MDB_txn *t, struct inode *dir, const char *
 	return rc;
 }
 
+/* A slot (mds_ns_create_slots) the new file takes its inode number and
+ * layout from: the record of ino, owned by client, good at now_ms. */
+struct create_slot {
+	uint64_t ino, client, now_ms;
+};
+
 static int do_create(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
 		     uint32_t mode, uint32_t rdev, uint32_t flags, uint32_t ss, uint32_t sc,
-		     uint32_t so, const char *target, pfs_attr *out, pfs_layout *lay)
+		     uint32_t so, const char *target, const struct create_slot *slot,
+		     pfs_attr *out, pfs_layout *lay)
 {
 	struct work *w = work_new();
 	struct dent_val dv;
@@ -510,7 +531,7 @@ static int do_create(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char 
 	if (rc)
 		goto out;
 	rc = create_prep(ns, t, c, parent, name, &w->a, &dv, &w->c);
-	if (rc == -EEXIST && S_ISREG(mode) && lay && !(flags & PFS_CREATE_EXCL) &&
+	if (rc == -EEXIST && S_ISREG(mode) && lay && !(flags & PFS_CREATE_EXCL) && !slot &&
 	    !is_dot(name)) {
 		/* open(O_CREAT) of an existing file opens it: checked as an
 		 * open with the caller's access mode (the kernel sends CREATE
@@ -532,10 +553,21 @@ static int do_create(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char 
 	}
 	if (rc)
 		goto out;
-	rc = inode_new(ns, t, c, &w->a, mode, rdev, now, &w->b);
+	/* the slot's record goes with this transaction: used once */
+	if (slot && !lay)
+		rc = -EINVAL;
+	if (slot && !rc)
+		rc = mds_nsi_slot_take(ns, t, slot->ino, slot->client, parent, slot->now_ms, lay);
 	if (rc)
 		goto out;
-	if (S_ISREG(mode)) {
+	rc = inode_new(ns, t, c, &w->a, mode, rdev, now, slot ? &slot->ino : NULL, &w->b);
+	if (rc)
+		goto out;
+	if (slot) {
+		w->b.d.ss = lay->stripe_size;
+		w->b.d.sc = lay->stripe_count;
+		memcpy(w->b.st, lay->stripe, (size_t)lay->stripe_count * sizeof(pfs_stripe));
+	} else if (S_ISREG(mode)) {
 		rc = mds_nsi_layout_alloc(ns, t, ss ? ss : w->a.d.def_ss, sc ? sc : w->a.d.def_sc,
 					  so != PFS_STRIPE_OFFSET_ANY ? so : dir_def_offset(&w->a),
 					  &w->b);
@@ -569,7 +601,72 @@ int mds_ns_create_at(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char 
 	if ((mode & S_IFMT) && !S_ISREG(mode))
 		return -EINVAL;
 	return do_create(ns, c, parent, name, S_IFREG | (mode & 07777), 0, flags, stripe_size,
-			 stripe_count, stripe_offset, NULL, out, lay);
+			 stripe_count, stripe_offset, NULL, NULL, out, lay);
+}
+
+int mds_ns_create_slot(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		       uint32_t mode, uint32_t flags, uint64_t client, uint64_t ino,
+		       pfs_attr *out, pfs_layout *lay)
+{
+	struct create_slot slot = { ino, client, (uint64_t)(now_ns() / 1000000) };
+
+	if ((mode & S_IFMT) && !S_ISREG(mode))
+		return -EINVAL;
+	if (ino <= ROOT_INO)
+		return -ESTALE;
+	return do_create(ns, c, parent, name, S_IFREG | (mode & 07777), 0,
+			 flags | PFS_CREATE_EXCL, 0, 0, PFS_STRIPE_OFFSET_ANY, NULL, &slot, out,
+			 lay);
+}
+
+int mds_ns_create_slots(mds_ns *ns, const pfs_cred *c, uint64_t dir, unsigned n,
+			uint64_t client, uint64_t ttl_ms, uint64_t *inos, pfs_layout *lays,
+			pfs_attr *dir_attr)
+{
+	uint64_t now_ms = (uint64_t)(now_ns() / 1000000);
+	struct work *w;
+	MDB_txn *t = NULL;
+	int rc;
+
+	if (n == 0 || n > PFS_CREATE_SLOTS_MAX)
+		return -EINVAL;
+	w = work_new();
+	if (!w)
+		return -ENOMEM;
+	rc = wbegin(ns, &t);
+	if (rc)
+		goto out;
+	rc = dir_get(ns, t, dir, &w->a);
+	if (!rc)
+		rc = may(c, &w->a, W_OK | X_OK);
+	if (!rc)
+		rc = path_ok(ns, t, c, &w->a, &w->c);
+	if (!rc && w->a.d.nlink == 0)
+		rc = -ENOENT;
+	for (unsigned i = 0; !rc && i < n; i++) {
+		memset(&w->b.d, 0, sizeof(w->b.d));
+		w->b.d.mode = S_IFREG;
+		rc = mds_nsi_meta_next(ns, t, "next_ino", ROOT_INO + 1, &inos[i]);
+		if (!rc)
+			rc = mds_nsi_layout_alloc(ns, t, w->a.d.def_ss, w->a.d.def_sc,
+						  dir_def_offset(&w->a), &w->b);
+		if (!rc)
+			to_layout(&w->b, &lays[i]);
+		if (!rc)
+			rc = mds_nsi_slot_put(ns, t, inos[i], client, dir, now_ms + ttl_ms, &lays[i]);
+	}
+	if (!rc) {
+		to_attr(&w->a, dir_attr);
+		/* slots never used (a mount that died, a delegation recalled) */
+		(void)mds_nsi_slot_sweep(ns, t, now_ms, 2 * n);
+	}
+out:
+	/* the ids reserved are synced before this returns when a new batch
+	 * was reserved (mds_nsi_wend); the records go with the periodic
+	 * sync, as any namespace change */
+	rc = t ? mds_nsi_wend(ns, t, rc, 0) : rc;
+	free(w);
+	return rc;
 }
 
 int mds_ns_create(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
@@ -595,7 +692,7 @@ int mds_ns_mknod(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *nam
 		return -EPERM;
 	return do_create(ns, c, parent, name, type | (mode & 07777), rdev, PFS_CREATE_EXCL, 0, 0,
 			 PFS_STRIPE_OFFSET_ANY,
-			 NULL, out, type == S_IFREG ? &lay : NULL);
+			 NULL, NULL, out, type == S_IFREG ? &lay : NULL);
 }
 
 int mds_ns_mkdir(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
@@ -603,7 +700,7 @@ int mds_ns_mkdir(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *nam
 {
 	return do_create(ns, c, parent, name, S_IFDIR | (mode & 07777), 0, PFS_CREATE_EXCL, 0, 0,
 			 PFS_STRIPE_OFFSET_ANY,
-			 NULL, out, NULL);
+			 NULL, NULL, out, NULL);
 }
 
 int mds_ns_symlink(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
@@ -616,7 +713,7 @@ int mds_ns_symlink(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *n
 	if (n > PFS_PATH_MAX)
 		return -ENAMETOOLONG;
 	return do_create(ns, c, parent, name, S_IFLNK | 0777, 0, PFS_CREATE_EXCL, 0, 0,
-			 PFS_STRIPE_OFFSET_ANY, target,
+			 PFS_STRIPE_OFFSET_ANY, target, NULL,
 			 out, NULL);
 }
 

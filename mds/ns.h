@@ -65,6 +65,24 @@ int mds_ns_create(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *na
 int mds_ns_create_at(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
 		     uint32_t mode, uint32_t flags, uint32_t stripe_size, uint32_t stripe_count,
 		     uint32_t stripe_offset, pfs_attr *out, pfs_layout *lay);
+/* Asynchronous create (PFS_OP_MDS_CREATE_SLOTS): n (1..PFS_CREATE_SLOTS_MAX)
+ * inode numbers and layouts (dir's default striping) reserved for c of
+ * client in one transaction, each stored as a slot record (owner client,
+ * directory dir, good for ttl_ms; mds/slotrec.c) that survives a restart;
+ * expired records are swept in the same transaction.  dir_attr gets dir's
+ * attributes.  c must be allowed to create in dir (W_OK|X_OK, search on
+ * the path). */
+int mds_ns_create_slots(mds_ns *ns, const pfs_cred *c, uint64_t dir, unsigned n,
+			uint64_t client, uint64_t ttl_ms, uint64_t *inos, pfs_layout *lays,
+			pfs_attr *dir_attr);
+/* mds_ns_create of name in parent into client's slot ino: the file gets
+ * that inode number and the slot's layout, and the slot record goes in
+ * the same transaction; EXCL implied (-EEXIST when name exists, the slot
+ * kept); -ESTALE when client has no such slot in parent (unknown, taken,
+ * expired) or inode ino exists. */
+int mds_ns_create_slot(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char *name,
+		       uint32_t mode, uint32_t flags, uint64_t client, uint64_t ino,
+		       pfs_attr *out, pfs_layout *lay);
 /* mds_ns_create flag of the MDS's own (never from the wire): the creator
  * opens the new file for writing, so it starts with its size flagged
  * stale (mds_ns_size_stale, mds/open.h) in the creating transaction rather

@@ -100,6 +100,7 @@ struct mds_id_range {
 struct mds_ns {
 	MDB_env *env;
 	MDB_dbi inodes, dirents, cookies, xattrs, osts, ostuuid, destroy, meta, replies;
+	MDB_dbi slots;          /* create slot records (slotrec.c) */
 	MDB_dbi kv[MDS_KV_NTABLES];
 	mds_ns_opts opts;
 	pthread_mutex_t lock;  /* guards ost, nost, rr, notify, ino_ids, the sync state */
@@ -222,6 +223,18 @@ struct mds_ns_reply;
 struct mds_ns_reply *mds_nsi_reply_pending(mds_ns *ns);
 int mds_nsi_reply_put(mds_ns *ns, MDB_txn *t, const struct mds_ns_reply *r);
 int mds_nsi_reply_purge(mds_ns *ns, MDB_txn *t);
+
+/* slotrec.c: create slot records (asynchronous create).  put: -EEXIST
+ * when ino has one, -EINVAL for ino 0 or a layout without objects.  take:
+ * the record of ino if client owns it in dir and it is not expired at
+ * now_ms (wall clock): 0 with *lay and the record deleted in t, else
+ * -ESTALE (a damaged record is dropped).  sweep: deletes up to max
+ * expired records from the table's start; returns how many. */
+int mds_nsi_slot_put(mds_ns *ns, MDB_txn *t, uint64_t ino, uint64_t client, uint64_t dir,
+		     uint64_t expiry_ms, const pfs_layout *lay);
+int mds_nsi_slot_take(mds_ns *ns, MDB_txn *t, uint64_t ino, uint64_t client, uint64_t dir,
+		      uint64_t now_ms, pfs_layout *lay);
+unsigned mds_nsi_slot_sweep(mds_ns *ns, MDB_txn *t, uint64_t now_ms, unsigned max);
 
 /* dbsync.c: start the periodic sync thread (MDS_SYNC_PERIODIC), stop it. */
 int mds_nsi_syncer_start(mds_ns *ns);

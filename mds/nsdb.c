@@ -435,7 +435,7 @@ int mds_ns_open(const mds_ns_opts *opts, mds_ns **out)
 		{ "cookies", &ns->cookies }, { "xattrs", &ns->xattrs },
 		{ "osts", &ns->osts }, { "ostuuid", &ns->ostuuid },
 		{ "destroy", &ns->destroy }, { "meta", &ns->meta },
-		{ "replies", &ns->replies },
+		{ "replies", &ns->replies }, { "slots", &ns->slots },
 		{ "jobs", &ns->kv[MDS_KV_JOBS] }, { "qos", &ns->kv[MDS_KV_QOS] },
 		{ "locks", &ns->kv[MDS_KV_LOCKS] },
 	};

@@ -58,6 +58,7 @@
 
 #include "common/auth.h"
 #include "common/capa.h"
+#include "common/clock.h"
 #include "common/layout.h"
 #include "common/log.h"
 #include "common/msg.h"
@@ -70,6 +71,7 @@
 #include "mds/mdqos.h"
 #include "mds/ascar_store.h"
 #include "mds/deleg.h"
+#include "mds/slots.h"
 #include "mds/lease.h"
 #include "mds/lfsck.h"
 #include "mds/nsgroup.h"
@@ -106,7 +108,7 @@ struct op_row {
 
 /* The opcode table, defined after the handlers: NOPS rows; counter slot
  * NOPS counts unknown opcodes. */
-#define NOPS 55
+#define NOPS 57
 #define NSLOTS (NOPS + 1)
 static const struct op_row ops[NOPS];
 
@@ -133,6 +135,8 @@ struct mds_server {
 	mds_lease *lease;          /* metadata leases (mds/lease.h); NULL = off */
 	mds_nsgroup *group;        /* group commit of mutations (mds/nsgroup.h); NULL = off */
 	mds_deleg *deleg;          /* directory delegations (mds/deleg.h); NULL = off */
+	mds_slots *slots;          /* create slots held per client (mds/slots.h);
+	                              NULL = asynchronous create off */
 	int have_capa;             /* capa_key holds K_cap */
 	uint8_t capa_key[PFS_CAPA_KEY_LEN];
 };
@@ -686,6 +690,87 @@ static int unlink_one(mds_server *s, const pfs_cred *c, uint64_t cid, uint64_t p
 	return rc;
 }
 
+/* An asynchronous create: name in parent by client cid into its slot ino
+ * (the namespace checks and takes the slot's record; -ESTALE: no such
+ * slot); the client holds one slot less.  opened: the creator still has
+ * it open (the size starts stale, as a writer's). */
+static int create_in_slot(mds_server *s, const pfs_cred *c, uint64_t cid, uint64_t parent,
+			  const char *name, uint32_t mode, int opened, uint64_t ino,
+			  pfs_attr *a, pfs_layout *lay)
+{
+	int rc = mds_ns_create_slot(s->ns, c, parent, name, mode,
+				    opened ? MDS_CREATE_WRITER : 0, cid, ino, a, lay);
+
+	/* not counted (an MDS restarted since the reservation): fine */
+	if (!rc && s->slots)
+		(void)mds_slots_take(s->slots, cid, parent, ino, pfs_clock_ms());
+	return rc;
+}
+
+/* CREATE_BATCH (common/proto.h): u64 parent, u32 n, n x { str name, u32
+ * mode, u32 flags, u64 ino } -> u32 n, n x i32 status.  Decoded whole
+ * first, as UNLINK_BATCH; then each entry is one asynchronous create
+ * (create_in_slot) with its open counted unless PFS_CREATE_CLOSED, in
+ * order, each with its own status.  Not in the reply log: a resend after a
+ * restart (every slot forgotten) finds an entry's name naming its slot's
+ * inode, which is success, as the first run's (the reply carries no
+ * capabilities, so this grants nothing a LOOKUP would not). */
+struct cbatch_ent {
+	uint64_t ino;
+	uint32_t mode, flags;
+	char name[PFS_NAME_MAX + 1];
+};
+
+static int do_create_batch(mds_server *s, const pfs_cred *c, uint64_t cid, uint64_t since,
+			   pfs_rbuf *b, pfs_wbuf *out)
+{
+	uint64_t parent = pfs_rbuf_u64(b);
+	uint32_t n = pfs_rbuf_u32(b);
+	struct cbatch_ent *e;
+	pfs_layout *lay;
+	pfs_attr a;
+	int bad = 0;
+
+	if (pfs_rbuf_error(b) || n == 0 || n > PFS_CREATE_SLOTS_MAX)
+		return -EINVAL;
+	e = malloc(n * sizeof(*e));
+	lay = malloc(sizeof(*lay));
+	if (!e || !lay) {
+		free(e);
+		free(lay);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		get_name(b, e[i].name, PFS_NAME_MAX, &bad);
+		e[i].mode = pfs_rbuf_u32(b);
+		e[i].flags = pfs_rbuf_u32(b);
+		e[i].ino = pfs_rbuf_u64(b);
+	}
+	if (decode_end(b, bad)) {
+		free(e);
+		free(lay);
+		return -EINVAL;
+	}
+	pfs_wbuf_u32(out, n);
+	for (uint32_t i = 0; i < n; i++) {
+		int opened = !(e[i].flags & PFS_CREATE_CLOSED);
+		int rc = create_in_slot(s, c, cid, parent, e[i].name, e[i].mode, opened, e[i].ino,
+					&a, lay);
+
+		if (rc == -ESTALE && mds_ns_lookup(s->ns, c, parent, e[i].name, &a) == 0 &&
+		    a.ino == e[i].ino)
+			rc = 0;
+		if (!rc && opened && !mds_open_add(s->opens, cid, a.ino))
+			(void)mds_open_writer(s->opens, cid, a.ino);
+		if (!rc)
+			lease_entry(s, cid, parent, e[i].name, a.ino, since, 1);
+		pfs_wbuf_u32(out, (uint32_t)rc);
+	}
+	free(e);
+	free(lay);
+	return 0;
+}
+
 /* UNLINK_BATCH (common/proto.h): u64 parent, u32 n, n x { str name, u64
  * ino } -> u32 n, n x i32 status.  Everything is decoded before anything
  * runs: n out of 1..PFS_UNLINK_BATCH_MAX, a malformed, overlong or
@@ -807,14 +892,22 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		uint32_t ss = pfs_rbuf_u32(b), sc = pfs_rbuf_u32(b);
 		/* stripe_offset is optional (requests from before it: any) */
 		uint32_t so = pfs_rbuf_left(b) ? pfs_rbuf_u32(b) : PFS_STRIPE_OFFSET_ANY;
+		/* an asynchronous create names its slot (mds/slots.h) */
+		uint64_t slot = (flags & PFS_CREATE_SLOT) ? pfs_rbuf_u64(b) : 0;
+		int opened = !(flags & PFS_CREATE_SLOT) || !(flags & PFS_CREATE_CLOSED);
 		rc = decode_end(b, bad);
 		if (!rc && !(lay = malloc(sizeof(*lay))))
 			rc = -ENOMEM;
 		rr.lay = lay;
-		if (!rc)
+		if (!rc && (flags & PFS_CREATE_SLOT)) {
+			rc = create_in_slot(s, &c, cid, parent, name, mode, opened, slot, &a, lay);
+		} else if (!rc) {
 			rc = mds_ns_create_at(s->ns, &c, parent, name, mode,
 					      flags | MDS_CREATE_WRITER, ss, sc, so, &a, lay);
-		if (!rc && mds_open_add(s->opens, h->client_id, a.ino))
+		}
+		if (!rc && !opened)
+			; /* closed by its creator already: no open to count */
+		else if (!rc && mds_open_add(s->opens, h->client_id, a.ino))
 			pfs_log(PFS_LOG_DEBUG, "create of ino %llu: unlinked before its open counted",
 				(unsigned long long)a.ino);
 		else if (!rc) /* the flag is set already (a new file) or now (an
@@ -876,6 +969,9 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 	}
 	case PFS_OP_MDS_UNLINK_BATCH:
 		rc = do_unlink_batch(s, &c, cid, b, out);
+		break;
+	case PFS_OP_MDS_CREATE_BATCH:
+		rc = do_create_batch(s, &c, cid, since, b, out);
 		break;
 	case PFS_OP_MDS_RENAME: {
 		uint64_t parent = pfs_rbuf_u64(b);
@@ -1667,6 +1763,59 @@ static int h_deleg_return(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const md
 	return rc;
 }
 
+/* CREATE_SLOTS (mds/slots.h): only the holder of dir's delegation, within
+ * its cap; the namespace checks the cred may create in dir and stores the
+ * slots' records; they are counted for the client before they are
+ * answered. */
+static int h_create_slots(mds_server *s, const pfs_hdr *h, pfs_rbuf *b, const mds_req *rq,
+			  pfs_wbuf *out)
+{
+	uint64_t dir, cid = h->client_id, now = pfs_clock_ms();
+	uint64_t inos[PFS_CREATE_SLOTS_MAX];
+	pfs_layout *lays = NULL;
+	uint32_t n;
+	pfs_cred c;
+	pfs_attr a;
+	int rc = pfs_cred_decode(b, &c);
+
+	if (rc)
+		return -EBADMSG;
+	dir = pfs_rbuf_u64(b);
+	n = pfs_rbuf_u32(b);
+	rc = decode_end(b, 0);
+	if (rc)
+		return rc;
+	if (n == 0 || n > PFS_CREATE_SLOTS_MAX)
+		return -EINVAL;
+	if (!s->deleg || !s->slots || mds_deleg_holder(s->deleg, dir) != cid)
+		return -EAGAIN;
+	if (mds_slots_room(s->slots, cid, now) < n)
+		return -EAGAIN;
+	squash(s, rq->role, &c);
+	lays = malloc(n * sizeof(*lays));
+	if (!lays)
+		return -ENOMEM;
+	rc = mds_ns_create_slots(s->ns, &c, dir, n, cid, (uint64_t)PFS_CREATE_SLOT_TTL_S * 1000,
+				 inos, lays, &a);
+	for (uint32_t i = 0; !rc && i < n; i++)
+		rc = mds_slots_put(s->slots, cid, dir, inos[i], now);
+	if (!rc) {
+		pfs_attr_encode(out, &a);
+		pfs_wbuf_u32(out, n);
+		for (uint32_t i = 0; i < n; i++) {
+			pfs_wbuf_u64(out, inos[i]);
+			pfs_layout_encode(out, &lays[i]);
+		}
+	} else {
+		/* the ones counted are dropped: the client got none (their
+		 * records only expire) */
+		for (uint32_t i = 0; i < n; i++)
+			(void)mds_slots_take(s->slots, cid, dir, inos[i], now);
+	}
+	free(lays);
+	return rc;
+}
+
 /* One row per opcode the MDS serves; the row index is the counter slot. */
 static const struct op_row ops[NOPS] = {
 	{ PFS_OP_PING, h_ping, 0 },
@@ -1722,6 +1871,8 @@ static const struct op_row ops[NOPS] = {
 	{ PFS_OP_MDS_DELEG_GET, h_deleg_get, 0 },
 	{ PFS_OP_MDS_DELEG_RETURN, h_deleg_return, 0 },
 	{ PFS_OP_MDS_UNLINK_BATCH, h_ns, 0 },
+	{ PFS_OP_MDS_CREATE_SLOTS, h_create_slots, 0 },
+	{ PFS_OP_MDS_CREATE_BATCH, h_ns, 0 },
 	{ PFS_OP_MDS_OSS_REGISTER, h_oss_register, 0 },
 	{ PFS_OP_MDS_OSS_HEARTBEAT, h_oss_heartbeat, 0 },
 };
@@ -1801,7 +1952,7 @@ static int rc_tracked(uint16_t op)
 	case PFS_OP_MDS_RENAME: case PFS_OP_MDS_SYMLINK: case PFS_OP_MDS_LINK:
 	case PFS_OP_MDS_SETXATTR: case PFS_OP_MDS_REMOVEXATTR: case PFS_OP_MDS_SETSIZE:
 	case PFS_OP_MDS_SETSTRIPE: case PFS_OP_MDS_LOCK_SET: case PFS_OP_MDS_LOCK_RELEASE:
-	case PFS_OP_MDS_UNLINK_BATCH:
+	case PFS_OP_MDS_UNLINK_BATCH: case PFS_OP_MDS_CREATE_BATCH:
 	case PFS_OP_MDS_JOB_REGISTER: case PFS_OP_MDS_JOB_END:
 	case PFS_OP_MDS_QOS_POLICY_SET: case PFS_OP_MDS_ASCAR_SET: case PFS_OP_MDS_MDQOS_SET:
 		return 1;
@@ -1810,10 +1961,32 @@ static int rc_tracked(uint16_t op)
 	}
 }
 
+/* 1 when a CREATE's payload is an asynchronous create whose creator has
+ * closed the file (PFS_CREATE_SLOT|PFS_CREATE_CLOSED): no open to count. */
+static int create_closed(const uint8_t *payload, size_t len)
+{
+	char name[PFS_NAME_MAX + 1];
+	pfs_rbuf b;
+	pfs_cred c;
+	uint32_t flags;
+	int bad = 0;
+
+	pfs_rbuf_init(&b, payload, len);
+	if (pfs_cred_decode(&b, &c))
+		return 0;
+	(void)pfs_rbuf_u64(&b);
+	get_name(&b, name, PFS_NAME_MAX, &bad);
+	(void)pfs_rbuf_u32(&b);
+	flags = pfs_rbuf_u32(&b);
+	return !pfs_rbuf_error(&b) && !bad && (flags & PFS_CREATE_SLOT) &&
+	       (flags & PFS_CREATE_CLOSED);
+}
+
 /* A resend the reply cache does not know: the reply its operation stored
  * in the database (mds/reply_log.h), if it committed before a restart.  0:
  * out holds the reply; else run the request (-ENOENT: no record). */
-static int reply_from_log(mds_server *s, const pfs_hdr *h, unsigned role, pfs_wbuf *out)
+static int reply_from_log(mds_server *s, const pfs_hdr *h, unsigned role,
+			  const uint8_t *payload, size_t len, pfs_wbuf *out)
 {
 	mds_ns_reply_rec *r = malloc(sizeof(*r));
 	int rc;
@@ -1835,7 +2008,7 @@ static int reply_from_log(mds_server *s, const pfs_hdr *h, unsigned role, pfs_wb
 		pfs_attr_encode(out, &r->attr);
 	if (r->has_lay)
 		pfs_layout_encode(out, &r->lay);
-	if (h->opcode == PFS_OP_MDS_CREATE && r->has_lay) {
+	if (h->opcode == PFS_OP_MDS_CREATE && r->has_lay && !create_closed(payload, len)) {
 		/* the client opens what it created: count it, new capabilities */
 		if (mds_open_add(s->opens, h->client_id, r->attr.ino))
 			pfs_log(PFS_LOG_DEBUG, "resent create of ino %llu: unlinked since",
@@ -1880,7 +2053,8 @@ static int dispatch(mds_server *s, const pfs_hdr *h, unsigned role, const uint8_
 	}
 	int attr;
 	if ((h->flags & PFS_F_RESEND) && reply_logged(h->opcode, &attr) &&
-	    pfs_optab_allowed(h->opcode, role) && reply_from_log(s, h, role, out) == 0) {
+	    pfs_optab_allowed(h->opcode, role) &&
+	    reply_from_log(s, h, role, payload, len, out) == 0) {
 		pfs_log(PFS_LOG_INFO, "%s from %s: resend answered from the reply log",
 			pfs_op_name(h->opcode), peer ? peer : "-");
 		if (track)
@@ -1923,7 +2097,7 @@ static int grouped(const mds_server *s, const pfs_hdr *h)
 	case PFS_OP_MDS_MKDIR: case PFS_OP_MDS_UNLINK: case PFS_OP_MDS_RMDIR:
 	case PFS_OP_MDS_RENAME: case PFS_OP_MDS_SYMLINK: case PFS_OP_MDS_LINK:
 	case PFS_OP_MDS_SETXATTR: case PFS_OP_MDS_REMOVEXATTR: case PFS_OP_MDS_CLOSE:
-	case PFS_OP_MDS_UNLINK_BATCH:
+	case PFS_OP_MDS_UNLINK_BATCH: case PFS_OP_MDS_CREATE_BATCH:
 		return 1;
 	}
 	return 0;
@@ -2023,7 +2197,8 @@ static int group_submit(mds_server *s, pfs_sconn *c, const pfs_hdr *h, uint8_t *
 	q->g.inline_ok = h->opcode == PFS_OP_MDS_UNLINK || h->opcode == PFS_OP_MDS_RMDIR ||
 			 h->opcode == PFS_OP_MDS_UNLINK_BATCH;
 	/* a batch's n unlinks: one commit, not n (mds_nsgroup_req.group_alone) */
-	q->g.group_alone = h->opcode == PFS_OP_MDS_UNLINK_BATCH;
+	q->g.group_alone = h->opcode == PFS_OP_MDS_UNLINK_BATCH ||
+			   h->opcode == PFS_OP_MDS_CREATE_BATCH;
 	q->s = s;
 	q->c = c;
 	q->h = *h;
@@ -2129,6 +2304,7 @@ static unsigned deleg_targets(mds_server *s, const pfs_hdr *h, const uint8_t *p,
 	case PFS_OP_MDS_GETXATTR: case PFS_OP_MDS_SETXATTR: case PFS_OP_MDS_LISTXATTR:
 	case PFS_OP_MDS_REMOVEXATTR: case PFS_OP_MDS_SETSIZE: case PFS_OP_MDS_GETLAYOUT:
 	case PFS_OP_MDS_SETSTRIPE: case PFS_OP_MDS_SYNC: case PFS_OP_MDS_UNLINK_BATCH:
+	case PFS_OP_MDS_CREATE_BATCH:
 		break;
 	default:
 		return 0;
@@ -2207,14 +2383,17 @@ static unsigned mdq_cost(const pfs_hdr *h, const uint8_t *payload)
 	pfs_cred c;
 	uint32_t n;
 
-	if (h->opcode != PFS_OP_MDS_UNLINK_BATCH || !payload)
+	if ((h->opcode != PFS_OP_MDS_UNLINK_BATCH && h->opcode != PFS_OP_MDS_CREATE_BATCH) ||
+	    !payload)
 		return 1;
 	pfs_rbuf_init(&b, payload, h->payload_len);
 	if (pfs_cred_decode(&b, &c))
 		return 1;
 	(void)pfs_rbuf_u64(&b);
 	n = pfs_rbuf_u32(&b);
-	return pfs_rbuf_error(&b) || n == 0 || n > PFS_UNLINK_BATCH_MAX ? 1 : n;
+	return pfs_rbuf_error(&b) || n == 0 ||
+	       n > (h->opcode == PFS_OP_MDS_UNLINK_BATCH ? PFS_UNLINK_BATCH_MAX
+							 : PFS_CREATE_SLOTS_MAX) ? 1 : n;
 }
 
 static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
@@ -2350,9 +2529,15 @@ int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 			free(s);
 			return rc;
 		}
+		/* asynchronous create rides on the delegations; without the
+		 * table CREATE_SLOTS answers -EAGAIN and creates stay sync */
+		s->slots = mds_slots_new(0, 0);
+		if (!s->slots)
+			pfs_log(PFS_LOG_WARNING, "create slots: no memory: asynchronous create off");
 	}
 	rc = mds_nsgroup_start(ns, 0, &s->group);
 	if (rc) {
+		mds_slots_free(s->slots);
 		mds_deleg_destroy(s->deleg);
 		mds_lease_destroy(s->lease);
 		mds_locksvc_stop(s->locks);
@@ -2379,6 +2564,7 @@ int mds_server_start(mds_ns *ns, const mds_server_opts *opts, mds_server **out)
 		mds_deleg_destroy(s->deleg);
 		mds_lease_destroy(s->lease);
 		mds_nsgroup_stop(s->group);
+		mds_slots_free(s->slots);
 		free(s);
 		return rc;
 	}
@@ -2416,6 +2602,7 @@ void mds_server_stop(mds_server *s)
 	mds_deleg_destroy(s->deleg);
 	/* after the server (no more requests), before what members use */
 	mds_nsgroup_stop(s->group);
+	mds_slots_free(s->slots); /* the CREATEs of the group took slots */
 	mds_lfsck_timer_stop(s->lfsck);
 	mds_open_destroy(s->opens);
 	/* after the server, like the lock service's held waits */

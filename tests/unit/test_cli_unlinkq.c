@@ -16,7 +16,15 @@
  * in one UNLINK_BATCH, in order, at most 32; other directories, creds or
  * jobs never share one; each entry's status counts as a single reply
  * would; an MDS that refuses the opcode gets single UNLINKs from then on;
- * a request error is each entry's. */
+ * a request error is each entry's.  Asynchronous create: a complete held
+ * directory answers a create of a name it lacks from a slot (attributes
+ * by the MDS's rules), anything else goes synchronously; creates are held
+ * for create_hold_ms, go in one CREATE_BATCH with their closed flags, at
+ * once when someone waits; a create of a name waits for an unlink of it
+ * before it (and the other way round); a refused CREATE is kept for
+ * fsyncdir; refused slots back off; a recall sends the creates before the
+ * RETURN and drops the slots; an MDS without CREATE_BATCH gets single
+ * CREATEs. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,7 +46,9 @@
 #define LOG_MAX 256
 
 typedef struct ev {
-	char kind;          /* 'u' unlink, 'g' get, 'r' return, 'b' batch (ino: n) */
+	char kind;          /* 'u' unlink, 'g' get, 'r' return, 'b' batch (ino: n),
+	                       'c' create, 'B' create batch (ino: n), 'S' slots */
+	int closed;         /* 'c': created closed */
 	uint64_t dir, ino;
 	uint32_t uid;
 	int batch;          /* 'u', 'b': the batch (1, 2, ...); 0 = a single UNLINK */
@@ -63,10 +73,14 @@ static struct {
 	int nbatch;         /* UNLINK_BATCHes received */
 	int arrived;        /* unlink calls that reached the gate */
 	int flusher_nice;   /* the nice value of the thread of the last UNLINK */
+	int slots_rc;       /* CREATE_SLOTS's answer */
+	uint64_t next_slot; /* the next slot's inode number */
+	int cbatch_rc;      /* CREATE_BATCH's own error */
+	uint32_t dir_mode, dir_gid; /* the directory CREATE_SLOTS describes */
 } F = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 
-static void note_b(char kind, const cli_ctx *c, uint64_t dir, const char *name, uint64_t ino,
-		   int batch)
+static void note_bc(char kind, const cli_ctx *c, uint64_t dir, const char *name, uint64_t ino,
+		    int batch, int closed)
 {
 	pthread_mutex_lock(&F.mu);
 	if (F.nlog < LOG_MAX) {
@@ -74,6 +88,7 @@ static void note_b(char kind, const cli_ctx *c, uint64_t dir, const char *name, 
 
 		e->kind = kind;
 		e->batch = batch;
+		e->closed = closed;
 		e->dir = dir;
 		e->ino = ino;
 		e->uid = c->cred.uid;
@@ -81,6 +96,12 @@ static void note_b(char kind, const cli_ctx *c, uint64_t dir, const char *name, 
 	}
 	pthread_cond_broadcast(&F.cv);
 	pthread_mutex_unlock(&F.mu);
+}
+
+static void note_b(char kind, const cli_ctx *c, uint64_t dir, const char *name, uint64_t ino,
+		   int batch)
+{
+	note_bc(kind, c, dir, name, ino, batch, 0);
 }
 
 static void note(char kind, const cli_ctx *c, uint64_t dir, const char *name, uint64_t ino)
@@ -238,6 +259,66 @@ static void gate(int closed)
 	pthread_mutex_unlock(&F.mu);
 }
 
+/* The MDS's answer to a CREATE of name. */
+static int fake_cstatus(const char *name)
+{
+	return !strcmp(name, "full") ? -ENOSPC : 0;
+}
+
+static int fake_slots(void *arg, const cli_ctx *c, uint64_t dir, uint32_t n, uint64_t *inos,
+		      pfs_layout *lays, pfs_attr *da)
+{
+	int rc;
+
+	note('S', c, dir, NULL, n);
+	pthread_mutex_lock(&F.mu);
+	rc = F.slots_rc;
+	for (uint32_t i = 0; !rc && i < n; i++) {
+		inos[i] = F.next_slot++;
+		memset(&lays[i], 0, sizeof(lays[i]));
+		lays[i].stripe_size = 1u << 20;
+		lays[i].stripe_count = 2;
+		lays[i].stripe[0].object = inos[i];
+		lays[i].stripe[1].ost = 1;
+		lays[i].stripe[1].object = inos[i];
+	}
+	memset(da, 0, sizeof(*da));
+	da->ino = dir;
+	da->mode = F.dir_mode;
+	da->gid = F.dir_gid;
+	pthread_mutex_unlock(&F.mu);
+	return rc;
+}
+
+static int fake_create(void *arg, const cli_ctx *c, uint64_t dir, const char *name,
+		       uint32_t mode, uint32_t flags, uint64_t ino, int closed)
+{
+	gate_pass();
+	note_bc('c', c, dir, name, ino, 0, closed);
+	return fake_cstatus(name);
+}
+
+static int fake_cbatch(void *arg, const cli_ctx *c, uint64_t dir, unsigned n,
+		       const char *const *names, const uint32_t *modes, const int *closed,
+		       const uint64_t *inos, int *status)
+{
+	int b, rc;
+
+	gate_pass();
+	pthread_mutex_lock(&F.mu);
+	b = ++F.nbatch;
+	rc = F.cbatch_rc;
+	pthread_mutex_unlock(&F.mu);
+	note_b('B', c, dir, NULL, n, b);
+	if (rc)
+		return rc;
+	for (unsigned i = 0; i < n; i++) {
+		note_bc('c', c, dir, names[i], inos[i], b, closed[i]);
+		status[i] = fake_cstatus(names[i]);
+	}
+	return 0;
+}
+
 /* The flushers' nice value mk gives (opts.nice). */
 static int mk_nice;
 
@@ -265,6 +346,11 @@ static cli_uq *mk(unsigned max_pending)
 	F.batch_rc = 0;
 	F.nbatch = 0;
 	F.arrived = 0;
+	F.slots_rc = 0;
+	F.next_slot = 5000;
+	F.cbatch_rc = 0;
+	F.dir_mode = 040777;
+	F.dir_gid = 100;
 	pthread_mutex_unlock(&F.mu);
 	assert_int_equal(cli_uq_create(&o, &q), 0);
 	return q;
@@ -1088,6 +1174,286 @@ static void test_batch_request_error(void **state)
 	cli_uq_destroy(q);
 }
 
+/* ---- asynchronous create ---- */
+
+/* A queue with asynchronous creates (listing on), held hold_ms; batches
+ * when batch is set. */
+static cli_uq *mkc(unsigned hold_ms, int batch)
+{
+	cli_uq_opts o = { .threads = 2, .create_hold_ms = hold_ms,
+			  .ops = { .unlink = fake_unlink, .unlink_batch = fake_batch,
+				   .deleg_get = fake_get, .deleg_return = fake_return,
+				   .up = fake_up, .list = fake_list, .create_slots = fake_slots,
+				   .create = fake_create, .create_batch = batch ? fake_cbatch : NULL,
+				   .charge_create = fake_charge, .clock = fake_clock } };
+	cli_uq *q = mk(0); /* resets the fake */
+
+	cli_uq_destroy(q);
+	q = NULL;
+	pthread_mutex_lock(&F.mu);
+	F.nlog = 0;
+	pthread_mutex_unlock(&F.mu);
+	assert_int_equal(cli_uq_create(&o, &q), 0);
+	return q;
+}
+
+/* The index of the first event kind/name in the log, -1 if none. */
+static int find_ev(char kind, const char *name)
+{
+	int r = -1;
+
+	pthread_mutex_lock(&F.mu);
+	for (int i = 0; i < F.nlog && r < 0; i++)
+		if (F.log[i].kind == kind && !strcmp(F.log[i].name, name))
+			r = i;
+	pthread_mutex_unlock(&F.mu);
+	return r;
+}
+
+/* A copy of that event (the first of kind and name; it must be there). */
+static ev ev_of(char kind, const char *name)
+{
+	int i = find_ev(kind, name);
+	ev e;
+
+	assert_true(i >= 0);
+	pthread_mutex_lock(&F.mu);
+	e = F.log[i];
+	pthread_mutex_unlock(&F.mu);
+	return e;
+}
+
+static void test_acreate_answers(void **state)
+{
+	cli_uq *q = mkc(0, 0);
+	cli_ctx c = ctx(1000), o = ctx(1001);
+	pfs_attr a;
+	pfs_layout lay;
+	cli_uq_stats st;
+
+	/* nothing held: synchronous */
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "n1", 0100644, 0, &a, &lay), 0);
+	touch3(q, &c, 9);
+	/* the directory is set-gid with group 55: the file gets group 55,
+	 * and c (not in it) loses a set-gid bit it asked for */
+	pthread_mutex_lock(&F.mu);
+	F.dir_mode = 042775;
+	F.dir_gid = 55;
+	pthread_mutex_unlock(&F.mu);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "n1", 0102755, 0, &a, &lay), 1);
+	assert_int_equal(count('S'), 1);
+	assert_int_equal(a.ino, 5000);
+	assert_int_equal(a.mode, 0100755);
+	assert_int_equal(a.uid, 1000);
+	assert_int_equal(a.gid, 55);
+	assert_int_equal(a.nlink, 1);
+	assert_int_equal(a.size, 0);
+	assert_true(a.mtime_ns > 0);
+	assert_int_equal(lay.stripe_count, 2);
+	assert_int_equal(lay.stripe[1].object, 5000);
+	assert_int_equal(F.charges, 1);
+	/* the next one takes the next slot, no new fetch */
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "n2", 0100600, 0, &a, &lay), 1);
+	assert_int_equal(a.ino, 5001);
+	assert_int_equal(count('S'), 1);
+	/* a name the directory has (listed, or made here), another
+	 * credential, another directory: synchronous */
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "e00003", 0100644, 0, &a, &lay), 0);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "n1", 0100644, 0, &a, &lay), 0);
+	assert_int_equal(cli_uq_create_file(q, &o, 9, "n3", 0100644, 0, &a, &lay), 0);
+	assert_int_equal(cli_uq_create_file(q, &c, 8, "n3", 0100644, 0, &a, &lay), 0);
+	/* made here: the name is no negative any more, and a later unlink
+	 * knows its inode */
+	assert_int_equal(cli_uq_negative(q, &c, 9, "n1"), 0);
+	cli_uq_wait(q, 9);
+	assert_true(find_ev('c', "n1") >= 0);
+	assert_true(find_ev('c', "n2") > find_ev('c', "n1"));
+	assert_int_equal(cli_uq_unlink(q, &c, 9, "n2"), 1);
+	cli_uq_wait(q, 9);
+	assert_int_equal(ev_of('u', "n2").ino, 5001);
+	cli_uq_get_stats(q, &st);
+	assert_int_equal(st.acreate, 2);
+	assert_int_equal(st.slots_got, 1);
+	cli_uq_destroy(q);
+}
+
+static void test_acreate_hold_batch_closed(void **state)
+{
+	cli_uq *q = mkc(60000, 1); /* held for a minute of the fake clock */
+	cli_ctx c = ctx(1000);
+	pfs_attr a1, a2, a3;
+	pfs_layout lay;
+	cli_uq_stats st;
+
+	touch3(q, &c, 9);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "h1", 0100644, 0, &a1, &lay), 1);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "h2", 0100644, 0, &a2, &lay), 1);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "h3", 0100644, 0, &a3, &lay), 1);
+	usleep(50000);
+	assert_int_equal(count('c'), 0); /* held */
+	assert_int_equal(cli_uq_created_close(q, a1.ino), 1);
+	assert_int_equal(cli_uq_created_close(q, a3.ino), 1);
+	assert_int_equal(cli_uq_created_close(q, 4242), 0); /* no such create */
+	/* somebody waits: all three go now, in one batch, in order */
+	cli_uq_wait(q, a2.ino);
+	assert_int_equal(count('B'), 1);
+	assert_int_equal(count('c'), 3);
+	assert_int_equal(ev_of('c', "h1").closed, 1);
+	assert_int_equal(ev_of('c', "h2").closed, 0);
+	assert_int_equal(ev_of('c', "h3").closed, 1);
+	assert_true(find_ev('c', "h1") < find_ev('c', "h2"));
+	assert_true(find_ev('c', "h2") < find_ev('c', "h3"));
+	/* sent already: its close is the MDS's to hear */
+	assert_int_equal(cli_uq_created_close(q, a2.ino), 0);
+	/* the hold ends on the clock too */
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "h4", 0100644, 0, &a1, &lay), 1);
+	advance(60000);
+	cli_uq_recall(q, 0); /* wakes the flushers; the create goes before the RETURN */
+	cli_uq_quiesce(q);
+	assert_true(find_ev('c', "h4") >= 0);
+	assert_true(find_ev('r', "") > find_ev('c', "h4"));
+	cli_uq_get_stats(q, &st);
+	assert_int_equal(st.acreate_closed, 2);
+	assert_int_equal(st.cbatches, 1);
+	assert_int_equal(st.cbatched, 3);
+	cli_uq_destroy(q);
+}
+
+static void test_acreate_same_name_order(void **state)
+{
+	cli_uq *q = mkc(0, 1);
+	cli_ctx c = ctx(1000);
+	pfs_attr a;
+	pfs_layout lay;
+
+	touch3(q, &c, 9);
+	cli_uq_note_entry(q, 9, "e00002", 1002, 0100644);
+	gate(1);
+	assert_int_equal(cli_uq_unlink(q, &c, 9, "e00002"), 1);
+	wait_arrived(1);
+	/* removed here: the name is free, the create is answered, but its
+	 * CREATE waits for the UNLINK in flight */
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "e00002", 0100644, 0, &a, &lay), 1);
+	usleep(50000);
+	pthread_mutex_lock(&F.mu);
+	assert_int_equal(F.arrived, 1);
+	pthread_mutex_unlock(&F.mu);
+	gate(0);
+	cli_uq_wait(q, 9);
+	assert_true(find_ev('u', "e00002") >= 0);
+	assert_true(find_ev('c', "e00002") > find_ev('u', "e00002"));
+	/* and the other way round: an unlink of a name waits for its create */
+	gate(1);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "k2", 0100644, 0, &a, &lay), 1);
+	wait_arrived(3); /* the UNLINK, the first CREATE, this one */
+	cli_uq_note_entry(q, 9, "k2", a.ino, a.mode);
+	assert_int_equal(cli_uq_unlink(q, &c, 9, "k2"), 1);
+	usleep(50000);
+	pthread_mutex_lock(&F.mu);
+	assert_int_equal(F.arrived, 3);
+	pthread_mutex_unlock(&F.mu);
+	gate(0);
+	cli_uq_wait(q, 9);
+	assert_true(find_ev('u', "k2") > find_ev('c', "k2"));
+	cli_uq_destroy(q);
+}
+
+static void test_acreate_lookup_waits(void **state)
+{
+	cli_uq *q = mkc(60000, 0);
+	cli_ctx c = ctx(1000);
+	pfs_attr a;
+	pfs_layout lay;
+
+	touch3(q, &c, 9);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "w1", 0100644, 0, &a, &lay), 1);
+	/* a LOOKUP of it must find it on the MDS: the create goes first */
+	assert_int_equal(cli_uq_pending_name(q, 9, "w1"), 0);
+	assert_true(find_ev('c', "w1") >= 0);
+	cli_uq_destroy(q);
+}
+
+static void test_acreate_errors(void **state)
+{
+	cli_uq *q = mkc(0, 1);
+	cli_ctx c = ctx(1000);
+	pfs_attr a;
+	pfs_layout lay;
+	cli_uq_stats st;
+
+	touch3(q, &c, 9);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "full", 0100644, 0, &a, &lay), 1);
+	assert_int_equal(cli_uq_fsyncdir(q, 9), -ENOSPC);
+	assert_int_equal(cli_uq_fsyncdir(q, 9), 0); /* reported once */
+	/* the directory's set is no longer trusted */
+	assert_int_equal(cli_uq_negative(q, &c, 9, "zz"), 0);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "zz", 0100644, 0, &a, &lay), 0);
+	cli_uq_get_stats(q, &st);
+	assert_int_equal(st.create_errors, 1);
+	cli_uq_destroy(q);
+
+	/* refused slots: synchronous, and no new CREATE_SLOTS before the
+	 * back-off */
+	q = mkc(0, 1);
+	touch3(q, &c, 9);
+	pthread_mutex_lock(&F.mu);
+	F.slots_rc = -EAGAIN;
+	pthread_mutex_unlock(&F.mu);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "s1", 0100644, 0, &a, &lay), 0);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "s2", 0100644, 0, &a, &lay), 0);
+	assert_int_equal(count('S'), 1);
+	pthread_mutex_lock(&F.mu);
+	F.slots_rc = 0;
+	pthread_mutex_unlock(&F.mu);
+	advance(1000);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "s3", 0100644, 0, &a, &lay), 1);
+	assert_int_equal(count('S'), 2);
+	cli_uq_get_stats(q, &st);
+	assert_int_equal(st.slots_refused, 1);
+	cli_uq_destroy(q);
+}
+
+static void test_acreate_recall_and_fallback(void **state)
+{
+	cli_uq *q = mkc(60000, 1);
+	cli_ctx c = ctx(1000);
+	pfs_attr a;
+	pfs_layout lay;
+
+	touch3(q, &c, 9);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "r1", 0100644, 0, &a, &lay), 1);
+	/* a recall: the held create goes, then the RETURN; the slots go */
+	cli_uq_recall(q, 9);
+	cli_uq_wait(q, 9);
+	for (int i = 0; i < 200 && count('r') == 0; i++)
+		usleep(5000);
+	assert_true(find_ev('c', "r1") >= 0);
+	assert_true(find_ev('r', "") > find_ev('c', "r1"));
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "r2", 0100644, 0, &a, &lay), 0);
+	/* granted again: new slots are fetched (the old ones are gone) */
+	advance(2000);
+	touch3(q, &c, 9);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "r3", 0100644, 0, &a, &lay), 1);
+	assert_int_equal(count('S'), 2);
+	assert_int_equal(a.ino, 5000 + PFS_CREATE_SLOTS_MAX);
+	cli_uq_destroy(q);
+
+	/* an MDS without CREATE_BATCH: the jobs go back and go singly */
+	q = mkc(60000, 1);
+	pthread_mutex_lock(&F.mu);
+	F.cbatch_rc = -EACCES;
+	pthread_mutex_unlock(&F.mu);
+	touch3(q, &c, 9);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "f1", 0100644, 0, &a, &lay), 1);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "f2", 0100644, 0, &a, &lay), 1);
+	cli_uq_wait(q, 9);
+	assert_int_equal(count('B'), 1);
+	assert_int_equal(ev_of('c', "f1").batch, 0);
+	assert_int_equal(ev_of('c', "f2").batch, 0);
+	assert_true(find_ev('c', "f2") > find_ev('c', "f1"));
+	cli_uq_destroy(q);
+}
+
 /* The nice value the thread of one asynchronous unlink ran at, with the
  * flushers' opts.nice set to nice. */
 static int flusher_nice_with(int nice)
@@ -1147,6 +1513,12 @@ int main(void)
 		cmocka_unit_test(test_batch_statuses),
 		cmocka_unit_test(test_batch_fallback),
 		cmocka_unit_test(test_batch_request_error),
+		cmocka_unit_test(test_acreate_answers),
+		cmocka_unit_test(test_acreate_hold_batch_closed),
+		cmocka_unit_test(test_acreate_same_name_order),
+		cmocka_unit_test(test_acreate_lookup_waits),
+		cmocka_unit_test(test_acreate_errors),
+		cmocka_unit_test(test_acreate_recall_and_fallback),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

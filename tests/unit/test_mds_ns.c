@@ -1271,6 +1271,78 @@ static void test_ns_truncate_epoch_blocks(void **state)
 	assert_int_equal(a.blocks, 8);
 }
 
+/* Asynchronous create's slots: reserved for a client in a directory,
+ * used once, only by that client there, kept by a create that fails,
+ * gone when expired, still good after the database is reopened (a
+ * restart of the MDS). */
+static void test_ns_create_slots(void **state)
+{
+	struct fx *f = *state;
+	uint64_t sd, od, inos[3], one;
+	pfs_layout lays[3], l, l1;
+	pfs_attr a, da;
+
+	assert_int_equal(mds_ns_mkdir(f->ns, &alice, 1, "sd", 0755, &a), -EACCES);
+	assert_int_equal(mds_ns_mkdir(f->ns, &root, 1, "sd", 0777, &a), 0);
+	sd = a.ino;
+	assert_int_equal(mds_ns_mkdir(f->ns, &root, 1, "od", 0777, &a), 0);
+	od = a.ino;
+	assert_int_equal(mds_ns_mkdir(f->ns, &alice, sd, "mine", 0755, &a), 0);
+	/* bob may not write alice's directory: no slots */
+	assert_int_equal(mds_ns_create_slots(f->ns, &bob, a.ino, 1, 8, 60000, inos, lays, &da),
+			 -EACCES);
+	assert_int_equal(mds_ns_create_slots(f->ns, &alice, sd, 0, 7, 60000, inos, lays, &da),
+			 -EINVAL);
+	assert_int_equal(mds_ns_create_slots(f->ns, &alice, sd, 3, 7, 60000, inos, lays, &da), 0);
+	assert_int_equal(da.ino, sd);
+	assert_true(inos[0] > 1 && inos[1] > inos[0] && inos[2] > inos[1]);
+	assert_int_equal(lays[0].stripe_count, 4);
+	assert_int_not_equal(lays[0].stripe[0].object, lays[1].stripe[0].object);
+
+	assert_int_equal(mds_ns_create_slot(f->ns, &alice, sd, "a", 0644, 0, 7, inos[0], &a, &l), 0);
+	assert_int_equal(a.ino, inos[0]);
+	assert_int_equal(a.uid, 1000);
+	assert_int_equal(a.mode, S_IFREG | 0644);
+	assert_memory_equal(&l, &lays[0], sizeof(l));
+	assert_int_equal(mds_ns_lookup(f->ns, &alice, sd, "a", &a), 0);
+	assert_int_equal(a.ino, inos[0]);
+	/* used once */
+	assert_int_equal(mds_ns_create_slot(f->ns, &alice, sd, "a2", 0644, 0, 7, inos[0], &a, &l),
+			 -ESTALE);
+	/* another client, another directory, no slot at all: refused, and
+	 * the slot stays good */
+	assert_int_equal(mds_ns_create_slot(f->ns, &alice, sd, "b", 0644, 0, 8, inos[1], &a, &l),
+			 -ESTALE);
+	assert_int_equal(mds_ns_create_slot(f->ns, &alice, od, "b", 0644, 0, 7, inos[1], &a, &l),
+			 -ESTALE);
+	assert_int_equal(mds_ns_create_slot(f->ns, &alice, sd, "b", 0644, 0, 7, 999999, &a, &l),
+			 -ESTALE);
+	assert_int_equal(mds_ns_create_slot(f->ns, &alice, sd, "b", 0644, 0, 7, 0, &a, &l),
+			 -ESTALE);
+	assert_int_equal(mds_ns_create_slot(f->ns, &alice, sd, "b", 0644, 0, 7, inos[1], &a, &l), 0);
+	assert_int_equal(a.ino, inos[1]);
+	/* a name that exists: -EEXIST, the slot kept for the next name */
+	assert_int_equal(mds_ns_create_slot(f->ns, &alice, sd, "a", 0644, 0, 7, inos[2], &a, &l),
+			 -EEXIST);
+	assert_int_equal(mds_ns_create_slot(f->ns, &alice, sd, "c", 0644, 0, 7, inos[2], &a, &l), 0);
+
+	/* expired (a life of 0 ms) */
+	assert_int_equal(mds_ns_create_slots(f->ns, &alice, sd, 1, 7, 0, &one, &l1, &da), 0);
+	assert_int_equal(mds_ns_create_slot(f->ns, &alice, sd, "d", 0644, 0, 7, one, &a, &l),
+			 -ESTALE);
+
+	/* kept across a reopen of the database */
+	assert_int_equal(mds_ns_create_slots(f->ns, &alice, sd, 1, 7, 60000, &one, &l1, &da), 0);
+	mds_ns_close(f->ns);
+	fx_open(f);
+	assert_int_equal(mds_ns_create_slot(f->ns, &alice, sd, "e", 0644, 0, 7, one, &a, &l), 0);
+	assert_int_equal(a.ino, one);
+	assert_memory_equal(&l, &l1, sizeof(l));
+	/* and the counter went past every reserved number */
+	assert_int_equal(mds_ns_create(f->ns, &alice, sd, "f", 0644, 0, 0, 0, &a, &l), 0);
+	assert_true(a.ino > one);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1293,6 +1365,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ns_stripe_offset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_truncate_epoch_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ns_unlink_ino, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_create_slots, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

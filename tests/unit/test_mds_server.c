@@ -714,12 +714,14 @@ static void test_server_garbage(void **state)
 	close(fd);
 
 	/* Random payloads for every MDS opcode: always a reply, never a crash. */
-	uint16_t ops[48];
+	uint16_t ops[64];
 	int nops = 0;
 	for (uint16_t op = PFS_OP_MDS_LOOKUP; op <= PFS_OP_MDS_SETSTRIPE; op++)
 		ops[nops++] = op;
 	ops[nops++] = PFS_OP_MDS_OST_LIST;
 	ops[nops++] = PFS_OP_MDS_UNLINK_BATCH;
+	ops[nops++] = PFS_OP_MDS_CREATE_SLOTS;
+	ops[nops++] = PFS_OP_MDS_CREATE_BATCH;
 	ops[nops++] = PFS_OP_MDS_OSS_HEARTBEAT;
 	ops[nops++] = PFS_OP_MDS_OSS_REGISTER;
 	for (uint16_t op = PFS_OP_MDS_JOB_REGISTER; op <= PFS_OP_MDS_JOBSTATS; op++)
@@ -1755,6 +1757,108 @@ static void test_server_unlink_batch_padll(void **state)
 	mds_mdqos_destroy(q);
 }
 
+/* ---- asynchronous create: CREATE_SLOTS and CREATE_BATCH ---- */
+
+static void cbatch_put(pfs_wbuf *w, const pfs_cred *c, uint64_t dir, uint32_t n,
+		       const char *const *names, const uint64_t *inos)
+{
+	pfs_cred_encode(w, c);
+	pfs_wbuf_u64(w, dir);
+	pfs_wbuf_u32(w, n);
+	for (uint32_t i = 0; i < n; i++) {
+		pfs_wbuf_str(w, names[i]);
+		pfs_wbuf_u32(w, S_IFREG | 0644);
+		pfs_wbuf_u32(w, PFS_CREATE_CLOSED);
+		pfs_wbuf_u64(w, inos[i]);
+	}
+}
+
+/* Without a delegation (this server has no leases, so none can be held)
+ * CREATE_SLOTS is -EAGAIN, and a malformed one -EINVAL; CREATE_BATCH
+ * decodes everything first (-EINVAL and nothing made for n out of range,
+ * a truncated entry, trailing bytes), then refuses each entry whose slot
+ * this client was never given (-ESTALE: a client cannot choose inode
+ * numbers), and a CREATE naming a slot the same. */
+static void test_server_create_slots_refused(void **state)
+{
+	struct fx *f = *state;
+	char names[PFS_CREATE_SLOTS_MAX + 1][16];
+	const char *np[PFS_CREATE_SLOTS_MAX + 1];
+	uint64_t inos[PFS_CREATE_SLOTS_MAX + 1];
+	int stale[PFS_CREATE_SLOTS_MAX];
+	uint8_t *out = NULL;
+	size_t len = 0;
+	pfs_wbuf w;
+
+	pfs_wbuf_init(&w);
+	uint64_t d = dir_as(f, &root, 1, "cs", 0777);
+	for (int i = 0; i <= PFS_CREATE_SLOTS_MAX; i++) {
+		snprintf(names[i], sizeof(names[i]), "n%02d", i);
+		np[i] = names[i];
+		inos[i] = 900000 + (uint64_t)i;
+		if (i < PFS_CREATE_SLOTS_MAX)
+			stale[i] = -ESTALE;
+	}
+	/* CREATE_SLOTS */
+	pfs_cred_encode(&w, &root);
+	pfs_wbuf_u64(&w, d);
+	pfs_wbuf_u32(&w, 4);
+	assert_int_equal(call(f, PFS_OP_MDS_CREATE_SLOTS, "cj", &w, NULL, NULL), -EAGAIN);
+	pfs_cred_encode(&w, &root);
+	pfs_wbuf_u64(&w, d);
+	pfs_wbuf_u32(&w, 0);
+	assert_int_equal(call(f, PFS_OP_MDS_CREATE_SLOTS, "cj", &w, NULL, NULL), -EINVAL);
+	pfs_cred_encode(&w, &root);
+	pfs_wbuf_u64(&w, d);
+	pfs_wbuf_u32(&w, PFS_CREATE_SLOTS_MAX + 1);
+	assert_int_equal(call(f, PFS_OP_MDS_CREATE_SLOTS, "cj", &w, NULL, NULL), -EINVAL);
+	pfs_cred_encode(&w, &root);
+	pfs_wbuf_u64(&w, d);
+	assert_int_equal(call(f, PFS_OP_MDS_CREATE_SLOTS, "cj", &w, NULL, NULL), -EBADMSG);
+
+	/* CREATE_BATCH, malformed */
+	cbatch_put(&w, &root, d, 0, np, inos);
+	assert_int_equal(call(f, PFS_OP_MDS_CREATE_BATCH, "cj", &w, NULL, NULL), -EINVAL);
+	cbatch_put(&w, &root, d, PFS_CREATE_SLOTS_MAX + 1, np, inos);
+	assert_int_equal(call(f, PFS_OP_MDS_CREATE_BATCH, "cj", &w, NULL, NULL), -EINVAL);
+	cbatch_put(&w, &root, d, 2, np, inos);
+	w.len -= 4;
+	assert_int_equal(call(f, PFS_OP_MDS_CREATE_BATCH, "cj", &w, NULL, NULL), -EINVAL);
+	cbatch_put(&w, &root, d, 2, np, inos);
+	pfs_wbuf_u8(&w, 0);
+	assert_int_equal(call(f, PFS_OP_MDS_CREATE_BATCH, "cj", &w, NULL, NULL), -EINVAL);
+	/* well formed, no such slots: each entry -ESTALE, nothing made */
+	cbatch_put(&w, &root, d, PFS_CREATE_SLOTS_MAX, np, inos);
+	assert_int_equal(call(f, PFS_OP_MDS_CREATE_BATCH, "cj", &w, &out, &len), 0);
+	batch_check(out, len, PFS_CREATE_SLOTS_MAX, stale);
+	free(out);
+	/* a single CREATE naming a slot: the same */
+	pfs_cred_encode(&w, &root);
+	pfs_wbuf_u64(&w, d);
+	pfs_wbuf_str(&w, "single");
+	pfs_wbuf_u32(&w, S_IFREG | 0644);
+	pfs_wbuf_u32(&w, PFS_CREATE_SLOT | PFS_CREATE_EXCL);
+	pfs_wbuf_u32(&w, 0);
+	pfs_wbuf_u32(&w, 0);
+	pfs_wbuf_u32(&w, PFS_STRIPE_OFFSET_ANY);
+	pfs_wbuf_u64(&w, 900100);
+	assert_int_equal(call(f, PFS_OP_MDS_CREATE, "cj", &w, NULL, NULL), -ESTALE);
+	/* the slot's inode number missing */
+	pfs_cred_encode(&w, &root);
+	pfs_wbuf_u64(&w, d);
+	pfs_wbuf_str(&w, "single");
+	pfs_wbuf_u32(&w, S_IFREG | 0644);
+	pfs_wbuf_u32(&w, PFS_CREATE_SLOT | PFS_CREATE_EXCL);
+	pfs_wbuf_u32(&w, 0);
+	pfs_wbuf_u32(&w, 0);
+	pfs_wbuf_u32(&w, PFS_STRIPE_OFFSET_ANY);
+	assert_int_not_equal(call(f, PFS_OP_MDS_CREATE, "cj", &w, NULL, NULL), 0);
+	for (int i = 0; i <= PFS_CREATE_SLOTS_MAX; i++)
+		assert_int_equal(ino_of(f, d, names[i]), 0);
+	assert_int_equal(ino_of(f, d, "single"), 0);
+	pfs_wbuf_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1766,6 +1870,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_server_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_unlink_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_unlink_batch_malformed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_create_slots_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_unlink_batch_resend, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_unlink_batch_padll, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_concurrent, setup, teardown),
