@@ -404,14 +404,38 @@ int cli_mdc_unlink_ino(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char
 			   (flags & CLI_MDC_CHARGED) ? CALL_CHARGED : 0);
 }
 
+/* The reply of an UNLINK_BATCH or CREATE_BATCH: exactly n statuses, each
+ * 0 or -errno, nothing after, into status (untouched unless all are
+ * good); else -EPROTO. */
+static int batch_statuses(const pfs_rpc_reply *rep, uint32_t n, int *status)
+{
+	int32_t st[PFS_UNLINK_BATCH_MAX > PFS_CREATE_SLOTS_MAX ? PFS_UNLINK_BATCH_MAX
+							     : PFS_CREATE_SLOTS_MAX];
+	pfs_rbuf r;
+
+	if (n > sizeof(st) / sizeof(st[0]))
+		return -EPROTO;
+	pfs_rbuf_init(&r, rep->data, rep->len);
+	if (pfs_rbuf_u32(&r) != n)
+		return -EPROTO;
+	for (uint32_t i = 0; i < n; i++) {
+		st[i] = (int32_t)pfs_rbuf_u32(&r);
+		if (st[i] > 0)
+			return -EPROTO;
+	}
+	if (pfs_rbuf_done(&r))
+		return -EPROTO;
+	for (uint32_t i = 0; i < n; i++)
+		status[i] = st[i];
+	return 0;
+}
+
 int cli_mdc_unlink_batch(cli_mdc *m, const cli_ctx *c, uint64_t parent, uint32_t n,
 			 const char *const *names, const uint64_t *inos, int *status,
 			 unsigned flags)
 {
-	int32_t st[PFS_UNLINK_BATCH_MAX];
 	pfs_rpc_reply rep = { 0 };
 	pfs_wbuf w;
-	pfs_rbuf r;
 	int rc = 0;
 
 	if (n == 0 || n > PFS_UNLINK_BATCH_MAX)
@@ -432,21 +456,8 @@ int cli_mdc_unlink_batch(cli_mdc *m, const cli_ctx *c, uint64_t parent, uint32_t
 		pfs_wbuf_u64(&w, inos[i]);
 	}
 	rc = call(m, c->job, PFS_OP_MDS_UNLINK_BATCH, CALL_CHARGED, &w, &rep);
-	if (rc == 0) {
-		/* exactly n statuses, each 0 or -errno, nothing after */
-		pfs_rbuf_init(&r, rep.data, rep.len);
-		if (pfs_rbuf_u32(&r) != n)
-			rc = -EPROTO;
-		for (uint32_t i = 0; i < n && !rc; i++) {
-			st[i] = (int32_t)pfs_rbuf_u32(&r);
-			if (st[i] > 0)
-				rc = -EPROTO;
-		}
-		if (!rc && pfs_rbuf_done(&r))
-			rc = -EPROTO;
-		for (uint32_t i = 0; i < n && !rc; i++)
-			status[i] = st[i];
-	}
+	if (rc == 0)
+		rc = batch_statuses(&rep, n, status);
 	pfs_rpc_reply_free(&rep);
 	return rc;
 }
@@ -1220,7 +1231,8 @@ int cli_mdc_create_slot(cli_mdc *m, const cli_ctx *c, uint64_t parent, const cha
 	lay = malloc(sizeof(*lay));
 	if (!lay)
 		return -ENOMEM;
-	flags |= PFS_CREATE_SLOT | PFS_CREATE_EXCL | (closed ? PFS_CREATE_CLOSED : 0);
+	flags = (flags & ~PFS_CREATE_CLOSED) | PFS_CREATE_SLOT | PFS_CREATE_EXCL |
+		(closed ? PFS_CREATE_CLOSED : 0);
 	begin(&w, c);
 	pfs_wbuf_u64(&w, parent);
 	pfs_wbuf_str(&w, name);
@@ -1241,10 +1253,8 @@ int cli_mdc_create_batch(cli_mdc *m, const cli_ctx *c, uint64_t parent, uint32_t
 			 const char *const *names, const uint32_t *modes, const int *closed,
 			 const uint64_t *inos, int *status)
 {
-	int32_t st[PFS_CREATE_SLOTS_MAX];
 	pfs_rpc_reply rep = { 0 };
 	pfs_wbuf w;
-	pfs_rbuf r;
 	int rc = 0;
 
 	if (n == 0 || n > PFS_CREATE_SLOTS_MAX)
@@ -1265,21 +1275,8 @@ int cli_mdc_create_batch(cli_mdc *m, const cli_ctx *c, uint64_t parent, uint32_t
 	/* a resend is answered as the first run: by the MDS's reply cache,
 	 * or after its restart by each entry's name naming its inode */
 	rc = call(m, c->job, PFS_OP_MDS_CREATE_BATCH, CALL_CHARGED, &w, &rep);
-	if (rc == 0) {
-		/* exactly n statuses, each 0 or -errno, nothing after */
-		pfs_rbuf_init(&r, rep.data, rep.len);
-		if (pfs_rbuf_u32(&r) != n)
-			rc = -EPROTO;
-		for (uint32_t i = 0; i < n && !rc; i++) {
-			st[i] = (int32_t)pfs_rbuf_u32(&r);
-			if (st[i] > 0)
-				rc = -EPROTO;
-		}
-		if (!rc && pfs_rbuf_done(&r))
-			rc = -EPROTO;
-		for (uint32_t i = 0; i < n && !rc; i++)
-			status[i] = st[i];
-	}
+	if (rc == 0)
+		rc = batch_statuses(&rep, n, status);
 	pfs_rpc_reply_free(&rep);
 	return rc;
 }

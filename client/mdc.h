@@ -342,13 +342,15 @@ int cli_mdc_deleg_return(cli_mdc *m, const cli_ctx *c, uint64_t dir);
  * layouts reserved for asynchronous creates in dir, whose delegation this
  * mount holds: 0 with inos[0..n-1], lays[0..n-1] and dir_attr (the
  * directory's attributes now), or -errno (-EAGAIN: not the holder, or too
- * many slots held; any error means "no slots"). */
+ * many slots held; -EPROTO: a malformed reply; any error means "no slots"
+ * and the outputs may hold parts of it). */
 int cli_mdc_create_slots(cli_mdc *m, const cli_ctx *c, uint64_t dir, uint32_t n,
 			 uint64_t *inos, pfs_layout *lays, pfs_attr *dir_attr);
 /* CREATE of name in parent into slot ino (PFS_CREATE_SLOT; closed: the
  * creator closed it already, PFS_CREATE_CLOSED): *attr gets the file's
  * attributes.  Charged to PADLL already (the creator's thread).  The
- * MDS's -errno (-ESTALE: no such slot, -EEXIST: the name exists). */
+ * MDS's -errno (-ESTALE: no such slot, -EEXIST: the name exists), or
+ * -EBADMSG for a malformed reply, as CREATE's. */
 int cli_mdc_create_slot(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
 			uint32_t mode, uint32_t flags, uint64_t ino, int closed, pfs_attr *attr);
 
@@ -356,7 +358,7 @@ int cli_mdc_create_slot(cli_mdc *m, const cli_ctx *c, uint64_t parent, const cha
  * creates of names[i] in parent into slots inos[i] with modes[i] and
  * closed[i] (PFS_CREATE_CLOSED), charged already: 0 with status[i] each
  * one's 0 or -errno, or the request's -errno (nothing known of the
- * entries). */
+ * entries; -EPROTO: a malformed reply, status untouched). */
 int cli_mdc_create_batch(cli_mdc *m, const cli_ctx *c, uint64_t parent, uint32_t n,
 			 const char *const *names, const uint32_t *modes, const int *closed,
 			 const uint64_t *inos, int *status);

@@ -4,7 +4,11 @@
  * that are short or have bytes left over; GETLAYOUT of files and of
  * directory defaults (pfsadmin's form), PING echoes, an mdc wrapped around
  * a pool it does not own; UNLINK's expected inode, DELEG_GET/RETURN;
- * UNLINK_BATCH's request bytes, its statuses and the replies it refuses. */
+ * UNLINK_BATCH's request bytes, its statuses and the replies it refuses;
+ * CREATE_SLOTS's request, the slots it decodes and the replies it refuses;
+ * CREATE into a slot (SLOT, EXCL and CLOSED in the flags, the slot's inode
+ * after the stripe hints); CREATE_BATCH's request bytes, its statuses and
+ * the replies it refuses. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +22,7 @@
 
 #include "client/mdc.h"
 #include "common/buf.h"
+#include "common/layout.h"
 #include "common/msg.h"
 #include "common/server.h"
 
@@ -28,9 +33,11 @@ static pfs_hdr last_hdr;
 static pfs_cred last_cred;
 static char last_name[256];
 static uint64_t last_u64;
-static uint64_t last_ino; /* UNLINK's expected inode; 0 = none sent */
-static uint8_t last_payload[8192]; /* UNLINK_BATCH's request as sent */
+static uint64_t last_ino; /* UNLINK's expected inode, CREATE's slot; 0 = none sent */
+static uint8_t last_payload[8192]; /* a *_BATCH's, CREATE's or CREATE_SLOTS' request */
 static size_t last_plen;
+static uint32_t last_n;     /* CREATE_SLOTS' count */
+static uint32_t last_flags; /* CREATE's flags */
 
 static void sample_attr(pfs_attr *a, uint64_t ino)
 {
@@ -170,6 +177,148 @@ static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 		if (last_u64 == 25)
 			pfs_wbuf_u32(&w, 0);
 		if (last_u64 == 24)
+			rc = -EOPNOTSUPP;
+		break;
+	}
+	case PFS_OP_MDS_CREATE: {
+		/* the file gets the slot's inode (PFS_CREATE_SLOT: last_ino,
+		 * else 0 and the file ino 77) and the mode asked for; names:
+		 * "exists" -EEXIST, "noslot" -ESTALE, "caps" a reply with an
+		 * empty capability list, "short" the layout cut short,
+		 * "trailing" a byte too many, "badlayout" a stripe size of
+		 * 100K (fails pfs_layout_check) */
+		pfs_layout l = { .stripe_size = 1 << 20, .stripe_count = 2,
+				 .stripe = { { 2, 300 }, { 0, 301 } } };
+		uint32_t mode;
+
+		last_plen = h->payload_len < sizeof(last_payload) ? h->payload_len : 0;
+		memcpy(last_payload, payload, last_plen);
+		last_u64 = pfs_rbuf_u64(&r);
+		pfs_rbuf_cstr(&r, last_name, sizeof(last_name));
+		mode = pfs_rbuf_u32(&r);
+		last_flags = pfs_rbuf_u32(&r);
+		pfs_rbuf_u32(&r);
+		pfs_rbuf_u32(&r);
+		if (pfs_rbuf_left(&r))
+			pfs_rbuf_u32(&r);
+		last_ino = (last_flags & PFS_CREATE_SLOT) ? pfs_rbuf_u64(&r) : 0;
+		if ((rc = pfs_rbuf_done(&r)))
+			break;
+		if (!strcmp(last_name, "exists")) {
+			rc = -EEXIST;
+			break;
+		}
+		if (!strcmp(last_name, "noslot")) {
+			rc = -ESTALE;
+			break;
+		}
+		sample_attr(&a, last_ino ? last_ino : 77);
+		a.mode = mode;
+		pfs_attr_encode(&w, &a);
+		if (!strcmp(last_name, "badlayout"))
+			l.stripe_size = 100u << 10;
+		pfs_layout_encode(&w, &l);
+		if (!strcmp(last_name, "caps"))
+			pfs_wbuf_u32(&w, 0);
+		if (!strcmp(last_name, "short"))
+			w.len -= 4;
+		if (!strcmp(last_name, "trailing"))
+			pfs_wbuf_u8(&w, 0);
+		break;
+	}
+	case PFS_OP_MDS_CREATE_SLOTS: {
+		/* the directory's attributes (ino = dir, 040755), then n slots,
+		 * ino 1000 + i, layout 1 MiB x 2 on OSTs (i, i + 1) % 4, objects
+		 * 5000 + 2i and 5001 + 2i.  dir 31: a count of n + 1 (n
+		 * slots); 32: the last layout cut short; 33: a byte too many;
+		 * 34: the last slot's ino 0; 35: the last layout without
+		 * objects (stripe_count 0); 36: -EAGAIN (not the holder); 37:
+		 * the last layout's stripe size 100K (fails pfs_layout_check);
+		 * 38: n - 1 slots, counted; 39: the attributes cut short; 40:
+		 * the request refused (-EINVAL) */
+		uint32_t n;
+
+		last_plen = h->payload_len < sizeof(last_payload) ? h->payload_len : 0;
+		memcpy(last_payload, payload, last_plen);
+		last_u64 = pfs_rbuf_u64(&r);
+		last_n = n = pfs_rbuf_u32(&r);
+		if ((rc = pfs_rbuf_done(&r)))
+			break;
+		if (n == 0 || n > PFS_CREATE_SLOTS_MAX || last_u64 == 40) {
+			rc = -EINVAL;
+			break;
+		}
+		if (last_u64 == 36) {
+			rc = -EAGAIN;
+			break;
+		}
+		sample_attr(&a, last_u64);
+		a.mode = 040755;
+		pfs_attr_encode(&w, &a);
+		if (last_u64 == 39) {
+			w.len -= 8;
+			break;
+		}
+		if (last_u64 == 38)
+			n--;
+		pfs_wbuf_u32(&w, last_u64 == 31 ? n + 1 : n);
+		for (uint32_t i = 0; i < n; i++) {
+			pfs_layout l = { .stripe_size = 1 << 20, .stripe_count = 2 };
+			int end = i == n - 1;
+
+			for (uint32_t j = 0; j < 2; j++)
+				l.stripe[j] = (pfs_stripe){ (i + j) % 4, 5000 + 2 * i + j };
+			if (end && last_u64 == 35)
+				l.stripe_count = 0;
+			if (end && last_u64 == 37)
+				l.stripe_size = 100u << 10;
+			pfs_wbuf_u64(&w, end && last_u64 == 34 ? 0 : 1000 + i);
+			pfs_layout_encode(&w, &l);
+		}
+		if (last_u64 == 32)
+			w.len -= 4;
+		if (last_u64 == 33)
+			pfs_wbuf_u8(&w, 0);
+		break;
+	}
+	case PFS_OP_MDS_CREATE_BATCH: {
+		/* each name's status: "exists" -EEXIST, "stale" -ESTALE (no
+		 * such slot), "bad" -EIO, else 0.  parent 50: a count of n - 1
+		 * (n statuses); 51: the last status cut short; 52: a byte too
+		 * many; 53: a status > 0; 54: the request refused (an MDS
+		 * without the opcode); 55: n + 1 statuses, counted */
+		uint32_t n;
+		char name[256];
+
+		last_plen = h->payload_len < sizeof(last_payload) ? h->payload_len : 0;
+		memcpy(last_payload, payload, last_plen);
+		last_u64 = pfs_rbuf_u64(&r);
+		n = pfs_rbuf_u32(&r);
+		if (n == 0 || n > PFS_CREATE_SLOTS_MAX) {
+			rc = -EINVAL;
+			break;
+		}
+		pfs_wbuf_u32(&w, last_u64 == 50 ? n - 1 : last_u64 == 55 ? n + 1 : n);
+		for (uint32_t i = 0; i < n; i++) {
+			pfs_rbuf_cstr(&r, name, sizeof(name));
+			pfs_rbuf_u32(&r); /* mode */
+			pfs_rbuf_u32(&r); /* flags */
+			pfs_rbuf_u64(&r); /* ino */
+			pfs_wbuf_u32(&w, (uint32_t)(!strcmp(name, "exists")  ? -EEXIST
+						    : !strcmp(name, "stale") ? -ESTALE
+						    : !strcmp(name, "bad")   ? -EIO
+						    : last_u64 == 53	     ? 5
+									     : 0));
+		}
+		if ((rc = pfs_rbuf_done(&r)))
+			break;
+		if (last_u64 == 51)
+			w.len -= 2;
+		if (last_u64 == 52)
+			pfs_wbuf_u8(&w, 0);
+		if (last_u64 == 55)
+			pfs_wbuf_u32(&w, 0);
+		if (last_u64 == 54)
 			rc = -EOPNOTSUPP;
 		break;
 	}
@@ -577,6 +726,268 @@ static void test_mdc_deleg(void **state)
 	assert_int_equal(cli_mdc_deleg_return(mdc, &c, 12), -EBADMSG);
 }
 
+/* CREATE_SLOTS: cred, u64 dir, u32 n on the wire byte for byte; the
+ * directory's attributes and n slots (inode, layout) decoded in order, up
+ * to PFS_CREATE_SLOTS_MAX; -EAGAIN and the request's own error passed on;
+ * a reply with a wrong count, cut short, too long, an inode 0 or a layout
+ * that is invalid or has no objects is -EPROTO; n checked before
+ * sending. */
+static void test_mdc_create_slots(void **state)
+{
+	static uint64_t inos[PFS_CREATE_SLOTS_MAX];
+	static pfs_layout lays[PFS_CREATE_SLOTS_MAX];
+	cli_ctx c = mkctx();
+	char job[PFS_JOBID_MAX + 1];
+	pfs_attr a;
+	pfs_wbuf w;
+
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(cli_mdc_create_slots(mdc, &c, 30, 3, inos, lays, &a), 0);
+	assert_int_equal(last_hdr.opcode, PFS_OP_MDS_CREATE_SLOTS);
+	pfs_hdr_jobid(&last_hdr, job);
+	assert_string_equal(job, "job-77");
+	assert_int_equal(last_u64, 30);
+	assert_int_equal(last_n, 3);
+	assert_int_equal(last_cred.uid, 1000);
+	assert_int_equal(last_cred.groups[1], 6);
+	pfs_wbuf_init(&w);
+	pfs_cred_encode(&w, &c.cred);
+	pfs_wbuf_u64(&w, 30);
+	pfs_wbuf_u32(&w, 3);
+	assert_int_equal(last_plen, w.len);
+	assert_memory_equal(last_payload, w.data, w.len);
+	pfs_wbuf_free(&w);
+	assert_int_equal(a.ino, 30);
+	assert_int_equal(a.mode, 040755);
+	for (uint32_t i = 0; i < 3; i++) {
+		assert_int_equal(inos[i], 1000 + i);
+		assert_int_equal(lays[i].stripe_size, 1 << 20);
+		assert_int_equal(lays[i].stripe_count, 2);
+		assert_int_equal(lays[i].stripe[0].ost, i % 4);
+		assert_int_equal(lays[i].stripe[1].ost, (i + 1) % 4);
+		assert_int_equal(lays[i].stripe[0].object, 5000 + 2 * i);
+		assert_int_equal(lays[i].stripe[1].object, 5001 + 2 * i);
+	}
+	/* the most slots a request may ask for */
+	assert_int_equal(cli_mdc_create_slots(mdc, &c, 30, PFS_CREATE_SLOTS_MAX, inos, lays,
+					      &a), 0);
+	assert_int_equal(last_n, PFS_CREATE_SLOTS_MAX);
+	assert_int_equal(inos[PFS_CREATE_SLOTS_MAX - 1], 1000 + PFS_CREATE_SLOTS_MAX - 1);
+	assert_int_equal(lays[PFS_CREATE_SLOTS_MAX - 1].stripe[1].object,
+			 5001 + 2 * (PFS_CREATE_SLOTS_MAX - 1));
+
+	/* the MDS's own errors */
+	assert_int_equal(cli_mdc_create_slots(mdc, &c, 36, 3, inos, lays, &a), -EAGAIN);
+	assert_int_equal(cli_mdc_create_slots(mdc, &c, 40, 3, inos, lays, &a), -EINVAL);
+	assert_int_equal(last_u64, 40);
+	/* replies that are not the attributes and exactly n good slots */
+	for (uint64_t d = 31; d <= 39; d++) {
+		if (d == 36)
+			continue;
+		assert_int_equal(cli_mdc_create_slots(mdc, &c, d, 3, inos, lays, &a), -EPROTO);
+		assert_int_equal(last_u64, d);
+	}
+	assert_int_equal(cli_mdc_create_slots(mdc, &c, 38, 1, inos, lays, &a), -EPROTO);
+	assert_int_equal(cli_mdc_create_slots(mdc, &c, 34, 1, inos, lays, &a), -EPROTO);
+
+	/* checked before sending */
+	last_u64 = 0;
+	assert_int_equal(cli_mdc_create_slots(mdc, &c, 30, 0, inos, lays, &a), -EINVAL);
+	assert_int_equal(cli_mdc_create_slots(mdc, &c, 30, PFS_CREATE_SLOTS_MAX + 1, inos, lays,
+					      &a), -EINVAL);
+	assert_int_equal(last_u64, 0);
+}
+
+/* CREATE into a slot: the CREATE payload with the caller's flags plus
+ * PFS_CREATE_SLOT|PFS_CREATE_EXCL (and PFS_CREATE_CLOSED when closed),
+ * zero stripe hints, PFS_STRIPE_OFFSET_ANY, then the slot's u64 ino, byte
+ * for byte; the file's attributes back (capabilities read and dropped);
+ * the MDS's -ESTALE/-EEXIST passed on; malformed replies refused; names
+ * checked before sending.  A plain CREATE still sends no inode. */
+static void test_mdc_create_slot(void **state)
+{
+	cli_ctx c = mkctx();
+	char job[PFS_JOBID_MAX + 1];
+	char longname[300];
+	pfs_attr a;
+	pfs_layout l;
+	pfs_wbuf w;
+
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(cli_mdc_create_slot(mdc, &c, 30, "new", 0100640, PFS_CREATE_WRITE, 1001,
+					     0, &a), 0);
+	assert_int_equal(last_hdr.opcode, PFS_OP_MDS_CREATE);
+	pfs_hdr_jobid(&last_hdr, job);
+	assert_string_equal(job, "job-77");
+	assert_int_equal(last_flags, PFS_CREATE_WRITE | PFS_CREATE_SLOT | PFS_CREATE_EXCL);
+	assert_int_equal(last_ino, 1001);
+	pfs_wbuf_init(&w);
+	pfs_cred_encode(&w, &c.cred);
+	pfs_wbuf_u64(&w, 30);
+	pfs_wbuf_str(&w, "new");
+	pfs_wbuf_u32(&w, 0100640);
+	pfs_wbuf_u32(&w, PFS_CREATE_WRITE | PFS_CREATE_SLOT | PFS_CREATE_EXCL);
+	pfs_wbuf_u32(&w, 0);
+	pfs_wbuf_u32(&w, 0);
+	pfs_wbuf_u32(&w, PFS_STRIPE_OFFSET_ANY);
+	pfs_wbuf_u64(&w, 1001);
+	assert_int_equal(last_plen, w.len);
+	assert_memory_equal(last_payload, w.data, w.len);
+	pfs_wbuf_free(&w);
+	assert_int_equal(a.ino, 1001);
+	assert_int_equal(a.mode, 0100640);
+
+	/* closed by its creator: CLOSED too (any true value) */
+	assert_int_equal(cli_mdc_create_slot(mdc, &c, 31, "shut", 0100600, 0, 1002, 2, &a), 0);
+	pfs_wbuf_init(&w);
+	pfs_cred_encode(&w, &c.cred);
+	pfs_wbuf_u64(&w, 31);
+	pfs_wbuf_str(&w, "shut");
+	pfs_wbuf_u32(&w, 0100600);
+	pfs_wbuf_u32(&w, PFS_CREATE_SLOT | PFS_CREATE_EXCL | PFS_CREATE_CLOSED);
+	pfs_wbuf_u32(&w, 0);
+	pfs_wbuf_u32(&w, 0);
+	pfs_wbuf_u32(&w, PFS_STRIPE_OFFSET_ANY);
+	pfs_wbuf_u64(&w, 1002);
+	assert_int_equal(last_plen, w.len);
+	assert_memory_equal(last_payload, w.data, w.len);
+	pfs_wbuf_free(&w);
+	assert_int_equal(last_flags, PFS_CREATE_SLOT | PFS_CREATE_EXCL | PFS_CREATE_CLOSED);
+	assert_int_equal(a.ino, 1002);
+	assert_int_equal(a.mode, 0100600);
+	/* a reply with capabilities */
+	assert_int_equal(cli_mdc_create_slot(mdc, &c, 30, "caps", 0100644, 0, 1003, 0, &a), 0);
+	assert_int_equal(a.ino, 1003);
+
+	/* the MDS's errors, malformed replies */
+	assert_int_equal(cli_mdc_create_slot(mdc, &c, 30, "noslot", 0100644, 0, 1004, 0, &a),
+			 -ESTALE);
+	assert_int_equal(cli_mdc_create_slot(mdc, &c, 30, "exists", 0100644, 0, 1004, 1, &a),
+			 -EEXIST);
+	assert_int_equal(cli_mdc_create_slot(mdc, &c, 30, "short", 0100644, 0, 1004, 0, &a),
+			 -EBADMSG);
+	assert_int_equal(cli_mdc_create_slot(mdc, &c, 30, "trailing", 0100644, 0, 1004, 0, &a),
+			 -EBADMSG);
+	assert_int_equal(cli_mdc_create_slot(mdc, &c, 30, "badlayout", 0100644, 0, 1004, 0, &a),
+			 -EBADMSG);
+
+	/* checked before sending */
+	last_u64 = 0;
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = 0;
+	assert_int_equal(cli_mdc_create_slot(mdc, &c, 30, "", 0100644, 0, 1004, 0, &a), -EINVAL);
+	assert_int_equal(cli_mdc_create_slot(mdc, &c, 30, longname, 0100644, 0, 1004, 0, &a),
+			 -ENAMETOOLONG);
+	assert_int_equal(last_u64, 0);
+
+	/* the plain CREATE: no SLOT, no inode after the stripe offset */
+	assert_int_equal(cli_mdc_create_file(mdc, &c, 32, "plain", 0100644, PFS_CREATE_EXCL, 0, 0,
+					     &a, &l), 0);
+	assert_int_equal(last_u64, 32);
+	assert_int_equal(last_flags, PFS_CREATE_EXCL);
+	assert_int_equal(last_ino, 0);
+	assert_int_equal(a.ino, 77);
+	assert_int_equal(l.stripe_count, 2);
+}
+
+/* CREATE_BATCH: cred, u64 parent, u32 n, n x { str name, u32 mode, u32
+ * flags (PFS_CREATE_CLOSED for closed[i], else 0), u64 ino } on the wire
+ * byte for byte; u32 n, n x i32 status back, in order; a reply with a
+ * wrong count, cut short, too long or a positive status is -EPROTO and
+ * leaves status[] alone; the request's own error comes back; n and names
+ * checked before sending. */
+static void test_mdc_create_batch(void **state)
+{
+	const char *names[] = { "a", "exists", "stale", "bad", "e" };
+	const uint32_t modes[] = { 0100644, 0100600, 0100640, 0100755, 0100444 };
+	const int closed[] = { 1, 0, 0, 1, 2 };
+	const uint64_t inos[] = { 1000, 1001, 1002, 1003, 1004 };
+	const char *many[PFS_CREATE_SLOTS_MAX + 1];
+	uint32_t many_modes[PFS_CREATE_SLOTS_MAX + 1];
+	int many_closed[PFS_CREATE_SLOTS_MAX + 1] = { 0 };
+	uint64_t many_inos[PFS_CREATE_SLOTS_MAX + 1];
+	int st[PFS_CREATE_SLOTS_MAX + 1];
+	char longname[300];
+	cli_ctx c = mkctx();
+	char job[PFS_JOBID_MAX + 1];
+	pfs_wbuf w;
+
+	for (int i = 0; i < 5; i++)
+		st[i] = 77;
+	assert_int_equal(cli_mdc_create_batch(mdc, &c, 9, 5, names, modes, closed, inos, st), 0);
+	assert_int_equal(last_hdr.opcode, PFS_OP_MDS_CREATE_BATCH);
+	pfs_hdr_jobid(&last_hdr, job);
+	assert_string_equal(job, "job-77");
+	pfs_wbuf_init(&w);
+	pfs_cred_encode(&w, &c.cred);
+	pfs_wbuf_u64(&w, 9);
+	pfs_wbuf_u32(&w, 5);
+	for (int i = 0; i < 5; i++) {
+		pfs_wbuf_str(&w, names[i]);
+		pfs_wbuf_u32(&w, modes[i]);
+		pfs_wbuf_u32(&w, closed[i] ? PFS_CREATE_CLOSED : 0);
+		pfs_wbuf_u64(&w, inos[i]);
+	}
+	assert_int_equal(last_plen, w.len);
+	assert_memory_equal(last_payload, w.data, w.len);
+	pfs_wbuf_free(&w);
+	assert_int_equal(st[0], 0);
+	assert_int_equal(st[1], -EEXIST);
+	assert_int_equal(st[2], -ESTALE);
+	assert_int_equal(st[3], -EIO);
+	assert_int_equal(st[4], 0);
+
+	/* replies that do not hold exactly n statuses, each <= 0 */
+	for (uint64_t p = 50; p <= 55; p++) {
+		if (p == 54)
+			continue;
+		for (int i = 0; i < 5; i++)
+			st[i] = 77;
+		assert_int_equal(cli_mdc_create_batch(mdc, &c, p, 5, names, modes, closed, inos,
+						      st), -EPROTO);
+		assert_int_equal(last_u64, p);
+		for (int i = 0; i < 5; i++)
+			assert_int_equal(st[i], 77);
+	}
+	assert_int_equal(cli_mdc_create_batch(mdc, &c, 50, 1, names, modes, closed, inos, st),
+			 -EPROTO);
+	assert_int_equal(st[0], 77);
+	/* the request's own error */
+	assert_int_equal(cli_mdc_create_batch(mdc, &c, 54, 2, names, modes, closed, inos, st),
+			 -EOPNOTSUPP);
+	assert_int_equal(last_u64, 54);
+	assert_int_equal(st[0], 77);
+	assert_int_equal(st[1], 77);
+
+	/* checked before sending */
+	last_u64 = 0;
+	assert_int_equal(cli_mdc_create_batch(mdc, &c, 9, 0, names, modes, closed, inos, st),
+			 -EINVAL);
+	for (int i = 0; i <= PFS_CREATE_SLOTS_MAX; i++) {
+		many[i] = "m";
+		many_modes[i] = 0100644;
+		many_inos[i] = 2000 + i;
+	}
+	assert_int_equal(cli_mdc_create_batch(mdc, &c, 9, PFS_CREATE_SLOTS_MAX + 1, many,
+					      many_modes, many_closed, many_inos, st), -EINVAL);
+	many[3] = "";
+	assert_int_equal(cli_mdc_create_batch(mdc, &c, 9, 4, many, many_modes, many_closed,
+					      many_inos, st), -EINVAL);
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = 0;
+	many[3] = longname;
+	assert_int_equal(cli_mdc_create_batch(mdc, &c, 9, 4, many, many_modes, many_closed,
+					      many_inos, st), -ENAMETOOLONG);
+	assert_int_equal(last_u64, 0);
+	assert_int_equal(st[0], 77);
+	/* the largest batch goes */
+	many[3] = "m";
+	assert_int_equal(cli_mdc_create_batch(mdc, &c, 9, PFS_CREATE_SLOTS_MAX, many, many_modes,
+					      many_closed, many_inos, st), 0);
+	assert_int_equal(last_u64, 9);
+	assert_int_equal(st[PFS_CREATE_SLOTS_MAX - 1], 0);
+}
+
 static void test_mdc_wrap(void **state)
 {
 	pfs_rpc_opts ro = { .max_conns = 1, .timeout_ms = 5000, .retry_ms = 500 };
@@ -616,6 +1027,9 @@ int main(void)
 		cmocka_unit_test(test_mdc_unlink_ino),
 		cmocka_unit_test(test_mdc_deleg),
 		cmocka_unit_test(test_mdc_unlink_batch),
+		cmocka_unit_test(test_mdc_create_slots),
+		cmocka_unit_test(test_mdc_create_slot),
+		cmocka_unit_test(test_mdc_create_batch),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
