@@ -1089,7 +1089,7 @@ static int uq_create(cli_fs *fs)
 {
 	cli_uq_opts o = { .max_pending = fs->opts.async_unlink_max,
 			  .nice = fs->opts.async_unlink_nice,
-			  .create_hold_ms = fs->opts.async_create_hold_ms,
+			  .hold_ms = fs->opts.async_hold_ms,
 			  .ops = { .unlink = uq_unlink_cb, .unlink_batch = uq_batch_cb,
 				   .deleg_get = uq_get_cb,
 				   .deleg_return = uq_return_cb, .up = uq_up_cb,

@@ -76,8 +76,8 @@ typedef struct cli_fs_opts {
 	                         directory lacks is answered at once from a slot
 	                         the MDS reserved, and sent later (client/unlinkq.h
 	                         "Asynchronous create") */
-	unsigned async_create_hold_ms; /* how long a create waits for its file's
-	                                  close before it is sent */
+	unsigned async_hold_ms; /* how long an asynchronous unlink or create
+	                           waits before it is sent */
 } cli_fs_opts;
 
 /* mdc, osc and jobid are borrowed and must outlive the cli_fs. */

@@ -200,7 +200,7 @@ typedef struct mount_cfg {
 	int ra_window_mb, ra_total_mb, ra_threads;
 	int statahead, statahead_max;
 	int async_unlink, async_unlink_max, async_unlink_nice, neg_local, async_create,
-	    async_create_hold_ms;
+	    async_hold_ms;
 	int killpriv_v2;
 	int dirty_mb;
 	int wcache_mb, wcache_file_mb, wcache_ost_mb, wcache_job_mb;
@@ -313,9 +313,10 @@ static const pfs_cfg_opt mount_opts[] = {
 	  "with neg_local: creates of new names in a directory this mount holds and has "
 	  "listed are answered at once from inode numbers the MDS reserved for it, and sent "
 	  "in the background", 0, 0),
-	N(PFS_CFG_INT, async_create_hold_ms, "20",
-	  "an asynchronous create waits this long for its file's close before it is sent "
-	  "(then it goes with no CLOSE after it, in batches)", 0, 10000),
+	N(PFS_CFG_INT, async_hold_ms, "20",
+	  "an asynchronous unlink or create waits this long before it is sent, unless "
+	  "something waits for it: the jobs of a storm go in batches of 32, a create "
+	  "closed meanwhile with no CLOSE after it", 0, 10000),
 	N(PFS_CFG_BOOL, killpriv_v2, "1",
 	  "mount.pfs drops set-id bits and security.capability at writes itself "
 	  "(FUSE_HANDLE_KILLPRIV_V2), so the kernel stops asking for security.capability "
@@ -742,7 +743,7 @@ int main(int argc, char **argv)
 	fo.async_unlink_nice = cfg.async_unlink_nice;
 	fo.neg_local = cfg.neg_local;
 	fo.async_create = cfg.async_create;
-	fo.async_create_hold_ms = (unsigned)cfg.async_create_hold_ms;
+	fo.async_hold_ms = (unsigned)cfg.async_hold_ms;
 	fo.killpriv_v2 = cfg.killpriv_v2;
 	rc = cli_fs_create(mdc, osc, jobid, &fo, &fs);
 	if (rc) {

@@ -95,7 +95,7 @@ typedef struct uq_job {
 	int kind;              /* UQ_UNLINK or UQ_CREATE */
 	uint32_t mode, flags;  /* a create's */
 	int closed;            /* a create whose file was closed before it left */
-	uint64_t ready_at;     /* a create: held until then (opts.create_hold_ms) */
+	uint64_t ready_at;     /* held until then (opts.hold_ms) */
 	struct uq_dir *d;      /* its directory (pinned by its pending count) */
 	int inflight;
 	unsigned nhash;        /* name_hash of (dir, name): same-name checks */
@@ -527,7 +527,7 @@ static int queue(cli_uq *q, uq_dir *d, const cli_ctx *c, const char *name, uint6
 	j->mode = mode;
 	j->flags = flags;
 	j->closed = 0;
-	j->ready_at = kind == UQ_CREATE ? now_ms(q) + q->o.create_hold_ms : 0;
+	j->ready_at = now_ms(q) + q->o.hold_ms;
 	j->d = d;
 	j->inflight = 0;
 	j->nhash = name_hash(d->ino, name);
@@ -540,10 +540,10 @@ static int queue(cli_uq *q, uq_dir *d, const cli_ctx *c, const char *name, uint6
 	q->tail = j;
 	d->pending++;
 	__atomic_store_n(&q->npending, q->npending + 1, __ATOMIC_RELEASE);
-	/* A held create wakes nobody unless the queue was empty (a flusher
+	/* A held job wakes nobody unless the queue was empty (a flusher
 	 * then sets its timer): a flusher already waits for the hold of an
 	 * earlier one, or for one in flight, whose answer wakes them all. */
-	if (kind == UQ_UNLINK || !q->o.create_hold_ms || q->head == j)
+	if (!q->o.hold_ms || q->head == j)
 		pthread_cond_signal(&q->work);
 	return 0;
 }
@@ -573,13 +573,13 @@ static void wait_done(cli_uq *q)
 
 /* ---- flushers ---- */
 
-/* j may be sent now: an unlink always; a create once its hold is over,
- * somebody waits for the queue, or its directory is being given back (mu
- * held).  Closed or not, a create waits out its hold: the creates of a
- * storm then leave together, in batches. */
+/* j may be sent now: its hold is over, somebody waits for the queue, or
+ * its directory is being given back (mu held).  A create waits out its
+ * hold closed or not: the jobs of a storm then leave together, in
+ * batches. */
 static int job_ready(const cli_uq *q, const uq_job *j, uint64_t now)
 {
-	return j->kind == UQ_UNLINK || now >= j->ready_at || q->urgent || j->d->need_return;
+	return now >= j->ready_at || q->urgent || j->d->need_return;
 }
 
 static uq_dir *return_due(cli_uq *q)
@@ -811,7 +811,7 @@ static void *flusher_main(void *arg)
 		}
 		if (q->stop)
 			break;
-		if (next != UINT64_MAX) { /* a held create: until its hold ends */
+		if (next != UINT64_MAX) { /* a held job: until its hold ends */
 			struct timespec ts;
 			uint64_t ms = next - now;
 

@@ -29,7 +29,7 @@
  *   directory.  Otherwise the caller unlinks synchronously.  At most
  *   max_pending unlinks wait to be sent; one more waits for room.
  * - Sending: `threads` flushers send queued unlinks in order, several in
- *   flight.  -ENOENT and -ESTALE (somebody else removed or replaced the
+ *   flight, each once its hold_ms is over (see "Holding" below).  -ENOENT and -ESTALE (somebody else removed or replaced the
  *   name) are logged at debug level; any other error is logged, counted and
  *   kept on the directory: its next cli_uq_fsyncdir returns it.
  * - Batches (ops.unlink_batch set): the flusher that takes the first job
@@ -107,12 +107,13 @@
  *   after an unlink of its name, or an unlink after its create, waits for
  *   the one before).  An error is logged, counted, kept for fsyncdir and
  *   drops dir's completeness; the file the kernel was given is then gone.
- * - Holding: a queued create is sent create_hold_ms after it was
- *   answered, or at once when any caller waits for the queue (an ordering
- *   wait, fsyncdir, room, quiesce) or its directory is being given back.
- *   If its file was closed meanwhile (cli_uq_created_close) it goes with
- *   PFS_CREATE_CLOSED and no CLOSE is due.  A create storm then costs the
- *   MDS one CREATE_BATCH per 32 files and no CLOSEs.
+ * - Holding: a queued create (as a queued unlink) is sent hold_ms after
+ *   it was answered, or at once when any caller waits for the queue (an
+ *   ordering wait, fsyncdir, room, quiesce) or its directory is being
+ *   given back.  If its file was closed meanwhile (cli_uq_created_close) it
+ *   goes with PFS_CREATE_CLOSED and no CLOSE is due.  A create storm then
+ *   costs the MDS one CREATE_BATCH per 32 files and no CLOSEs; an unlink
+ *   storm one UNLINK_BATCH per 32.
  * - Ordering: cli_uq_wait(ino) waits for the file's CREATE (an MDS request
  *   naming it, a capability it needs before its first I/O), cli_uq_wait(dir)
  *   and cli_uq_wait_all as for unlinks; cli_uq_pending_name waits for a
@@ -197,8 +198,9 @@ typedef struct cli_uq_opts {
 	unsigned max_cnames;     /* names in all complete sets; 0 = 4096 + 65536 */
 	unsigned list_batch;     /* entries per ops.list; 0 = PFS_LOOKUP_BULK_MAX */
 	int nice;                /* the flushers' nice value (0..19; 0 = as the mount) */
-	unsigned create_hold_ms; /* an asynchronous create waits this long for its
-	                            file's close before it is sent (0 = none) */
+	unsigned hold_ms;        /* a queued unlink or create waits this long
+	                            before it is sent, unless something waits
+	                            for it (0 = none) */
 	cli_uq_ops ops;
 } cli_uq_opts;
 

@@ -2,7 +2,7 @@
 # Asynchronous create (client/unlinkq.h "Asynchronous create", mount.pfs
 # async_create): a mount that holds a directory's delegation and has listed
 # it answers creates of new names from slots the MDS reserved for it and
-# sends the CREATEs later, held async_create_hold_ms (here 3 s, so that
+# sends the CREATEs later, held async_hold_ms (here 3 s, so that
 # they are still queued when the faults below strike).  Two mounts of one
 # cluster: A (mnt) creates, B (mnt1) checks from outside.
 #  1. storm: A makes 200 files with 4 threads in a set-gid directory of
@@ -77,7 +77,7 @@ chmod 755 "$T" && chmod 644 "$T/h.py"
 # counters the mount logged at unmount: "N creates answered at once (K closed ..."
 created() { grep -ho "[0-9]* creates answered at once ([0-9]* closed before sent, [0-9]* failed, [0-9]* in [0-9]* batches)" "$CLUSTER/$1.log" | tail -1; }
 
-start_cluster --oss 2 --mounts 2 --mount-opt log_level=info --mount-opt async_create_hold_ms=3000
+start_cluster --oss 2 --mounts 2 --mount-opt log_level=info --mount-opt async_hold_ms=3000
 MNTB=$CLUSTER/mnt1
 for l in client client1; do
 	for _ in $(seq 100); do grep -q "notify channel up" "$CLUSTER/$l.log" && break; sleep 0.1; done

@@ -19,7 +19,7 @@
  * a request error is each entry's.  Asynchronous create: a complete held
  * directory answers a create of a name it lacks from a slot (attributes
  * by the MDS's rules), anything else goes synchronously; creates are held
- * for create_hold_ms, go in one CREATE_BATCH with their closed flags, at
+ * for hold_ms, go in one CREATE_BATCH with their closed flags, at
  * once when someone waits; a create of a name waits for an unlink of it
  * before it (and the other way round); a refused CREATE is kept for
  * fsyncdir; refused slots back off; a recall sends the creates before the
@@ -1180,7 +1180,7 @@ static void test_batch_request_error(void **state)
  * when batch is set. */
 static cli_uq *mkc(unsigned hold_ms, int batch)
 {
-	cli_uq_opts o = { .threads = 2, .create_hold_ms = hold_ms,
+	cli_uq_opts o = { .threads = 2, .hold_ms = hold_ms,
 			  .ops = { .unlink = fake_unlink, .unlink_batch = fake_batch,
 				   .deleg_get = fake_get, .deleg_return = fake_return,
 				   .up = fake_up, .list = fake_list, .create_slots = fake_slots,
@@ -1454,6 +1454,29 @@ static void test_acreate_recall_and_fallback(void **state)
 	cli_uq_destroy(q);
 }
 
+/* Held unlinks (hold_ms): none goes before the hold ends or somebody
+ * waits; then one UNLINK_BATCH takes them all. */
+static void test_unlink_held(void **state)
+{
+	cli_uq *q = mkc(60000, 1);
+	cli_ctx c = ctx(1000);
+
+	touch3(q, &c, 9);
+	for (int i = 0; i < 5; i++) {
+		char n[8];
+
+		snprintf(n, sizeof(n), "k%d", i);
+		cli_uq_note_entry(q, 9, n, 700 + (uint64_t)i, 0100644);
+		assert_int_equal(cli_uq_unlink(q, &c, 9, n), 1);
+	}
+	usleep(50000);
+	assert_int_equal(count('u'), 0); /* held */
+	cli_uq_wait(q, 9);
+	assert_int_equal(count('b'), 1);
+	assert_int_equal(count('u'), 5);
+	cli_uq_destroy(q);
+}
+
 /* The nice value the thread of one asynchronous unlink ran at, with the
  * flushers' opts.nice set to nice. */
 static int flusher_nice_with(int nice)
@@ -1519,6 +1542,7 @@ int main(void)
 		cmocka_unit_test(test_acreate_lookup_waits),
 		cmocka_unit_test(test_acreate_errors),
 		cmocka_unit_test(test_acreate_recall_and_fallback),
+		cmocka_unit_test(test_unlink_held),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
