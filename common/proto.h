@@ -446,7 +446,8 @@ enum pfs_opcode {
  * with u64 ino, a slot this client reserved in this directory; the file
  * gets that inode number and the slot's layout (stripe hints are ignored),
  * EXCL is implied.  -ESTALE: no such slot (taken, expired, another
- * client's or directory's, or the MDS restarted since). */
+ * client's or directory's); slots are records of the MDS's database and
+ * outlive its restarts. */
 #define PFS_CREATE_SLOT 0x8u
 /* With SLOT: the creator closed the file already; no open is counted
  * (and no CLOSE follows). */
