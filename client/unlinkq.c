@@ -1,5 +1,5 @@
-/* unlinkq.c — asynchronous unlink under directory delegations (see
- * unlinkq.h): the directories followed (streaks, back-off, the delegation
+/* unlinkq.c — asynchronous unlink and create under directory delegations
+ * (see unlinkq.h): the directories followed (streaks, back-off, the delegation
  * held), the names the kernel got in delegated directories, the queue of
  * answered unlinks and the flusher threads that send them (one UNLINK, or
  * an UNLINK_BATCH of one directory's queued jobs, or a CREATE into a

@@ -1,5 +1,7 @@
-/* unlinkq.h — asynchronous unlink under directory delegations (issue 11,
- * "unlink >= 0.8 of a FUSE passthrough"), the mount's side.
+/* unlinkq.h — asynchronous unlink and create under directory delegations
+ * (issue 11, "unlink >= 0.8", "create >= 1.0 of a FUSE passthrough"), the
+ * mount's side.  (Named for the unlinks it began with; creates, below,
+ * share its queue, flushers and delegations.)
  *
  * The kernel serialises the unlinks of one directory (it holds the
  * directory's lock across LOOKUP and UNLINK), so a stream of unlinks in one
