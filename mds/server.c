@@ -690,6 +690,19 @@ static int unlink_one(mds_server *s, const pfs_cred *c, uint64_t cid, uint64_t p
 	return rc;
 }
 
+/* The creator of ino (a CREATE, a resent one, an entry of CREATE_BATCH)
+ * holds it open: counted for client, and flagged as written (set already
+ * for a new file, now for an existing one opened by CREATE; a logged
+ * reply does not carry the flag).  what names the request in the log. */
+static void create_opened(mds_server *s, uint64_t client, uint64_t ino, const char *what)
+{
+	if (mds_open_add(s->opens, client, ino))
+		pfs_log(PFS_LOG_DEBUG, "%s of ino %llu: unlinked before its open counted", what,
+			(unsigned long long)ino);
+	else
+		(void)mds_open_writer(s->opens, client, ino);
+}
+
 /* An asynchronous create: name in parent by client cid into its slot ino
  * (the namespace checks and takes the slot's record; -ESTALE: no such
  * slot); the client holds one slot less.  opened: the creator still has
@@ -760,8 +773,8 @@ static int do_create_batch(mds_server *s, const pfs_cred *c, uint64_t cid, uint6
 		if (rc == -ESTALE && mds_ns_lookup(s->ns, c, parent, e[i].name, &a) == 0 &&
 		    a.ino == e[i].ino)
 			rc = 0;
-		if (!rc && opened && !mds_open_add(s->opens, cid, a.ino))
-			(void)mds_open_writer(s->opens, cid, a.ino);
+		if (!rc && opened)
+			create_opened(s, cid, a.ino, "create");
 		if (!rc)
 			lease_entry(s, cid, parent, e[i].name, a.ino, since, 1);
 		pfs_wbuf_u32(out, (uint32_t)rc);
@@ -905,14 +918,8 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 			rc = mds_ns_create_at(s->ns, &c, parent, name, mode,
 					      flags | MDS_CREATE_WRITER, ss, sc, so, &a, lay);
 		}
-		if (!rc && !opened)
-			; /* closed by its creator already: no open to count */
-		else if (!rc && mds_open_add(s->opens, h->client_id, a.ino))
-			pfs_log(PFS_LOG_DEBUG, "create of ino %llu: unlinked before its open counted",
-				(unsigned long long)a.ino);
-		else if (!rc) /* the flag is set already (a new file) or now (an
-			       * existing one); the reply is logged without it */
-			(void)mds_open_writer(s->opens, h->client_id, a.ino);
+		if (!rc && opened) /* not closed by its creator already */
+			create_opened(s, h->client_id, a.ino, "create");
 		if (!rc) {
 			lease_entry(s, cid, parent, name, a.ino, since, 1);
 			pfs_attr_encode(out, &a);
@@ -2010,11 +2017,7 @@ static int reply_from_log(mds_server *s, const pfs_hdr *h, unsigned role,
 		pfs_layout_encode(out, &r->lay);
 	if (h->opcode == PFS_OP_MDS_CREATE && r->has_lay && !create_closed(payload, len)) {
 		/* the client opens what it created: count it, new capabilities */
-		if (mds_open_add(s->opens, h->client_id, r->attr.ino))
-			pfs_log(PFS_LOG_DEBUG, "resent create of ino %llu: unlinked since",
-				(unsigned long long)r->attr.ino);
-		else
-			(void)mds_open_writer(s->opens, h->client_id, r->attr.ino);
+		create_opened(s, h->client_id, r->attr.ino, "resent create");
 		put_caps(s, h, role, &r->lay, PFS_CAPA_ALL, out);
 	}
 	rc = pfs_wbuf_error(out);
