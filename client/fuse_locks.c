@@ -28,6 +28,7 @@
 
 #include "client/fuse_ops.h"
 #include "client/lock_held.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/rpc.h"
 #include "common/proto.h"
@@ -234,13 +235,7 @@ static void *pinger(void *arg)
 			pthread_cond_wait(&l->cv, &l->mu);
 			continue;
 		}
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += period / 1000;
-		ts.tv_nsec += (long)(period % 1000) * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		ts = pfs_clock_deadline(CLOCK_REALTIME, period);
 		if (!l->reclaim_now &&
 		    (pthread_cond_timedwait(&l->cv, &l->mu, &ts) != ETIMEDOUT || l->stop))
 			continue;

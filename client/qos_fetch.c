@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "common/buf.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/qosmsg.h"
@@ -178,13 +179,7 @@ static void *fetch_main(void *arg)
 	while (!f->stop) {
 		struct timespec ts;
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += f->opts.poll_ms / 1000;
-		ts.tv_nsec += (long)(f->opts.poll_ms % 1000) * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		ts = pfs_clock_deadline(CLOCK_REALTIME, f->opts.poll_ms);
 		pthread_cond_timedwait(&f->cond, &f->lock, &ts);
 		if (f->stop)
 			break;

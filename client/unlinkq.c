@@ -812,16 +812,8 @@ static void *flusher_main(void *arg)
 		if (q->stop)
 			break;
 		if (next != UINT64_MAX) { /* a held job: until its hold ends */
-			struct timespec ts;
-			uint64_t ms = next - now;
+			struct timespec ts = pfs_clock_deadline(CLOCK_MONOTONIC, next - now);
 
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			ts.tv_sec += (time_t)(ms / 1000);
-			ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-			if (ts.tv_nsec >= 1000000000L) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000L;
-			}
 			pthread_cond_timedwait(&q->work, &q->mu, &ts);
 			continue;
 		}
