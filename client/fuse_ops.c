@@ -1003,13 +1003,13 @@ static int uq_slots_cb(void *arg, const cli_ctx *c, uint64_t dir, uint32_t n, ui
 }
 
 static int uq_acreate_cb(void *arg, const cli_ctx *c, uint64_t dir, const char *name,
-			 uint32_t mode, uint32_t flags, uint64_t ino, int closed)
+			 uint32_t mode, uint64_t ino, int closed)
 {
 	cli_fs *fs = arg;
 	pfs_attr a;
 
 	/* PADLL admitted it in the application's thread (uq_charge_create_cb) */
-	return cli_mdc_create_slot(fs->mdc, c, dir, name, mode, flags, ino, closed, &a);
+	return cli_mdc_create_slot(fs->mdc, c, dir, name, mode, 0, ino, closed, &a);
 }
 
 static int uq_cbatch_cb(void *arg, const cli_ctx *c, uint64_t dir, unsigned n,
@@ -1788,8 +1788,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 		cflags |= PFS_CREATE_WRITE;
 	/* a name a held, listed directory lacks: answered now, the CREATE
 	 * follows (client/unlinkq.h "Asynchronous create") */
-	if (fs->uq && cli_uq_create_file(fs->uq, &c, parent, name, mode | S_IFREG,
-					 cflags & (PFS_CREATE_READ | PFS_CREATE_WRITE), &a, &lay)) {
+	if (fs->uq && cli_uq_create_file(fs->uq, &c, parent, name, mode | S_IFREG, &a, &lay)) {
 		async = 1;
 	} else {
 		uq_order(fs, parent);

@@ -90,10 +90,10 @@ typedef struct uq_name {
 enum { UQ_UNLINK, UQ_CREATE };
 
 typedef struct uq_job {
-	uint64_t dir, ino;
+	uint64_t ino;
 	cli_ctx ctx;
 	int kind;              /* UQ_UNLINK or UQ_CREATE */
-	uint32_t mode, flags;  /* a create's */
+	uint32_t mode;         /* a create's */
 	int closed;            /* a create whose file was closed before it left */
 	uint64_t ready_at;     /* held until then (opts.hold_ms) */
 	struct uq_dir *d;      /* its directory (pinned by its pending count) */
@@ -474,19 +474,11 @@ static int start_locked(cli_uq *q)
 	return 0;
 }
 
-static uq_job *job_pending(cli_uq *q, uint64_t dir, const char *name)
+/* A pending job of kind (UQ_UNLINK, UQ_CREATE) of name in dir. */
+static uq_job *job_named(cli_uq *q, uint64_t dir, const char *name, int kind)
 {
 	for (uq_job *j = q->head; j; j = j->next)
-		if (j->dir == dir && strcmp(j->name, name) == 0)
-			return j;
-	return NULL;
-}
-
-/* A pending create of name in dir. */
-static uq_job *create_pending(cli_uq *q, uint64_t dir, const char *name)
-{
-	for (uq_job *j = q->head; j; j = j->next)
-		if (j->kind == UQ_CREATE && j->dir == dir && strcmp(j->name, name) == 0)
+		if (j->kind == kind && j->d->ino == dir && strcmp(j->name, name) == 0)
 			return j;
 	return NULL;
 }
@@ -496,7 +488,7 @@ static uq_job *create_pending(cli_uq *q, uint64_t dir, const char *name)
 static int job_blocked(cli_uq *q, const uq_job *j)
 {
 	for (const uq_job *e = q->head; e && e != j; e = e->next)
-		if (e->nhash == j->nhash && e->dir == j->dir && strcmp(e->name, j->name) == 0)
+		if (e->nhash == j->nhash && e->d == j->d && strcmp(e->name, j->name) == 0)
 			return 1;
 	return 0;
 }
@@ -504,13 +496,13 @@ static int job_blocked(cli_uq *q, const uq_job *j)
 static int job_conflict(cli_uq *q, uint64_t ino)
 {
 	for (uq_job *j = q->head; j; j = j->next)
-		if (j->dir == ino || j->ino == ino)
+		if (j->d->ino == ino || j->ino == ino)
 			return 1;
 	return 0;
 }
 
 static int queue(cli_uq *q, uq_dir *d, const cli_ctx *c, const char *name, uint64_t ino,
-		 int kind, uint32_t mode, uint32_t flags)
+		 int kind, uint32_t mode)
 {
 	size_t len = strlen(name);
 	uq_job *j;
@@ -520,12 +512,10 @@ static int queue(cli_uq *q, uq_dir *d, const cli_ctx *c, const char *name, uint6
 	j = malloc(sizeof(*j) + len + 1);
 	if (!j)
 		return -ENOMEM;
-	j->dir = d->ino;
 	j->ino = ino;
 	j->ctx = *c;
 	j->kind = kind;
 	j->mode = mode;
-	j->flags = flags;
 	j->closed = 0;
 	j->ready_at = now_ms(q) + q->o.hold_ms;
 	j->d = d;
@@ -624,48 +614,37 @@ static void send_return(cli_uq *q, uq_dir *d)
  * caller wakes the waiters). */
 static void job_answered(cli_uq *q, uq_job *j, int rc, uint64_t sent)
 {
-	uq_dir *d = dir_find(q, j->dir); /* pinned by its pending count */
+	uq_dir *d = j->d; /* pinned by its pending count */
+	int create = j->kind == UQ_CREATE;
+	/* an unlink's -ENOENT, -ESTALE: somebody else removed or replaced it */
+	int gone = !create && (rc == -ENOENT || rc == -ESTALE);
 
-	if (j->kind == UQ_CREATE) {
-		if (rc) {
-			/* the kernel was told the file exists: it is gone */
-			q->st.create_errors++;
-			pfs_log(PFS_LOG_WARNING, "async create: dir %llu \"%s\" (ino %llu): %s "
-				"(the file is lost; reported by the next fsync of the directory)",
-				(unsigned long long)j->dir, j->name, (unsigned long long)j->ino,
-				pfs_strerror(rc));
-			if (d && !d->err)
-				d->err = rc;
-			if (d)
-				cn_fail(q, d);
-		}
-	} else if (rc == -ENOENT || rc == -ESTALE) {
+	if (gone) {
 		q->st.gone++;
 		pfs_log(PFS_LOG_DEBUG, "async unlink: dir %llu \"%s\" (ino %llu): %s: removed or "
-			"replaced by someone else", (unsigned long long)j->dir, j->name,
+			"replaced by someone else", (unsigned long long)d->ino, j->name,
 			(unsigned long long)j->ino, pfs_strerror(rc));
 	} else if (rc) {
-		q->st.errors++;
-		pfs_log(PFS_LOG_WARNING, "async unlink: dir %llu \"%s\" (ino %llu): %s "
-			"(reported by the next fsync of the directory)",
-			(unsigned long long)j->dir, j->name, (unsigned long long)j->ino,
-			pfs_strerror(rc));
-		if (d && !d->err)
+		if (create)
+			q->st.create_errors++;
+		else
+			q->st.errors++;
+		/* a create's: the kernel was told the file exists, it is gone */
+		pfs_log(PFS_LOG_WARNING, "async %s: dir %llu \"%s\" (ino %llu): %s (%sreported by "
+			"the next fsync of the directory)", create ? "create" : "unlink",
+			(unsigned long long)d->ino, j->name, (unsigned long long)j->ino,
+			pfs_strerror(rc), create ? "the file is lost; " : "");
+		if (!d->err)
 			d->err = rc;
 	}
-	/* -ESTALE: the name is there with another inode; any other error:
-	 * the name may still be there */
-	if (d && rc && rc != -ENOENT && j->kind == UQ_UNLINK)
+	/* an unlink's -ESTALE: the name is there with another inode; any
+	 * other error: the name may still be there (or, a create's, not) */
+	if (rc && (create || rc != -ENOENT))
 		cn_fail(q, d);
-	if (d) {
-		/* the MDS had a request of ours naming dir: its lease runs
-		 * from then */
-		if ((rc == 0 || ((rc == -ENOENT || rc == -ESTALE) && j->kind == UQ_UNLINK)) &&
-		    d->held &&
-		    cred_eq(&d->ctx.cred, &j->ctx.cred))
-			renew(q, d, sent);
-		d->pending--;
-	}
+	/* the MDS had a request of ours naming dir: its lease runs from then */
+	if ((rc == 0 || gone) && d->held && cred_eq(&d->ctx.cred, &j->ctx.cred))
+		renew(q, d, sent);
+	d->pending--;
 	job_remove(q, j);
 	free(j);
 }
@@ -686,7 +665,7 @@ static unsigned batch_pick(cli_uq *q, uq_job *first, uq_job **v, uint64_t now)
 		return 1;
 	}
 	for (uq_job *j = first; j && n < UQ_BATCH_MAX; j = j->next)
-		if (!j->inflight && j->kind == first->kind && j->dir == first->dir &&
+		if (!j->inflight && j->kind == first->kind && j->d == first->d &&
 		    ctx_eq(&j->ctx, &first->ctx) &&
 		    (j == first || (job_ready(q, j, now) && !job_blocked(q, j))))
 			v[n++] = j;
@@ -723,15 +702,15 @@ static void send_jobs(cli_uq *q, uq_job **v, unsigned n)
 	/* the jobs stay put while in flight: only this thread removes them
 	 * (a job in flight is never marked closed: cli_uq_created_close) */
 	if (n == 1 && creates) {
-		status[0] = q->o.ops.create(q->o.ops.arg, &v[0]->ctx, v[0]->dir, names[0],
-					    v[0]->mode, v[0]->flags, inos[0], closed[0]);
+		status[0] = q->o.ops.create(q->o.ops.arg, &v[0]->ctx, v[0]->d->ino, names[0],
+					    v[0]->mode, inos[0], closed[0]);
 	} else if (n == 1) {
-		status[0] = q->o.ops.unlink(q->o.ops.arg, &v[0]->ctx, v[0]->dir, names[0],
+		status[0] = q->o.ops.unlink(q->o.ops.arg, &v[0]->ctx, v[0]->d->ino, names[0],
 					    inos[0]);
 	} else {
-		rc = creates ? q->o.ops.create_batch(q->o.ops.arg, &v[0]->ctx, v[0]->dir, n, names,
+		rc = creates ? q->o.ops.create_batch(q->o.ops.arg, &v[0]->ctx, v[0]->d->ino, n, names,
 						     modes, closed, inos, status)
-			     : q->o.ops.unlink_batch(q->o.ops.arg, &v[0]->ctx, v[0]->dir, n, names,
+			     : q->o.ops.unlink_batch(q->o.ops.arg, &v[0]->ctx, v[0]->d->ino, n, names,
 						     inos, status);
 		if (batch_unknown(rc)) {
 			/* nothing ran: the jobs go back to the queue, in
@@ -753,7 +732,7 @@ static void send_jobs(cli_uq *q, uq_job **v, unsigned n)
 	/* still pending while the caller drops what it fetched meanwhile */
 	if (q->o.ops.done)
 		for (unsigned i = 0; i < n; i++)
-			q->o.ops.done(q->o.ops.arg, v[i]->dir, v[i]->name);
+			q->o.ops.done(q->o.ops.arg, v[i]->d->ino, v[i]->name);
 	pthread_mutex_lock(&q->mu);
 	if (n > 1 && creates) {
 		q->st.cbatches++;
@@ -1096,7 +1075,7 @@ int cli_uq_unlink(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name)
 			continue;
 		}
 		ino = (*pp)->ino;
-		if (queue(q, d, c, name, ino, UQ_UNLINK, 0, 0))
+		if (queue(q, d, c, name, ino, UQ_UNLINK, 0))
 			break;
 		name_unlink(q, pp);
 		cn_del(q, d, name);
@@ -1161,11 +1140,8 @@ static int slots_fetch(cli_uq *q, uq_dir *d, const cli_ctx *c)
 static void new_file_attr(const cli_ctx *c, const pfs_attr *da, uint64_t ino, uint32_t mode,
 			  pfs_attr *a)
 {
-	struct timespec ts;
-	int64_t now;
+	int64_t now = pfs_clock_wall_ns();
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	memset(a, 0, sizeof(*a));
 	a->ino = ino;
 	a->mode = S_IFREG | (mode & 07777);
@@ -1178,7 +1154,7 @@ static void new_file_attr(const cli_ctx *c, const pfs_attr *da, uint64_t ino, ui
 }
 
 int cli_uq_create_file(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name,
-		       uint32_t mode, uint32_t flags, pfs_attr *attr, pfs_layout *lay)
+		       uint32_t mode, pfs_attr *attr, pfs_layout *lay)
 {
 	int up;
 	uq_dir *d;
@@ -1214,7 +1190,7 @@ int cli_uq_create_file(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *na
 			continue; /* the delegation may have gone meanwhile */
 		}
 		ino = d->sino[d->islot];
-		if (queue(q, d, c, name, ino, UQ_CREATE, mode, flags))
+		if (queue(q, d, c, name, ino, UQ_CREATE, mode))
 			break;
 		*lay = d->slay[d->islot];
 		d->islot++;
@@ -1279,18 +1255,17 @@ void cli_uq_forget_name(cli_uq *q, uint64_t dir, const char *name)
 
 int cli_uq_pending_name(cli_uq *q, uint64_t dir, const char *name)
 {
-	uq_job *j;
 	int r;
 
 	if (!__atomic_load_n(&q->npending, __ATOMIC_ACQUIRE))
 		return 0;
 	pthread_mutex_lock(&q->mu);
 	/* the MDS would not know the name yet */
-	while (create_pending(q, dir, name)) {
+	while (job_named(q, dir, name, UQ_CREATE)) {
 		q->st.waits++;
 		wait_done(q);
 	}
-	r = (j = job_pending(q, dir, name)) != NULL && j->kind == UQ_UNLINK;
+	r = job_named(q, dir, name, UQ_UNLINK) != NULL;
 	pthread_mutex_unlock(&q->mu);
 	return r;
 }

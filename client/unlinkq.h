@@ -164,11 +164,11 @@ typedef struct cli_uq_ops {
 	 * or -errno.  NULL (or create NULL) = no asynchronous creates. */
 	int (*create_slots)(void *arg, const cli_ctx *c, uint64_t dir, uint32_t n,
 			    uint64_t *inos, pfs_layout *lays, pfs_attr *dir_attr);
-	/* CREATE of name in dir into slot ino (mode, flags PFS_CREATE_READ/
-	 * WRITE), closed: the creator closed it already; charged already
-	 * (charge_create).  0 or -errno. */
+	/* CREATE of name in dir into slot ino with mode, closed: the creator
+	 * closed it already; charged already (charge_create).  0 or
+	 * -errno. */
 	int (*create)(void *arg, const cli_ctx *c, uint64_t dir, const char *name, uint32_t mode,
-		      uint32_t flags, uint64_t ino, int closed);
+		      uint64_t ino, int closed);
 	/* CREATE_BATCH: n (2..PFS_CREATE_SLOTS_MAX) creates of names[i] in
 	 * dir into inos[i] with modes[i], closed[i], for c, charged as
 	 * create's: 0 with status[i] each one's 0 or -errno, or the
@@ -223,11 +223,12 @@ void cli_uq_quiesce(cli_uq *q);
  * DELEG_GET; may wait for room. */
 int cli_uq_unlink(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name);
 /* create(2) of name in dir by c with mode (S_IFREG | permissions, the
- * umask applied) and flags (PFS_CREATE_READ/WRITE): 1 = queued, *attr and
+ * umask applied; the access mode does not matter: the file is new and
+ * its creator may open it any way): 1 = queued, *attr and
  * *lay are the new file's (reply now; PADLL charged c's job); 0 = create
  * synchronously.  May send CREATE_SLOTS; may wait for room. */
 int cli_uq_create_file(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name,
-		       uint32_t mode, uint32_t flags, pfs_attr *attr, pfs_layout *lay);
+		       uint32_t mode, pfs_attr *attr, pfs_layout *lay);
 /* The last close of ino: 1 when its CREATE is still queued (it now goes
  * with PFS_CREATE_CLOSED: no CLOSE is due), else 0. */
 int cli_uq_created_close(cli_uq *q, uint64_t ino);

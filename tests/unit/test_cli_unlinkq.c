@@ -291,7 +291,7 @@ static int fake_slots(void *arg, const cli_ctx *c, uint64_t dir, uint32_t n, uin
 }
 
 static int fake_create(void *arg, const cli_ctx *c, uint64_t dir, const char *name,
-		       uint32_t mode, uint32_t flags, uint64_t ino, int closed)
+		       uint32_t mode, uint64_t ino, int closed)
 {
 	gate_pass();
 	note_bc('c', c, dir, name, ino, 0, closed);
@@ -1232,7 +1232,7 @@ static void test_acreate_answers(void **state)
 	cli_uq_stats st;
 
 	/* nothing held: synchronous */
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "n1", 0100644, 0, &a, &lay), 0);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "n1", 0100644, &a, &lay), 0);
 	touch3(q, &c, 9);
 	/* the directory is set-gid with group 55: the file gets group 55,
 	 * and c (not in it) loses a set-gid bit it asked for */
@@ -1240,7 +1240,7 @@ static void test_acreate_answers(void **state)
 	F.dir_mode = 042775;
 	F.dir_gid = 55;
 	pthread_mutex_unlock(&F.mu);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "n1", 0102755, 0, &a, &lay), 1);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "n1", 0102755, &a, &lay), 1);
 	assert_int_equal(count('S'), 1);
 	assert_int_equal(a.ino, 5000);
 	assert_int_equal(a.mode, 0100755);
@@ -1253,15 +1253,15 @@ static void test_acreate_answers(void **state)
 	assert_int_equal(lay.stripe[1].object, 5000);
 	assert_int_equal(F.charges, 1);
 	/* the next one takes the next slot, no new fetch */
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "n2", 0100600, 0, &a, &lay), 1);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "n2", 0100600, &a, &lay), 1);
 	assert_int_equal(a.ino, 5001);
 	assert_int_equal(count('S'), 1);
 	/* a name the directory has (listed, or made here), another
 	 * credential, another directory: synchronous */
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "e00003", 0100644, 0, &a, &lay), 0);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "n1", 0100644, 0, &a, &lay), 0);
-	assert_int_equal(cli_uq_create_file(q, &o, 9, "n3", 0100644, 0, &a, &lay), 0);
-	assert_int_equal(cli_uq_create_file(q, &c, 8, "n3", 0100644, 0, &a, &lay), 0);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "e00003", 0100644, &a, &lay), 0);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "n1", 0100644, &a, &lay), 0);
+	assert_int_equal(cli_uq_create_file(q, &o, 9, "n3", 0100644, &a, &lay), 0);
+	assert_int_equal(cli_uq_create_file(q, &c, 8, "n3", 0100644, &a, &lay), 0);
 	/* made here: the name is no negative any more, and a later unlink
 	 * knows its inode */
 	assert_int_equal(cli_uq_negative(q, &c, 9, "n1"), 0);
@@ -1286,9 +1286,9 @@ static void test_acreate_hold_batch_closed(void **state)
 	cli_uq_stats st;
 
 	touch3(q, &c, 9);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "h1", 0100644, 0, &a1, &lay), 1);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "h2", 0100644, 0, &a2, &lay), 1);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "h3", 0100644, 0, &a3, &lay), 1);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "h1", 0100644, &a1, &lay), 1);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "h2", 0100644, &a2, &lay), 1);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "h3", 0100644, &a3, &lay), 1);
 	usleep(50000);
 	assert_int_equal(count('c'), 0); /* held */
 	assert_int_equal(cli_uq_created_close(q, a1.ino), 1);
@@ -1306,7 +1306,7 @@ static void test_acreate_hold_batch_closed(void **state)
 	/* sent already: its close is the MDS's to hear */
 	assert_int_equal(cli_uq_created_close(q, a2.ino), 0);
 	/* the hold ends on the clock too */
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "h4", 0100644, 0, &a1, &lay), 1);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "h4", 0100644, &a1, &lay), 1);
 	advance(60000);
 	cli_uq_recall(q, 0); /* wakes the flushers; the create goes before the RETURN */
 	cli_uq_quiesce(q);
@@ -1333,7 +1333,7 @@ static void test_acreate_same_name_order(void **state)
 	wait_arrived(1);
 	/* removed here: the name is free, the create is answered, but its
 	 * CREATE waits for the UNLINK in flight */
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "e00002", 0100644, 0, &a, &lay), 1);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "e00002", 0100644, &a, &lay), 1);
 	usleep(50000);
 	pthread_mutex_lock(&F.mu);
 	assert_int_equal(F.arrived, 1);
@@ -1344,7 +1344,7 @@ static void test_acreate_same_name_order(void **state)
 	assert_true(find_ev('c', "e00002") > find_ev('u', "e00002"));
 	/* and the other way round: an unlink of a name waits for its create */
 	gate(1);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "k2", 0100644, 0, &a, &lay), 1);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "k2", 0100644, &a, &lay), 1);
 	wait_arrived(3); /* the UNLINK, the first CREATE, this one */
 	cli_uq_note_entry(q, 9, "k2", a.ino, a.mode);
 	assert_int_equal(cli_uq_unlink(q, &c, 9, "k2"), 1);
@@ -1366,7 +1366,7 @@ static void test_acreate_lookup_waits(void **state)
 	pfs_layout lay;
 
 	touch3(q, &c, 9);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "w1", 0100644, 0, &a, &lay), 1);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "w1", 0100644, &a, &lay), 1);
 	/* a LOOKUP of it must find it on the MDS: the create goes first */
 	assert_int_equal(cli_uq_pending_name(q, 9, "w1"), 0);
 	assert_true(find_ev('c', "w1") >= 0);
@@ -1382,12 +1382,12 @@ static void test_acreate_errors(void **state)
 	cli_uq_stats st;
 
 	touch3(q, &c, 9);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "full", 0100644, 0, &a, &lay), 1);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "full", 0100644, &a, &lay), 1);
 	assert_int_equal(cli_uq_fsyncdir(q, 9), -ENOSPC);
 	assert_int_equal(cli_uq_fsyncdir(q, 9), 0); /* reported once */
 	/* the directory's set is no longer trusted */
 	assert_int_equal(cli_uq_negative(q, &c, 9, "zz"), 0);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "zz", 0100644, 0, &a, &lay), 0);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "zz", 0100644, &a, &lay), 0);
 	cli_uq_get_stats(q, &st);
 	assert_int_equal(st.create_errors, 1);
 	cli_uq_destroy(q);
@@ -1399,14 +1399,14 @@ static void test_acreate_errors(void **state)
 	pthread_mutex_lock(&F.mu);
 	F.slots_rc = -EAGAIN;
 	pthread_mutex_unlock(&F.mu);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "s1", 0100644, 0, &a, &lay), 0);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "s2", 0100644, 0, &a, &lay), 0);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "s1", 0100644, &a, &lay), 0);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "s2", 0100644, &a, &lay), 0);
 	assert_int_equal(count('S'), 1);
 	pthread_mutex_lock(&F.mu);
 	F.slots_rc = 0;
 	pthread_mutex_unlock(&F.mu);
 	advance(1000);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "s3", 0100644, 0, &a, &lay), 1);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "s3", 0100644, &a, &lay), 1);
 	assert_int_equal(count('S'), 2);
 	cli_uq_get_stats(q, &st);
 	assert_int_equal(st.slots_refused, 1);
@@ -1421,7 +1421,7 @@ static void test_acreate_recall_and_fallback(void **state)
 	pfs_layout lay;
 
 	touch3(q, &c, 9);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "r1", 0100644, 0, &a, &lay), 1);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "r1", 0100644, &a, &lay), 1);
 	/* a recall: the held create goes, then the RETURN; the slots go */
 	cli_uq_recall(q, 9);
 	cli_uq_wait(q, 9);
@@ -1429,11 +1429,11 @@ static void test_acreate_recall_and_fallback(void **state)
 		usleep(5000);
 	assert_true(find_ev('c', "r1") >= 0);
 	assert_true(find_ev('r', "") > find_ev('c', "r1"));
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "r2", 0100644, 0, &a, &lay), 0);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "r2", 0100644, &a, &lay), 0);
 	/* granted again: new slots are fetched (the old ones are gone) */
 	advance(2000);
 	touch3(q, &c, 9);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "r3", 0100644, 0, &a, &lay), 1);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "r3", 0100644, &a, &lay), 1);
 	assert_int_equal(count('S'), 2);
 	assert_int_equal(a.ino, 5000 + PFS_CREATE_SLOTS_MAX);
 	cli_uq_destroy(q);
@@ -1444,8 +1444,8 @@ static void test_acreate_recall_and_fallback(void **state)
 	F.cbatch_rc = -EACCES;
 	pthread_mutex_unlock(&F.mu);
 	touch3(q, &c, 9);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "f1", 0100644, 0, &a, &lay), 1);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "f2", 0100644, 0, &a, &lay), 1);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "f1", 0100644, &a, &lay), 1);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "f2", 0100644, &a, &lay), 1);
 	cli_uq_wait(q, 9);
 	assert_int_equal(count('B'), 1);
 	assert_int_equal(ev_of('c', "f1").batch, 0);
