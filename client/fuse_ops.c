@@ -1654,9 +1654,6 @@ static int fh_renew(cli_fs *fs, fh *h)
 	return 0;
 }
 
-/* A reference to h's capabilities for one OSS request, renewed first when
- * three quarters of their lifetime have passed (a failed renewal keeps the
- * old set: the OSS decides). */
 /* A handle of an asynchronous create, before anything of its file goes
  * to an OSS or the MDS: the file exists on the MDS once its CREATE is
  * answered; then the handle's capabilities (a failure leaves the handle
@@ -1670,6 +1667,9 @@ static void fh_settle(cli_fs *fs, fh *h)
 		__atomic_store_n(&h->acreated, 0, __ATOMIC_RELEASE);
 }
 
+/* A reference to h's capabilities for one OSS request, renewed first when
+ * three quarters of their lifetime have passed (a failed renewal keeps the
+ * old set: the OSS decides). */
 static cli_caps *fh_caps(cli_fs *fs, fh *h)
 {
 	cli_caps *c;
@@ -2378,7 +2378,6 @@ static void write_through_at(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec 
 	free(mem.buf[0].mem);
 	write_done(req, h, off, size, rc, fi->writepage);
 }
-
 
 /* n's security.capability is known absent (nocap_known; fs->lock held). */
 static int nocap_fresh(const node *n)

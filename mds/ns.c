@@ -554,9 +554,7 @@ static int do_create(mds_ns *ns, const pfs_cred *c, uint64_t parent, const char 
 	if (rc)
 		goto out;
 	/* the slot's record goes with this transaction: used once */
-	if (slot && !lay)
-		rc = -EINVAL;
-	if (slot && !rc)
+	if (slot)
 		rc = mds_nsi_slot_take(ns, t, slot->ino, slot->client, parent, slot->now_ms, lay);
 	if (rc)
 		goto out;
@@ -610,7 +608,7 @@ int mds_ns_create_slot(mds_ns *ns, const pfs_cred *c, uint64_t parent, const cha
 {
 	struct create_slot slot = { ino, client, (uint64_t)(now_ns() / 1000000) };
 
-	if ((mode & S_IFMT) && !S_ISREG(mode))
+	if (((mode & S_IFMT) && !S_ISREG(mode)) || !lay)
 		return -EINVAL;
 	if (ino <= ROOT_INO)
 		return -ESTALE;
