@@ -41,7 +41,8 @@
 #   PFS_BIN=build/bin bash bench/peers.sh        (or: make bench-peers)
 # Settings (environment): PEERS REPS SEQ_SIZE RAND_SIZE RAND_OPS MD_FILES
 # FIO=0|1 FIO_SIZE FIO_RUNTIME PHASE_TIMEOUT START_TIMEOUT CEPH_OSD_SIZE
-# CEPH_V2_PORT CEPH_V1_PORT PEERS_DIR RESDIR; PEERS_KEEP=1 keeps the work
+# CEPH_V2_PORT CEPH_V1_PORT PEERS_DIR RESDIR PAGE_REPORTING=hold|leave
+# (as bench/run.sh); PEERS_KEEP=1 keeps the work
 # directory (logs) after stopping everything; PFS_REV names the measured
 # pfs revision when PFS_BIN is not built from this checkout's HEAD.
 # Run time with REPS=3: 8.5 min (FIO=0), 19 min (FIO=1) at load 15-39 on
@@ -381,6 +382,7 @@ PT_PID=
 GD_PID=
 cleanup() {
 	local i
+	page_reporting_restore
 	unmount_under "$W"
 	[ -f "$W/pfs/cluster.env" ] && "$repo/deploy/pfs-cluster" stop "$W/pfs" >/dev/null 2>&1
 	gluster_down
@@ -399,6 +401,7 @@ rm -rf "$W"; mkdir -p "$W/ptsrc" "$W/ptmnt"
 : >"$W/problems.log"
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+page_reporting_hold
 
 "$PFS_BIN/pfs-passthrough" "$W/ptsrc" "$W/ptmnt" -f &
 PT_PID=$!
@@ -513,6 +516,7 @@ echo "Versions: pfs ${PFS_REV:-$(git -C "$repo" rev-parse --short HEAD 2>/dev/nu
 "$( [[ " $targets " == *" ceph "* ]] && echo ", Ceph $(ceph --version | awk '{print $3}')")"\
 "$( [ "$FIO" = 1 ] && echo ", $(fio --version)")."
 echo "Load: \`uptime\` at the start: \`${uptime_begin# }\`; at the end: \`${uptime_end# }\`."
+echo "Host memory: $PR_NOTE; $(page_reporting_mib) MiB handed back to the host during the run."
 echo "Command: \`make bench-peers\` (bench/peers.sh; PEERS=$PEERS REPS=$REPS FIO=$FIO). Run time $(( (t_end - t_begin) / 60 )) min $(( (t_end - t_begin) % 60 )) s, set-up included."
 echo "Medians of $REPS runs, the targets interleaved (order rotated per repetition); ratios to the FUSE passthrough; \"pfs / best peer\" > 1 means pfs is ahead of every peer."
 for t in "${!skipped[@]}"; do echo; echo "**$t was not measured**: ${skipped[$t]}."; done

@@ -29,7 +29,8 @@
 #   PFS_BIN=build/bin bench/run.sh        (or: make bench)
 # Settings (environment): REPS SEQ_SIZE RAND_SIZE RAND_OPS MD_FILES FIO=0|1
 # FIO_SIZE FIO_RUNTIME IOR=0|1 IOR_NP IOR_BLOCK PHASE_TIMEOUT BENCH_DIR RESDIR OUT
-# PLOT.  A phase that fails or runs past PHASE_TIMEOUT (180 s) is reported
+# PLOT PAGE_REPORTING=hold|leave (a VM's free page reporting, held off for
+# the run by default: bench/lib.sh says why).  A phase that fails or runs past PHASE_TIMEOUT (180 s) is reported
 # and left out of the medians (a hung FUSE request cannot hang the run).
 # Takes about 6 minutes with REPS=3 on the 2-vCPU development VM (IOR and
 # mdtest, when present, add about a minute per repetition).
@@ -100,6 +101,7 @@ unmount_all() {
 }
 PT_PID=
 cleanup() {
+	page_reporting_restore
 	unmount_all
 	"$repo/deploy/pfs-cluster" stop "$W/cluster" >/dev/null 2>&1 || true
 	if [ -n "$PT_PID" ]; then
@@ -115,6 +117,7 @@ rm -rf "$W"; mkdir -p "$W/local" "$W/ptsrc" "$W/ptmnt"
 : >"$W/raw.log"
 : >"$W/problems.log"
 trap cleanup EXIT
+page_reporting_hold
 
 "$PFS_BIN/pfs-passthrough" "$W/ptsrc" "$W/ptmnt" -f &
 PT_PID=$!
@@ -203,6 +206,7 @@ echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 " $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM, kernel $(uname -r),"\
 " disk under $W: $(df -h "$W" | awk 'NR==2 {print $1}')."
 echo "Load average (1/5/15 min) at the start: $load_begin; at the end: $load_end."
+echo "Host memory: $PR_NOTE; $(page_reporting_mib) MiB handed back to the host during the run."
 echo "Command: \`make bench\` (bench/run.sh; REPS=$REPS). Run time $(( (t_end - t_begin) / 60 )) min $(( (t_end - t_begin) % 60 )) s."
 echo "Medians of $REPS runs, the three targets interleaved (order rotated per repetition)."
 echo
