@@ -1002,23 +1002,14 @@ static int uq_slots_cb(void *arg, const cli_ctx *c, uint64_t dir, uint32_t n, ui
 	return cli_mdc_create_slots(fs->mdc, c, dir, n, inos, lays, dir_attr);
 }
 
-static int uq_acreate_cb(void *arg, const cli_ctx *c, uint64_t dir, const char *name,
-			 uint32_t mode, uint64_t ino, int closed)
-{
-	cli_fs *fs = arg;
-	pfs_attr a;
-
-	/* PADLL admitted it in the application's thread (uq_charge_create_cb) */
-	return cli_mdc_create_slot(fs->mdc, c, dir, name, mode, 0, ino, closed, &a);
-}
-
 static int uq_cbatch_cb(void *arg, const cli_ctx *c, uint64_t dir, unsigned n,
 		       const char *const *names, const uint32_t *modes, const int *closed,
 		       const uint64_t *inos, int *status)
 {
 	cli_fs *fs = arg;
 
-	/* as uq_acreate_cb: each was charged when it was answered */
+	/* PADLL admitted each in the application's thread when it was
+	 * answered (uq_charge_create_cb) */
 	return cli_mdc_create_batch(fs->mdc, c, dir, n, names, modes, closed, inos, status);
 }
 
@@ -1100,7 +1091,6 @@ static int uq_create(cli_fs *fs)
 		o.ops.list = uq_list_cb;
 	if (fs->opts.neg_local && fs->opts.async_create) {
 		o.ops.create_slots = uq_slots_cb;
-		o.ops.create = uq_acreate_cb;
 		o.ops.create_batch = uq_cbatch_cb;
 		o.ops.charge_create = uq_charge_create_cb;
 	}

@@ -1219,36 +1219,6 @@ int cli_mdc_create_slots(cli_mdc *m, const cli_ctx *c, uint64_t dir, uint32_t n,
 	return rc;
 }
 
-int cli_mdc_create_slot(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
-			uint32_t mode, uint32_t flags, uint64_t ino, int closed, pfs_attr *attr)
-{
-	pfs_wbuf w;
-	pfs_layout *lay;
-	int rc = name_ok(name);
-
-	if (rc)
-		return rc;
-	lay = malloc(sizeof(*lay));
-	if (!lay)
-		return -ENOMEM;
-	flags = (flags & ~PFS_CREATE_CLOSED) | PFS_CREATE_SLOT | PFS_CREATE_EXCL |
-		(closed ? PFS_CREATE_CLOSED : 0);
-	begin(&w, c);
-	pfs_wbuf_u64(&w, parent);
-	pfs_wbuf_str(&w, name);
-	pfs_wbuf_u32(&w, mode);
-	pfs_wbuf_u32(&w, flags);
-	pfs_wbuf_u32(&w, 0);
-	pfs_wbuf_u32(&w, 0);
-	pfs_wbuf_u32(&w, PFS_STRIPE_OFFSET_ANY);
-	pfs_wbuf_u64(&w, ino);
-	/* the caps are not kept: the handle asks for its own once the file
-	 * is there (fuse_ops.c) */
-	rc = call_attr_caps(m, c, PFS_OP_MDS_CREATE, CALL_CHARGED, &w, attr, lay, NULL);
-	free(lay);
-	return rc;
-}
-
 int cli_mdc_create_batch(cli_mdc *m, const cli_ctx *c, uint64_t parent, uint32_t n,
 			 const char *const *names, const uint32_t *modes, const int *closed,
 			 const uint64_t *inos, int *status)

@@ -346,19 +346,13 @@ int cli_mdc_deleg_return(cli_mdc *m, const cli_ctx *c, uint64_t dir);
  * and the outputs may hold parts of it). */
 int cli_mdc_create_slots(cli_mdc *m, const cli_ctx *c, uint64_t dir, uint32_t n,
 			 uint64_t *inos, pfs_layout *lays, pfs_attr *dir_attr);
-/* CREATE of name in parent into slot ino (PFS_CREATE_SLOT; closed: the
- * creator closed it already, PFS_CREATE_CLOSED): *attr gets the file's
- * attributes.  Charged to PADLL already (the creator's thread).  The
- * MDS's -errno (-ESTALE: no such slot, -EEXIST: the name exists), or
- * -EBADMSG for a malformed reply, as CREATE's. */
-int cli_mdc_create_slot(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name,
-			uint32_t mode, uint32_t flags, uint64_t ino, int closed, pfs_attr *attr);
-
 /* PFS_OP_MDS_CREATE_BATCH: n (1..PFS_CREATE_SLOTS_MAX) asynchronous
  * creates of names[i] in parent into slots inos[i] with modes[i] and
  * closed[i] (PFS_CREATE_CLOSED), charged already: 0 with status[i] each
- * one's 0 or -errno, or the request's -errno (nothing known of the
- * entries; -EPROTO: a malformed reply, status untouched). */
+ * one's 0 or -errno (-ESTALE: no such slot, -EEXIST: the name exists), or
+ * the request's -errno (nothing known of the entries; -EPROTO: a
+ * malformed reply, status untouched).  The one way asynchronous creates
+ * reach the MDS: a lone one is a batch of one. */
 int cli_mdc_create_batch(cli_mdc *m, const cli_ctx *c, uint64_t parent, uint32_t n,
 			 const char *const *names, const uint32_t *modes, const int *closed,
 			 const uint64_t *inos, int *status);

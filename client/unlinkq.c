@@ -120,7 +120,6 @@ struct cli_uq {
 	unsigned nbusy;       /* dirs with need_return/returning/getting (quiesce) */
 	unsigned ncn;         /* names in all sets */
 	int no_batch;         /* the MDS refused UNLINK_BATCH: single UNLINKs */
-	int no_cbatch;        /* the MDS refused CREATE_BATCH: single CREATEs */
 	unsigned urgent;      /* callers waiting for jobs: no create is held */
 	cli_uq_stats st;
 	pthread_t *thr;
@@ -649,18 +648,16 @@ static void job_answered(cli_uq *q, uq_job *j, int rc, uint64_t sent)
 	free(j);
 }
 
-/* The jobs one UNLINK_BATCH sends with first (not in flight): first and
- * the queued jobs after it of its directory and context not in flight,
- * in queue order, at most PFS_UNLINK_BATCH_MAX into v; 1 (first alone)
- * without ops.unlink_batch or once the MDS refused it (mu held; the
- * queue is at most max_pending long). */
+/* The jobs one batch (UNLINK_BATCH, CREATE_BATCH) sends with first (not
+ * in flight): first and the queued jobs after it of its kind, directory
+ * and context not in flight, in queue order, at most UQ_BATCH_MAX into v;
+ * an unlink alone without ops.unlink_batch or once the MDS refused it (mu
+ * held; the queue is at most max_pending long). */
 static unsigned batch_pick(cli_uq *q, uq_job *first, uq_job **v, uint64_t now)
 {
 	unsigned n = 0;
-	int creates = first->kind == UQ_CREATE;
 
-	if (creates ? !q->o.ops.create_batch || q->no_cbatch
-		    : !q->o.ops.unlink_batch || q->no_batch) {
+	if (first->kind == UQ_UNLINK && (!q->o.ops.unlink_batch || q->no_batch)) {
 		v[0] = first;
 		return 1;
 	}
@@ -679,9 +676,9 @@ static int batch_unknown(int rc)
 	return rc == -EACCES || rc == -EOPNOTSUPP || rc == -ENOSYS;
 }
 
-/* v[0..n-1] (batch_pick) in one request: a job alone as UNLINK, more as
- * one UNLINK_BATCH; each status then as job_answered's, a request error
- * as each one's (mu held). */
+/* v[0..n-1] (batch_pick) in one request: creates as one CREATE_BATCH, an
+ * unlink alone as UNLINK, more as one UNLINK_BATCH; each status then as
+ * job_answered's, a request error as each one's (mu held). */
 static void send_jobs(cli_uq *q, uq_job **v, unsigned n)
 {
 	const char *names[UQ_BATCH_MAX];
@@ -701,28 +698,23 @@ static void send_jobs(cli_uq *q, uq_job **v, unsigned n)
 	pthread_mutex_unlock(&q->mu);
 	/* the jobs stay put while in flight: only this thread removes them
 	 * (a job in flight is never marked closed: cli_uq_created_close) */
-	if (n == 1 && creates) {
-		status[0] = q->o.ops.create(q->o.ops.arg, &v[0]->ctx, v[0]->d->ino, names[0],
-					    v[0]->mode, inos[0], closed[0]);
+	if (creates) {
+		rc = q->o.ops.create_batch(q->o.ops.arg, &v[0]->ctx, v[0]->d->ino, n, names, modes,
+					   closed, inos, status);
 	} else if (n == 1) {
 		status[0] = q->o.ops.unlink(q->o.ops.arg, &v[0]->ctx, v[0]->d->ino, names[0],
 					    inos[0]);
 	} else {
-		rc = creates ? q->o.ops.create_batch(q->o.ops.arg, &v[0]->ctx, v[0]->d->ino, n, names,
-						     modes, closed, inos, status)
-			     : q->o.ops.unlink_batch(q->o.ops.arg, &v[0]->ctx, v[0]->d->ino, n, names,
-						     inos, status);
+		rc = q->o.ops.unlink_batch(q->o.ops.arg, &v[0]->ctx, v[0]->d->ino, n, names, inos,
+					   status);
 		if (batch_unknown(rc)) {
 			/* nothing ran: the jobs go back to the queue, in
 			 * place, and go one by one from now on */
-			int *off = creates ? &q->no_cbatch : &q->no_batch;
-
 			pthread_mutex_lock(&q->mu);
-			if (!*off)
-				pfs_log(PFS_LOG_INFO, "async %s: the MDS refused %s (%s): they go "
-					"one at a time", creates ? "create" : "unlink",
-					creates ? "CREATE_BATCH" : "UNLINK_BATCH", pfs_strerror(rc));
-			*off = 1;
+			if (!q->no_batch)
+				pfs_log(PFS_LOG_INFO, "async unlink: the MDS refused UNLINK_BATCH "
+					"(%s): they go one at a time", pfs_strerror(rc));
+			q->no_batch = 1;
 			for (unsigned i = 0; i < n; i++)
 				v[i]->inflight = 0;
 			pthread_cond_broadcast(&q->work);
@@ -1160,7 +1152,7 @@ int cli_uq_create_file(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *na
 	uq_dir *d;
 	uint64_t ino;
 
-	if (!q->o.ops.create || !q->o.ops.create_slots ||
+	if (!q->o.ops.create_batch || !q->o.ops.create_slots ||
 	    !__atomic_load_n(&q->nheld, __ATOMIC_ACQUIRE))
 		return 0;
 	up = q->o.ops.up ? q->o.ops.up(q->o.ops.arg) : 1;

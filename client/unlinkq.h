@@ -102,10 +102,9 @@
  *   left, with dir's attributes; the new file's attributes are the MDS's
  *   rules applied here (owner c, group and set-gid from dir).  Slots are
  *   forgotten when the delegation goes (recall, return, expiry, quiesce).
- * - Sending: as an unlink, by the flushers: one CREATE with the slot, or
- *   a CREATE_BATCH of one directory's queued creates of one context (as
- *   UNLINK_BATCH; refused as unknown: single CREATEs from then on), in
- *   queue order.  No two jobs of one name are in flight at once (a create
+ * - Sending: as an unlink, by the flushers: one CREATE_BATCH of one
+ *   directory's queued creates of one context (1 to 32, each naming its
+ *   slot), in queue order.  No two jobs of one name are in flight at once (a create
  *   after an unlink of its name, or an unlink after its create, waits for
  *   the one before).  An error is logged, counted, kept for fsyncdir and
  *   drops dir's completeness; the file the kernel was given is then gone.
@@ -161,19 +160,14 @@ typedef struct cli_uq_ops {
 	int (*list)(void *arg, const cli_ctx *c, uint64_t dir, const char *after, uint32_t max,
 		    cli_bulkent *out, uint32_t *n, int *eof);
 	/* CREATE_SLOTS of dir for c: 0 with n inos/lays and dir's attributes,
-	 * or -errno.  NULL (or create NULL) = no asynchronous creates. */
+	 * or -errno.  NULL (or create_batch NULL) = no asynchronous creates. */
 	int (*create_slots)(void *arg, const cli_ctx *c, uint64_t dir, uint32_t n,
 			    uint64_t *inos, pfs_layout *lays, pfs_attr *dir_attr);
-	/* CREATE of name in dir into slot ino with mode, closed: the creator
-	 * closed it already; charged already (charge_create).  0 or
-	 * -errno. */
-	int (*create)(void *arg, const cli_ctx *c, uint64_t dir, const char *name, uint32_t mode,
-		      uint64_t ino, int closed);
-	/* CREATE_BATCH: n (2..PFS_CREATE_SLOTS_MAX) creates of names[i] in
-	 * dir into inos[i] with modes[i], closed[i], for c, charged as
-	 * create's: 0 with status[i] each one's 0 or -errno, or the
-	 * request's -errno (-EACCES, -EOPNOTSUPP, -ENOSYS: the MDS does not
-	 * know the opcode and nothing ran).  NULL = single CREATEs only. */
+	/* CREATE_BATCH: n (1..PFS_CREATE_SLOTS_MAX) creates of names[i] in
+	 * dir into slots inos[i] with modes[i], for c; closed[i]: the creator
+	 * closed it already; charged already (charge_create): 0 with
+	 * status[i] each one's 0 or -errno, or the request's -errno (nothing
+	 * ran). */
 	int (*create_batch)(void *arg, const cli_ctx *c, uint64_t dir, unsigned n,
 			    const char *const *names, const uint32_t *modes, const int *closed,
 			    const uint64_t *inos, int *status);

@@ -297,8 +297,8 @@ enum pfs_opcode {
 	                                  reserves n inode numbers and layouts (the
 	                                  directory's default striping) for creates it
 	                                  answers before the MDS has them (asynchronous
-	                                  create); it sends them later as CREATEs with
-	                                  PFS_CREATE_SLOT.  A slot belongs to this client
+	                                  create); it sends them later in CREATE_BATCHes.
+	                                  A slot belongs to this client
 	                                  and this directory and lasts
 	                                  PFS_CREATE_SLOT_TTL_S; one never used only
 	                                  costs its numbers (objects come into being at
@@ -309,14 +309,18 @@ enum pfs_opcode {
 	                                  n x { str name, u32 mode, u32 flags
 	                                  (PFS_CREATE_CLOSED), u64 ino } -> u32 n, n x
 	                                  i32 status: n asynchronous creates into this
-	                                  client's slots in one directory, each run and
-	                                  answered as its own CREATE with PFS_CREATE_SLOT
-	                                  would be, in order (an entry whose name already
-	                                  names its slot's inode, a resend after an MDS
-	                                  restart, is success); PADLL charges n CREATEs.
-	                                  The request's own status is an error only when
-	                                  nothing ran (-EINVAL: n out of range, an entry
-	                                  malformed) */
+	                                  client's slots in one directory, in order, each
+	                                  with its own status.  An entry's file gets the
+	                                  slot's inode number and layout, EXCL implied;
+	                                  -ESTALE: no such slot (taken, expired, another
+	                                  client's or directory's), but an entry whose
+	                                  name already names its slot's inode (a resend
+	                                  after an MDS restart) is success.  Its open is
+	                                  counted (the size starts stale, as a writer's)
+	                                  unless PFS_CREATE_CLOSED.  PADLL charges n
+	                                  CREATEs.  The request's own status is an error
+	                                  only when nothing ran (-EINVAL: n out of range,
+	                                  an entry malformed, an unknown flag) */
 
 	/* ---- MDS: control channel (OSS -> MDS) ---- */
 	PFS_OP_MDS_OSS_REGISTER = 250, /* str oss_name, str host, u16 data_port,
@@ -442,15 +446,11 @@ enum pfs_opcode {
  * caller may read (READ) and/or write (WRITE) it; neither = both. */
 #define PFS_CREATE_READ 0x2u
 #define PFS_CREATE_WRITE 0x4u
-/* An asynchronous create (PFS_OP_MDS_CREATE_SLOTS): the CREATE payload ends
- * with u64 ino, a slot this client reserved in this directory; the file
- * gets that inode number and the slot's layout (stripe hints are ignored),
- * EXCL is implied.  -ESTALE: no such slot (taken, expired, another
- * client's or directory's); slots are records of the MDS's database and
- * outlive its restarts. */
-#define PFS_CREATE_SLOT 0x8u
-/* With SLOT: the creator closed the file already; no open is counted
- * (and no CLOSE follows). */
+/* CREATE's flags are EXCL, READ and WRITE; any other bit is -EINVAL. */
+#define PFS_CREATE_FLAGS (PFS_CREATE_EXCL | PFS_CREATE_READ | PFS_CREATE_WRITE)
+/* A CREATE_BATCH entry's one flag: the creator closed the file already; no
+ * open is counted (and no CLOSE follows).  (Slots are records of the MDS's
+ * database and outlive its restarts.) */
 #define PFS_CREATE_CLOSED 0x10u
 /* PFS_OP_MDS_CREATE_SLOTS: most slots per request, and how long an unused
  * slot lasts. */

@@ -703,31 +703,16 @@ static void create_opened(mds_server *s, uint64_t client, uint64_t ino, const ch
 		(void)mds_open_writer(s->opens, client, ino);
 }
 
-/* An asynchronous create: name in parent by client cid into its slot ino
- * (the namespace checks and takes the slot's record; -ESTALE: no such
- * slot); the client holds one slot less.  opened: the creator still has
- * it open (the size starts stale, as a writer's). */
-static int create_in_slot(mds_server *s, const pfs_cred *c, uint64_t cid, uint64_t parent,
-			  const char *name, uint32_t mode, int opened, uint64_t ino,
-			  pfs_attr *a, pfs_layout *lay)
-{
-	int rc = mds_ns_create_slot(s->ns, c, parent, name, mode,
-				    opened ? MDS_CREATE_WRITER : 0, cid, ino, a, lay);
-
-	/* not counted (an MDS restarted since the reservation): fine */
-	if (!rc && s->slots)
-		(void)mds_slots_take(s->slots, cid, parent, ino, pfs_clock_ms());
-	return rc;
-}
-
 /* CREATE_BATCH (common/proto.h): u64 parent, u32 n, n x { str name, u32
  * mode, u32 flags, u64 ino } -> u32 n, n x i32 status.  Decoded whole
- * first, as UNLINK_BATCH; then each entry is one asynchronous create
- * (create_in_slot) with its open counted unless PFS_CREATE_CLOSED, in
- * order, each with its own status.  Not in the reply log: a resend after a
- * restart (every slot forgotten) finds an entry's name naming its slot's
- * inode, which is success, as the first run's (the reply carries no
- * capabilities, so this grants nothing a LOOKUP would not). */
+ * first, as UNLINK_BATCH; then each entry is one asynchronous create into
+ * the client's slot ino (the namespace checks and takes the slot's record,
+ * mds_ns_create_slot; the client holds one slot less), with its open
+ * counted unless PFS_CREATE_CLOSED, in order, each with its own status.
+ * Not in the reply log: a resend after a restart (every slot forgotten)
+ * finds an entry's name naming its slot's inode, which is success, as the
+ * first run's (the reply carries no capabilities, so this grants nothing a
+ * LOOKUP would not). */
 struct cbatch_ent {
 	uint64_t ino;
 	uint32_t mode, flags;
@@ -758,6 +743,8 @@ static int do_create_batch(mds_server *s, const pfs_cred *c, uint64_t cid, uint6
 		e[i].mode = pfs_rbuf_u32(b);
 		e[i].flags = pfs_rbuf_u32(b);
 		e[i].ino = pfs_rbuf_u64(b);
+		if ((e[i].flags & ~PFS_CREATE_CLOSED) && !bad)
+			bad = -EINVAL;
 	}
 	if (decode_end(b, bad)) {
 		free(e);
@@ -767,9 +754,12 @@ static int do_create_batch(mds_server *s, const pfs_cred *c, uint64_t cid, uint6
 	pfs_wbuf_u32(out, n);
 	for (uint32_t i = 0; i < n; i++) {
 		int opened = !(e[i].flags & PFS_CREATE_CLOSED);
-		int rc = create_in_slot(s, c, cid, parent, e[i].name, e[i].mode, opened, e[i].ino,
-					&a, lay);
+		int rc = mds_ns_create_slot(s->ns, c, parent, e[i].name, e[i].mode,
+					    opened ? MDS_CREATE_WRITER : 0, cid, e[i].ino, &a, lay);
 
+		/* not counted (an MDS restarted since the reservation): fine */
+		if (!rc && s->slots)
+			(void)mds_slots_take(s->slots, cid, parent, e[i].ino, pfs_clock_ms());
 		if (rc == -ESTALE && mds_ns_lookup(s->ns, c, parent, e[i].name, &a) == 0 &&
 		    a.ino == e[i].ino)
 			rc = 0;
@@ -905,22 +895,17 @@ static int dispatch_ns(mds_server *s, const pfs_hdr *h, unsigned role, pfs_rbuf 
 		uint32_t ss = pfs_rbuf_u32(b), sc = pfs_rbuf_u32(b);
 		/* stripe_offset is optional (requests from before it: any) */
 		uint32_t so = pfs_rbuf_left(b) ? pfs_rbuf_u32(b) : PFS_STRIPE_OFFSET_ANY;
-		/* an asynchronous create names its slot (mds/slots.h) */
-		uint64_t slot = (flags & PFS_CREATE_SLOT) ? pfs_rbuf_u64(b) : 0;
-		int opened = !(flags & PFS_CREATE_SLOT) || !(flags & PFS_CREATE_CLOSED);
 		rc = decode_end(b, bad);
+		if (!rc && (flags & ~PFS_CREATE_FLAGS))
+			rc = -EINVAL;
 		if (!rc && !(lay = malloc(sizeof(*lay))))
 			rc = -ENOMEM;
 		rr.lay = lay;
-		if (!rc && (flags & PFS_CREATE_SLOT)) {
-			rc = create_in_slot(s, &c, cid, parent, name, mode, opened, slot, &a, lay);
-		} else if (!rc) {
+		if (!rc)
 			rc = mds_ns_create_at(s->ns, &c, parent, name, mode,
 					      flags | MDS_CREATE_WRITER, ss, sc, so, &a, lay);
-		}
-		if (!rc && opened) /* not closed by its creator already */
-			create_opened(s, h->client_id, a.ino, "create");
 		if (!rc) {
+			create_opened(s, h->client_id, a.ino, "create");
 			lease_entry(s, cid, parent, name, a.ino, since, 1);
 			pfs_attr_encode(out, &a);
 			pfs_layout_encode(out, lay);
@@ -1968,32 +1953,10 @@ static int rc_tracked(uint16_t op)
 	}
 }
 
-/* 1 when a CREATE's payload is an asynchronous create whose creator has
- * closed the file (PFS_CREATE_SLOT|PFS_CREATE_CLOSED): no open to count. */
-static int create_closed(const uint8_t *payload, size_t len)
-{
-	char name[PFS_NAME_MAX + 1];
-	pfs_rbuf b;
-	pfs_cred c;
-	uint32_t flags;
-	int bad = 0;
-
-	pfs_rbuf_init(&b, payload, len);
-	if (pfs_cred_decode(&b, &c))
-		return 0;
-	(void)pfs_rbuf_u64(&b);
-	get_name(&b, name, PFS_NAME_MAX, &bad);
-	(void)pfs_rbuf_u32(&b);
-	flags = pfs_rbuf_u32(&b);
-	return !pfs_rbuf_error(&b) && !bad && (flags & PFS_CREATE_SLOT) &&
-	       (flags & PFS_CREATE_CLOSED);
-}
-
 /* A resend the reply cache does not know: the reply its operation stored
  * in the database (mds/reply_log.h), if it committed before a restart.  0:
  * out holds the reply; else run the request (-ENOENT: no record). */
-static int reply_from_log(mds_server *s, const pfs_hdr *h, unsigned role,
-			  const uint8_t *payload, size_t len, pfs_wbuf *out)
+static int reply_from_log(mds_server *s, const pfs_hdr *h, unsigned role, pfs_wbuf *out)
 {
 	mds_ns_reply_rec *r = malloc(sizeof(*r));
 	int rc;
@@ -2015,7 +1978,7 @@ static int reply_from_log(mds_server *s, const pfs_hdr *h, unsigned role,
 		pfs_attr_encode(out, &r->attr);
 	if (r->has_lay)
 		pfs_layout_encode(out, &r->lay);
-	if (h->opcode == PFS_OP_MDS_CREATE && r->has_lay && !create_closed(payload, len)) {
+	if (h->opcode == PFS_OP_MDS_CREATE && r->has_lay) {
 		/* the client opens what it created: count it, new capabilities */
 		create_opened(s, h->client_id, r->attr.ino, "resent create");
 		put_caps(s, h, role, &r->lay, PFS_CAPA_ALL, out);
@@ -2057,7 +2020,7 @@ static int dispatch(mds_server *s, const pfs_hdr *h, unsigned role, const uint8_
 	int attr;
 	if ((h->flags & PFS_F_RESEND) && reply_logged(h->opcode, &attr) &&
 	    pfs_optab_allowed(h->opcode, role) &&
-	    reply_from_log(s, h, role, payload, len, out) == 0) {
+	    reply_from_log(s, h, role, out) == 0) {
 		pfs_log(PFS_LOG_INFO, "%s from %s: resend answered from the reply log",
 			pfs_op_name(h->opcode), peer ? peer : "-");
 		if (track)

@@ -3,12 +3,12 @@
  *
  * A mount that holds a directory's delegation (mds/deleg.h) reserves inode
  * numbers and layouts in advance (PFS_OP_MDS_CREATE_SLOTS), answers
- * create(2) in that directory from them and sends each create later as a
- * CREATE with PFS_CREATE_SLOT and the slot's inode number.  The slots
+ * create(2) in that directory from them and sends the creates later in
+ * CREATE_BATCHes, each entry naming its slot's inode number.  The slots
  * themselves (owner, directory, layout, expiry) are records in the
  * namespace's database (mds_ns_create_slots, mds_ns_create_slot): they
- * survive a restart of the MDS, and a CREATE takes its record in its own
- * transaction.  This table only follows which slots each client holds in
+ * survive a restart of the MDS, and each create takes its record in its
+ * own transaction.  This table only follows which slots each client holds in
  * memory, so that one client cannot reserve without bound: at most
  * per_client at once, each counted until it is taken or ttl_ms passed.
  * After a restart it starts empty (the records stay good).  Thread-safe

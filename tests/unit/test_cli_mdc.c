@@ -33,7 +33,7 @@ static pfs_hdr last_hdr;
 static pfs_cred last_cred;
 static char last_name[256];
 static uint64_t last_u64;
-static uint64_t last_ino; /* UNLINK's expected inode, CREATE's slot; 0 = none sent */
+static uint64_t last_ino; /* UNLINK's expected inode; 0 = none sent */
 static uint8_t last_payload[8192]; /* a *_BATCH's, CREATE's or CREATE_SLOTS' request */
 static size_t last_plen;
 static uint32_t last_n;     /* CREATE_SLOTS' count */
@@ -181,12 +181,10 @@ static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 		break;
 	}
 	case PFS_OP_MDS_CREATE: {
-		/* the file gets the slot's inode (PFS_CREATE_SLOT: last_ino,
-		 * else 0 and the file ino 77) and the mode asked for; names:
-		 * "exists" -EEXIST, "noslot" -ESTALE, "caps" a reply with an
-		 * empty capability list, "short" the layout cut short,
-		 * "trailing" a byte too many, "badlayout" a stripe size of
-		 * 100K (fails pfs_layout_check) */
+		/* the file is ino 77 with the mode asked for; names: "exists"
+		 * -EEXIST, "caps" a reply with an empty capability list,
+		 * "short" the layout cut short, "trailing" a byte too many,
+		 * "badlayout" a stripe size of 100K (fails pfs_layout_check) */
 		pfs_layout l = { .stripe_size = 1 << 20, .stripe_count = 2,
 				 .stripe = { { 2, 300 }, { 0, 301 } } };
 		uint32_t mode;
@@ -201,18 +199,13 @@ static void handler(void *ctx, pfs_sconn *c, const pfs_hdr *h, uint8_t *payload)
 		pfs_rbuf_u32(&r);
 		if (pfs_rbuf_left(&r))
 			pfs_rbuf_u32(&r);
-		last_ino = (last_flags & PFS_CREATE_SLOT) ? pfs_rbuf_u64(&r) : 0;
 		if ((rc = pfs_rbuf_done(&r)))
 			break;
 		if (!strcmp(last_name, "exists")) {
 			rc = -EEXIST;
 			break;
 		}
-		if (!strcmp(last_name, "noslot")) {
-			rc = -ESTALE;
-			break;
-		}
-		sample_attr(&a, last_ino ? last_ino : 77);
+		sample_attr(&a, 77);
 		a.mode = mode;
 		pfs_attr_encode(&w, &a);
 		if (!strcmp(last_name, "badlayout"))
@@ -798,13 +791,12 @@ static void test_mdc_create_slots(void **state)
 	assert_int_equal(last_u64, 0);
 }
 
-/* CREATE into a slot: the CREATE payload with the caller's flags plus
- * PFS_CREATE_SLOT|PFS_CREATE_EXCL (and PFS_CREATE_CLOSED when closed),
- * zero stripe hints, PFS_STRIPE_OFFSET_ANY, then the slot's u64 ino, byte
- * for byte; the file's attributes back (capabilities read and dropped);
- * the MDS's -ESTALE/-EEXIST passed on; malformed replies refused; names
- * checked before sending.  A plain CREATE still sends no inode. */
-static void test_mdc_create_slot(void **state)
+/* CREATE: cred, parent, name, mode, the caller's flags, the stripe hints
+ * and PFS_STRIPE_OFFSET_ANY on the wire byte for byte, in the caller's
+ * job; the file's attributes and layout back (a capability list read);
+ * the MDS's -EEXIST passed on; malformed replies refused; names checked
+ * before sending. */
+static void test_mdc_create(void **state)
 {
 	cli_ctx c = mkctx();
 	char job[PFS_JOBID_MAX + 1];
@@ -814,80 +806,51 @@ static void test_mdc_create_slot(void **state)
 	pfs_wbuf w;
 
 	memset(&a, 0, sizeof(a));
-	assert_int_equal(cli_mdc_create_slot(mdc, &c, 30, "new", 0100640, PFS_CREATE_WRITE, 1001,
-					     0, &a), 0);
+	assert_int_equal(cli_mdc_create_file(mdc, &c, 32, "plain", 0100640,
+					     PFS_CREATE_EXCL | PFS_CREATE_WRITE, 0, 0, &a, &l), 0);
 	assert_int_equal(last_hdr.opcode, PFS_OP_MDS_CREATE);
 	pfs_hdr_jobid(&last_hdr, job);
 	assert_string_equal(job, "job-77");
-	assert_int_equal(last_flags, PFS_CREATE_WRITE | PFS_CREATE_SLOT | PFS_CREATE_EXCL);
-	assert_int_equal(last_ino, 1001);
+	assert_int_equal(last_u64, 32);
+	assert_int_equal(last_flags, PFS_CREATE_EXCL | PFS_CREATE_WRITE);
 	pfs_wbuf_init(&w);
 	pfs_cred_encode(&w, &c.cred);
-	pfs_wbuf_u64(&w, 30);
-	pfs_wbuf_str(&w, "new");
+	pfs_wbuf_u64(&w, 32);
+	pfs_wbuf_str(&w, "plain");
 	pfs_wbuf_u32(&w, 0100640);
-	pfs_wbuf_u32(&w, PFS_CREATE_WRITE | PFS_CREATE_SLOT | PFS_CREATE_EXCL);
+	pfs_wbuf_u32(&w, PFS_CREATE_EXCL | PFS_CREATE_WRITE);
 	pfs_wbuf_u32(&w, 0);
 	pfs_wbuf_u32(&w, 0);
 	pfs_wbuf_u32(&w, PFS_STRIPE_OFFSET_ANY);
-	pfs_wbuf_u64(&w, 1001);
 	assert_int_equal(last_plen, w.len);
 	assert_memory_equal(last_payload, w.data, w.len);
 	pfs_wbuf_free(&w);
-	assert_int_equal(a.ino, 1001);
+	assert_int_equal(a.ino, 77);
 	assert_int_equal(a.mode, 0100640);
-
-	/* closed by its creator: CLOSED too (any true value) */
-	assert_int_equal(cli_mdc_create_slot(mdc, &c, 31, "shut", 0100600, 0, 1002, 2, &a), 0);
-	pfs_wbuf_init(&w);
-	pfs_cred_encode(&w, &c.cred);
-	pfs_wbuf_u64(&w, 31);
-	pfs_wbuf_str(&w, "shut");
-	pfs_wbuf_u32(&w, 0100600);
-	pfs_wbuf_u32(&w, PFS_CREATE_SLOT | PFS_CREATE_EXCL | PFS_CREATE_CLOSED);
-	pfs_wbuf_u32(&w, 0);
-	pfs_wbuf_u32(&w, 0);
-	pfs_wbuf_u32(&w, PFS_STRIPE_OFFSET_ANY);
-	pfs_wbuf_u64(&w, 1002);
-	assert_int_equal(last_plen, w.len);
-	assert_memory_equal(last_payload, w.data, w.len);
-	pfs_wbuf_free(&w);
-	assert_int_equal(last_flags, PFS_CREATE_SLOT | PFS_CREATE_EXCL | PFS_CREATE_CLOSED);
-	assert_int_equal(a.ino, 1002);
-	assert_int_equal(a.mode, 0100600);
+	assert_int_equal(l.stripe_count, 2);
+	assert_int_equal(l.stripe[0].object, 300);
 	/* a reply with capabilities */
-	assert_int_equal(cli_mdc_create_slot(mdc, &c, 30, "caps", 0100644, 0, 1003, 0, &a), 0);
-	assert_int_equal(a.ino, 1003);
+	assert_int_equal(cli_mdc_create_file(mdc, &c, 30, "caps", 0100644, 0, 0, 0, &a, &l), 0);
+	assert_int_equal(a.ino, 77);
 
 	/* the MDS's errors, malformed replies */
-	assert_int_equal(cli_mdc_create_slot(mdc, &c, 30, "noslot", 0100644, 0, 1004, 0, &a),
-			 -ESTALE);
-	assert_int_equal(cli_mdc_create_slot(mdc, &c, 30, "exists", 0100644, 0, 1004, 1, &a),
-			 -EEXIST);
-	assert_int_equal(cli_mdc_create_slot(mdc, &c, 30, "short", 0100644, 0, 1004, 0, &a),
+	assert_int_equal(cli_mdc_create_file(mdc, &c, 30, "exists", 0100644, PFS_CREATE_EXCL, 0, 0,
+					     &a, &l), -EEXIST);
+	assert_int_equal(cli_mdc_create_file(mdc, &c, 30, "short", 0100644, 0, 0, 0, &a, &l),
 			 -EBADMSG);
-	assert_int_equal(cli_mdc_create_slot(mdc, &c, 30, "trailing", 0100644, 0, 1004, 0, &a),
+	assert_int_equal(cli_mdc_create_file(mdc, &c, 30, "trailing", 0100644, 0, 0, 0, &a, &l),
 			 -EBADMSG);
-	assert_int_equal(cli_mdc_create_slot(mdc, &c, 30, "badlayout", 0100644, 0, 1004, 0, &a),
+	assert_int_equal(cli_mdc_create_file(mdc, &c, 30, "badlayout", 0100644, 0, 0, 0, &a, &l),
 			 -EBADMSG);
 
 	/* checked before sending */
 	last_u64 = 0;
 	memset(longname, 'n', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = 0;
-	assert_int_equal(cli_mdc_create_slot(mdc, &c, 30, "", 0100644, 0, 1004, 0, &a), -EINVAL);
-	assert_int_equal(cli_mdc_create_slot(mdc, &c, 30, longname, 0100644, 0, 1004, 0, &a),
+	assert_int_equal(cli_mdc_create_file(mdc, &c, 30, "", 0100644, 0, 0, 0, &a, &l), -EINVAL);
+	assert_int_equal(cli_mdc_create_file(mdc, &c, 30, longname, 0100644, 0, 0, 0, &a, &l),
 			 -ENAMETOOLONG);
 	assert_int_equal(last_u64, 0);
-
-	/* the plain CREATE: no SLOT, no inode after the stripe offset */
-	assert_int_equal(cli_mdc_create_file(mdc, &c, 32, "plain", 0100644, PFS_CREATE_EXCL, 0, 0,
-					     &a, &l), 0);
-	assert_int_equal(last_u64, 32);
-	assert_int_equal(last_flags, PFS_CREATE_EXCL);
-	assert_int_equal(last_ino, 0);
-	assert_int_equal(a.ino, 77);
-	assert_int_equal(l.stripe_count, 2);
 }
 
 /* CREATE_BATCH: cred, u64 parent, u32 n, n x { str name, u32 mode, u32
@@ -1028,7 +991,7 @@ int main(void)
 		cmocka_unit_test(test_mdc_deleg),
 		cmocka_unit_test(test_mdc_unlink_batch),
 		cmocka_unit_test(test_mdc_create_slots),
-		cmocka_unit_test(test_mdc_create_slot),
+		cmocka_unit_test(test_mdc_create),
 		cmocka_unit_test(test_mdc_create_batch),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

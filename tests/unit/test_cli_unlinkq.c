@@ -290,14 +290,6 @@ static int fake_slots(void *arg, const cli_ctx *c, uint64_t dir, uint32_t n, uin
 	return rc;
 }
 
-static int fake_create(void *arg, const cli_ctx *c, uint64_t dir, const char *name,
-		       uint32_t mode, uint64_t ino, int closed)
-{
-	gate_pass();
-	note_bc('c', c, dir, name, ino, 0, closed);
-	return fake_cstatus(name);
-}
-
 static int fake_cbatch(void *arg, const cli_ctx *c, uint64_t dir, unsigned n,
 		       const char *const *names, const uint32_t *modes, const int *closed,
 		       const uint64_t *inos, int *status)
@@ -1176,16 +1168,14 @@ static void test_batch_request_error(void **state)
 
 /* ---- asynchronous create ---- */
 
-/* A queue with asynchronous creates (listing on), held hold_ms; batches
- * when batch is set. */
-static cli_uq *mkc(unsigned hold_ms, int batch)
+/* A queue with asynchronous creates (listing on), held hold_ms. */
+static cli_uq *mkc(unsigned hold_ms)
 {
 	cli_uq_opts o = { .threads = 2, .hold_ms = hold_ms,
 			  .ops = { .unlink = fake_unlink, .unlink_batch = fake_batch,
 				   .deleg_get = fake_get, .deleg_return = fake_return,
 				   .up = fake_up, .list = fake_list, .create_slots = fake_slots,
-				   .create = fake_create, .create_batch = batch ? fake_cbatch : NULL,
-				   .charge_create = fake_charge, .clock = fake_clock } };
+				   .create_batch = fake_cbatch, .charge_create = fake_charge, .clock = fake_clock } };
 	cli_uq *q = mk(0); /* resets the fake */
 
 	cli_uq_destroy(q);
@@ -1225,7 +1215,7 @@ static ev ev_of(char kind, const char *name)
 
 static void test_acreate_answers(void **state)
 {
-	cli_uq *q = mkc(0, 0);
+	cli_uq *q = mkc(0);
 	cli_ctx c = ctx(1000), o = ctx(1001);
 	pfs_attr a;
 	pfs_layout lay;
@@ -1279,7 +1269,7 @@ static void test_acreate_answers(void **state)
 
 static void test_acreate_hold_batch_closed(void **state)
 {
-	cli_uq *q = mkc(60000, 1); /* held for a minute of the fake clock */
+	cli_uq *q = mkc(60000); /* held for a minute of the fake clock */
 	cli_ctx c = ctx(1000);
 	pfs_attr a1, a2, a3;
 	pfs_layout lay;
@@ -1321,7 +1311,7 @@ static void test_acreate_hold_batch_closed(void **state)
 
 static void test_acreate_same_name_order(void **state)
 {
-	cli_uq *q = mkc(0, 1);
+	cli_uq *q = mkc(0);
 	cli_ctx c = ctx(1000);
 	pfs_attr a;
 	pfs_layout lay;
@@ -1360,7 +1350,7 @@ static void test_acreate_same_name_order(void **state)
 
 static void test_acreate_lookup_waits(void **state)
 {
-	cli_uq *q = mkc(60000, 0);
+	cli_uq *q = mkc(60000);
 	cli_ctx c = ctx(1000);
 	pfs_attr a;
 	pfs_layout lay;
@@ -1375,7 +1365,7 @@ static void test_acreate_lookup_waits(void **state)
 
 static void test_acreate_errors(void **state)
 {
-	cli_uq *q = mkc(0, 1);
+	cli_uq *q = mkc(0);
 	cli_ctx c = ctx(1000);
 	pfs_attr a;
 	pfs_layout lay;
@@ -1394,7 +1384,7 @@ static void test_acreate_errors(void **state)
 
 	/* refused slots: synchronous, and no new CREATE_SLOTS before the
 	 * back-off */
-	q = mkc(0, 1);
+	q = mkc(0);
 	touch3(q, &c, 9);
 	pthread_mutex_lock(&F.mu);
 	F.slots_rc = -EAGAIN;
@@ -1413,12 +1403,13 @@ static void test_acreate_errors(void **state)
 	cli_uq_destroy(q);
 }
 
-static void test_acreate_recall_and_fallback(void **state)
+static void test_acreate_recall_and_refused(void **state)
 {
-	cli_uq *q = mkc(60000, 1);
+	cli_uq *q = mkc(60000);
 	cli_ctx c = ctx(1000);
 	pfs_attr a;
 	pfs_layout lay;
+	cli_uq_stats st;
 
 	touch3(q, &c, 9);
 	assert_int_equal(cli_uq_create_file(q, &c, 9, "r1", 0100644, &a, &lay), 1);
@@ -1438,19 +1429,22 @@ static void test_acreate_recall_and_fallback(void **state)
 	assert_int_equal(a.ino, 5000 + PFS_CREATE_SLOTS_MAX);
 	cli_uq_destroy(q);
 
-	/* an MDS without CREATE_BATCH: the jobs go back and go singly */
-	q = mkc(60000, 1);
+	/* a CREATE_BATCH refused whole: each of its creates failed, counted
+	 * and kept for fsyncdir; none goes again */
+	q = mkc(60000);
 	pthread_mutex_lock(&F.mu);
-	F.cbatch_rc = -EACCES;
+	F.cbatch_rc = -EIO;
 	pthread_mutex_unlock(&F.mu);
 	touch3(q, &c, 9);
 	assert_int_equal(cli_uq_create_file(q, &c, 9, "f1", 0100644, &a, &lay), 1);
 	assert_int_equal(cli_uq_create_file(q, &c, 9, "f2", 0100644, &a, &lay), 1);
 	cli_uq_wait(q, 9);
 	assert_int_equal(count('B'), 1);
-	assert_int_equal(ev_of('c', "f1").batch, 0);
-	assert_int_equal(ev_of('c', "f2").batch, 0);
-	assert_true(find_ev('c', "f2") > find_ev('c', "f1"));
+	assert_int_equal(count('c'), 0);
+	assert_int_equal(cli_uq_fsyncdir(q, 9), -EIO);
+	cli_uq_get_stats(q, &st);
+	assert_int_equal(st.create_errors, 2);
+	assert_int_equal(st.acreate, 2);
 	cli_uq_destroy(q);
 }
 
@@ -1458,7 +1452,7 @@ static void test_acreate_recall_and_fallback(void **state)
  * waits; then one UNLINK_BATCH takes them all. */
 static void test_unlink_held(void **state)
 {
-	cli_uq *q = mkc(60000, 1);
+	cli_uq *q = mkc(60000);
 	cli_ctx c = ctx(1000);
 
 	touch3(q, &c, 9);
@@ -1541,7 +1535,7 @@ int main(void)
 		cmocka_unit_test(test_acreate_same_name_order),
 		cmocka_unit_test(test_acreate_lookup_waits),
 		cmocka_unit_test(test_acreate_errors),
-		cmocka_unit_test(test_acreate_recall_and_fallback),
+		cmocka_unit_test(test_acreate_recall_and_refused),
 		cmocka_unit_test(test_unlink_held),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

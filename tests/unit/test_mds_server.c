@@ -1776,9 +1776,10 @@ static void cbatch_put(pfs_wbuf *w, const pfs_cred *c, uint64_t dir, uint32_t n,
 /* Without a delegation (this server has no leases, so none can be held)
  * CREATE_SLOTS is -EAGAIN, and a malformed one -EINVAL; CREATE_BATCH
  * decodes everything first (-EINVAL and nothing made for n out of range,
- * a truncated entry, trailing bytes), then refuses each entry whose slot
- * this client was never given (-ESTALE: a client cannot choose inode
- * numbers), and a CREATE naming a slot the same. */
+ * a truncated entry, trailing bytes, an unknown entry flag), then refuses
+ * each entry whose slot this client was never given (-ESTALE: a client
+ * cannot choose inode numbers), a batch of one the same; a CREATE with an
+ * unknown flag is -EINVAL. */
 static void test_server_create_slots_refused(void **state)
 {
 	struct fx *f = *state;
@@ -1832,27 +1833,33 @@ static void test_server_create_slots_refused(void **state)
 	assert_int_equal(call(f, PFS_OP_MDS_CREATE_BATCH, "cj", &w, &out, &len), 0);
 	batch_check(out, len, PFS_CREATE_SLOTS_MAX, stale);
 	free(out);
-	/* a single CREATE naming a slot: the same */
+	/* a batch of one, the same */
+	cbatch_put(&w, &root, d, 1, np, inos);
+	assert_int_equal(call(f, PFS_OP_MDS_CREATE_BATCH, "cj", &w, &out, &len), 0);
+	batch_check(out, len, 1, stale);
+	free(out);
+	/* an entry flag other than CLOSED: malformed, nothing runs */
 	pfs_cred_encode(&w, &root);
 	pfs_wbuf_u64(&w, d);
+	pfs_wbuf_u32(&w, 1);
 	pfs_wbuf_str(&w, "single");
 	pfs_wbuf_u32(&w, S_IFREG | 0644);
-	pfs_wbuf_u32(&w, PFS_CREATE_SLOT | PFS_CREATE_EXCL);
-	pfs_wbuf_u32(&w, 0);
-	pfs_wbuf_u32(&w, 0);
-	pfs_wbuf_u32(&w, PFS_STRIPE_OFFSET_ANY);
+	pfs_wbuf_u32(&w, PFS_CREATE_CLOSED | PFS_CREATE_EXCL);
 	pfs_wbuf_u64(&w, 900100);
-	assert_int_equal(call(f, PFS_OP_MDS_CREATE, "cj", &w, NULL, NULL), -ESTALE);
-	/* the slot's inode number missing */
-	pfs_cred_encode(&w, &root);
-	pfs_wbuf_u64(&w, d);
-	pfs_wbuf_str(&w, "single");
-	pfs_wbuf_u32(&w, S_IFREG | 0644);
-	pfs_wbuf_u32(&w, PFS_CREATE_SLOT | PFS_CREATE_EXCL);
-	pfs_wbuf_u32(&w, 0);
-	pfs_wbuf_u32(&w, 0);
-	pfs_wbuf_u32(&w, PFS_STRIPE_OFFSET_ANY);
-	assert_int_not_equal(call(f, PFS_OP_MDS_CREATE, "cj", &w, NULL, NULL), 0);
+	assert_int_equal(call(f, PFS_OP_MDS_CREATE_BATCH, "cj", &w, NULL, NULL), -EINVAL);
+	/* a CREATE with a flag of no meaning (0x8 named a slot once; the
+	 * MDS's own MDS_CREATE_WRITER is never taken from the wire) */
+	for (int k = 0; k < 2; k++) {
+		pfs_cred_encode(&w, &root);
+		pfs_wbuf_u64(&w, d);
+		pfs_wbuf_str(&w, "single");
+		pfs_wbuf_u32(&w, S_IFREG | 0644);
+		pfs_wbuf_u32(&w, PFS_CREATE_EXCL | (k ? MDS_CREATE_WRITER : 0x8u));
+		pfs_wbuf_u32(&w, 0);
+		pfs_wbuf_u32(&w, 0);
+		pfs_wbuf_u32(&w, PFS_STRIPE_OFFSET_ANY);
+		assert_int_equal(call(f, PFS_OP_MDS_CREATE, "cj", &w, NULL, NULL), -EINVAL);
+	}
 	for (int i = 0; i <= PFS_CREATE_SLOTS_MAX; i++)
 		assert_int_equal(ino_of(f, d, names[i]), 0);
 	assert_int_equal(ino_of(f, d, "single"), 0);
