@@ -313,14 +313,9 @@ static int stop_check(void *arg)
 /* Sleep ms unless stopped; 1 if stopped. */
 static int nap(cli_notify *n, unsigned ms)
 {
-	struct timespec ts;
+	struct timespec ts = pfs_clock_deadline(CLOCK_REALTIME, ms);
 	int s;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-	ts.tv_sec += ts.tv_nsec / 1000000000L;
-	ts.tv_nsec %= 1000000000L;
 	pthread_mutex_lock(&n->mu);
 	if (!n->stop)
 		pthread_cond_timedwait(&n->cv, &n->mu, &ts);

@@ -634,17 +634,9 @@ int cli_sa_lookup(cli_sa *sa, const cli_ctx *c, uint64_t dir, const char *name, 
 	 * deadline in real monotonic time, whatever clock the tests give) */
 	while (!(e = fresh(sa, ent_find(sa, dir, name), now)) && d->ino == dir && d->inflight &&
 	       strcmp(name, d->from) > 0) {
-		static const long NS = 1000000000L;
-
 		if (!waited++) {
 			sa->st.waits++;
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			ts.tv_sec += (time_t)(sa->o.wait_ms / 1000);
-			ts.tv_nsec += (long)(sa->o.wait_ms % 1000) * 1000000L;
-			if (ts.tv_nsec >= NS) {
-				ts.tv_sec++;
-				ts.tv_nsec -= NS;
-			}
+			ts = pfs_clock_deadline(CLOCK_MONOTONIC, sa->o.wait_ms);
 		}
 		if (pthread_cond_timedwait(&sa->done, &sa->mu, &ts) == ETIMEDOUT) {
 			e = fresh(sa, ent_find(sa, dir, name), now_ms(sa));

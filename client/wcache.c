@@ -724,10 +724,7 @@ static void *flusher(void *arg)
 			keepalive(wc, now);
 			continue;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += (long)(wc->o.age_ms % 1000 / 2 + 10) * 1000000L;
-		ts.tv_sec += wc->o.age_ms / 2000 + ts.tv_nsec / 1000000000L;
-		ts.tv_nsec %= 1000000000L;
+		ts = pfs_clock_deadline(CLOCK_MONOTONIC, wc->o.age_ms / 2 + 10);
 		pthread_cond_timedwait(&wc->work, &wc->lock, &ts);
 	}
 	pthread_mutex_unlock(&wc->lock);

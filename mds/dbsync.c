@@ -26,6 +26,7 @@
 #include <pthread.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "mds/ns_i.h"
 
 static uint64_t last_txn(mds_ns *ns)
@@ -110,13 +111,7 @@ static void *syncer_main(void *arg)
 
 	pthread_mutex_lock(&ns->lock);
 	while (!ns->stop) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += ns->opts.sync_interval_ms / 1000;
-		ts.tv_nsec += (long)(ns->opts.sync_interval_ms % 1000) * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		ts = pfs_clock_deadline(CLOCK_MONOTONIC, ns->opts.sync_interval_ms);
 		pthread_cond_timedwait(&ns->cv, &ns->lock, &ts);
 		if (ns->stop)
 			break;

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/rpc.h"
@@ -274,13 +275,7 @@ static void *destroyer_main(void *arg)
 	for (;;) {
 		pass(d);
 		pthread_mutex_lock(&d->lock);
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += d->interval_ms / 1000;
-		ts.tv_nsec += (long)(d->interval_ms % 1000) * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		ts = pfs_clock_deadline(CLOCK_MONOTONIC, d->interval_ms);
 		while (!d->wake && !d->stop)
 			if (pthread_cond_timedwait(&d->cv, &d->lock, &ts) == ETIMEDOUT)
 				break;

@@ -675,12 +675,8 @@ static void *ticker(void *arg)
 
 	pthread_mutex_lock(&t->mu);
 	while (!t->stop) {
-		struct timespec ts;
+		struct timespec ts = pfs_clock_deadline(CLOCK_REALTIME, TICK_MS);
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += TICK_MS * 1000000L;
-		ts.tv_sec += ts.tv_nsec / 1000000000L;
-		ts.tv_nsec %= 1000000000L;
 		pthread_cond_timedwait(&t->cv, &t->mu, &ts);
 		if (t->stop)
 			break;

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "common/clock.h"
 #include "common/buf.h"
 #include "common/proto.h"
 #include "common/rpc.h"
@@ -258,16 +259,9 @@ struct mds_lfsck_timer {
 static void *timer_main(void *arg)
 {
 	mds_lfsck_timer *t = arg;
-	struct timespec ts;
+	struct timespec ts = pfs_clock_deadline(CLOCK_REALTIME, t->delay_ms);
 	int stop;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += t->delay_ms / 1000;
-	ts.tv_nsec += (long)(t->delay_ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
 	pthread_mutex_lock(&t->mu);
 	while (!t->stop && pthread_cond_timedwait(&t->cv, &t->mu, &ts) != ETIMEDOUT)
 		;

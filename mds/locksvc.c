@@ -246,13 +246,9 @@ static void *reaper(void *arg)
 		period = 1000;
 	pthread_mutex_lock(&s->mu);
 	while (!s->stop) {
-		struct timespec ts;
+		struct timespec ts = pfs_clock_deadline(CLOCK_REALTIME, period);
 		uint64_t now;
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += (long)(period % 1000) * 1000000L;
-		ts.tv_sec += (time_t)(period / 1000) + ts.tv_nsec / 1000000000L;
-		ts.tv_nsec %= 1000000000L;
 		pthread_cond_timedwait(&s->cv, &s->mu, &ts);
 		if (s->stop)
 			break;

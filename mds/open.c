@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "mds/orphan.h"
 
@@ -423,15 +424,8 @@ static void *reaper(void *arg)
 
 	pthread_mutex_lock(&o->mu);
 	while (!o->stop) {
-		struct timespec ts;
+		struct timespec ts = pfs_clock_deadline(CLOCK_REALTIME, period);
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += period / 1000;
-		ts.tv_nsec += (long)(period % 1000) * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
 		pthread_cond_timedwait(&o->cv, &o->mu, &ts);
 		if (o->stop)
 			break;

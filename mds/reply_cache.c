@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
+
 #define NBUCKETS 1024
 
 enum { E_EMPTY = 0, E_RUNNING, E_DONE };
@@ -227,13 +229,7 @@ int mds_rc_begin(mds_rcache *c, uint64_t client, uint64_t req, int resend, mds_r
 	int rc = MDS_RC_RUN, waited = 0;
 
 	memset(hit, 0, sizeof(*hit));
-	clock_gettime(CLOCK_MONOTONIC, &dl);
-	dl.tv_sec += c->o.wait_ms / 1000;
-	dl.tv_nsec += (long)(c->o.wait_ms % 1000) * 1000000L;
-	if (dl.tv_nsec >= 1000000000L) {
-		dl.tv_sec++;
-		dl.tv_nsec -= 1000000000L;
-	}
+	dl = pfs_clock_deadline(CLOCK_MONOTONIC, c->o.wait_ms);
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
 		cl = client_get(c, client, 1);

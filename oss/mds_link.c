@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/proto.h"
@@ -159,13 +160,7 @@ static void *link_main(void *arg)
 			/* Heartbeat at once, so the MDS sees us up. */
 			continue;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += l->heartbeat_ms / 1000;
-		ts.tv_nsec += (long)(l->heartbeat_ms % 1000) * 1000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
+		ts = pfs_clock_deadline(CLOCK_MONOTONIC, l->heartbeat_ms);
 		while (!l->stopping &&
 		       pthread_cond_timedwait(&l->cond, &l->lock, &ts) != ETIMEDOUT)
 			;
