@@ -35,6 +35,13 @@
 /* A job whose cached bytes all went out still counts as sharing the
  * mount for this long (its next write is usually close behind). */
 #define WC_JOB_LINGER_MS 500u
+/* An idle flusher looks again this often: for chunks that aged out
+ * (age_ms), chunks passed over for their job's share, lingering jobs and
+ * grant keepalives, none of which signals it.  A chunk goes at most this
+ * long after it is due.  (The arithmetic this replaces meant age_ms/2 +
+ * 10 ms and gave 10 ms at the default age of 1 s, where every measurement
+ * of the cache was made.) */
+#define WC_POLL_MS 10u
 
 typedef struct wjob {
 	char name[PFS_JOBID_MAX + 1];
@@ -724,7 +731,7 @@ static void *flusher(void *arg)
 			keepalive(wc, now);
 			continue;
 		}
-		ts = pfs_clock_deadline(CLOCK_MONOTONIC, wc->o.age_ms / 2 + 10);
+		ts = pfs_clock_deadline(CLOCK_MONOTONIC, WC_POLL_MS);
 		pthread_cond_timedwait(&wc->work, &wc->lock, &ts);
 	}
 	pthread_mutex_unlock(&wc->lock);
