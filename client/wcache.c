@@ -35,12 +35,10 @@
 /* A job whose cached bytes all went out still counts as sharing the
  * mount for this long (its next write is usually close behind). */
 #define WC_JOB_LINGER_MS 500u
-/* An idle flusher looks again this often: for chunks that aged out
- * (age_ms), chunks passed over for their job's share, lingering jobs and
- * grant keepalives, none of which signals it.  A chunk goes at most this
- * long after it is due.  (The arithmetic this replaces meant age_ms/2 +
- * 10 ms and gave 10 ms at the default age of 1 s, where every measurement
- * of the cache was made.) */
+/* An idle flusher sleeps until the next thing falls due (flusher_sleep_ms),
+ * at most WC_IDLE_MS; while a due chunk waits for its job's share, it
+ * looks again after WC_POLL_MS (also woken when a flush ends). */
+#define WC_IDLE_MS 1000u
 #define WC_POLL_MS 10u
 
 typedef struct wjob {
@@ -706,6 +704,35 @@ static void linger_expire(cli_wc *wc, uint64_t now)
 		pthread_cond_broadcast(&wc->done);
 }
 
+/* How long an idle flusher may sleep (lock held): until the oldest aged
+ * chunk is due (the aged list is in first-dirtied order, as pick reads
+ * it), a lingering job stops counting, or the grants' next keepalive, at
+ * most WC_IDLE_MS.  Everything else that makes work signals the flushers:
+ * a ready chunk or pressure (a write), a waiter, a drain or an urgent file,
+ * a flush ending while a chunk waits for its job's share.  Polling instead
+ * (10 ms) woke each flusher of an idle mount 100 times a second: noise on
+ * a compute node. */
+static uint64_t flusher_sleep_ms(const cli_wc *wc, uint64_t now)
+{
+	uint64_t due = now + WC_IDLE_MS;
+
+	if (wc->aged.head) {
+		uint64_t t = wc->aged.head->since_ms + wc->o.age_ms;
+
+		/* due already, so passed over for its job's share */
+		if (t <= now)
+			t = now + WC_POLL_MS;
+		if (t < due)
+			due = t;
+	}
+	for (unsigned i = 0; wc->nlinger && i < WC_JOBS; i++)
+		if (wc->jobs[i].linger && wc->jobs[i].idle_ms + WC_JOB_LINGER_MS < due)
+			due = wc->jobs[i].idle_ms + WC_JOB_LINGER_MS;
+	if (wc->o.grant && wc->keep_ms + wc->o.keepalive_ms / 4 < due)
+		due = wc->keep_ms + wc->o.keepalive_ms / 4;
+	return due > now ? due - now : 1;
+}
+
 static void *flusher(void *arg)
 {
 	cli_wc *wc = arg;
@@ -731,7 +758,7 @@ static void *flusher(void *arg)
 			keepalive(wc, now);
 			continue;
 		}
-		ts = pfs_clock_deadline(CLOCK_MONOTONIC, WC_POLL_MS);
+		ts = pfs_clock_deadline(CLOCK_MONOTONIC, flusher_sleep_ms(wc, now));
 		pthread_cond_timedwait(&wc->work, &wc->lock, &ts);
 	}
 	pthread_mutex_unlock(&wc->lock);
@@ -1204,7 +1231,7 @@ int cli_wc_write(cli_wc_file *f, void *owner, const char *job, uint64_t off, siz
 		wjob *j = job_get(wc, job);
 		wchunk *c = chunk_get(wc, f, idx);
 		int64_t d;
-		int was_clean;
+		int was_clean, was_q;
 
 		if (!c) {
 			rc = -ENOMEM;
@@ -1223,8 +1250,12 @@ int cli_wc_write(cli_wc_file *f, void *owner, const char *job, uint64_t off, siz
 			c->gdirty += PFS_GRANT_COST(n);
 		if (was_clean)
 			c->since_ms = pfs_clock_ms();
+		was_q = c->q;
 		requeue(wc, c);
-		if (c->q == Q_READY || under_pressure(wc))
+		/* a new head of the aged list is due before anything the idle
+		 * flushers sleep for (flusher_sleep_ms) */
+		if (c->q == Q_READY || under_pressure(wc) ||
+		    (was_q == Q_NONE && wc->aged.head == c))
 			pthread_cond_signal(&wc->work);
 		pos += n;
 	}

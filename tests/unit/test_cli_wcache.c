@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "client/wcache.h"
+#include "common/clock.h"
 #include "common/proto.h"
 
 #define IMG (8u << 20)
@@ -649,6 +650,19 @@ static void test_wc_age(void **state)
 		usleep(10000);
 	assert_int_equal(f->writes, 1);
 	assert_int_equal(f->img[4096], 9);
+	/* the cache is empty, the job no longer lingers (500 ms) and the
+	 * flushers sleep their longest (1 s): a new write is still flushed
+	 * after its 50 ms, not at the end of that sleep (the write wakes one,
+	 * which sleeps until the chunk is due instead) */
+	usleep(600000);
+	uint64_t t0 = pfs_clock_ms();
+	b[0] = 8;
+	assert_int_equal(cli_wc_write(wf, &x, "j", 8192, sizeof(b), b), 1);
+	while (f->writes < 2 && pfs_clock_ms() - t0 < 3000)
+		usleep(5000);
+	assert_int_equal(f->writes, 2);
+	assert_true(pfs_clock_ms() - t0 < 400);
+	assert_int_equal(f->img[8192], 8);
 	cli_wc_file_free(wf);
 	cli_wc_destroy(wc);
 	free(f);
