@@ -350,6 +350,8 @@ static void account(cli_wc *wc, cli_wc_file *f, wost *o, wjob *j, int64_t d)
 		j->linger = 1;
 		j->idle_ms = pfs_clock_ms();
 		wc->nlinger++;
+		/* a flusher ends it (flusher_sleep_ms), perhaps asleep */
+		pthread_cond_signal(&wc->work);
 	}
 	if (wc->total > wc->st.peak)
 		wc->st.peak = wc->total;
@@ -707,9 +709,11 @@ static void linger_expire(cli_wc *wc, uint64_t now)
 /* How long an idle flusher may sleep (lock held): until the oldest aged
  * chunk is due (the aged list is in first-dirtied order, as pick reads
  * it), a lingering job stops counting, or the grants' next keepalive, at
- * most WC_IDLE_MS.  Everything else that makes work signals the flushers:
- * a ready chunk or pressure (a write), a waiter, a drain or an urgent file,
- * a flush ending while a chunk waits for its job's share.  Polling instead
+ * most WC_IDLE_MS.  Whatever moves one of those earlier signals the
+ * flushers (a write making a new oldest chunk, a job starting to linger),
+ * as does everything else that makes work: a ready chunk or pressure (a
+ * write), a waiter, a drain or an urgent file, a flush ending while a
+ * chunk waits for its job's share.  Polling instead
  * (10 ms) woke each flusher of an idle mount 100 times a second: noise on
  * a compute node. */
 static uint64_t flusher_sleep_ms(const cli_wc *wc, uint64_t now)
