@@ -36,10 +36,8 @@
  * mount for this long (its next write is usually close behind). */
 #define WC_JOB_LINGER_MS 500u
 /* An idle flusher sleeps until the next thing falls due (flusher_sleep_ms),
- * at most WC_IDLE_MS; while a due chunk waits for its job's share, it
- * looks again after WC_POLL_MS (also woken when a flush ends). */
+ * at most this long. */
 #define WC_IDLE_MS 1000u
-#define WC_POLL_MS 10u
 
 typedef struct wjob {
 	char name[PFS_JOBID_MAX + 1];
@@ -719,16 +717,12 @@ static void linger_expire(cli_wc *wc, uint64_t now)
 static uint64_t flusher_sleep_ms(const cli_wc *wc, uint64_t now)
 {
 	uint64_t due = now + WC_IDLE_MS;
+	uint64_t aged = wc->aged.head ? wc->aged.head->since_ms + wc->o.age_ms : due;
 
-	if (wc->aged.head) {
-		uint64_t t = wc->aged.head->since_ms + wc->o.age_ms;
-
-		/* due already, so passed over for its job's share */
-		if (t <= now)
-			t = now + WC_POLL_MS;
-		if (t < due)
-			due = t;
-	}
+	/* due already: passed over for its job's share, and the flush that
+	 * holds the share wakes the flushers when it ends (flush_chunk) */
+	if (aged > now && aged < due)
+		due = aged;
 	for (unsigned i = 0; wc->nlinger && i < WC_JOBS; i++)
 		if (wc->jobs[i].linger && wc->jobs[i].idle_ms + WC_JOB_LINGER_MS < due)
 			due = wc->jobs[i].idle_ms + WC_JOB_LINGER_MS;
