@@ -298,9 +298,10 @@ enum pfs_opcode {
 	                                  directory's default striping) for creates it
 	                                  answers before the MDS has them (asynchronous
 	                                  create); it sends them later in CREATE_BATCHes.
-	                                  A slot belongs to this client
-	                                  and this directory and lasts
-	                                  PFS_CREATE_SLOT_TTL_S; one never used only
+	                                  A slot belongs to this client and this
+	                                  directory and lasts PFS_CREATE_SLOT_TTL_S, a
+	                                  record of the MDS's database that outlives
+	                                  its restarts; one never used only
 	                                  costs its numbers (objects come into being at
 	                                  their first write).  -EAGAIN: the client does
 	                                  not hold dir's delegation, or holds too many
@@ -449,8 +450,7 @@ enum pfs_opcode {
 /* CREATE's flags are EXCL, READ and WRITE; any other bit is -EINVAL. */
 #define PFS_CREATE_FLAGS (PFS_CREATE_EXCL | PFS_CREATE_READ | PFS_CREATE_WRITE)
 /* A CREATE_BATCH entry's one flag: the creator closed the file already; no
- * open is counted (and no CLOSE follows).  (Slots are records of the MDS's
- * database and outlive its restarts.) */
+ * open is counted (and no CLOSE follows). */
 #define PFS_CREATE_CLOSED 0x10u
 /* PFS_OP_MDS_CREATE_SLOTS: most slots per request, and how long an unused
  * slot lasts. */

@@ -2,9 +2,10 @@
  * create, issue 11): table `slots`, key be64 ino, value the owner client,
  * the directory, the expiry (wall-clock ms: it must outlive a restart of
  * the MDS) and the layout reserved with the number, in its wire form
- * (common/buf.h, pfs_layout_encode: decoding checks it as a reply's).  mds_ns_create_slots
- * (ns.c) puts them in the transaction that reserves the numbers; a CREATE
- * into a slot takes its record in the transaction that makes the file, so
+ * (common/buf.h, pfs_layout_encode: decoding checks it as a reply's).
+ * mds_ns_create_slots (ns.c) puts them in the transaction that reserves
+ * the numbers; each create of a CREATE_BATCH (mds_ns_create_slot) takes
+ * its record in the transaction that makes the file, so
  * a number is used once, only by its owner, in its directory, and a failed
  * create leaves the record as it was.  Expired records go a few at a time
  * with each reservation (mds_nsi_slot_sweep): numbers come from a counter,
