@@ -1079,6 +1079,12 @@ int cli_uq_unlink(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name)
 			q->o.ops.charge(q->o.ops.arg, c->job);
 		return 1;
 	}
+	/* the caller's UNLINK follows this name's queued CREATE (the
+	 * delegation that queued it may be gone: an MDS restart, a recall) */
+	while (job_named(q, dir, name, UQ_CREATE)) {
+		q->st.waits++;
+		wait_done(q);
+	}
 	q->st.sync++;
 	pthread_mutex_unlock(&q->mu);
 	return 0;

@@ -213,8 +213,9 @@ void cli_uq_destroy(cli_uq *q);
 void cli_uq_quiesce(cli_uq *q);
 
 /* unlink(2) of name in dir by c: 1 = queued (reply success now; the
- * PADLL stage charged c's job), 0 = unlink synchronously.  May send
- * DELEG_GET; may wait for room. */
+ * PADLL stage charged c's job), 0 = unlink synchronously, after the
+ * name's pending CREATE (waited for here).  May send DELEG_GET; may wait
+ * for room. */
 int cli_uq_unlink(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name);
 /* create(2) of name in dir by c with mode (S_IFREG | permissions, the
  * umask applied; the access mode does not matter: the file is new and

@@ -80,7 +80,7 @@ if [ -s "$T/w.err" ] || [ -s "$T/m.err" ]; then
 	grep -qi "broken pipe\|connection refused\|timed out\|connection reset\|no route" \
 		"$T/w.err" "$T/m.err" && fail "a network error reached an application"
 	grep -qi "file exists" "$T/m.err" && fail "an operation was applied twice (EEXIST)"
-	fail "an application saw an error during recovery"
+	fail "an application saw an error during recovery: $(head -c 400 "$T/w.err" "$T/m.err" | tr '\n' ' ')"
 fi
 [ "$nw" -ge 3 ] && [ "$nm" -ge 10 ] || fail "too little progress ($nw files, $nm rounds)"
 ok "no application error through OSS kill, OSS stop and MDS kill"

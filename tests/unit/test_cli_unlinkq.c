@@ -1348,6 +1348,27 @@ static void test_acreate_same_name_order(void **state)
 	cli_uq_destroy(q);
 }
 
+/* An unlink the queue will not take (the MDS restarted: the delegation
+ * that queued the name's create is of no use) goes synchronously, but only
+ * after that create: the MDS must know the name before its UNLINK. */
+static void test_acreate_sync_unlink_waits(void **state)
+{
+	cli_uq *q = mkc(60000);
+	cli_ctx c = ctx(1000);
+	pfs_attr a;
+	pfs_layout lay;
+
+	touch3(q, &c, 9);
+	assert_int_equal(cli_uq_create_file(q, &c, 9, "t1", 0100644, &a, &lay), 1);
+	cli_uq_note_entry(q, 9, "t1", a.ino, a.mode);
+	__atomic_store_n(&F.up, 0, __ATOMIC_RELAXED);
+	assert_int_equal(cli_uq_unlink(q, &c, 9, "t1"), 0);
+	__atomic_store_n(&F.up, 1, __ATOMIC_RELAXED);
+	assert_true(find_ev('c', "t1") >= 0);
+	assert_int_equal(count('u'), 0); /* the UNLINK is the caller's */
+	cli_uq_destroy(q);
+}
+
 static void test_acreate_lookup_waits(void **state)
 {
 	cli_uq *q = mkc(60000);
@@ -1533,6 +1554,7 @@ int main(void)
 		cmocka_unit_test(test_acreate_answers),
 		cmocka_unit_test(test_acreate_hold_batch_closed),
 		cmocka_unit_test(test_acreate_same_name_order),
+		cmocka_unit_test(test_acreate_sync_unlink_waits),
 		cmocka_unit_test(test_acreate_lookup_waits),
 		cmocka_unit_test(test_acreate_errors),
 		cmocka_unit_test(test_acreate_recall_and_refused),
