@@ -70,6 +70,8 @@ command -v jq >/dev/null || { echo "run.sh: jq missing (deploy/install-deps.sh)"
 QOS_LOAD=$TOOLS/qos_load
 # shellcheck source=../../tests/integration/qos_lib.sh
 . "$repo/tests/integration/qos_lib.sh"
+# shellcheck source=../page_reporting.sh
+. "$repo/bench/page_reporting.sh" # the run's cache drops (bench/README.md)
 
 CL=$W/c
 MDS=
@@ -77,9 +79,11 @@ cleanup() {
 	jobs -p | xargs -r kill 2>/dev/null || true
 	"$repo/deploy/pfs-cluster" stop "$CL" >/dev/null 2>&1 || true
 	rm -rf "$W"
+	page_reporting_restore
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+page_reporting_hold
 rm -rf "$W"; mkdir -p "$W"
 
 cluster() { # cluster START-OPTIONS...: a fresh cluster in $CL
@@ -138,6 +142,7 @@ machine() {
 " $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM, kernel $(uname -r),"\
 " disk under $W: $(df -h "$W" | awk 'NR == 2 { print $1 }'); load average at start: $(cut -d' ' -f1-3 /proc/loadavg);"\
 " pfs at $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?')."
+	echo "Host memory: $PR_NOTE."
 }
 
 # ---------------------------------------------------------------- adaptbf
