@@ -259,3 +259,9 @@ clean:
 .PHONY: compose-test
 compose-test:
 	@sh deploy/compose-test.sh
+
+# The `make deb` package installed and run by systemd (PID 1 of a podman
+# container) end to end (root; not part of `make test`).
+.PHONY: systemd-test
+systemd-test:
+	@sh deploy/systemd-test.sh
