@@ -7,7 +7,8 @@
 #   2. makes the base image localhost/debian:12 with mmdebstrap when absent
 #      (no image registry is needed, nor contacted);
 #   3. builds localhost/pfs:latest from deploy/Dockerfile (multi-stage);
-#   4. brings up MDS + 4 OSS + client, waits until every healthcheck passes;
+#   4. brings up the keys (one-shot), MDS + 4 OSS + client, waits until every
+#      healthcheck passes, checks a peer without a key is refused;
 #   5. writes 16 MiB of random data through the client's FUSE mount, striped
 #      over the 4 OSTs, checks `pfsadmin getstripe` shows 4 stripes on 4 OSTs,
 #      reads the file back through a second, fresh mount and compares sha256;
@@ -144,6 +145,9 @@ cx pfsadmin ost list >&2
 n=$(cx pfsadmin --json ost list | cjq '[.osts[] | select(.state == "up" and
 	(.oss | test("^oss[0-9]+$")) and .host == .oss and .data_port == 7800)] | length')
 [ "$n" = $NOSS ] || die "$n of $NOSS OSTs are up at ossN:7800"
+
+# Authentication is on: a peer without a key is turned away.
+if cx pfsadmin --no-auth ping >/dev/null 2>&1; then die "the MDS answers a peer without a key"; fi
 
 # --- 5. data through the mount -------------------------------------------------
 data=$RUN/data.$$
