@@ -29,7 +29,7 @@
 #include "client/fuse_wire.h"
 #include "client/notify.h"
 #include "client/statahead.h"
-#include "client/unlinkq.h"
+#include "client/dirdeleg.h"
 #include "common/clock.h"
 #include "common/log.h"
 
@@ -76,7 +76,7 @@ struct cli_fs {
 	cli_wc *wc;                  /* our own write-back cache (wcache.h); NULL = off */
 	cli_ra *ra;                  /* stream readahead (readahead.h); NULL = off */
 	cli_sa *sa;                  /* statahead (statahead.h); NULL = off */
-	cli_uq *uq;                  /* asynchronous unlink (unlinkq.h); NULL = off */
+	cli_dd *dd;                  /* under directory delegations (dirdeleg.h); NULL = off */
 	uint64_t ra_epoch;           /* bumped when the MDS's invalidations were lost:
 	                                added to every inode's ra_gen (lock) */
 	int null_fd;                 /* /dev/null, to drain WRITE pipes; -1 if none */
@@ -107,7 +107,7 @@ typedef struct fh {
 	pfs_cred cred;
 	int wr;               /* opened for writing (ftruncate needs no W_OK then) */
 	cli_ra_stream *ra;    /* its readahead stream; NULL = none */
-	/* Created asynchronously (client/unlinkq.h), no capabilities yet:
+	/* Created asynchronously (client/dirdeleg.h), no capabilities yet:
 	 * its first OSS request waits for the CREATE and asks for them
 	 * (fh_caps).  Atomic: cleared once. */
 	int acreated;
@@ -129,9 +129,9 @@ static void ra_inval_cb(void *arg, uint64_t ino);
 static int sa_fetch_cb(void *arg, const cli_ctx *c, uint64_t dir, const char *after,
 		       uint32_t max, cli_sa_ent *out, uint32_t *n, int *eof);
 static cli_wc_file *fh_wc(cli_fs *fs, fh *h);
-static void uq_order(cli_fs *fs, uint64_t ino);
+static void dd_order(cli_fs *fs, uint64_t ino);
 static void nocap_note(cli_fs *fs, fuse_ino_t ino, const char *name, int absent);
-static int uq_create(cli_fs *fs);
+static int dd_create(cli_fs *fs);
 
 int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opts *opts,
 		  cli_fs **out)
@@ -199,7 +199,7 @@ int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opt
 	if (opts->notify && (fs->ra || fs->sa))
 		cli_notify_on_inval(opts->notify, ra_inval_cb, fs);
 	if (opts->async_unlink && opts->notify) {
-		int rc = uq_create(fs);
+		int rc = dd_create(fs);
 
 		if (rc) {
 			cli_fs_destroy(fs);
@@ -212,20 +212,20 @@ int cli_fs_create(cli_mdc *mdc, cli_osc *osc, cli_jobid *jobid, const cli_fs_opt
 
 void cli_fs_quiesce(cli_fs *fs)
 {
-	if (fs && fs->uq)
-		cli_uq_quiesce(fs->uq);
+	if (fs && fs->dd)
+		cli_dd_quiesce(fs->dd);
 }
 
 void cli_fs_destroy(cli_fs *fs)
 {
 	if (!fs)
 		return;
-	if (fs->uq) {
-		cli_uq_stats st;
+	if (fs->dd) {
+		cli_dd_stats st;
 
 		/* first: its flushers use the statahead */
-		cli_uq_quiesce(fs->uq);
-		cli_uq_get_stats(fs->uq, &st);
+		cli_dd_quiesce(fs->dd);
+		cli_dd_get_stats(fs->dd, &st);
 		pfs_log(PFS_LOG_INFO, "async unlink: %llu unlinks answered at once, %llu sent "
 			"synchronously; delegations: %llu got, %llu refused, %llu recalled, "
 			"%llu returned, %llu expired; %llu already gone on the MDS, %llu failed, "
@@ -247,8 +247,8 @@ void cli_fs_destroy(cli_fs *fs)
 			(unsigned long long)st.create_errors, (unsigned long long)st.cbatched,
 			(unsigned long long)st.cbatches, (unsigned long long)st.slots_got,
 			(unsigned long long)st.slots_refused);
-		cli_uq_destroy(fs->uq);
-		fs->uq = NULL;
+		cli_dd_destroy(fs->dd);
+		fs->dd = NULL;
 	}
 	for (size_t i = 0; i < NODE_BUCKETS; i++) {
 		while (fs->buckets[i]) {
@@ -630,9 +630,9 @@ static int reply_entry_aged(fuse_req_t req, uint64_t parent, const char *name,
 		return 0;
 	}
 	attr_to_stat(fs, a, &e.attr);
-	/* what this mount's unlink of the name will expect (unlinkq.h) */
-	if (fs->uq)
-		cli_uq_note_entry(fs->uq, parent, name, a->ino, a->mode);
+	/* what this mount's unlink of the name will expect (dirdeleg.h) */
+	if (fs->dd)
+		cli_dd_note_entry(fs->dd, parent, name, a->ino, a->mode);
 	if (fuse_reply_entry(req, &e)) {
 		/* Interrupted: the kernel did not take the reference. */
 		pthread_mutex_lock(&fs->lock);
@@ -712,7 +712,7 @@ static int push_size_sent(cli_fs *fs, const cli_ctx *c, fh *h, int *sent)
 	/* after every write this push covers: they are on the OSSes */
 	blocks = fh_blocks(fs, h);
 	/* after this mount's pending CREATE or unlink of the file */
-	uq_order(fs, n->ino);
+	dd_order(fs, n->ino);
 
 	/* dirty stays set during the call, so GETATTR keeps reporting the
 	 * high-water mark until the MDS has it; on failure it stays set for
@@ -966,35 +966,35 @@ static int sa_serve(fuse_req_t req, cli_fs *fs, const cli_ctx *c, uint64_t paren
 /* This mount changed name in parent (and so parent's times). */
 static void sa_changed(cli_fs *fs, uint64_t parent, const char *name)
 {
-	if (fs->uq)
-		cli_uq_forget_name(fs->uq, parent, name);
+	if (fs->dd)
+		cli_dd_forget_name(fs->dd, parent, name);
 	if (!fs->sa)
 		return;
 	cli_sa_drop_name(fs->sa, parent, name);
 	cli_sa_drop_ino(fs->sa, parent);
 }
 
-/* ---- asynchronous unlink (client/unlinkq.h) ---- */
+/* ---- asynchronous unlink (client/dirdeleg.h) ---- */
 
-static int uq_unlink_cb(void *arg, const cli_ctx *c, uint64_t dir, const char *name,
+static int dd_unlink_cb(void *arg, const cli_ctx *c, uint64_t dir, const char *name,
 			uint64_t ino)
 {
 	cli_fs *fs = arg;
 
-	/* PADLL admitted it in the application's thread (uq_charge_cb) */
+	/* PADLL admitted it in the application's thread (dd_charge_cb) */
 	return cli_mdc_unlink_ino(fs->mdc, c, dir, name, ino, CLI_MDC_CHARGED);
 }
 
-static int uq_batch_cb(void *arg, const cli_ctx *c, uint64_t dir, unsigned n,
+static int dd_batch_cb(void *arg, const cli_ctx *c, uint64_t dir, unsigned n,
 		       const char *const *names, const uint64_t *inos, int *status)
 {
 	cli_fs *fs = arg;
 
-	/* as uq_unlink_cb: each was charged when it was answered */
+	/* as dd_unlink_cb: each was charged when it was answered */
 	return cli_mdc_unlink_batch(fs->mdc, c, dir, n, names, inos, status, CLI_MDC_CHARGED);
 }
 
-static int uq_slots_cb(void *arg, const cli_ctx *c, uint64_t dir, uint32_t n, uint64_t *inos,
+static int dd_slots_cb(void *arg, const cli_ctx *c, uint64_t dir, uint32_t n, uint64_t *inos,
 		       pfs_layout *lays, pfs_attr *dir_attr)
 {
 	cli_fs *fs = arg;
@@ -1002,46 +1002,46 @@ static int uq_slots_cb(void *arg, const cli_ctx *c, uint64_t dir, uint32_t n, ui
 	return cli_mdc_create_slots(fs->mdc, c, dir, n, inos, lays, dir_attr);
 }
 
-static int uq_cbatch_cb(void *arg, const cli_ctx *c, uint64_t dir, unsigned n,
+static int dd_cbatch_cb(void *arg, const cli_ctx *c, uint64_t dir, unsigned n,
 		       const char *const *names, const uint32_t *modes, const int *closed,
 		       const uint64_t *inos, int *status)
 {
 	cli_fs *fs = arg;
 
 	/* PADLL admitted each in the application's thread when it was
-	 * answered (uq_charge_create_cb) */
+	 * answered (dd_charge_create_cb) */
 	return cli_mdc_create_batch(fs->mdc, c, dir, n, names, modes, closed, inos, status);
 }
 
-static void uq_charge_create_cb(void *arg, const char *job)
+static void dd_charge_create_cb(void *arg, const char *job)
 {
 	cli_fs *fs = arg;
 
 	cli_mdc_charge(fs->mdc, job, PFS_OP_MDS_CREATE);
 }
 
-static int uq_get_cb(void *arg, const cli_ctx *c, uint64_t dir, uint32_t *lease_ms)
+static int dd_get_cb(void *arg, const cli_ctx *c, uint64_t dir, uint32_t *lease_ms)
 {
 	cli_fs *fs = arg;
 
 	return cli_mdc_deleg_get(fs->mdc, c, dir, lease_ms, NULL);
 }
 
-static int uq_return_cb(void *arg, const cli_ctx *c, uint64_t dir)
+static int dd_return_cb(void *arg, const cli_ctx *c, uint64_t dir)
 {
 	cli_fs *fs = arg;
 
 	return cli_mdc_deleg_return(fs->mdc, c, dir);
 }
 
-static int uq_up_cb(void *arg)
+static int dd_up_cb(void *arg)
 {
 	cli_fs *fs = arg;
 
 	return cli_notify_up(fs->opts.notify);
 }
 
-static void uq_charge_cb(void *arg, const char *job)
+static void dd_charge_cb(void *arg, const char *job)
 {
 	cli_fs *fs = arg;
 
@@ -1051,7 +1051,7 @@ static void uq_charge_cb(void *arg, const char *job)
 /* A pending unlink was answered: a statahead fetch the MDS answered
  * before it may hold the name (fetches answered later are discarded by
  * the statahead's own drop generations). */
-static void uq_done_cb(void *arg, uint64_t dir, const char *name)
+static void dd_done_cb(void *arg, uint64_t dir, const char *name)
 {
 	cli_fs *fs = arg;
 
@@ -1061,7 +1061,7 @@ static void uq_done_cb(void *arg, uint64_t dir, const char *name)
 	}
 }
 
-static int uq_list_cb(void *arg, const cli_ctx *c, uint64_t dir, const char *after, uint32_t max,
+static int dd_list_cb(void *arg, const cli_ctx *c, uint64_t dir, const char *after, uint32_t max,
 		      cli_bulkent *out, uint32_t *n, int *eof)
 {
 	cli_fs *fs = arg;
@@ -1069,81 +1069,81 @@ static int uq_list_cb(void *arg, const cli_ctx *c, uint64_t dir, const char *aft
 	return cli_mdc_lookup_bulk(fs->mdc, c, dir, after, max, out, n, eof);
 }
 
-static void uq_recall_cb(void *arg, uint64_t dir)
+static void dd_recall_cb(void *arg, uint64_t dir)
 {
 	cli_fs *fs = arg;
 
-	cli_uq_recall(fs->uq, dir);
+	cli_dd_recall(fs->dd, dir);
 }
 
-static int uq_create(cli_fs *fs)
+static int dd_create(cli_fs *fs)
 {
-	cli_uq_opts o = { .max_pending = fs->opts.async_unlink_max,
+	cli_dd_opts o = { .max_pending = fs->opts.async_unlink_max,
 			  .nice = fs->opts.async_unlink_nice,
 			  .hold_ms = fs->opts.async_hold_ms,
-			  .ops = { .unlink = uq_unlink_cb, .unlink_batch = uq_batch_cb,
-				   .deleg_get = uq_get_cb,
-				   .deleg_return = uq_return_cb, .up = uq_up_cb,
-				   .charge = uq_charge_cb, .done = uq_done_cb, .arg = fs } };
+			  .ops = { .unlink = dd_unlink_cb, .unlink_batch = dd_batch_cb,
+				   .deleg_get = dd_get_cb,
+				   .deleg_return = dd_return_cb, .up = dd_up_cb,
+				   .charge = dd_charge_cb, .done = dd_done_cb, .arg = fs } };
 	int rc;
 
 	if (fs->opts.neg_local)
-		o.ops.list = uq_list_cb;
+		o.ops.list = dd_list_cb;
 	if (fs->opts.neg_local && fs->opts.async_create) {
-		o.ops.create_slots = uq_slots_cb;
-		o.ops.create_batch = uq_cbatch_cb;
-		o.ops.charge_create = uq_charge_create_cb;
+		o.ops.create_slots = dd_slots_cb;
+		o.ops.create_batch = dd_cbatch_cb;
+		o.ops.charge_create = dd_charge_create_cb;
 	}
-	rc = cli_uq_create(&o, &fs->uq);
+	rc = cli_dd_create(&o, &fs->dd);
 	if (rc == 0)
-		cli_notify_on_recall(fs->opts.notify, uq_recall_cb, fs);
+		cli_notify_on_recall(fs->opts.notify, dd_recall_cb, fs);
 	return rc;
 }
 
 /* Before an MDS request naming ino (as its inode or as the parent
  * directory): this mount's pending unlinks of it or in it are answered
  * first. */
-static void uq_order(cli_fs *fs, uint64_t ino)
+static void dd_order(cli_fs *fs, uint64_t ino)
 {
-	if (fs->uq)
-		cli_uq_wait(fs->uq, ino);
+	if (fs->dd)
+		cli_dd_wait(fs->dd, ino);
 }
 
 /* Before RENAME, RMDIR and LINK, which may move names across
  * directories: every pending unlink. */
-static void uq_order_all(cli_fs *fs)
+static void dd_order_all(cli_fs *fs)
 {
-	if (fs->uq)
-		cli_uq_wait_all(fs->uq);
+	if (fs->dd)
+		cli_dd_wait_all(fs->dd);
 }
 
 /* A LOOKUP of a name this mount unlinked and has not sent yet: ENOENT
  * (never the entry the MDS still has). */
-static int uq_gone(cli_fs *fs, uint64_t parent, const char *name)
+static int dd_gone(cli_fs *fs, uint64_t parent, const char *name)
 {
-	return fs->uq && cli_uq_pending_name(fs->uq, parent, name);
+	return fs->dd && cli_dd_pending_name(fs->dd, parent, name);
 }
 
-/* The send time of a mutation in a directory (cli_uq_mutated). */
-static uint64_t uq_now(cli_fs *fs)
+/* The send time of a mutation in a directory (cli_dd_mutated). */
+static uint64_t dd_now(cli_fs *fs)
 {
-	return fs->uq ? cli_uq_now(fs->uq) : 0;
+	return fs->dd ? cli_dd_now(fs->dd) : 0;
 }
 
 /* This mount's mutation of name in dir was answered rc (before the
  * kernel hears of it): the name set of a complete directory follows. */
-static void uq_mutated(cli_fs *fs, const cli_ctx *c, uint64_t dir, const char *name, int add,
+static void dd_mutated(cli_fs *fs, const cli_ctx *c, uint64_t dir, const char *name, int add,
 		       uint64_t sent, int rc)
 {
-	if (fs->uq)
-		cli_uq_mutated(fs->uq, c, dir, name, add, sent, rc);
+	if (fs->dd)
+		cli_dd_mutated(fs->dd, c, dir, name, add, sent, rc);
 }
 
 /* A create or a negative LOOKUP, answered: a streak asks for dir. */
-static void uq_touch(cli_fs *fs, const cli_ctx *c, uint64_t dir)
+static void dd_touch(cli_fs *fs, const cli_ctx *c, uint64_t dir)
 {
-	if (fs->uq)
-		cli_uq_touch(fs->uq, c, dir);
+	if (fs->dd)
+		cli_dd_touch(fs->dd, c, dir);
 }
 
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -1155,7 +1155,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	int rc;
 
 	ctx_of(req, &c);
-	if (uq_gone(fs, parent, name) || (fs->uq && cli_uq_negative(fs->uq, &c, parent, name))) {
+	if (dd_gone(fs, parent, name) || (fs->dd && cli_dd_negative(fs->dd, &c, parent, name))) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
@@ -1167,14 +1167,14 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	if (!rc)
 		glimpse(fs, &c, &a, NULL, NULL);
 	/* unlinked here while the MDS answered */
-	if (!rc && uq_gone(fs, parent, name))
+	if (!rc && dd_gone(fs, parent, name))
 		rc = -ENOENT;
 	if (rc)
 		reply_err(req, rc);
 	else
 		reply_entry(req, parent, name, &a);
 	if (rc == -ENOENT)
-		uq_touch(fs, &c, parent);
+		dd_touch(fs, &c, parent);
 }
 
 static void forget_one(cli_fs *fs, fuse_ino_t ino, uint64_t nlookup)
@@ -1215,7 +1215,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	int rc;
 
 	ctx_of(req, &c);
-	uq_order(fs_of(req), ino);
+	dd_order(fs_of(req), ino);
 	rc = cli_mdc_getattr(fs_of(req)->mdc, &c, ino, &a);
 	if (!rc)
 		glimpse(fs_of(req), &c, &a, NULL, NULL);
@@ -1284,7 +1284,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 	int rc = 0;
 
 	ctx_of(req, &c);
-	uq_order(fs, ino);
+	dd_order(fs, ino);
 	memset(&sa, 0, sizeof(sa));
 	if (to_set & FUSE_SET_ATTR_MODE) {
 		sa.valid |= PFS_SETATTR_MODE;
@@ -1392,7 +1392,7 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 	int rc;
 
 	ctx_of(req, &c);
-	uq_order(fs_of(req), ino);
+	dd_order(fs_of(req), ino);
 	rc = cli_mdc_readlink(fs_of(req)->mdc, &c, ino, buf, sizeof(buf));
 	if (rc)
 		reply_err(req, rc);
@@ -1411,8 +1411,8 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	int rc;
 
 	ctx_of(req, &c);
-	uq_order(fs, parent);
-	sent = uq_now(fs);
+	dd_order(fs, parent);
+	sent = dd_now(fs);
 	/* A regular file needs its objects' layout: that is CREATE. */
 	if (S_ISREG(mode))
 		rc = cli_mdc_create_file(fs->mdc, &c, parent, name, mode, PFS_CREATE_EXCL, 0, 0,
@@ -1420,12 +1420,12 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	else
 		rc = cli_mdc_mknod(fs->mdc, &c, parent, name, mode, (uint32_t)rdev, &a);
 	sa_changed(fs, parent, name);
-	uq_mutated(fs, &c, parent, name, 1, sent, rc);
+	dd_mutated(fs, &c, parent, name, 1, sent, rc);
 	if (rc)
 		reply_err(req, rc);
 	else
 		reply_entry(req, parent, name, &a);
-	uq_touch(fs, &c, parent);
+	dd_touch(fs, &c, parent);
 }
 
 static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
@@ -1437,16 +1437,16 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 	int rc;
 
 	ctx_of(req, &c);
-	uq_order(fs_of(req), parent);
-	sent = uq_now(fs_of(req));
+	dd_order(fs_of(req), parent);
+	sent = dd_now(fs_of(req));
 	rc = cli_mdc_mkdir(fs_of(req)->mdc, &c, parent, name, mode | S_IFDIR, &a);
 	sa_changed(fs_of(req), parent, name);
-	uq_mutated(fs_of(req), &c, parent, name, 1, sent, rc);
+	dd_mutated(fs_of(req), &c, parent, name, 1, sent, rc);
 	if (rc)
 		reply_err(req, rc);
 	else
 		reply_entry(req, parent, name, &a);
-	uq_touch(fs, &c, parent);
+	dd_touch(fs, &c, parent);
 }
 
 static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -1458,15 +1458,15 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 	ctx_of(req, &c);
 	/* under the directory's delegation: answered now, sent later */
-	if (fs->uq && cli_uq_unlink(fs->uq, &c, parent, name) == 1) {
+	if (fs->dd && cli_dd_unlink(fs->dd, &c, parent, name) == 1) {
 		sa_changed(fs, parent, name);
 		fuse_reply_err(req, 0);
 		return;
 	}
-	sent = uq_now(fs);
+	sent = dd_now(fs);
 	rc = cli_mdc_unlink(fs->mdc, &c, parent, name);
 	sa_changed(fs_of(req), parent, name);
-	uq_mutated(fs, &c, parent, name, 0, sent, rc);
+	dd_mutated(fs, &c, parent, name, 0, sent, rc);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -1479,10 +1479,10 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	int rc;
 
 	ctx_of(req, &c);
-	uq_order_all(fs_of(req));
+	dd_order_all(fs_of(req));
 	rc = cli_mdc_rmdir(fs_of(req)->mdc, &c, parent, name);
 	sa_changed(fs_of(req), parent, name);
-	uq_mutated(fs_of(req), &c, parent, name, 0, 0, rc);
+	dd_mutated(fs_of(req), &c, parent, name, 0, 0, rc);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -1498,16 +1498,16 @@ static void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, cons
 	int rc;
 
 	ctx_of(req, &c);
-	uq_order(fs_of(req), parent);
-	sent = uq_now(fs_of(req));
+	dd_order(fs_of(req), parent);
+	sent = dd_now(fs_of(req));
 	rc = cli_mdc_symlink(fs_of(req)->mdc, &c, parent, name, link, &a);
 	sa_changed(fs_of(req), parent, name);
-	uq_mutated(fs_of(req), &c, parent, name, 1, sent, rc);
+	dd_mutated(fs_of(req), &c, parent, name, 1, sent, rc);
 	if (rc)
 		reply_err(req, rc);
 	else
 		reply_entry(req, parent, name, &a);
-	uq_touch(fs, &c, parent);
+	dd_touch(fs, &c, parent);
 }
 
 static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -1526,13 +1526,13 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (flags & RENAME_EXCHANGE)
 		f |= PFS_RENAME_EXCHANGE;
 	ctx_of(req, &c);
-	uq_order_all(fs_of(req));
+	dd_order_all(fs_of(req));
 	rc = cli_mdc_rename(fs_of(req)->mdc, &c, parent, name, newparent, newname, f);
 	sa_changed(fs_of(req), parent, name);
 	sa_changed(fs_of(req), newparent, newname);
 	/* EXCHANGE: both names stay */
-	uq_mutated(fs_of(req), &c, parent, name, (flags & RENAME_EXCHANGE) != 0, 0, rc);
-	uq_mutated(fs_of(req), &c, newparent, newname, 1, 0, rc);
+	dd_mutated(fs_of(req), &c, parent, name, (flags & RENAME_EXCHANGE) != 0, 0, rc);
+	dd_mutated(fs_of(req), &c, newparent, newname, 1, 0, rc);
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -1548,17 +1548,17 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const 
 	int rc;
 
 	ctx_of(req, &c);
-	uq_order_all(fs_of(req));
-	sent = uq_now(fs_of(req));
+	dd_order_all(fs_of(req));
+	sent = dd_now(fs_of(req));
 	rc = cli_mdc_link(fs_of(req)->mdc, &c, ino, newparent, newname, &a);
 	sa_changed(fs_of(req), newparent, newname);
 	cli_sa_drop_ino(fs_of(req)->sa, ino);
-	uq_mutated(fs_of(req), &c, newparent, newname, 1, sent, rc);
+	dd_mutated(fs_of(req), &c, newparent, newname, 1, sent, rc);
 	if (rc)
 		reply_err(req, rc);
 	else
 		reply_entry(req, newparent, newname, &a);
-	uq_touch(fs, &c, newparent);
+	dd_touch(fs, &c, newparent);
 }
 
 /* Register an open handle of ino with fresh attributes a; decides
@@ -1652,7 +1652,7 @@ static void fh_settle(cli_fs *fs, fh *h)
 {
 	if (!__atomic_load_n(&h->acreated, __ATOMIC_ACQUIRE))
 		return;
-	uq_order(fs, h->n->ino);
+	dd_order(fs, h->n->ino);
 	if (fh_renew(fs, h) == 0)
 		__atomic_store_n(&h->acreated, 0, __ATOMIC_RELEASE);
 }
@@ -1703,7 +1703,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	int rc, nocache = 0;
 
 	ctx_of(req, &c);
-	uq_order(fs, ino);
+	dd_order(fs, ino);
 	/* With the write-back cache the kernel reads pages through any
 	 * open, a write-only one too, to fill the rest of a page written in
 	 * part: such an open asks the MDS for read as well (its capabilities
@@ -1777,20 +1777,20 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))
 		cflags |= PFS_CREATE_WRITE;
 	/* a name a held, listed directory lacks: answered now, the CREATE
-	 * follows (client/unlinkq.h "Asynchronous create") */
-	if (fs->uq && cli_uq_create_file(fs->uq, &c, parent, name, mode | S_IFREG, &a, &lay)) {
+	 * follows (client/dirdeleg.h "Asynchronous create") */
+	if (fs->dd && cli_dd_create_file(fs->dd, &c, parent, name, mode | S_IFREG, &a, &lay)) {
 		async = 1;
 	} else {
-		uq_order(fs, parent);
-		sent = uq_now(fs);
+		dd_order(fs, parent);
+		sent = dd_now(fs);
 		rc = cli_mdc_create_file_caps(fs->mdc, &c, parent, name, mode | S_IFREG, cflags,
 					      0, 0, &a, &lay, &caps);
-		uq_mutated(fs, &c, parent, name, 1, sent, rc);
+		dd_mutated(fs, &c, parent, name, 1, sent, rc);
 	}
 	sa_changed(fs, parent, name);
 	if (rc) {
 		reply_err(req, rc);
-		uq_touch(fs, &c, parent);
+		dd_touch(fs, &c, parent);
 		return;
 	}
 	h = open_handle(fs, &c, &a, &lay, caps, fi, 1, 0);
@@ -1811,13 +1811,13 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	e.attr_timeout = attr_timeout(fs, &a);
 	e.entry_timeout = entry_timeout(fs, parent, name, &a);
 	attr_to_stat(fs, &a, &e.attr);
-	/* what this mount's unlink of the name will expect (unlinkq.h) */
-	if (fs->uq)
-		cli_uq_note_entry(fs->uq, parent, name, a.ino, a.mode);
+	/* what this mount's unlink of the name will expect (dirdeleg.h) */
+	if (fs->dd)
+		cli_dd_note_entry(fs->dd, parent, name, a.ino, a.mode);
 	if (fuse_reply_create(req, &e, fi))
 		close_handle(fs, h, 1);
 	if (!async)
-		uq_touch(fs, &c, parent);
+		dd_touch(fs, &c, parent);
 }
 
 /* ---- readahead (client/readahead.h) ---- */
@@ -2604,10 +2604,10 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	ctx_fh(req, h, &c);
 	/* created asynchronously and never used: its CREATE, still queued,
 	 * now counts no open, and no CLOSE follows */
-	closed = __atomic_load_n(&h->acreated, __ATOMIC_ACQUIRE) && last && fs->uq &&
-		 cli_uq_created_close(fs->uq, ino);
+	closed = __atomic_load_n(&h->acreated, __ATOMIC_ACQUIRE) && last && fs->dd &&
+		 cli_dd_created_close(fs->dd, ino);
 	if (!closed)
-		uq_order(fs, ino);
+		dd_order(fs, ino);
 	rc = fh_sync_if_ordered(fs, h);
 	if (rc)
 		pfs_log(PFS_LOG_ERR, "release of ino %llu: sync of its objects failed: %s",
@@ -2664,7 +2664,7 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 	int rc, sent = 0, wb;
 
 	ctx_fh(req, h, &c);
-	uq_order(fs, ino);
+	dd_order(fs, ino);
 	wb = take_wb_err(fs, h);
 	if ((wf = fh_wc(fs, h))) {
 		int wcr = cli_wc_flush(wf); /* written whatever wb is: one error reported */
@@ -2687,7 +2687,7 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 
 /* fsyncdir: the MDS database on disk, so every name change in the
  * directory (and every other one the MDS answered before) survives a
- * power loss; unlinks answered before they were sent (unlinkq.h) are sent
+ * power loss; unlinks answered before they were sent (dirdeleg.h) are sent
  * and answered first.  Without this handler the kernel turns ENOSYS into success
  * and rename + fsync(dir) promised nothing. */
 static void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
@@ -2695,16 +2695,16 @@ static void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 {
 	cli_fs *fs = fs_of(req);
 	cli_ctx c;
-	int rc = 0, uqr = 0;
+	int rc = 0, ddr = 0;
 
 	ctx_of(req, &c);
 	/* the unlinks answered early in it are sent first; one that failed
 	 * is this call's error (once) */
-	if (fs->uq)
-		uqr = cli_uq_fsyncdir(fs->uq, ino);
+	if (fs->dd)
+		ddr = cli_dd_fsyncdir(fs->dd, ino);
 	rc = cli_mdc_sync(fs->mdc, &c, ino);
 	if (rc == 0)
-		rc = uqr;
+		rc = ddr;
 	if (rc)
 		reply_err(req, rc);
 	else
@@ -2721,7 +2721,7 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	/* The MDS checks read permission on the directory here, so opendir
 	 * fails like it does on a local file system. */
 	ctx_of(req, &c);
-	uq_order(fs_of(req), ino);
+	dd_order(fs_of(req), ino);
 	rc = cli_mdc_open(fs_of(req)->mdc, &c, ino, O_RDONLY | O_DIRECTORY, &a, &lay);
 	if (rc == 0 && !S_ISDIR(a.mode))
 		rc = -ENOTDIR;
@@ -2778,7 +2778,7 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		goto out;
 	}
 	ctx_of(req, &c);
-	uq_order(fs, ino);
+	dd_order(fs, ino);
 	rc = cli_mdc_readdir(fs->mdc, &c, ino, off == 2 ? 0 : (uint64_t)off, max, ents, &n,
 			     &eof);
 	if (rc)
@@ -2875,7 +2875,7 @@ static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const 
 	int rc;
 
 	ctx_of(req, &c);
-	uq_order(fs_of(req), ino);
+	dd_order(fs_of(req), ino);
 	nocap_note(fs_of(req), ino, name, 0);
 	rc = cli_mdc_setxattr(fs_of(req)->mdc, &c, ino, name, value, size, (uint32_t)flags);
 	nocap_note(fs_of(req), ino, name, 0); /* a GETXATTR answered meanwhile */
@@ -2909,7 +2909,7 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
 		return;
 	}
 	ctx_of(req, &c);
-	uq_order(fs_of(req), ino);
+	dd_order(fs_of(req), ino);
 	rc = cli_mdc_getxattr(fs_of(req)->mdc, &c, ino, name, &val, &len);
 	if (rc == -ENODATA)
 		nocap_note(fs_of(req), ino, name, 1);
@@ -2928,7 +2928,7 @@ static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	int rc;
 
 	ctx_of(req, &c);
-	uq_order(fs_of(req), ino);
+	dd_order(fs_of(req), ino);
 	rc = cli_mdc_listxattr(fs_of(req)->mdc, &c, ino, &val, &len);
 	if (rc)
 		reply_err(req, rc);
@@ -2943,7 +2943,7 @@ static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	int rc;
 
 	ctx_of(req, &c);
-	uq_order(fs_of(req), ino);
+	dd_order(fs_of(req), ino);
 	nocap_note(fs_of(req), ino, name, 0);
 	rc = cli_mdc_removexattr(fs_of(req)->mdc, &c, ino, name);
 	nocap_note(fs_of(req), ino, name, 0);
@@ -2960,7 +2960,7 @@ static void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
 	int rc;
 
 	ctx_of(req, &c);
-	uq_order(fs_of(req), ino);
+	dd_order(fs_of(req), ino);
 	rc = cli_mdc_access(fs_of(req)->mdc, &c, ino, (uint32_t)mask);
 	if (rc)
 		reply_err(req, rc);

@@ -61,7 +61,7 @@ typedef struct cli_fs_opts {
 	                           longest timeout: attr_timeout or the lease) */
 	int async_unlink;     /* unlinks in a directory this mount holds the
 	                         delegation of are answered at once and sent
-	                         later (client/unlinkq.h); needs notify */
+	                         later (client/dirdeleg.h); needs notify */
 	unsigned async_unlink_max; /* most unlinks answered and not yet sent */
 	int async_unlink_nice;     /* the flushers' nice value */
 	int killpriv_v2;      /* announce FUSE_HANDLE_KILLPRIV_V2: set-id bits and
@@ -74,7 +74,7 @@ typedef struct cli_fs_opts {
 	                         mount listed is answered ENOENT here */
 	int async_create;     /* with neg_local: a create of a name a held, listed
 	                         directory lacks is answered at once from a slot
-	                         the MDS reserved, and sent later (client/unlinkq.h
+	                         the MDS reserved, and sent later (client/dirdeleg.h
 	                         "Asynchronous create") */
 	unsigned async_hold_ms; /* how long an asynchronous unlink or create
 	                           waits before it is sent */

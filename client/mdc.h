@@ -132,7 +132,7 @@ int cli_mdc_mkdir(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *nam
 int cli_mdc_unlink(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char *name);
 /* UNLINK with the inode the name is expected to name (ino 0: any, the
  * plain UNLINK): the MDS removes it only if name still names ino, else
- * -ESTALE (an asynchronous unlink, client/unlinkq.h, never removes a file
+ * -ESTALE (an asynchronous unlink, client/dirdeleg.h, never removes a file
  * created again under the name).  flags CLI_MDC_CHARGED: the PADLL stage
  * already admitted this request in the application's thread
  * (cli_mdc_charge), it is not counted nor paced again. */
@@ -141,7 +141,7 @@ int cli_mdc_unlink_ino(cli_mdc *m, const cli_ctx *c, uint64_t parent, const char
 		       uint64_t ino, unsigned flags);
 /* PFS_OP_MDS_UNLINK_BATCH: n (1..PFS_UNLINK_BATCH_MAX) UNLINKs of names[i]
  * in parent, each expecting inos[i] (0: any), run by the MDS in order
- * (the flushers of asynchronous unlink, client/unlinkq.h).  0 with
+ * (the flushers of asynchronous unlink, client/dirdeleg.h).  0 with
  * status[i] = each UNLINK's own 0 or -errno; else the request's error and
  * status[] unset: -EINVAL (n out of range, a name empty) or -ENAMETOOLONG
  * before sending, the MDS's (an MDS without the opcode: -EACCES or
@@ -325,7 +325,7 @@ typedef struct cli_notify_batch {
 int cli_mdc_notify_wait(cli_mdc *m, uint64_t ack, uint32_t wait_ms, uint8_t flags,
 			cli_notify_batch *out);
 
-/* ---- directory delegations (asynchronous unlink, client/unlinkq.h) ---- */
+/* ---- directory delegations (asynchronous unlink, client/dirdeleg.h) ---- */
 
 /* PFS_OP_MDS_DELEG_GET: ask for (or renew) directory dir's delegation for
  * the credential in c: 0 with *lease_ms (valid that long past this mount's

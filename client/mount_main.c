@@ -293,7 +293,7 @@ static const pfs_cfg_opt mount_opts[] = {
 	  "attributes, at most this many per request (0 = off)", 0, PFS_LOOKUP_BULK_MAX),
 	N(PFS_CFG_INT, statahead_max, "8192", "statahead: entries the mount may hold", 1,
 	  1048576),
-	/* asynchronous unlink under directory delegations (client/unlinkq.h,
+	/* asynchronous unlink under directory delegations (client/dirdeleg.h,
 	 * issue 11): needs the notify channel (md_lease_s > 0) and an MDS
 	 * that grants delegations */
 	N(PFS_CFG_BOOL, async_unlink, "1",

@@ -252,7 +252,7 @@ static void apply(cli_notify *n, const cli_notify_batch *b, cli_notify_stats *st
 			break;
 		case PFS_NOTIFY_RECALL:
 			/* a directory delegation: its unlinks go, then it goes
-			 * back (unlinkq.h); never waits here */
+			 * back (dirdeleg.h); never waits here */
 			if (n->recall_fn)
 				n->recall_fn(n->recall_arg, r->ino);
 			st->recalls++;

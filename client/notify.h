@@ -70,7 +70,7 @@ double cli_notify_entry_timeout(cli_notify *n, double dflt, uint64_t parent, con
  * readahead's prefetched data of the inode with it). */
 void cli_notify_on_inval(cli_notify *n, void (*fn)(void *arg, uint64_t ino), void *arg);
 /* fn(arg, dir) for each PFS_NOTIFY_RECALL of directory dir's delegation
- * (client/unlinkq.h), and fn(arg, 0) when every delegation is gone: the
+ * (client/dirdeleg.h), and fn(arg, 0) when every delegation is gone: the
  * MDS restarted or forgot this mount, records were lost, or the channel
  * went down.  From the notify thread, no lock held; fn must not block on
  * an RPC.  Set before cli_notify_start. */

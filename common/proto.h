@@ -258,7 +258,7 @@ enum pfs_opcode {
 	                                  are queued or wait_ms passed; the first wait
 	                                  of a client is answered at once */
 	/* Directory delegations: asynchronous unlink (mds/deleg.h,
-	 * client/unlinkq.h).  A mount holding a directory's delegation may
+	 * client/dirdeleg.h).  A mount holding a directory's delegation may
 	 * answer unlinks in it before the MDS has them (it sends them later as
 	 * UNLINKs with the expected inode); any other client's request that
 	 * touches the directory waits at the MDS until the holder has sent

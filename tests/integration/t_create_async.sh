@@ -1,5 +1,5 @@
 #!/bin/bash
-# Asynchronous create (client/unlinkq.h "Asynchronous create", mount.pfs
+# Asynchronous create (client/dirdeleg.h "Asynchronous create", mount.pfs
 # async_create): a mount that holds a directory's delegation and has listed
 # it answers creates of new names from slots the MDS reserved for it and
 # sends the CREATEs later, held async_hold_ms (here 3 s, so that

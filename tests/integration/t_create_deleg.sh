@@ -1,6 +1,6 @@
 #!/bin/bash
 # Negative lookups answered by the mount in a directory it holds the
-# delegation of (create storms; client/unlinkq.h "Negative lookups",
+# delegation of (create storms; client/dirdeleg.h "Negative lookups",
 # mount.pfs neg_local).  Two mounts of one cluster: A (mnt) creates, B
 # (mnt1) creates in A's directory meanwhile.
 #  1. listing and recall: A creates p0..p9 in a fresh directory e (the

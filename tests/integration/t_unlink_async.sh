@@ -1,6 +1,6 @@
 #!/bin/bash
 # Asynchronous unlink under directory delegations (issue 11, unlink;
-# client/unlinkq.h, mds/deleg.h): a mount that holds a directory's
+# client/dirdeleg.h, mds/deleg.h): a mount that holds a directory's
 # delegation answers unlink(2) at once and sends the UNLINKs behind; any
 # other mount's request on that directory waits at the MDS until the
 # holder sent them and returned the delegation.  Four mounts of one

@@ -1,5 +1,5 @@
-/* test_cli_unlinkq.c — asynchronous unlink under directory delegations
- * (client/unlinkq.h) with fake MDS calls and an injected clock: a streak
+/* test_cli_dirdeleg.c — asynchronous unlink under directory delegations
+ * (client/dirdeleg.h) with fake MDS calls and an injected clock: a streak
  * asks for the delegation, refusals back off (doubling, capped), a
  * credential other than the grant's, an unknown name and a directory go
  * synchronously, a full queue makes the caller wait (not fail), a recall
@@ -39,7 +39,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "client/unlinkq.h"
+#include "client/dirdeleg.h"
 
 /* ---- the fake MDS ---- */
 
@@ -66,7 +66,7 @@ static struct {
 	int charges, dones;
 	ev log[LOG_MAX];
 	int nlog;
-	cli_uq *recall_in_get; /* the GET recalls its dir before answering */
+	cli_dd *recall_in_get; /* the GET recalls its dir before answering */
 	unsigned list_n;    /* the fake directory: names e00000.. */
 	int list_rc;
 	int batch_rc;       /* UNLINK_BATCH's own error */
@@ -192,7 +192,7 @@ static int fake_get(void *arg, const cli_ctx *c, uint64_t dir, uint32_t *lease_m
 {
 	note('g', c, dir, NULL, 0);
 	if (F.recall_in_get)
-		cli_uq_recall(F.recall_in_get, dir);
+		cli_dd_recall(F.recall_in_get, dir);
 	if (F.get_rc)
 		return F.get_rc;
 	*lease_ms = F.lease_ms;
@@ -314,14 +314,14 @@ static int fake_cbatch(void *arg, const cli_ctx *c, uint64_t dir, unsigned n,
 /* The flushers' nice value mk gives (opts.nice). */
 static int mk_nice;
 
-static cli_uq *mk(unsigned max_pending)
+static cli_dd *mk(unsigned max_pending)
 {
-	cli_uq_opts o = { .max_pending = max_pending, .threads = 2, .backoff_max_ms = 4000,
+	cli_dd_opts o = { .max_pending = max_pending, .threads = 2, .backoff_max_ms = 4000,
 			  .nice = mk_nice,
 			  .ops = { .unlink = fake_unlink, .deleg_get = fake_get,
 				   .deleg_return = fake_return, .up = fake_up,
 				   .charge = fake_charge, .done = fake_done, .clock = fake_clock } };
-	cli_uq *q = NULL;
+	cli_dd *q = NULL;
 
 	pthread_mutex_lock(&F.mu);
 	F.clock = 100000;
@@ -344,7 +344,7 @@ static cli_uq *mk(unsigned max_pending)
 	F.dir_mode = 040777;
 	F.dir_gid = 100;
 	pthread_mutex_unlock(&F.mu);
-	assert_int_equal(cli_uq_create(&o, &q), 0);
+	assert_int_equal(cli_dd_create(&o, &q), 0);
 	return q;
 }
 
@@ -362,30 +362,30 @@ static cli_ctx ctx(uint32_t uid)
 }
 
 /* Three unlinks: the third asks; the grant serves the next known name. */
-static void grant(cli_uq *q, const cli_ctx *c, uint64_t dir)
+static void grant(cli_dd *q, const cli_ctx *c, uint64_t dir)
 {
 	int g = count('g');
 
-	assert_int_equal(cli_uq_unlink(q, c, dir, "s1"), 0);
-	assert_int_equal(cli_uq_unlink(q, c, dir, "s2"), 0);
+	assert_int_equal(cli_dd_unlink(q, c, dir, "s1"), 0);
+	assert_int_equal(cli_dd_unlink(q, c, dir, "s2"), 0);
 	assert_int_equal(count('g'), g);
-	assert_int_equal(cli_uq_unlink(q, c, dir, "s3"), 0); /* not known: sync */
+	assert_int_equal(cli_dd_unlink(q, c, dir, "s3"), 0); /* not known: sync */
 	assert_int_equal(count('g'), g + 1);
 }
 
 static void test_streak_get_async(void **state)
 {
-	cli_uq *q = mk(0);
+	cli_dd *q = mk(0);
 	cli_ctx c = ctx(1000);
-	cli_uq_stats st;
+	cli_dd_stats st;
 
 	grant(q, &c, 5);
-	cli_uq_note_entry(q, 5, "f4", 104, 0100644);
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "f4"), 1);
+	cli_dd_note_entry(q, 5, "f4", 104, 0100644);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "f4"), 1);
 	assert_int_equal(F.charges, 1);
 	/* a name is unlinked asynchronously once: the entry is used up */
-	cli_uq_wait(q, 5);
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "f4"), 0);
+	cli_dd_wait(q, 5);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "f4"), 0);
 	assert_int_equal(count('u'), 1);
 	assert_int_equal(F.log[1].kind, 'u');
 	assert_int_equal(F.log[1].dir, 5);
@@ -393,27 +393,27 @@ static void test_streak_get_async(void **state)
 	assert_string_equal(F.log[1].name, "f4");
 	assert_int_equal(F.log[1].uid, 1000);
 	assert_int_equal(F.dones, 1);
-	cli_uq_get_stats(q, &st);
+	cli_dd_get_stats(q, &st);
 	assert_int_equal(st.async, 1);
 	assert_int_equal(st.sync, 4);
 	assert_int_equal(st.got, 1);
 	assert_int_equal(st.held, 1);
 	/* a streak broken by a pause starts again */
-	assert_int_equal(cli_uq_unlink(q, &c, 6, "a"), 0);
+	assert_int_equal(cli_dd_unlink(q, &c, 6, "a"), 0);
 	advance(1001);
-	assert_int_equal(cli_uq_unlink(q, &c, 6, "b"), 0);
-	assert_int_equal(cli_uq_unlink(q, &c, 6, "c"), 0);
+	assert_int_equal(cli_dd_unlink(q, &c, 6, "b"), 0);
+	assert_int_equal(cli_dd_unlink(q, &c, 6, "c"), 0);
 	assert_int_equal(count('g'), 1);
 	/* unmount: the delegations go back */
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 	assert_int_equal(count('r'), 1);
 }
 
 static void test_refusal_backoff(void **state)
 {
-	cli_uq *q = mk(0);
+	cli_dd *q = mk(0);
 	cli_ctx c = ctx(1000);
-	cli_uq_stats st;
+	cli_dd_stats st;
 
 	F.get_rc = -EAGAIN;
 	grant(q, &c, 5);
@@ -423,63 +423,63 @@ static void test_refusal_backoff(void **state)
 	for (int i = 0; i < 4; i++) {
 		for (uint64_t t = 0; t + 500 < waits[i]; t += 500) {
 			advance(500);
-			assert_int_equal(cli_uq_unlink(q, &c, 5, "x"), 0);
+			assert_int_equal(cli_dd_unlink(q, &c, 5, "x"), 0);
 		}
 		assert_int_equal(count('g'), 1 + i);
 		advance(500);
-		assert_int_equal(cli_uq_unlink(q, &c, 5, "x"), 0);
+		assert_int_equal(cli_dd_unlink(q, &c, 5, "x"), 0);
 		assert_int_equal(count('g'), 2 + i);
 	}
 	/* an MDS without delegations: the same, never async */
 	F.get_rc = -EOPNOTSUPP;
 	for (int i = 0; i < 8; i++) {
 		advance(500);
-		assert_int_equal(cli_uq_unlink(q, &c, 5, "x"), 0);
+		assert_int_equal(cli_dd_unlink(q, &c, 5, "x"), 0);
 	}
 	assert_int_equal(count('g'), 6);
-	cli_uq_note_entry(q, 5, "y", 9, 0100644);
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "y"), 0);
-	cli_uq_get_stats(q, &st);
+	cli_dd_note_entry(q, 5, "y", 9, 0100644);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "y"), 0);
+	cli_dd_get_stats(q, &st);
 	assert_int_equal(st.refused, 6);
 	assert_int_equal(st.async, 0);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 	assert_int_equal(count('u'), 0);
 	assert_int_equal(count('r'), 0);
 }
 
 static void test_sync_cases(void **state)
 {
-	cli_uq *q = mk(0);
+	cli_dd *q = mk(0);
 	cli_ctx c = ctx(1000), other = ctx(1000);
 
 	other.cred.groups[0] = 8; /* same uid, other groups */
 	grant(q, &c, 5);
-	cli_uq_note_entry(q, 5, "f", 10, 0100644);
-	cli_uq_note_entry(q, 5, "d", 11, 040755);
-	cli_uq_note_entry(q, 5, "l", 12, 0120777);
+	cli_dd_note_entry(q, 5, "f", 10, 0100644);
+	cli_dd_note_entry(q, 5, "d", 11, 040755);
+	cli_dd_note_entry(q, 5, "l", 12, 0120777);
 	/* not granted for that credential */
-	assert_int_equal(cli_uq_unlink(q, &other, 5, "f"), 0);
+	assert_int_equal(cli_dd_unlink(q, &other, 5, "f"), 0);
 	/* a directory; a name never seen; a name this mount changed */
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "d"), 0);
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "nope"), 0);
-	cli_uq_forget_name(q, 5, "l");
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "l"), 0);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "d"), 0);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "nope"), 0);
+	cli_dd_forget_name(q, 5, "l");
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "l"), 0);
 	/* entries of a directory not delegated are not kept */
-	cli_uq_note_entry(q, 6, "g", 13, 0100644);
-	assert_int_equal(cli_uq_unlink(q, &c, 6, "g"), 0);
+	cli_dd_note_entry(q, 6, "g", 13, 0100644);
+	assert_int_equal(cli_dd_unlink(q, &c, 6, "g"), 0);
 	/* the notify channel down: synchronous */
 	F.up = 0;
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "f"), 0);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "f"), 0);
 	F.up = 1;
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "f"), 1);
-	cli_uq_wait_all(q);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "f"), 1);
+	cli_dd_wait_all(q);
 	assert_int_equal(count('u'), 1);
 	assert_int_equal(count('g'), 1);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 }
 
 typedef struct unl_arg {
-	cli_uq *q;
+	cli_dd *q;
 	cli_ctx c;
 	uint64_t dir;
 	const char *name;
@@ -490,7 +490,7 @@ static void *unl_thread(void *p)
 {
 	unl_arg *a = p;
 
-	a->rc = cli_uq_unlink(a->q, &a->c, a->dir, a->name);
+	a->rc = cli_dd_unlink(a->q, &a->c, a->dir, a->name);
 	__atomic_store_n(&a->finished, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -500,20 +500,20 @@ static void *wait_thread(void *p)
 	unl_arg *a = p;
 
 	if (a->dir)
-		cli_uq_wait(a->q, a->dir);
+		cli_dd_wait(a->q, a->dir);
 	else
-		cli_uq_wait_all(a->q);
+		cli_dd_wait_all(a->q);
 	__atomic_store_n(&a->finished, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
 static void test_cap_waits(void **state)
 {
-	cli_uq *q = mk(2);
+	cli_dd *q = mk(2);
 	cli_ctx c = ctx(1000);
 	unl_arg a = { .q = q, .c = c, .dir = 5, .name = "f3", .rc = -1 };
 	pthread_t t;
-	cli_uq_stats st;
+	cli_dd_stats st;
 
 	grant(q, &c, 5);
 	gate(1);
@@ -521,127 +521,127 @@ static void test_cap_waits(void **state)
 		char n[8];
 
 		snprintf(n, sizeof(n), "f%d", i + 1);
-		cli_uq_note_entry(q, 5, n, 20 + i, 0100644);
+		cli_dd_note_entry(q, 5, n, 20 + i, 0100644);
 	}
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "f1"), 1);
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "f2"), 1);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "f1"), 1);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "f2"), 1);
 	assert_int_equal(pthread_create(&t, NULL, unl_thread, &a), 0);
 	usleep(100000);
 	assert_int_equal(__atomic_load_n(&a.finished, __ATOMIC_ACQUIRE), 0);
 	gate(0);
 	pthread_join(t, NULL);
 	assert_int_equal(a.rc, 1); /* waited for room, then queued */
-	cli_uq_wait_all(q);
+	cli_dd_wait_all(q);
 	assert_int_equal(count('u'), 3);
-	cli_uq_get_stats(q, &st);
+	cli_dd_get_stats(q, &st);
 	assert_true(st.waits >= 1);
 	assert_int_equal(st.pending, 0);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 }
 
 static void test_recall_flushes_then_returns(void **state)
 {
-	cli_uq *q = mk(0);
+	cli_dd *q = mk(0);
 	cli_ctx c = ctx(1000);
-	cli_uq_stats st;
+	cli_dd_stats st;
 
 	grant(q, &c, 5);
-	cli_uq_note_entry(q, 5, "a", 30, 0100644);
-	cli_uq_note_entry(q, 5, "b", 31, 0100644);
-	cli_uq_note_entry(q, 5, "c", 32, 0100644);
+	cli_dd_note_entry(q, 5, "a", 30, 0100644);
+	cli_dd_note_entry(q, 5, "b", 31, 0100644);
+	cli_dd_note_entry(q, 5, "c", 32, 0100644);
 	gate(1);
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "a"), 1);
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "b"), 1);
-	cli_uq_recall(q, 5); /* does not wait for them */
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "a"), 1);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "b"), 1);
+	cli_dd_recall(q, 5); /* does not wait for them */
 	assert_int_equal(count('r'), 0);
 	/* recalled: no new asynchronous unlink, the names are forgotten */
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "c"), 0);
-	cli_uq_note_entry(q, 5, "c", 32, 0100644);
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "c"), 0);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "c"), 0);
+	cli_dd_note_entry(q, 5, "c", 32, 0100644);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "c"), 0);
 	gate(0);
-	cli_uq_quiesce(q);
+	cli_dd_quiesce(q);
 	/* the return comes after both unlinks were answered */
 	assert_int_equal(count('u'), 2);
 	assert_int_equal(count('r'), 1);
 	assert_int_equal(F.log[F.nlog - 1].kind, 'r');
 	assert_int_equal(F.log[F.nlog - 1].dir, 5);
 	assert_int_equal(F.log[F.nlog - 1].uid, 1000);
-	cli_uq_get_stats(q, &st);
+	cli_dd_get_stats(q, &st);
 	assert_int_equal(st.recalled, 1);
 	assert_int_equal(st.returned, 1);
 	assert_int_equal(st.held, 0);
 	/* not asked again for 1 s */
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "d"), 0);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "d"), 0);
 	assert_int_equal(count('g'), 1);
 	advance(1000);
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "d"), 0);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "d"), 0);
 	assert_int_equal(count('g'), 2);
 	/* a recall of every directory (the MDS restarted) */
-	cli_uq_note_entry(q, 5, "e", 33, 0100644);
-	cli_uq_recall(q, 0);
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "e"), 0);
-	cli_uq_quiesce(q);
+	cli_dd_note_entry(q, 5, "e", 33, 0100644);
+	cli_dd_recall(q, 0);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "e"), 0);
+	cli_dd_quiesce(q);
 	assert_int_equal(count('r'), 2);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 	assert_int_equal(count('r'), 2);
 }
 
 /* The recall overtakes the GET's reply: the grant is given back at once. */
 static void test_recall_during_get(void **state)
 {
-	cli_uq *q = mk(0);
+	cli_dd *q = mk(0);
 	cli_ctx c = ctx(1000);
 
 	F.recall_in_get = q;
 	grant(q, &c, 5);
-	cli_uq_note_entry(q, 5, "a", 30, 0100644);
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "a"), 0);
-	cli_uq_quiesce(q);
+	cli_dd_note_entry(q, 5, "a", 30, 0100644);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "a"), 0);
+	cli_dd_quiesce(q);
 	assert_int_equal(count('r'), 1);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 }
 
 static void test_flush_errors_fsyncdir(void **state)
 {
-	cli_uq *q = mk(0);
+	cli_dd *q = mk(0);
 	cli_ctx c = ctx(1000);
-	cli_uq_stats st;
+	cli_dd_stats st;
 
 	grant(q, &c, 5);
-	cli_uq_note_entry(q, 5, "gone", 40, 0100644);
-	cli_uq_note_entry(q, 5, "again", 41, 0100644);
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "gone"), 1);
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "again"), 1);
+	cli_dd_note_entry(q, 5, "gone", 40, 0100644);
+	cli_dd_note_entry(q, 5, "again", 41, 0100644);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "gone"), 1);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "again"), 1);
 	/* removed or replaced by someone else: no error */
-	assert_int_equal(cli_uq_fsyncdir(q, 5), 0);
-	cli_uq_note_entry(q, 5, "bad", 42, 0100644);
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "bad"), 1);
-	assert_int_equal(cli_uq_fsyncdir(q, 6), 0);
-	assert_int_equal(cli_uq_fsyncdir(q, 5), -EIO);
-	assert_int_equal(cli_uq_fsyncdir(q, 5), 0); /* reported once */
-	cli_uq_get_stats(q, &st);
+	assert_int_equal(cli_dd_fsyncdir(q, 5), 0);
+	cli_dd_note_entry(q, 5, "bad", 42, 0100644);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "bad"), 1);
+	assert_int_equal(cli_dd_fsyncdir(q, 6), 0);
+	assert_int_equal(cli_dd_fsyncdir(q, 5), -EIO);
+	assert_int_equal(cli_dd_fsyncdir(q, 5), 0); /* reported once */
+	cli_dd_get_stats(q, &st);
 	assert_int_equal(st.gone, 2);
 	assert_int_equal(st.errors, 1);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 }
 
 static void test_ordering_waits(void **state)
 {
-	cli_uq *q = mk(0);
+	cli_dd *q = mk(0);
 	cli_ctx c = ctx(1000);
 	unl_arg w_ino = { .q = q, .dir = 50 }, w_dir = { .q = q, .dir = 5 },
 		w_all = { .q = q, .dir = 0 };
 	pthread_t t1, t2, t3;
 
 	grant(q, &c, 5);
-	cli_uq_note_entry(q, 5, "f", 50, 0100644);
+	cli_dd_note_entry(q, 5, "f", 50, 0100644);
 	gate(1);
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "f"), 1);
-	assert_int_equal(cli_uq_pending_name(q, 5, "f"), 1);
-	assert_int_equal(cli_uq_pending_name(q, 5, "g"), 0);
-	assert_int_equal(cli_uq_pending_name(q, 6, "f"), 0);
-	cli_uq_wait(q, 6);  /* unrelated: at once */
-	cli_uq_wait(q, 51);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "f"), 1);
+	assert_int_equal(cli_dd_pending_name(q, 5, "f"), 1);
+	assert_int_equal(cli_dd_pending_name(q, 5, "g"), 0);
+	assert_int_equal(cli_dd_pending_name(q, 6, "f"), 0);
+	cli_dd_wait(q, 6);  /* unrelated: at once */
+	cli_dd_wait(q, 51);
 	assert_int_equal(pthread_create(&t1, NULL, wait_thread, &w_ino), 0);
 	assert_int_equal(pthread_create(&t2, NULL, wait_thread, &w_dir), 0);
 	assert_int_equal(pthread_create(&t3, NULL, wait_thread, &w_all), 0);
@@ -653,235 +653,235 @@ static void test_ordering_waits(void **state)
 	pthread_join(t1, NULL);
 	pthread_join(t2, NULL);
 	pthread_join(t3, NULL);
-	assert_int_equal(cli_uq_pending_name(q, 5, "f"), 0);
+	assert_int_equal(cli_dd_pending_name(q, 5, "f"), 0);
 	assert_int_equal(count('u'), 1);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 }
 
 /* Valid until the last renewing request + lease - 1 s on this clock. */
 static void test_expiry_and_renew(void **state)
 {
-	cli_uq *q = mk(0);
+	cli_dd *q = mk(0);
 	cli_ctx c = ctx(1000);
-	cli_uq_stats st;
+	cli_dd_stats st;
 
 	grant(q, &c, 5); /* at 100000: valid until 109000 */
 	advance(5000);
-	cli_uq_note_entry(q, 5, "a", 60, 0100644);
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "a"), 1);
-	cli_uq_wait(q, 5); /* sent at 105000: until 114000 */
+	cli_dd_note_entry(q, 5, "a", 60, 0100644);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "a"), 1);
+	cli_dd_wait(q, 5); /* sent at 105000: until 114000 */
 	advance(8999);
-	cli_uq_note_entry(q, 5, "b", 61, 0100644);
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "b"), 1);
-	cli_uq_wait(q, 5); /* sent at 113999: until 122999 */
+	cli_dd_note_entry(q, 5, "b", 61, 0100644);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "b"), 1);
+	cli_dd_wait(q, 5); /* sent at 113999: until 122999 */
 	advance(9000);
-	cli_uq_note_entry(q, 5, "c", 62, 0100644);
+	cli_dd_note_entry(q, 5, "c", 62, 0100644);
 	/* ran out: sync (and no streak: no GET) */
-	assert_int_equal(cli_uq_unlink(q, &c, 5, "c"), 0);
-	cli_uq_get_stats(q, &st);
+	assert_int_equal(cli_dd_unlink(q, &c, 5, "c"), 0);
+	cli_dd_get_stats(q, &st);
 	assert_int_equal(st.expired, 1);
 	assert_int_equal(count('g'), 1);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 	assert_int_equal(count('r'), 0); /* an expired delegation is not returned */
 }
 
 /* ---- negative lookups (complete directories) ---- */
 
-static cli_uq *mkl(unsigned max_cnames, unsigned list_batch)
+static cli_dd *mkl(unsigned max_cnames, unsigned list_batch)
 {
-	cli_uq_opts o = { .threads = 2, .max_cnames = max_cnames, .list_batch = list_batch,
+	cli_dd_opts o = { .threads = 2, .max_cnames = max_cnames, .list_batch = list_batch,
 			  .ops = { .unlink = fake_unlink, .deleg_get = fake_get,
 				   .deleg_return = fake_return, .up = fake_up, .list = fake_list,
 				   .clock = fake_clock } };
-	cli_uq *q = mk(0); /* resets the fake */
-	cli_uq_destroy(q);
+	cli_dd *q = mk(0); /* resets the fake */
+	cli_dd_destroy(q);
 	q = NULL;
 	pthread_mutex_lock(&F.mu);
 	F.nlog = 0;
 	pthread_mutex_unlock(&F.mu);
-	assert_int_equal(cli_uq_create(&o, &q), 0);
+	assert_int_equal(cli_dd_create(&o, &q), 0);
 	return q;
 }
 
 /* Three creates in dir: the third asks, the grant lists. */
-static void touch3(cli_uq *q, const cli_ctx *c, uint64_t dir)
+static void touch3(cli_dd *q, const cli_ctx *c, uint64_t dir)
 {
 	int g = count('g');
 
-	cli_uq_touch(q, c, dir);
-	cli_uq_touch(q, c, dir);
+	cli_dd_touch(q, c, dir);
+	cli_dd_touch(q, c, dir);
 	assert_int_equal(count('g'), g);
-	cli_uq_touch(q, c, dir);
+	cli_dd_touch(q, c, dir);
 	assert_int_equal(count('g'), g + 1);
 }
 
 static void test_neg_grant_lists(void **state)
 {
-	cli_uq *q = mkl(0, 4); /* 10 names in pages of 4: 3 LOOKUP_BULKs */
+	cli_dd *q = mkl(0, 4); /* 10 names in pages of 4: 3 LOOKUP_BULKs */
 	cli_ctx c = ctx(1000);
-	cli_uq_stats st;
+	cli_dd_stats st;
 
-	assert_int_equal(cli_uq_negative(q, &c, 9, "x"), 0); /* nothing held */
+	assert_int_equal(cli_dd_negative(q, &c, 9, "x"), 0); /* nothing held */
 	touch3(q, &c, 9);
 	assert_int_equal(count('l'), 3);
-	assert_int_equal(cli_uq_negative(q, &c, 9, "e00000"), 0);
-	assert_int_equal(cli_uq_negative(q, &c, 9, "e00009"), 0);
-	assert_int_equal(cli_uq_negative(q, &c, 9, "e00010"), 1);
-	assert_int_equal(cli_uq_negative(q, &c, 9, "x"), 1);
-	assert_int_equal(cli_uq_negative(q, &c, 8, "x"), 0); /* another directory */
-	cli_uq_get_stats(q, &st);
+	assert_int_equal(cli_dd_negative(q, &c, 9, "e00000"), 0);
+	assert_int_equal(cli_dd_negative(q, &c, 9, "e00009"), 0);
+	assert_int_equal(cli_dd_negative(q, &c, 9, "e00010"), 1);
+	assert_int_equal(cli_dd_negative(q, &c, 9, "x"), 1);
+	assert_int_equal(cli_dd_negative(q, &c, 8, "x"), 0); /* another directory */
+	cli_dd_get_stats(q, &st);
 	assert_int_equal(st.neg_local, 2);
 	assert_int_equal(st.listed, 1);
 	assert_int_equal(st.incomplete, 0);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 }
 
 static void test_neg_own_changes(void **state)
 {
-	cli_uq *q = mkl(0, 0);
+	cli_dd *q = mkl(0, 0);
 	cli_ctx c = ctx(1000);
 
 	touch3(q, &c, 9);
 	/* made here */
-	cli_uq_mutated(q, &c, 9, "new", 1, cli_uq_now(q), 0);
-	assert_int_equal(cli_uq_negative(q, &c, 9, "new"), 0);
+	cli_dd_mutated(q, &c, 9, "new", 1, cli_dd_now(q), 0);
+	assert_int_equal(cli_dd_negative(q, &c, 9, "new"), 0);
 	/* an entry given to the kernel (a LOOKUP, a create's reply) */
-	cli_uq_note_entry(q, 9, "k", 77, 0100644);
-	assert_int_equal(cli_uq_negative(q, &c, 9, "k"), 0);
+	cli_dd_note_entry(q, 9, "k", 77, 0100644);
+	assert_int_equal(cli_dd_negative(q, &c, 9, "k"), 0);
 	/* removed here: synchronously, and asynchronously */
-	cli_uq_mutated(q, &c, 9, "e00001", 0, cli_uq_now(q), 0);
-	assert_int_equal(cli_uq_negative(q, &c, 9, "e00001"), 1);
-	assert_int_equal(cli_uq_unlink(q, &c, 9, "k"), 1);
-	assert_int_equal(cli_uq_negative(q, &c, 9, "k"), 1);
-	cli_uq_wait(q, 9);
+	cli_dd_mutated(q, &c, 9, "e00001", 0, cli_dd_now(q), 0);
+	assert_int_equal(cli_dd_negative(q, &c, 9, "e00001"), 1);
+	assert_int_equal(cli_dd_unlink(q, &c, 9, "k"), 1);
+	assert_int_equal(cli_dd_negative(q, &c, 9, "k"), 1);
+	cli_dd_wait(q, 9);
 	/* a failed mutation: no more local answers */
-	cli_uq_mutated(q, &c, 9, "y", 1, cli_uq_now(q), -EIO);
-	assert_int_equal(cli_uq_negative(q, &c, 9, "y"), 0);
-	assert_int_equal(cli_uq_negative(q, &c, 9, "zz"), 0);
-	cli_uq_destroy(q);
+	cli_dd_mutated(q, &c, 9, "y", 1, cli_dd_now(q), -EIO);
+	assert_int_equal(cli_dd_negative(q, &c, 9, "y"), 0);
+	assert_int_equal(cli_dd_negative(q, &c, 9, "zz"), 0);
+	cli_dd_destroy(q);
 }
 
 static void test_neg_not_local(void **state)
 {
-	cli_uq *q = mkl(0, 0);
+	cli_dd *q = mkl(0, 0);
 	cli_ctx c = ctx(1000), o = ctx(1001);
-	cli_uq_stats st;
+	cli_dd_stats st;
 
 	touch3(q, &c, 9);
-	assert_int_equal(cli_uq_negative(q, &o, 9, "x"), 0); /* another cred */
+	assert_int_equal(cli_dd_negative(q, &o, 9, "x"), 0); /* another cred */
 	__atomic_store_n(&F.up, 0, __ATOMIC_RELAXED);
-	assert_int_equal(cli_uq_negative(q, &c, 9, "x"), 0); /* channel down */
+	assert_int_equal(cli_dd_negative(q, &c, 9, "x"), 0); /* channel down */
 	__atomic_store_n(&F.up, 1, __ATOMIC_RELAXED);
-	assert_int_equal(cli_uq_negative(q, &c, 9, "x"), 1);
-	cli_uq_recall(q, 9);
-	assert_int_equal(cli_uq_negative(q, &c, 9, "x"), 0);
-	cli_uq_wait_all(q);
+	assert_int_equal(cli_dd_negative(q, &c, 9, "x"), 1);
+	cli_dd_recall(q, 9);
+	assert_int_equal(cli_dd_negative(q, &c, 9, "x"), 0);
+	cli_dd_wait_all(q);
 	/* a later grant lists again; then it runs out on this clock */
 	advance(5000);
 	touch3(q, &c, 7);
-	assert_int_equal(cli_uq_negative(q, &c, 7, "x"), 1);
-	cli_uq_mutated(q, &c, 7, "r", 1, cli_uq_now(q), 0); /* renews: +9 s */
+	assert_int_equal(cli_dd_negative(q, &c, 7, "x"), 1);
+	cli_dd_mutated(q, &c, 7, "r", 1, cli_dd_now(q), 0); /* renews: +9 s */
 	advance(8999);
-	assert_int_equal(cli_uq_negative(q, &c, 7, "x"), 1);
+	assert_int_equal(cli_dd_negative(q, &c, 7, "x"), 1);
 	advance(2);
-	assert_int_equal(cli_uq_negative(q, &c, 7, "x"), 0);
-	cli_uq_get_stats(q, &st);
+	assert_int_equal(cli_dd_negative(q, &c, 7, "x"), 0);
+	cli_dd_get_stats(q, &st);
 	assert_int_equal(st.expired, 1);
 	/* every directory recalled (the MDS restarted) */
 	advance(100000);
 	touch3(q, &c, 6);
-	assert_int_equal(cli_uq_negative(q, &c, 6, "x"), 1);
-	cli_uq_recall(q, 0);
-	assert_int_equal(cli_uq_negative(q, &c, 6, "x"), 0);
-	cli_uq_destroy(q);
+	assert_int_equal(cli_dd_negative(q, &c, 6, "x"), 1);
+	cli_dd_recall(q, 0);
+	assert_int_equal(cli_dd_negative(q, &c, 6, "x"), 0);
+	cli_dd_destroy(q);
 }
 
 static void test_neg_list_limits(void **state)
 {
-	cli_uq *q = mkl(0, 0);
+	cli_dd *q = mkl(0, 0);
 	cli_ctx c = ctx(1000);
-	cli_uq_stats st;
+	cli_dd_stats st;
 
 	/* more than 4096 names: not complete, the delegation stays */
 	F.list_n = 5000;
 	touch3(q, &c, 9);
-	assert_int_equal(cli_uq_negative(q, &c, 9, "x"), 0);
-	cli_uq_note_entry(q, 9, "a", 60, 0100644);
-	assert_int_equal(cli_uq_unlink(q, &c, 9, "a"), 1);
-	cli_uq_get_stats(q, &st);
+	assert_int_equal(cli_dd_negative(q, &c, 9, "x"), 0);
+	cli_dd_note_entry(q, 9, "a", 60, 0100644);
+	assert_int_equal(cli_dd_unlink(q, &c, 9, "a"), 1);
+	cli_dd_get_stats(q, &st);
 	assert_int_equal(st.incomplete, 1);
 	assert_int_equal(st.listed, 0);
 	/* exactly 4096: complete */
 	F.list_n = 4096;
 	touch3(q, &c, 8);
-	assert_int_equal(cli_uq_negative(q, &c, 8, "x"), 1);
-	assert_int_equal(cli_uq_negative(q, &c, 8, "e04095"), 0);
+	assert_int_equal(cli_dd_negative(q, &c, 8, "x"), 1);
+	assert_int_equal(cli_dd_negative(q, &c, 8, "e04095"), 0);
 	/* a listing that fails */
 	F.list_rc = -EIO;
 	touch3(q, &c, 7);
-	assert_int_equal(cli_uq_negative(q, &c, 7, "x"), 0);
-	cli_uq_destroy(q);
+	assert_int_equal(cli_dd_negative(q, &c, 7, "x"), 0);
+	cli_dd_destroy(q);
 
 	/* the table's cap: 12 names in all */
 	q = mkl(12, 0);
 	touch3(q, &c, 9);
-	assert_int_equal(cli_uq_negative(q, &c, 9, "x"), 1);
-	cli_uq_mutated(q, &c, 9, "n1", 1, 0, 0);
-	cli_uq_note_entry(q, 9, "n2", 61, 0100644);
-	assert_int_equal(cli_uq_negative(q, &c, 9, "x"), 1);
-	cli_uq_mutated(q, &c, 9, "n3", 1, 0, 0); /* the 13th */
-	assert_int_equal(cli_uq_negative(q, &c, 9, "x"), 0);
-	assert_int_equal(cli_uq_negative(q, &c, 9, "n3"), 0);
-	cli_uq_destroy(q);
+	assert_int_equal(cli_dd_negative(q, &c, 9, "x"), 1);
+	cli_dd_mutated(q, &c, 9, "n1", 1, 0, 0);
+	cli_dd_note_entry(q, 9, "n2", 61, 0100644);
+	assert_int_equal(cli_dd_negative(q, &c, 9, "x"), 1);
+	cli_dd_mutated(q, &c, 9, "n3", 1, 0, 0); /* the 13th */
+	assert_int_equal(cli_dd_negative(q, &c, 9, "x"), 0);
+	assert_int_equal(cli_dd_negative(q, &c, 9, "n3"), 0);
+	cli_dd_destroy(q);
 }
 
 /* Without ops.list (neg_local=0) creates and negative lookups ask for
  * nothing; an async unlink the MDS refused (not -ENOENT) ends complete. */
 static void test_neg_off_and_flush_error(void **state)
 {
-	cli_uq *q = mk(0);
+	cli_dd *q = mk(0);
 	cli_ctx c = ctx(1000);
 
 	for (int i = 0; i < 5; i++)
-		cli_uq_touch(q, &c, 9);
+		cli_dd_touch(q, &c, 9);
 	assert_int_equal(count('g'), 0);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 
 	q = mkl(0, 0);
 	touch3(q, &c, 9);
-	cli_uq_note_entry(q, 9, "bad", 60, 0100644);
-	assert_int_equal(cli_uq_unlink(q, &c, 9, "bad"), 1);
-	cli_uq_wait(q, 9); /* -EIO: "bad" may still be there */
-	assert_int_equal(cli_uq_negative(q, &c, 9, "bad"), 0);
-	assert_int_equal(cli_uq_negative(q, &c, 9, "x"), 0);
-	cli_uq_destroy(q);
+	cli_dd_note_entry(q, 9, "bad", 60, 0100644);
+	assert_int_equal(cli_dd_unlink(q, &c, 9, "bad"), 1);
+	cli_dd_wait(q, 9); /* -EIO: "bad" may still be there */
+	assert_int_equal(cli_dd_negative(q, &c, 9, "bad"), 0);
+	assert_int_equal(cli_dd_negative(q, &c, 9, "x"), 0);
+	cli_dd_destroy(q);
 }
 
 /* ---- batches ---- */
 
 /* threads flushers with ops.unlink_batch (and ops.list when list). */
-static cli_uq *mkb(unsigned threads, int list)
+static cli_dd *mkb(unsigned threads, int list)
 {
-	cli_uq_opts o = { .threads = threads,
+	cli_dd_opts o = { .threads = threads,
 			  .ops = { .unlink = fake_unlink, .unlink_batch = fake_batch,
 				   .deleg_get = fake_get, .deleg_return = fake_return, .up = fake_up,
 				   .charge = fake_charge, .done = fake_done, .clock = fake_clock } };
-	cli_uq *q = mk(0); /* resets the fake */
+	cli_dd *q = mk(0); /* resets the fake */
 
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 	q = NULL;
 	pthread_mutex_lock(&F.mu);
 	F.nlog = 0;
 	pthread_mutex_unlock(&F.mu);
 	if (list)
 		o.ops.list = fake_list;
-	assert_int_equal(cli_uq_create(&o, &q), 0);
+	assert_int_equal(cli_dd_create(&o, &q), 0);
 	return q;
 }
 
 /* The one flusher of q held at the gate by the asynchronous unlink of
  * `blocker` in dir (known first), while the caller queues more. */
-static void hold_flusher(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *blocker)
+static void hold_flusher(cli_dd *q, const cli_ctx *c, uint64_t dir, const char *blocker)
 {
 	int arrived;
 
@@ -889,17 +889,17 @@ static void hold_flusher(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *
 	arrived = F.arrived;
 	pthread_mutex_unlock(&F.mu);
 	gate(1);
-	cli_uq_note_entry(q, dir, blocker, 900, 0100644);
-	assert_int_equal(cli_uq_unlink(q, c, dir, blocker), 1);
+	cli_dd_note_entry(q, dir, blocker, 900, 0100644);
+	assert_int_equal(cli_dd_unlink(q, c, dir, blocker), 1);
 	wait_arrived(arrived + 1);
 }
 
 /* Known, then unlinked asynchronously. */
-static void async_unlink(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name,
+static void async_unlink(cli_dd *q, const cli_ctx *c, uint64_t dir, const char *name,
 			 uint64_t ino)
 {
-	cli_uq_note_entry(q, dir, name, ino, 0100644);
-	assert_int_equal(cli_uq_unlink(q, c, dir, name), 1);
+	cli_dd_note_entry(q, dir, name, ino, 0100644);
+	assert_int_equal(cli_dd_unlink(q, c, dir, name), 1);
 }
 
 /* The last 'u' event of name. */
@@ -918,9 +918,9 @@ static const ev *unl_ev(const char *name)
  * alone, then 32 and 8 in two batches, each in queue order. */
 static void test_batch_one_dir_in_order(void **state)
 {
-	cli_uq *q = mkb(1, 0);
+	cli_dd *q = mkb(1, 0);
 	cli_ctx c = ctx(1000);
-	cli_uq_stats st;
+	cli_dd_stats st;
 	char n[16];
 	int k = 0;
 
@@ -931,7 +931,7 @@ static void test_batch_one_dir_in_order(void **state)
 		async_unlink(q, &c, 5, n, 200 + i);
 	}
 	gate(0);
-	cli_uq_wait_all(q);
+	cli_dd_wait_all(q);
 	assert_int_equal(count('u'), 41);
 	assert_int_equal(count('b'), 2);
 	for (int i = 0; i < F.nlog; i++) {
@@ -957,7 +957,7 @@ static void test_batch_one_dir_in_order(void **state)
 		}
 		k++;
 	}
-	cli_uq_get_stats(q, &st);
+	cli_dd_get_stats(q, &st);
 	assert_int_equal(st.async, 41);
 	assert_int_equal(st.batches, 2);
 	assert_int_equal(st.batched, 40);
@@ -967,7 +967,7 @@ static void test_batch_one_dir_in_order(void **state)
 	/* charged once each when answered, none when sent; each answered */
 	assert_int_equal(F.charges, 41);
 	assert_int_equal(F.dones, 41);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 }
 
 /* Two directories of one cred, a third granted to another cred, and two
@@ -975,9 +975,9 @@ static void test_batch_one_dir_in_order(void **state)
  * mixed. */
 static void test_batch_never_mixes(void **state)
 {
-	cli_uq *q = mkb(1, 0);
+	cli_dd *q = mkb(1, 0);
 	cli_ctx c1 = ctx(1000), c2 = ctx(1001), c1j = ctx(1000);
-	cli_uq_stats st;
+	cli_dd_stats st;
 
 	snprintf(c1j.job, sizeof(c1j.job), "other-job");
 	grant(q, &c1, 5);
@@ -993,7 +993,7 @@ static void test_batch_never_mixes(void **state)
 	async_unlink(q, &c1, 7, "z2", 502);
 	async_unlink(q, &c1j, 5, "x4", 304);
 	gate(0);
-	cli_uq_wait_all(q);
+	cli_dd_wait_all(q);
 	assert_int_equal(count('b'), 4);
 	assert_int_equal(unl_ev("x1")->batch, unl_ev("x3")->batch);
 	assert_int_equal(unl_ev("z1")->batch, unl_ev("z2")->batch);
@@ -1015,11 +1015,11 @@ static void test_batch_never_mixes(void **state)
 	/* in queue order within each */
 	assert_true(unl_ev("x1") < unl_ev("x3"));
 	assert_true(unl_ev("x2") < unl_ev("x4"));
-	cli_uq_get_stats(q, &st);
+	cli_dd_get_stats(q, &st);
 	assert_int_equal(st.batches, 4);
 	assert_int_equal(st.batched, 8);
 	assert_int_equal(st.batch_max, 2);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 }
 
 /* Each entry's status as a single reply: -ENOENT gone (the set kept),
@@ -1027,54 +1027,54 @@ static void test_batch_never_mixes(void **state)
  * the MDS answered renew the delegation from the batch's send time. */
 static void test_batch_statuses(void **state)
 {
-	cli_uq *q = mkb(1, 1);
+	cli_dd *q = mkb(1, 1);
 	cli_ctx c = ctx(1000);
-	cli_uq_stats st;
+	cli_dd_stats st;
 
 	grant(q, &c, 5); /* at 100000: valid until 109000; listed complete */
-	assert_int_equal(cli_uq_negative(q, &c, 5, "x"), 1);
+	assert_int_equal(cli_dd_negative(q, &c, 5, "x"), 1);
 	advance(5000);
 	hold_flusher(q, &c, 5, "b1"); /* sent at 105000: until 114000 */
 	advance(3000);
 	async_unlink(q, &c, 5, "ok1", 501);
 	async_unlink(q, &c, 5, "gone", 502);
 	gate(0);
-	cli_uq_wait_all(q); /* the batch sent at 108000: until 117000 */
+	cli_dd_wait_all(q); /* the batch sent at 108000: until 117000 */
 	assert_int_equal(unl_ev("gone")->batch, 1);
-	cli_uq_get_stats(q, &st);
+	cli_dd_get_stats(q, &st);
 	assert_int_equal(st.gone, 1);
 	assert_int_equal(st.errors, 0);
-	assert_int_equal(cli_uq_fsyncdir(q, 5), 0);
-	assert_int_equal(cli_uq_negative(q, &c, 5, "x"), 1);
+	assert_int_equal(cli_dd_fsyncdir(q, 5), 0);
+	assert_int_equal(cli_dd_negative(q, &c, 5, "x"), 1);
 
 	advance(8000); /* 116000: valid only by the batch's renewal */
 	hold_flusher(q, &c, 5, "b2");
 	async_unlink(q, &c, 5, "ok2", 503);
 	async_unlink(q, &c, 5, "again", 504);
 	gate(0);
-	cli_uq_wait_all(q);
+	cli_dd_wait_all(q);
 	assert_int_equal(unl_ev("again")->batch, 2);
-	cli_uq_get_stats(q, &st);
+	cli_dd_get_stats(q, &st);
 	assert_int_equal(st.gone, 2);
 	assert_int_equal(st.errors, 0);
 	assert_int_equal(st.incomplete, 1);
-	assert_int_equal(cli_uq_fsyncdir(q, 5), 0);
-	assert_int_equal(cli_uq_negative(q, &c, 5, "x"), 0);
+	assert_int_equal(cli_dd_fsyncdir(q, 5), 0);
+	assert_int_equal(cli_dd_negative(q, &c, 5, "x"), 0);
 
 	hold_flusher(q, &c, 5, "b3");
 	async_unlink(q, &c, 5, "ok3", 505);
 	async_unlink(q, &c, 5, "bad", 506);
 	gate(0);
-	cli_uq_wait_all(q);
+	cli_dd_wait_all(q);
 	assert_int_equal(unl_ev("bad")->batch, 3);
-	cli_uq_get_stats(q, &st);
+	cli_dd_get_stats(q, &st);
 	assert_int_equal(st.errors, 1);
 	assert_int_equal(st.gone, 2);
 	assert_int_equal(st.batches, 3);
-	assert_int_equal(cli_uq_fsyncdir(q, 5), -EIO);
-	assert_int_equal(cli_uq_fsyncdir(q, 5), 0);
+	assert_int_equal(cli_dd_fsyncdir(q, 5), -EIO);
+	assert_int_equal(cli_dd_fsyncdir(q, 5), 0);
 	assert_int_equal(F.dones, 9);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 }
 
 /* An MDS without the opcode (-EACCES: unknown to its optab; -EOPNOTSUPP):
@@ -1084,9 +1084,9 @@ static void test_batch_fallback(void **state)
 	const int refusals[] = { -EACCES, -EOPNOTSUPP };
 
 	for (int r = 0; r < 2; r++) {
-		cli_uq *q = mkb(1, 0);
+		cli_dd *q = mkb(1, 0);
 		cli_ctx c = ctx(1000);
-		cli_uq_stats st;
+		cli_dd_stats st;
 		const char *order[] = { "a", "b", "c", "d", "e", "f", "g" };
 		int k = 0;
 
@@ -1097,22 +1097,22 @@ static void test_batch_fallback(void **state)
 		async_unlink(q, &c, 5, "c", 12);
 		async_unlink(q, &c, 5, "d", 13);
 		gate(0);
-		cli_uq_wait_all(q);
+		cli_dd_wait_all(q);
 		assert_int_equal(count('b'), 1);
 		assert_int_equal(count('u'), 4);
-		cli_uq_get_stats(q, &st);
+		cli_dd_get_stats(q, &st);
 		assert_int_equal(st.batch_off, 1);
 		assert_int_equal(st.batches, 0);
 		assert_int_equal(st.errors, 0);
 		assert_int_equal(st.gone, 0);
-		assert_int_equal(cli_uq_fsyncdir(q, 5), 0);
+		assert_int_equal(cli_dd_fsyncdir(q, 5), 0);
 		/* not tried again, even by an MDS that would take it now */
 		F.batch_rc = 0;
 		hold_flusher(q, &c, 5, "e");
 		async_unlink(q, &c, 5, "f", 14);
 		async_unlink(q, &c, 5, "g", 15);
 		gate(0);
-		cli_uq_wait_all(q);
+		cli_dd_wait_all(q);
 		assert_int_equal(count('b'), 1);
 		assert_int_equal(count('u'), 7);
 		for (int i = 0; i < F.nlog; i++)
@@ -1122,7 +1122,7 @@ static void test_batch_fallback(void **state)
 				k++;
 			}
 		assert_int_equal(F.dones, 7);
-		cli_uq_destroy(q);
+		cli_dd_destroy(q);
 	}
 }
 
@@ -1130,60 +1130,60 @@ static void test_batch_fallback(void **state)
  * kept for fsyncdir, the set dropped; batches go on. */
 static void test_batch_request_error(void **state)
 {
-	cli_uq *q = mkb(1, 1);
+	cli_dd *q = mkb(1, 1);
 	cli_ctx c = ctx(1000);
-	cli_uq_stats st;
+	cli_dd_stats st;
 
 	grant(q, &c, 5);
-	assert_int_equal(cli_uq_negative(q, &c, 5, "x"), 1);
+	assert_int_equal(cli_dd_negative(q, &c, 5, "x"), 1);
 	F.batch_rc = -ETIMEDOUT;
 	hold_flusher(q, &c, 5, "a");
 	async_unlink(q, &c, 5, "b", 11);
 	async_unlink(q, &c, 5, "c", 12);
 	async_unlink(q, &c, 5, "gone", 13);
 	gate(0);
-	cli_uq_wait_all(q);
-	cli_uq_get_stats(q, &st);
+	cli_dd_wait_all(q);
+	cli_dd_get_stats(q, &st);
 	assert_int_equal(st.errors, 3);
 	assert_int_equal(st.gone, 0);
 	assert_int_equal(st.batches, 1);
 	assert_int_equal(st.batch_off, 0);
 	assert_int_equal(st.pending, 0);
-	assert_int_equal(cli_uq_fsyncdir(q, 5), -ETIMEDOUT);
-	assert_int_equal(cli_uq_negative(q, &c, 5, "x"), 0);
+	assert_int_equal(cli_dd_fsyncdir(q, 5), -ETIMEDOUT);
+	assert_int_equal(cli_dd_negative(q, &c, 5, "x"), 0);
 	assert_int_equal(F.dones, 4);
 	F.batch_rc = 0;
 	hold_flusher(q, &c, 5, "e");
 	async_unlink(q, &c, 5, "f", 14);
 	async_unlink(q, &c, 5, "g", 15);
 	gate(0);
-	cli_uq_wait_all(q);
+	cli_dd_wait_all(q);
 	assert_int_equal(count('b'), 2);
 	assert_int_equal(unl_ev("g")->batch, 2);
-	cli_uq_get_stats(q, &st);
+	cli_dd_get_stats(q, &st);
 	assert_int_equal(st.errors, 3);
 	assert_int_equal(st.batches, 2);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 }
 
 /* ---- asynchronous create ---- */
 
 /* A queue with asynchronous creates (listing on), held hold_ms. */
-static cli_uq *mkc(unsigned hold_ms)
+static cli_dd *mkc(unsigned hold_ms)
 {
-	cli_uq_opts o = { .threads = 2, .hold_ms = hold_ms,
+	cli_dd_opts o = { .threads = 2, .hold_ms = hold_ms,
 			  .ops = { .unlink = fake_unlink, .unlink_batch = fake_batch,
 				   .deleg_get = fake_get, .deleg_return = fake_return,
 				   .up = fake_up, .list = fake_list, .create_slots = fake_slots,
 				   .create_batch = fake_cbatch, .charge_create = fake_charge, .clock = fake_clock } };
-	cli_uq *q = mk(0); /* resets the fake */
+	cli_dd *q = mk(0); /* resets the fake */
 
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 	q = NULL;
 	pthread_mutex_lock(&F.mu);
 	F.nlog = 0;
 	pthread_mutex_unlock(&F.mu);
-	assert_int_equal(cli_uq_create(&o, &q), 0);
+	assert_int_equal(cli_dd_create(&o, &q), 0);
 	return q;
 }
 
@@ -1215,14 +1215,14 @@ static ev ev_of(char kind, const char *name)
 
 static void test_acreate_answers(void **state)
 {
-	cli_uq *q = mkc(0);
+	cli_dd *q = mkc(0);
 	cli_ctx c = ctx(1000), o = ctx(1001);
 	pfs_attr a;
 	pfs_layout lay;
-	cli_uq_stats st;
+	cli_dd_stats st;
 
 	/* nothing held: synchronous */
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "n1", 0100644, &a, &lay), 0);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "n1", 0100644, &a, &lay), 0);
 	touch3(q, &c, 9);
 	/* the directory is set-gid with group 55: the file gets group 55,
 	 * and c (not in it) loses a set-gid bit it asked for */
@@ -1230,7 +1230,7 @@ static void test_acreate_answers(void **state)
 	F.dir_mode = 042775;
 	F.dir_gid = 55;
 	pthread_mutex_unlock(&F.mu);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "n1", 0102755, &a, &lay), 1);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "n1", 0102755, &a, &lay), 1);
 	assert_int_equal(count('S'), 1);
 	assert_int_equal(a.ino, 5000);
 	assert_int_equal(a.mode, 0100755);
@@ -1243,49 +1243,49 @@ static void test_acreate_answers(void **state)
 	assert_int_equal(lay.stripe[1].object, 5000);
 	assert_int_equal(F.charges, 1);
 	/* the next one takes the next slot, no new fetch */
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "n2", 0100600, &a, &lay), 1);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "n2", 0100600, &a, &lay), 1);
 	assert_int_equal(a.ino, 5001);
 	assert_int_equal(count('S'), 1);
 	/* a name the directory has (listed, or made here), another
 	 * credential, another directory: synchronous */
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "e00003", 0100644, &a, &lay), 0);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "n1", 0100644, &a, &lay), 0);
-	assert_int_equal(cli_uq_create_file(q, &o, 9, "n3", 0100644, &a, &lay), 0);
-	assert_int_equal(cli_uq_create_file(q, &c, 8, "n3", 0100644, &a, &lay), 0);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "e00003", 0100644, &a, &lay), 0);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "n1", 0100644, &a, &lay), 0);
+	assert_int_equal(cli_dd_create_file(q, &o, 9, "n3", 0100644, &a, &lay), 0);
+	assert_int_equal(cli_dd_create_file(q, &c, 8, "n3", 0100644, &a, &lay), 0);
 	/* made here: the name is no negative any more, and a later unlink
 	 * knows its inode */
-	assert_int_equal(cli_uq_negative(q, &c, 9, "n1"), 0);
-	cli_uq_wait(q, 9);
+	assert_int_equal(cli_dd_negative(q, &c, 9, "n1"), 0);
+	cli_dd_wait(q, 9);
 	assert_true(find_ev('c', "n1") >= 0);
 	assert_true(find_ev('c', "n2") > find_ev('c', "n1"));
-	assert_int_equal(cli_uq_unlink(q, &c, 9, "n2"), 1);
-	cli_uq_wait(q, 9);
+	assert_int_equal(cli_dd_unlink(q, &c, 9, "n2"), 1);
+	cli_dd_wait(q, 9);
 	assert_int_equal(ev_of('u', "n2").ino, 5001);
-	cli_uq_get_stats(q, &st);
+	cli_dd_get_stats(q, &st);
 	assert_int_equal(st.acreate, 2);
 	assert_int_equal(st.slots_got, 1);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 }
 
 static void test_acreate_hold_batch_closed(void **state)
 {
-	cli_uq *q = mkc(60000); /* held for a minute of the fake clock */
+	cli_dd *q = mkc(60000); /* held for a minute of the fake clock */
 	cli_ctx c = ctx(1000);
 	pfs_attr a1, a2, a3;
 	pfs_layout lay;
-	cli_uq_stats st;
+	cli_dd_stats st;
 
 	touch3(q, &c, 9);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "h1", 0100644, &a1, &lay), 1);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "h2", 0100644, &a2, &lay), 1);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "h3", 0100644, &a3, &lay), 1);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "h1", 0100644, &a1, &lay), 1);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "h2", 0100644, &a2, &lay), 1);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "h3", 0100644, &a3, &lay), 1);
 	usleep(50000);
 	assert_int_equal(count('c'), 0); /* held */
-	assert_int_equal(cli_uq_created_close(q, a1.ino), 1);
-	assert_int_equal(cli_uq_created_close(q, a3.ino), 1);
-	assert_int_equal(cli_uq_created_close(q, 4242), 0); /* no such create */
+	assert_int_equal(cli_dd_created_close(q, a1.ino), 1);
+	assert_int_equal(cli_dd_created_close(q, a3.ino), 1);
+	assert_int_equal(cli_dd_created_close(q, 4242), 0); /* no such create */
 	/* somebody waits: all three go now, in one batch, in order */
-	cli_uq_wait(q, a2.ino);
+	cli_dd_wait(q, a2.ino);
 	assert_int_equal(count('B'), 1);
 	assert_int_equal(count('c'), 3);
 	assert_int_equal(ev_of('c', "h1").closed, 1);
@@ -1294,58 +1294,58 @@ static void test_acreate_hold_batch_closed(void **state)
 	assert_true(find_ev('c', "h1") < find_ev('c', "h2"));
 	assert_true(find_ev('c', "h2") < find_ev('c', "h3"));
 	/* sent already: its close is the MDS's to hear */
-	assert_int_equal(cli_uq_created_close(q, a2.ino), 0);
+	assert_int_equal(cli_dd_created_close(q, a2.ino), 0);
 	/* the hold ends on the clock too */
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "h4", 0100644, &a1, &lay), 1);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "h4", 0100644, &a1, &lay), 1);
 	advance(60000);
-	cli_uq_recall(q, 0); /* wakes the flushers; the create goes before the RETURN */
-	cli_uq_quiesce(q);
+	cli_dd_recall(q, 0); /* wakes the flushers; the create goes before the RETURN */
+	cli_dd_quiesce(q);
 	assert_true(find_ev('c', "h4") >= 0);
 	assert_true(find_ev('r', "") > find_ev('c', "h4"));
-	cli_uq_get_stats(q, &st);
+	cli_dd_get_stats(q, &st);
 	assert_int_equal(st.acreate_closed, 2);
 	assert_int_equal(st.cbatches, 1);
 	assert_int_equal(st.cbatched, 3);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 }
 
 static void test_acreate_same_name_order(void **state)
 {
-	cli_uq *q = mkc(0);
+	cli_dd *q = mkc(0);
 	cli_ctx c = ctx(1000);
 	pfs_attr a;
 	pfs_layout lay;
 
 	touch3(q, &c, 9);
-	cli_uq_note_entry(q, 9, "e00002", 1002, 0100644);
+	cli_dd_note_entry(q, 9, "e00002", 1002, 0100644);
 	gate(1);
-	assert_int_equal(cli_uq_unlink(q, &c, 9, "e00002"), 1);
+	assert_int_equal(cli_dd_unlink(q, &c, 9, "e00002"), 1);
 	wait_arrived(1);
 	/* removed here: the name is free, the create is answered, but its
 	 * CREATE waits for the UNLINK in flight */
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "e00002", 0100644, &a, &lay), 1);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "e00002", 0100644, &a, &lay), 1);
 	usleep(50000);
 	pthread_mutex_lock(&F.mu);
 	assert_int_equal(F.arrived, 1);
 	pthread_mutex_unlock(&F.mu);
 	gate(0);
-	cli_uq_wait(q, 9);
+	cli_dd_wait(q, 9);
 	assert_true(find_ev('u', "e00002") >= 0);
 	assert_true(find_ev('c', "e00002") > find_ev('u', "e00002"));
 	/* and the other way round: an unlink of a name waits for its create */
 	gate(1);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "k2", 0100644, &a, &lay), 1);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "k2", 0100644, &a, &lay), 1);
 	wait_arrived(3); /* the UNLINK, the first CREATE, this one */
-	cli_uq_note_entry(q, 9, "k2", a.ino, a.mode);
-	assert_int_equal(cli_uq_unlink(q, &c, 9, "k2"), 1);
+	cli_dd_note_entry(q, 9, "k2", a.ino, a.mode);
+	assert_int_equal(cli_dd_unlink(q, &c, 9, "k2"), 1);
 	usleep(50000);
 	pthread_mutex_lock(&F.mu);
 	assert_int_equal(F.arrived, 3);
 	pthread_mutex_unlock(&F.mu);
 	gate(0);
-	cli_uq_wait(q, 9);
+	cli_dd_wait(q, 9);
 	assert_true(find_ev('u', "k2") > find_ev('c', "k2"));
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 }
 
 /* An unlink the queue will not take (the MDS restarted: the delegation
@@ -1353,55 +1353,55 @@ static void test_acreate_same_name_order(void **state)
  * after that create: the MDS must know the name before its UNLINK. */
 static void test_acreate_sync_unlink_waits(void **state)
 {
-	cli_uq *q = mkc(60000);
+	cli_dd *q = mkc(60000);
 	cli_ctx c = ctx(1000);
 	pfs_attr a;
 	pfs_layout lay;
 
 	touch3(q, &c, 9);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "t1", 0100644, &a, &lay), 1);
-	cli_uq_note_entry(q, 9, "t1", a.ino, a.mode);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "t1", 0100644, &a, &lay), 1);
+	cli_dd_note_entry(q, 9, "t1", a.ino, a.mode);
 	__atomic_store_n(&F.up, 0, __ATOMIC_RELAXED);
-	assert_int_equal(cli_uq_unlink(q, &c, 9, "t1"), 0);
+	assert_int_equal(cli_dd_unlink(q, &c, 9, "t1"), 0);
 	__atomic_store_n(&F.up, 1, __ATOMIC_RELAXED);
 	assert_true(find_ev('c', "t1") >= 0);
 	assert_int_equal(count('u'), 0); /* the UNLINK is the caller's */
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 }
 
 static void test_acreate_lookup_waits(void **state)
 {
-	cli_uq *q = mkc(60000);
+	cli_dd *q = mkc(60000);
 	cli_ctx c = ctx(1000);
 	pfs_attr a;
 	pfs_layout lay;
 
 	touch3(q, &c, 9);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "w1", 0100644, &a, &lay), 1);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "w1", 0100644, &a, &lay), 1);
 	/* a LOOKUP of it must find it on the MDS: the create goes first */
-	assert_int_equal(cli_uq_pending_name(q, 9, "w1"), 0);
+	assert_int_equal(cli_dd_pending_name(q, 9, "w1"), 0);
 	assert_true(find_ev('c', "w1") >= 0);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 }
 
 static void test_acreate_errors(void **state)
 {
-	cli_uq *q = mkc(0);
+	cli_dd *q = mkc(0);
 	cli_ctx c = ctx(1000);
 	pfs_attr a;
 	pfs_layout lay;
-	cli_uq_stats st;
+	cli_dd_stats st;
 
 	touch3(q, &c, 9);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "full", 0100644, &a, &lay), 1);
-	assert_int_equal(cli_uq_fsyncdir(q, 9), -ENOSPC);
-	assert_int_equal(cli_uq_fsyncdir(q, 9), 0); /* reported once */
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "full", 0100644, &a, &lay), 1);
+	assert_int_equal(cli_dd_fsyncdir(q, 9), -ENOSPC);
+	assert_int_equal(cli_dd_fsyncdir(q, 9), 0); /* reported once */
 	/* the directory's set is no longer trusted */
-	assert_int_equal(cli_uq_negative(q, &c, 9, "zz"), 0);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "zz", 0100644, &a, &lay), 0);
-	cli_uq_get_stats(q, &st);
+	assert_int_equal(cli_dd_negative(q, &c, 9, "zz"), 0);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "zz", 0100644, &a, &lay), 0);
+	cli_dd_get_stats(q, &st);
 	assert_int_equal(st.create_errors, 1);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 
 	/* refused slots: synchronous, and no new CREATE_SLOTS before the
 	 * back-off */
@@ -1410,45 +1410,45 @@ static void test_acreate_errors(void **state)
 	pthread_mutex_lock(&F.mu);
 	F.slots_rc = -EAGAIN;
 	pthread_mutex_unlock(&F.mu);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "s1", 0100644, &a, &lay), 0);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "s2", 0100644, &a, &lay), 0);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "s1", 0100644, &a, &lay), 0);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "s2", 0100644, &a, &lay), 0);
 	assert_int_equal(count('S'), 1);
 	pthread_mutex_lock(&F.mu);
 	F.slots_rc = 0;
 	pthread_mutex_unlock(&F.mu);
 	advance(1000);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "s3", 0100644, &a, &lay), 1);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "s3", 0100644, &a, &lay), 1);
 	assert_int_equal(count('S'), 2);
-	cli_uq_get_stats(q, &st);
+	cli_dd_get_stats(q, &st);
 	assert_int_equal(st.slots_refused, 1);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 }
 
 static void test_acreate_recall_and_refused(void **state)
 {
-	cli_uq *q = mkc(60000);
+	cli_dd *q = mkc(60000);
 	cli_ctx c = ctx(1000);
 	pfs_attr a;
 	pfs_layout lay;
-	cli_uq_stats st;
+	cli_dd_stats st;
 
 	touch3(q, &c, 9);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "r1", 0100644, &a, &lay), 1);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "r1", 0100644, &a, &lay), 1);
 	/* a recall: the held create goes, then the RETURN; the slots go */
-	cli_uq_recall(q, 9);
-	cli_uq_wait(q, 9);
+	cli_dd_recall(q, 9);
+	cli_dd_wait(q, 9);
 	for (int i = 0; i < 200 && count('r') == 0; i++)
 		usleep(5000);
 	assert_true(find_ev('c', "r1") >= 0);
 	assert_true(find_ev('r', "") > find_ev('c', "r1"));
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "r2", 0100644, &a, &lay), 0);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "r2", 0100644, &a, &lay), 0);
 	/* granted again: new slots are fetched (the old ones are gone) */
 	advance(2000);
 	touch3(q, &c, 9);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "r3", 0100644, &a, &lay), 1);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "r3", 0100644, &a, &lay), 1);
 	assert_int_equal(count('S'), 2);
 	assert_int_equal(a.ino, 5000 + PFS_CREATE_SLOTS_MAX);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 
 	/* a CREATE_BATCH refused whole: each of its creates failed, counted
 	 * and kept for fsyncdir; none goes again */
@@ -1457,23 +1457,23 @@ static void test_acreate_recall_and_refused(void **state)
 	F.cbatch_rc = -EIO;
 	pthread_mutex_unlock(&F.mu);
 	touch3(q, &c, 9);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "f1", 0100644, &a, &lay), 1);
-	assert_int_equal(cli_uq_create_file(q, &c, 9, "f2", 0100644, &a, &lay), 1);
-	cli_uq_wait(q, 9);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "f1", 0100644, &a, &lay), 1);
+	assert_int_equal(cli_dd_create_file(q, &c, 9, "f2", 0100644, &a, &lay), 1);
+	cli_dd_wait(q, 9);
 	assert_int_equal(count('B'), 1);
 	assert_int_equal(count('c'), 0);
-	assert_int_equal(cli_uq_fsyncdir(q, 9), -EIO);
-	cli_uq_get_stats(q, &st);
+	assert_int_equal(cli_dd_fsyncdir(q, 9), -EIO);
+	cli_dd_get_stats(q, &st);
 	assert_int_equal(st.create_errors, 2);
 	assert_int_equal(st.acreate, 2);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 }
 
 /* Held unlinks (hold_ms): none goes before the hold ends or somebody
  * waits; then one UNLINK_BATCH takes them all. */
 static void test_unlink_held(void **state)
 {
-	cli_uq *q = mkc(60000);
+	cli_dd *q = mkc(60000);
 	cli_ctx c = ctx(1000);
 
 	touch3(q, &c, 9);
@@ -1481,15 +1481,15 @@ static void test_unlink_held(void **state)
 		char n[8];
 
 		snprintf(n, sizeof(n), "k%d", i);
-		cli_uq_note_entry(q, 9, n, 700 + (uint64_t)i, 0100644);
-		assert_int_equal(cli_uq_unlink(q, &c, 9, n), 1);
+		cli_dd_note_entry(q, 9, n, 700 + (uint64_t)i, 0100644);
+		assert_int_equal(cli_dd_unlink(q, &c, 9, n), 1);
 	}
 	usleep(50000);
 	assert_int_equal(count('u'), 0); /* held */
-	cli_uq_wait(q, 9);
+	cli_dd_wait(q, 9);
 	assert_int_equal(count('b'), 1);
 	assert_int_equal(count('u'), 5);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 }
 
 /* The nice value the thread of one asynchronous unlink ran at, with the
@@ -1497,7 +1497,7 @@ static void test_unlink_held(void **state)
 static int flusher_nice_with(int nice)
 {
 	cli_ctx c = ctx(1000);
-	cli_uq *q;
+	cli_dd *q;
 	int seen;
 
 	mk_nice = nice;
@@ -1505,11 +1505,11 @@ static int flusher_nice_with(int nice)
 	mk_nice = 0;
 	grant(q, &c, 5);
 	async_unlink(q, &c, 5, "f1", 101);
-	cli_uq_wait(q, 5);
+	cli_dd_wait(q, 5);
 	pthread_mutex_lock(&F.mu);
 	seen = F.flusher_nice;
 	pthread_mutex_unlock(&F.mu);
-	cli_uq_destroy(q);
+	cli_dd_destroy(q);
 	return seen;
 }
 

@@ -1,15 +1,15 @@
-/* unlinkq.c — asynchronous unlink and create under directory delegations
- * (see unlinkq.h): the directories followed (streaks, back-off, the delegation
+/* dirdeleg.c — what a mount does under directory delegations (see
+ * dirdeleg.h): the directories followed (streaks, back-off, the delegation
  * held), the names the kernel got in delegated directories, the queue of
- * answered unlinks and the flusher threads that send them (one UNLINK, or
- * an UNLINK_BATCH of one directory's queued jobs, or a CREATE into a
- * slot); the name sets of complete directories (negative lookups answered
+ * answered unlinks and creates and the flusher threads that send them (one
+ * UNLINK, or an UNLINK_BATCH or a CREATE_BATCH of one directory's queued
+ * jobs); the name sets of complete directories (negative lookups answered
  * here) and the create slots of held directories.
  *
  * One mutex guards everything; RPCs run without it.  A directory with
  * pending unlinks, a delegation, a GET or RETURN in flight or an error to
  * report is never evicted from the table. */
-#include "client/unlinkq.h"
+#include "client/dirdeleg.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -32,12 +32,12 @@
 _Static_assert(PFS_CREATE_SLOTS_MAX == UQ_BATCH_MAX, "one batch array for both kinds");
 
 /* A name of a complete (or being listed) directory. */
-typedef struct uq_cname {
-	struct uq_cname *next;
+typedef struct dd_cname {
+	struct dd_cname *next;
 	char name[];
-} uq_cname;
+} dd_cname;
 
-typedef struct uq_dir {
+typedef struct dd_dir {
 	uint64_t ino;
 	uint64_t used;         /* last unlink in it (eviction) */
 	/* the streak that asks for the delegation */
@@ -58,14 +58,14 @@ typedef struct uq_dir {
 	uint64_t valid_until;  /* this clock */
 	unsigned pending;      /* unlinks queued or in flight in it */
 	int err;               /* first failed unlink since the last fsyncdir */
-	/* the name set (unlinkq.h, "Negative lookups") */
-	uq_cname **ctab;       /* CN_BUCKETS chains; non-NULL while collecting */
+	/* the name set (dirdeleg.h, "Negative lookups") */
+	dd_cname **ctab;       /* CN_BUCKETS chains; non-NULL while collecting */
 	unsigned cn;           /* names in it */
 	int complete;          /* listed to the end: a name not in it is not there */
 	int listing;           /* a listing runs (pins the directory) */
 	unsigned cgen;         /* bumped when the set is dropped (a listing in
 	                          flight then makes nothing complete) */
-	/* create slots (unlinkq.h, "Asynchronous create"): sino/slay[islot ..
+	/* create slots (dirdeleg.h, "Asynchronous create"): sino/slay[islot ..
 	 * nslot-1] unused; dattr the directory's attributes with them */
 	uint64_t sino[PFS_CREATE_SLOTS_MAX];
 	pfs_layout *slay;      /* PFS_CREATE_SLOTS_MAX, allocated at the first fetch */
@@ -76,57 +76,57 @@ typedef struct uq_dir {
 	                          MDS, PFS_CREATE_SLOT_TTL_S, less a margin) */
 	unsigned slot_gen;     /* bumped when the slots are dropped */
 	pfs_attr dattr;
-	struct uq_dir *next;
-} uq_dir;
+	struct dd_dir *next;
+} dd_dir;
 
-typedef struct uq_name {
+typedef struct dd_name {
 	uint64_t dir, ino;
 	uint32_t mode;
-	struct uq_name *hnext;         /* bucket chain */
-	struct uq_name *older, *newer; /* age list (eviction) */
+	struct dd_name *hnext;         /* bucket chain */
+	struct dd_name *older, *newer; /* age list (eviction) */
 	char name[];
-} uq_name;
+} dd_name;
 
 enum { UQ_UNLINK, UQ_CREATE };
 
-typedef struct uq_job {
+typedef struct dd_job {
 	uint64_t ino;
 	cli_ctx ctx;
 	int kind;              /* UQ_UNLINK or UQ_CREATE */
 	uint32_t mode;         /* a create's */
 	int closed;            /* a create whose file was closed before it left */
 	uint64_t ready_at;     /* held until then (opts.hold_ms) */
-	struct uq_dir *d;      /* its directory (pinned by its pending count) */
+	struct dd_dir *d;      /* its directory (pinned by its pending count) */
 	int inflight;
 	unsigned nhash;        /* name_hash of (dir, name): same-name checks */
-	struct uq_job *next;
+	struct dd_job *next;
 	char name[];
-} uq_job;
+} dd_job;
 
-struct cli_uq {
-	cli_uq_opts o;
+struct cli_dd {
+	cli_dd_opts o;
 	pthread_mutex_t mu;
 	pthread_cond_t work;  /* flushers: a job queued, a return due, stop */
 	pthread_cond_t done;  /* waiters: a job or a return finished */
 	int stop;
-	uq_dir *dirs[DIR_BUCKETS];
+	dd_dir *dirs[DIR_BUCKETS];
 	unsigned ndirs;
-	uq_name *names[NAME_BUCKETS];
-	uq_name *oldest, *newest;
+	dd_name *names[NAME_BUCKETS];
+	dd_name *oldest, *newest;
 	unsigned nnames;
-	uq_job *head, *tail;  /* FIFO */
+	dd_job *head, *tail;  /* FIFO */
 	unsigned npending;    /* atomic reads for the fast paths */
 	unsigned nheld;       /* atomic reads for the fast paths */
 	unsigned nbusy;       /* dirs with need_return/returning/getting (quiesce) */
 	unsigned ncn;         /* names in all sets */
 	int no_batch;         /* the MDS refused UNLINK_BATCH: single UNLINKs */
 	unsigned urgent;      /* callers waiting for jobs: no create is held */
-	cli_uq_stats st;
+	cli_dd_stats st;
 	pthread_t *thr;
 	unsigned nthr;
 };
 
-static uint64_t now_ms(cli_uq *q)
+static uint64_t now_ms(cli_dd *q)
 {
 	return q->o.ops.clock ? q->o.ops.clock(q->o.ops.arg) : pfs_clock_ms();
 }
@@ -161,18 +161,18 @@ static int ctx_eq(const cli_ctx *a, const cli_ctx *b)
 
 /* ---- names known in delegated directories (mu held) ---- */
 
-static uq_name **name_slot(cli_uq *q, uint64_t dir, const char *name)
+static dd_name **name_slot(cli_dd *q, uint64_t dir, const char *name)
 {
-	uq_name **pp = &q->names[name_hash(dir, name)];
+	dd_name **pp = &q->names[name_hash(dir, name)];
 
 	while (*pp && ((*pp)->dir != dir || strcmp((*pp)->name, name) != 0))
 		pp = &(*pp)->hnext;
 	return pp;
 }
 
-static void name_unlink(cli_uq *q, uq_name **pp)
+static void name_unlink(cli_dd *q, dd_name **pp)
 {
-	uq_name *e = *pp;
+	dd_name *e = *pp;
 
 	*pp = e->hnext;
 	if (e->older)
@@ -187,19 +187,19 @@ static void name_unlink(cli_uq *q, uq_name **pp)
 	free(e);
 }
 
-static void name_drop(cli_uq *q, uint64_t dir, const char *name)
+static void name_drop(cli_dd *q, uint64_t dir, const char *name)
 {
-	uq_name **pp = name_slot(q, dir, name);
+	dd_name **pp = name_slot(q, dir, name);
 
 	if (*pp)
 		name_unlink(q, pp);
 }
 
 /* Every name of dir (0: all). */
-static void names_drop_dir(cli_uq *q, uint64_t dir)
+static void names_drop_dir(cli_dd *q, uint64_t dir)
 {
 	for (unsigned b = 0; b < NAME_BUCKETS; b++)
-		for (uq_name **pp = &q->names[b]; *pp;) {
+		for (dd_name **pp = &q->names[b]; *pp;) {
 			if (!dir || (*pp)->dir == dir)
 				name_unlink(q, pp);
 			else
@@ -207,9 +207,9 @@ static void names_drop_dir(cli_uq *q, uint64_t dir)
 		}
 }
 
-static void name_put(cli_uq *q, uint64_t dir, const char *name, uint64_t ino, uint32_t mode)
+static void name_put(cli_dd *q, uint64_t dir, const char *name, uint64_t ino, uint32_t mode)
 {
-	uq_name **pp = name_slot(q, dir, name), *e;
+	dd_name **pp = name_slot(q, dir, name), *e;
 	size_t len = strlen(name);
 
 	if (*pp) {
@@ -241,15 +241,15 @@ static void name_put(cli_uq *q, uint64_t dir, const char *name, uint64_t ino, ui
 
 /* ---- directories (mu held) ---- */
 
-static int dir_busy(const uq_dir *d)
+static int dir_busy(const dd_dir *d)
 {
 	return d->held || d->getting || d->need_return || d->returning || d->pending || d->err ||
 	       d->listing || d->slot_getting;
 }
 
-static uq_dir *dir_find(cli_uq *q, uint64_t ino)
+static dd_dir *dir_find(cli_dd *q, uint64_t ino)
 {
-	uq_dir *d = q->dirs[hash64(ino) % DIR_BUCKETS];
+	dd_dir *d = q->dirs[hash64(ino) % DIR_BUCKETS];
 
 	while (d && d->ino != ino)
 		d = d->next;
@@ -263,9 +263,9 @@ static unsigned cn_hash(const char *name)
 	return name_hash(0, name) % CN_BUCKETS;
 }
 
-static uq_cname **cn_slot(uq_dir *d, const char *name)
+static dd_cname **cn_slot(dd_dir *d, const char *name)
 {
-	uq_cname **pp = &d->ctab[cn_hash(name)];
+	dd_cname **pp = &d->ctab[cn_hash(name)];
 
 	while (*pp && strcmp((*pp)->name, name) != 0)
 		pp = &(*pp)->next;
@@ -273,7 +273,7 @@ static uq_cname **cn_slot(uq_dir *d, const char *name)
 }
 
 /* d's set goes: not complete, a listing in flight makes nothing. */
-static void cn_drop(cli_uq *q, uq_dir *d)
+static void cn_drop(cli_dd *q, dd_dir *d)
 {
 	d->cgen++;
 	d->complete = 0;
@@ -281,7 +281,7 @@ static void cn_drop(cli_uq *q, uq_dir *d)
 		return;
 	for (unsigned b = 0; b < CN_BUCKETS; b++)
 		while (d->ctab[b]) {
-			uq_cname *e = d->ctab[b];
+			dd_cname *e = d->ctab[b];
 
 			d->ctab[b] = e->next;
 			free(e);
@@ -293,16 +293,16 @@ static void cn_drop(cli_uq *q, uq_dir *d)
 }
 
 /* A failure that may leave the set short: dropped, counted. */
-static void cn_fail(cli_uq *q, uq_dir *d)
+static void cn_fail(cli_dd *q, dd_dir *d)
 {
 	if (d->ctab)
 		q->st.incomplete++;
 	cn_drop(q, d);
 }
 
-static void cn_add(cli_uq *q, uq_dir *d, const char *name)
+static void cn_add(cli_dd *q, dd_dir *d, const char *name)
 {
-	uq_cname **pp, *e;
+	dd_cname **pp, *e;
 	size_t len;
 
 	if (!d->ctab)
@@ -323,9 +323,9 @@ static void cn_add(cli_uq *q, uq_dir *d, const char *name)
 	q->ncn++;
 }
 
-static void cn_del(cli_uq *q, uq_dir *d, const char *name)
+static void cn_del(cli_dd *q, dd_dir *d, const char *name)
 {
-	uq_cname **pp, *e;
+	dd_cname **pp, *e;
 
 	if (!d->ctab)
 		return;
@@ -341,7 +341,7 @@ static void cn_del(cli_uq *q, uq_dir *d, const char *name)
 
 /* d's unused slots are forgotten (the delegation went): the MDS lets
  * them expire. */
-static void slots_drop(uq_dir *d)
+static void slots_drop(dd_dir *d)
 {
 	d->nslot = d->islot = 0;
 	d->slot_gen++;
@@ -349,18 +349,18 @@ static void slots_drop(uq_dir *d)
 
 /* The least recently used directory that holds nothing goes; NULL when
  * every one is busy. */
-static int dir_evict(cli_uq *q)
+static int dir_evict(cli_dd *q)
 {
-	uq_dir **victim = NULL;
+	dd_dir **victim = NULL;
 
 	for (unsigned b = 0; b < DIR_BUCKETS; b++)
-		for (uq_dir **pp = &q->dirs[b]; *pp; pp = &(*pp)->next)
+		for (dd_dir **pp = &q->dirs[b]; *pp; pp = &(*pp)->next)
 			if (!dir_busy(*pp) && (!victim || (*pp)->used < (*victim)->used))
 				victim = pp;
 	if (!victim)
 		return -ENOSPC;
 	{
-		uq_dir *d = *victim;
+		dd_dir *d = *victim;
 
 		*victim = d->next;
 		cn_drop(q, d);
@@ -371,9 +371,9 @@ static int dir_evict(cli_uq *q)
 	return 0;
 }
 
-static uq_dir *dir_get(cli_uq *q, uint64_t ino)
+static dd_dir *dir_get(cli_dd *q, uint64_t ino)
 {
-	uq_dir *d = dir_find(q, ino);
+	dd_dir *d = dir_find(q, ino);
 	unsigned b = hash64(ino) % DIR_BUCKETS;
 
 	if (d)
@@ -393,13 +393,13 @@ static uq_dir *dir_get(cli_uq *q, uint64_t ino)
 
 /* A RETURN due or in flight, or a GET in flight: counted in nbusy (the
  * flushers' and quiesce's fast check). */
-static int is_busy(const uq_dir *d)
+static int is_busy(const dd_dir *d)
 {
 	return d->need_return || d->returning || d->getting;
 }
 
 /* nbusy after d changed from was (is_busy before). */
-static void busy_update(cli_uq *q, uq_dir *d, int was)
+static void busy_update(cli_dd *q, dd_dir *d, int was)
 {
 	int now = is_busy(d);
 
@@ -409,7 +409,7 @@ static void busy_update(cli_uq *q, uq_dir *d, int was)
 		q->nbusy--;
 }
 
-static void held_set(cli_uq *q, uq_dir *d, int held)
+static void held_set(cli_dd *q, dd_dir *d, int held)
 {
 	if (d->held == held)
 		return;
@@ -418,7 +418,7 @@ static void held_set(cli_uq *q, uq_dir *d, int held)
 }
 
 /* A refusal or recall: wait, then twice as long next time. */
-static void backoff(cli_uq *q, uq_dir *d, uint64_t now)
+static void backoff(cli_dd *q, dd_dir *d, uint64_t now)
 {
 	d->retry_at = now + d->backoff_ms;
 	d->backoff_ms = d->backoff_ms * 2 > q->o.backoff_max_ms ? q->o.backoff_max_ms
@@ -426,7 +426,7 @@ static void backoff(cli_uq *q, uq_dir *d, uint64_t now)
 }
 
 /* Held and usable for an unlink by c at now. */
-static int usable(cli_uq *q, uq_dir *d, const cli_ctx *c, uint64_t now)
+static int usable(cli_dd *q, dd_dir *d, const cli_ctx *c, uint64_t now)
 {
 	if (d->held && now >= d->valid_until) {
 		/* ran out on this clock: forgotten, as on the MDS */
@@ -440,7 +440,7 @@ static int usable(cli_uq *q, uq_dir *d, const cli_ctx *c, uint64_t now)
 	return d->held && !d->need_return && cred_eq(&d->ctx.cred, &c->cred);
 }
 
-static void renew(cli_uq *q, uq_dir *d, uint64_t sent)
+static void renew(cli_dd *q, dd_dir *d, uint64_t sent)
 {
 	uint64_t until = sent + (d->lease_ms > q->o.margin_ms ? d->lease_ms - q->o.margin_ms : 0);
 
@@ -455,7 +455,7 @@ static void *flusher_main(void *arg);
 /* The flushers start with the first queued unlink: after mount.pfs
  * daemonized (fork keeps no thread but the caller's).  0 when at least
  * one runs (mu held). */
-static int start_locked(cli_uq *q)
+static int start_locked(cli_dd *q)
 {
 	if (q->nthr || q->stop)
 		return q->nthr ? 0 : -ESHUTDOWN;
@@ -474,9 +474,9 @@ static int start_locked(cli_uq *q)
 }
 
 /* A pending job of kind (UQ_UNLINK, UQ_CREATE) of name in dir. */
-static uq_job *job_named(cli_uq *q, uint64_t dir, const char *name, int kind)
+static dd_job *job_named(cli_dd *q, uint64_t dir, const char *name, int kind)
 {
-	for (uq_job *j = q->head; j; j = j->next)
+	for (dd_job *j = q->head; j; j = j->next)
 		if (j->kind == kind && j->d->ino == dir && strcmp(j->name, name) == 0)
 			return j;
 	return NULL;
@@ -484,27 +484,27 @@ static uq_job *job_named(cli_uq *q, uint64_t dir, const char *name, int kind)
 
 /* 1 when a job before j in the queue names j's name: j waits for it (a
  * create after an unlink of its name, an unlink after its create). */
-static int job_blocked(cli_uq *q, const uq_job *j)
+static int job_blocked(cli_dd *q, const dd_job *j)
 {
-	for (const uq_job *e = q->head; e && e != j; e = e->next)
+	for (const dd_job *e = q->head; e && e != j; e = e->next)
 		if (e->nhash == j->nhash && e->d == j->d && strcmp(e->name, j->name) == 0)
 			return 1;
 	return 0;
 }
 
-static int job_conflict(cli_uq *q, uint64_t ino)
+static int job_conflict(cli_dd *q, uint64_t ino)
 {
-	for (uq_job *j = q->head; j; j = j->next)
+	for (dd_job *j = q->head; j; j = j->next)
 		if (j->d->ino == ino || j->ino == ino)
 			return 1;
 	return 0;
 }
 
-static int queue(cli_uq *q, uq_dir *d, const cli_ctx *c, const char *name, uint64_t ino,
+static int queue(cli_dd *q, dd_dir *d, const cli_ctx *c, const char *name, uint64_t ino,
 		 int kind, uint32_t mode)
 {
 	size_t len = strlen(name);
-	uq_job *j;
+	dd_job *j;
 
 	if (start_locked(q))
 		return -EAGAIN;
@@ -537,11 +537,11 @@ static int queue(cli_uq *q, uq_dir *d, const cli_ctx *c, const char *name, uint6
 	return 0;
 }
 
-static void job_remove(cli_uq *q, uq_job *j)
+static void job_remove(cli_dd *q, dd_job *j)
 {
-	uq_job *prev = NULL;
+	dd_job *prev = NULL;
 
-	for (uq_job **pp = &q->head; *pp; prev = *pp, pp = &(*pp)->next)
+	for (dd_job **pp = &q->head; *pp; prev = *pp, pp = &(*pp)->next)
 		if (*pp == j) {
 			*pp = j->next;
 			if (q->tail == j)
@@ -552,7 +552,7 @@ static void job_remove(cli_uq *q, uq_job *j)
 }
 
 /* Wait for a job or a return to finish (mu held): held creates go now. */
-static void wait_done(cli_uq *q)
+static void wait_done(cli_dd *q)
 {
 	q->urgent++;
 	pthread_cond_broadcast(&q->work);
@@ -566,23 +566,23 @@ static void wait_done(cli_uq *q)
  * its directory is being given back (mu held).  A create waits out its
  * hold closed or not: the jobs of a storm then leave together, in
  * batches. */
-static int job_ready(const cli_uq *q, const uq_job *j, uint64_t now)
+static int job_ready(const cli_dd *q, const dd_job *j, uint64_t now)
 {
 	return now >= j->ready_at || q->urgent || j->d->need_return;
 }
 
-static uq_dir *return_due(cli_uq *q)
+static dd_dir *return_due(cli_dd *q)
 {
 	if (!q->nbusy)
 		return NULL;
 	for (unsigned b = 0; b < DIR_BUCKETS; b++)
-		for (uq_dir *d = q->dirs[b]; d; d = d->next)
+		for (dd_dir *d = q->dirs[b]; d; d = d->next)
 			if (d->need_return && !d->pending && !d->returning && !d->getting)
 				return d;
 	return NULL;
 }
 
-static void send_return(cli_uq *q, uq_dir *d)
+static void send_return(cli_dd *q, dd_dir *d)
 {
 	cli_ctx c = d->ctx;
 	uint64_t dir = d->ino;
@@ -611,9 +611,9 @@ static void send_return(cli_uq *q, uq_dir *d)
  * error), sent at `sent`: counted, logged, an error kept for fsyncdir,
  * dir's set and lease updated, j off the queue and freed (mu held; the
  * caller wakes the waiters). */
-static void job_answered(cli_uq *q, uq_job *j, int rc, uint64_t sent)
+static void job_answered(cli_dd *q, dd_job *j, int rc, uint64_t sent)
 {
-	uq_dir *d = j->d; /* pinned by its pending count */
+	dd_dir *d = j->d; /* pinned by its pending count */
 	int create = j->kind == UQ_CREATE;
 	/* an unlink's -ENOENT, -ESTALE: somebody else removed or replaced it */
 	int gone = !create && (rc == -ENOENT || rc == -ESTALE);
@@ -653,7 +653,7 @@ static void job_answered(cli_uq *q, uq_job *j, int rc, uint64_t sent)
  * and context not in flight, in queue order, at most UQ_BATCH_MAX into v;
  * an unlink alone without ops.unlink_batch or once the MDS refused it (mu
  * held; the queue is at most max_pending long). */
-static unsigned batch_pick(cli_uq *q, uq_job *first, uq_job **v, uint64_t now)
+static unsigned batch_pick(cli_dd *q, dd_job *first, dd_job **v, uint64_t now)
 {
 	unsigned n = 0;
 
@@ -661,7 +661,7 @@ static unsigned batch_pick(cli_uq *q, uq_job *first, uq_job **v, uint64_t now)
 		v[0] = first;
 		return 1;
 	}
-	for (uq_job *j = first; j && n < UQ_BATCH_MAX; j = j->next)
+	for (dd_job *j = first; j && n < UQ_BATCH_MAX; j = j->next)
 		if (!j->inflight && j->kind == first->kind && j->d == first->d &&
 		    ctx_eq(&j->ctx, &first->ctx) &&
 		    (j == first || (job_ready(q, j, now) && !job_blocked(q, j))))
@@ -679,7 +679,7 @@ static int batch_unknown(int rc)
 /* v[0..n-1] (batch_pick) in one request: creates as one CREATE_BATCH, an
  * unlink alone as UNLINK, more as one UNLINK_BATCH; each status then as
  * job_answered's, a request error as each one's (mu held). */
-static void send_jobs(cli_uq *q, uq_job **v, unsigned n)
+static void send_jobs(cli_dd *q, dd_job **v, unsigned n)
 {
 	const char *names[UQ_BATCH_MAX];
 	uint64_t inos[UQ_BATCH_MAX];
@@ -697,7 +697,7 @@ static void send_jobs(cli_uq *q, uq_job **v, unsigned n)
 	}
 	pthread_mutex_unlock(&q->mu);
 	/* the jobs stay put while in flight: only this thread removes them
-	 * (a job in flight is never marked closed: cli_uq_created_close) */
+	 * (a job in flight is never marked closed: cli_dd_created_close) */
 	if (creates) {
 		rc = q->o.ops.create_batch(q->o.ops.arg, &v[0]->ctx, v[0]->d->ino, n, names, modes,
 					   closed, inos, status);
@@ -744,7 +744,7 @@ static void send_jobs(cli_uq *q, uq_job **v, unsigned n)
 
 static void *flusher_main(void *arg)
 {
-	cli_uq *q = arg;
+	cli_dd *q = arg;
 
 	/* Behind the application (opts.nice): the unlinks were answered
 	 * already, and on a busy node every CPU slice a flusher takes is one
@@ -757,8 +757,8 @@ static void *flusher_main(void *arg)
 
 	pthread_mutex_lock(&q->mu);
 	for (;;) {
-		uq_dir *d = return_due(q);
-		uq_job *j;
+		dd_dir *d = return_due(q);
+		dd_job *j;
 
 		if (d) {
 			send_return(q, d);
@@ -775,7 +775,7 @@ static void *flusher_main(void *arg)
 				next = j->ready_at;
 		}
 		if (j) {
-			uq_job *v[UQ_BATCH_MAX];
+			dd_job *v[UQ_BATCH_MAX];
 
 			send_jobs(q, v, batch_pick(q, j, v, now));
 			continue;
@@ -796,9 +796,9 @@ static void *flusher_main(void *arg)
 
 /* ---- the API ---- */
 
-int cli_uq_create(const cli_uq_opts *o, cli_uq **out)
+int cli_dd_create(const cli_dd_opts *o, cli_dd **out)
 {
-	cli_uq *q;
+	cli_dd *q;
 
 	if (!o->ops.unlink || !o->ops.deleg_get || !o->ops.deleg_return)
 		return -EINVAL;
@@ -844,20 +844,20 @@ int cli_uq_create(const cli_uq_opts *o, cli_uq **out)
 	pthread_cond_init(&q->done, NULL);
 	q->thr = calloc(q->o.threads, sizeof(*q->thr));
 	if (!q->thr) {
-		cli_uq_destroy(q);
+		cli_dd_destroy(q);
 		return -ENOMEM;
 	}
 	*out = q;
 	return 0;
 }
 
-void cli_uq_quiesce(cli_uq *q)
+void cli_dd_quiesce(cli_dd *q)
 {
 	if (!q)
 		return;
 	pthread_mutex_lock(&q->mu);
 	for (unsigned b = 0; b < DIR_BUCKETS; b++)
-		for (uq_dir *d = q->dirs[b]; d; d = d->next)
+		for (dd_dir *d = q->dirs[b]; d; d = d->next)
 			if (d->held && !d->need_return) {
 				int was = is_busy(d);
 
@@ -865,7 +865,7 @@ void cli_uq_quiesce(cli_uq *q)
 				busy_update(q, d, was);
 			}
 	for (unsigned b = 0; b < DIR_BUCKETS; b++)
-		for (uq_dir *d = q->dirs[b]; d; d = d->next) {
+		for (dd_dir *d = q->dirs[b]; d; d = d->next) {
 			cn_drop(q, d);
 			slots_drop(d);
 		}
@@ -878,11 +878,11 @@ void cli_uq_quiesce(cli_uq *q)
 	pthread_mutex_unlock(&q->mu);
 }
 
-void cli_uq_destroy(cli_uq *q)
+void cli_dd_destroy(cli_dd *q)
 {
 	if (!q)
 		return;
-	cli_uq_quiesce(q);
+	cli_dd_quiesce(q);
 	pthread_mutex_lock(&q->mu);
 	q->stop = 1;
 	pthread_cond_broadcast(&q->work);
@@ -893,7 +893,7 @@ void cli_uq_destroy(cli_uq *q)
 	names_drop_dir(q, 0);
 	for (unsigned b = 0; b < DIR_BUCKETS; b++)
 		while (q->dirs[b]) {
-			uq_dir *d = q->dirs[b];
+			dd_dir *d = q->dirs[b];
 
 			q->dirs[b] = d->next;
 			cn_drop(q, d);
@@ -901,7 +901,7 @@ void cli_uq_destroy(cli_uq *q)
 			free(d);
 		}
 	while (q->head) { /* none: nothing is queued without a flusher */
-		uq_job *j = q->head;
+		dd_job *j = q->head;
 
 		q->head = j->next;
 		free(j);
@@ -913,7 +913,7 @@ void cli_uq_destroy(cli_uq *q)
 }
 
 /* Count c's unlink in d towards a streak (mu held). */
-static void streak(cli_uq *q, uq_dir *d, const cli_ctx *c, uint64_t now)
+static void streak(cli_dd *q, dd_dir *d, const cli_ctx *c, uint64_t now)
 {
 	if (d->streak_n && now - d->streak_last <= q->o.streak_ms &&
 	    cred_eq(&d->streak_cred, &c->cred)) {
@@ -926,13 +926,13 @@ static void streak(cli_uq *q, uq_dir *d, const cli_ctx *c, uint64_t now)
 }
 
 /* DELEG_GET of d for c, the mutex dropped meanwhile (mu held). */
-static void list_dir(cli_uq *q, uq_dir *d, const cli_ctx *c);
-static void deleg_get(cli_uq *q, uq_dir *d, const cli_ctx *c);
+static void list_dir(cli_dd *q, dd_dir *d, const cli_ctx *c);
+static void deleg_get(cli_dd *q, dd_dir *d, const cli_ctx *c);
 
 /* c's unlink, create or negative lookup in d counts towards a streak;
  * the streak-th asks for the delegation unless it is held, being got or
  * given back, or d waits after a refusal (mu held). */
-static void streak_ask(cli_uq *q, uq_dir *d, const cli_ctx *c, uint64_t now, int up)
+static void streak_ask(cli_dd *q, dd_dir *d, const cli_ctx *c, uint64_t now, int up)
 {
 	streak(q, d, c, now);
 	if (up && !d->held && !d->getting && !d->need_return && !d->returning &&
@@ -940,7 +940,7 @@ static void streak_ask(cli_uq *q, uq_dir *d, const cli_ctx *c, uint64_t now, int
 		deleg_get(q, d, c);
 }
 
-static void deleg_get(cli_uq *q, uq_dir *d, const cli_ctx *c)
+static void deleg_get(cli_dd *q, dd_dir *d, const cli_ctx *c)
 {
 	unsigned gen = d->recall_gen;
 	uint32_t lease_ms = 0;
@@ -986,7 +986,7 @@ static void deleg_get(cli_uq *q, uq_dir *d, const cli_ctx *c)
  * dropped for each batch (mu held).  d stays in the table: it is held,
  * or has a RETURN due, while the listing runs; a recall, a failed
  * mutation, the cap meanwhile bump cgen and the listing stops. */
-static void list_dir(cli_uq *q, uq_dir *d, const cli_ctx *c)
+static void list_dir(cli_dd *q, dd_dir *d, const cli_ctx *c)
 {
 	unsigned gen, total = 0;
 	uint32_t batch = q->o.list_batch, n = 0;
@@ -1036,12 +1036,12 @@ static void list_dir(cli_uq *q, uq_dir *d, const cli_ctx *c)
 	free(ents);
 }
 
-int cli_uq_unlink(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name)
+int cli_dd_unlink(cli_dd *q, const cli_ctx *c, uint64_t dir, const char *name)
 {
 	int up = q->o.ops.up ? q->o.ops.up(q->o.ops.arg) : 1;
 	int counted = 0;
-	uq_name **pp;
-	uq_dir *d;
+	dd_name **pp;
+	dd_dir *d;
 	uint64_t ino, now;
 
 	pthread_mutex_lock(&q->mu);
@@ -1092,7 +1092,7 @@ int cli_uq_unlink(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name)
 
 /* CREATE_SLOTS for d, the mutex dropped meanwhile (mu held): 0 when d
  * has a slot now. */
-static int slots_fetch(cli_uq *q, uq_dir *d, const cli_ctx *c)
+static int slots_fetch(cli_dd *q, dd_dir *d, const cli_ctx *c)
 {
 	uint64_t inos[PFS_CREATE_SLOTS_MAX];
 	pfs_layout *lays;
@@ -1151,11 +1151,11 @@ static void new_file_attr(const cli_ctx *c, const pfs_attr *da, uint64_t ino, ui
 	a->atime_ns = a->mtime_ns = a->ctime_ns = now;
 }
 
-int cli_uq_create_file(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name,
+int cli_dd_create_file(cli_dd *q, const cli_ctx *c, uint64_t dir, const char *name,
 		       uint32_t mode, pfs_attr *attr, pfs_layout *lay)
 {
 	int up;
-	uq_dir *d;
+	dd_dir *d;
 	uint64_t ino;
 
 	if (!q->o.ops.create_batch || !q->o.ops.create_slots ||
@@ -1206,14 +1206,14 @@ int cli_uq_create_file(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *na
 	return 0;
 }
 
-int cli_uq_created_close(cli_uq *q, uint64_t ino)
+int cli_dd_created_close(cli_dd *q, uint64_t ino)
 {
 	int r = 0;
 
 	if (!__atomic_load_n(&q->npending, __ATOMIC_ACQUIRE))
 		return 0;
 	pthread_mutex_lock(&q->mu);
-	for (uq_job *j = q->head; j; j = j->next)
+	for (dd_job *j = q->head; j; j = j->next)
 		if (j->kind == UQ_CREATE && j->ino == ino) {
 			if (!j->inflight && !j->closed) {
 				j->closed = 1;
@@ -1226,9 +1226,9 @@ int cli_uq_created_close(cli_uq *q, uint64_t ino)
 	return r;
 }
 
-void cli_uq_note_entry(cli_uq *q, uint64_t dir, const char *name, uint64_t ino, uint32_t mode)
+void cli_dd_note_entry(cli_dd *q, uint64_t dir, const char *name, uint64_t ino, uint32_t mode)
 {
-	uq_dir *d;
+	dd_dir *d;
 
 	if (!__atomic_load_n(&q->nheld, __ATOMIC_ACQUIRE))
 		return;
@@ -1241,7 +1241,7 @@ void cli_uq_note_entry(cli_uq *q, uint64_t dir, const char *name, uint64_t ino, 
 	pthread_mutex_unlock(&q->mu);
 }
 
-void cli_uq_forget_name(cli_uq *q, uint64_t dir, const char *name)
+void cli_dd_forget_name(cli_dd *q, uint64_t dir, const char *name)
 {
 	/* names are known only in delegated directories */
 	if (!__atomic_load_n(&q->nheld, __ATOMIC_ACQUIRE))
@@ -1251,7 +1251,7 @@ void cli_uq_forget_name(cli_uq *q, uint64_t dir, const char *name)
 	pthread_mutex_unlock(&q->mu);
 }
 
-int cli_uq_pending_name(cli_uq *q, uint64_t dir, const char *name)
+int cli_dd_pending_name(cli_dd *q, uint64_t dir, const char *name)
 {
 	int r;
 
@@ -1268,7 +1268,7 @@ int cli_uq_pending_name(cli_uq *q, uint64_t dir, const char *name)
 	return r;
 }
 
-void cli_uq_wait(cli_uq *q, uint64_t ino)
+void cli_dd_wait(cli_dd *q, uint64_t ino)
 {
 	int waited = 0;
 
@@ -1283,7 +1283,7 @@ void cli_uq_wait(cli_uq *q, uint64_t ino)
 	pthread_mutex_unlock(&q->mu);
 }
 
-void cli_uq_wait_all(cli_uq *q)
+void cli_dd_wait_all(cli_dd *q)
 {
 	int waited = 0;
 
@@ -1298,12 +1298,12 @@ void cli_uq_wait_all(cli_uq *q)
 	pthread_mutex_unlock(&q->mu);
 }
 
-int cli_uq_fsyncdir(cli_uq *q, uint64_t dir)
+int cli_dd_fsyncdir(cli_dd *q, uint64_t dir)
 {
-	uq_dir *d;
+	dd_dir *d;
 	int rc = 0;
 
-	cli_uq_wait(q, dir);
+	cli_dd_wait(q, dir);
 	pthread_mutex_lock(&q->mu);
 	d = dir_find(q, dir);
 	if (d) {
@@ -1315,7 +1315,7 @@ int cli_uq_fsyncdir(cli_uq *q, uint64_t dir)
 }
 
 /* Recall d (mu held). */
-static void recall_one(cli_uq *q, uq_dir *d, uint64_t now)
+static void recall_one(cli_dd *q, dd_dir *d, uint64_t now)
 {
 	int was = is_busy(d);
 
@@ -1329,14 +1329,14 @@ static void recall_one(cli_uq *q, uq_dir *d, uint64_t now)
 	(void)start_locked(q); /* a flusher sends the RETURN */
 }
 
-void cli_uq_recall(cli_uq *q, uint64_t dir)
+void cli_dd_recall(cli_dd *q, uint64_t dir)
 {
 	uint64_t now = now_ms(q);
 
 	pthread_mutex_lock(&q->mu);
 	q->st.recalled++;
 	if (dir) {
-		uq_dir *d = dir_get(q, dir);
+		dd_dir *d = dir_get(q, dir);
 
 		if (d)
 			recall_one(q, d, now);
@@ -1346,7 +1346,7 @@ void cli_uq_recall(cli_uq *q, uint64_t dir)
 				"follow it", (unsigned long long)dir);
 	} else {
 		for (unsigned b = 0; b < DIR_BUCKETS; b++)
-			for (uq_dir *d = q->dirs[b]; d; d = d->next)
+			for (dd_dir *d = q->dirs[b]; d; d = d->next)
 				if (d->held || d->getting)
 					recall_one(q, d, now);
 				else
@@ -1357,7 +1357,7 @@ void cli_uq_recall(cli_uq *q, uint64_t dir)
 	pthread_mutex_unlock(&q->mu);
 }
 
-void cli_uq_get_stats(cli_uq *q, cli_uq_stats *st)
+void cli_dd_get_stats(cli_dd *q, cli_dd_stats *st)
 {
 	pthread_mutex_lock(&q->mu);
 	*st = q->st;
@@ -1367,16 +1367,16 @@ void cli_uq_get_stats(cli_uq *q, cli_uq_stats *st)
 	pthread_mutex_unlock(&q->mu);
 }
 
-uint64_t cli_uq_now(cli_uq *q)
+uint64_t cli_dd_now(cli_dd *q)
 {
 	return now_ms(q);
 }
 
-void cli_uq_touch(cli_uq *q, const cli_ctx *c, uint64_t dir)
+void cli_dd_touch(cli_dd *q, const cli_ctx *c, uint64_t dir)
 {
 	int up;
 	uint64_t now;
-	uq_dir *d;
+	dd_dir *d;
 
 	if (!q->o.ops.list)
 		return;
@@ -1391,10 +1391,10 @@ void cli_uq_touch(cli_uq *q, const cli_ctx *c, uint64_t dir)
 	pthread_mutex_unlock(&q->mu);
 }
 
-void cli_uq_mutated(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name, int add,
+void cli_dd_mutated(cli_dd *q, const cli_ctx *c, uint64_t dir, const char *name, int add,
 		    uint64_t sent, int rc)
 {
-	uq_dir *d;
+	dd_dir *d;
 
 	if (!__atomic_load_n(&q->nheld, __ATOMIC_ACQUIRE))
 		return;
@@ -1414,10 +1414,10 @@ void cli_uq_mutated(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name,
 	pthread_mutex_unlock(&q->mu);
 }
 
-int cli_uq_negative(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name)
+int cli_dd_negative(cli_dd *q, const cli_ctx *c, uint64_t dir, const char *name)
 {
 	int r = 0;
-	uq_dir *d;
+	dd_dir *d;
 
 	if (!__atomic_load_n(&q->nheld, __ATOMIC_ACQUIRE))
 		return 0;

@@ -1,7 +1,9 @@
-/* unlinkq.h — asynchronous unlink and create under directory delegations
+/* dirdeleg.h — what a mount does under the delegation of a directory
  * (issue 11, "unlink >= 0.8", "create >= 1.0 of a FUSE passthrough"), the
- * mount's side.  (Named for the unlinks it began with; creates, below,
- * share its queue, flushers and delegations.)
+ * mount's side of mds/deleg.h: unlinks and creates answered at once and
+ * sent later, in batches, by one queue and its flushers; lookups of names
+ * the directory lacks answered here.  (It was unlinkq.[ch], named for the
+ * unlinks it began with.)
  *
  * The kernel serialises the unlinks of one directory (it holds the
  * directory's lock across LOOKUP and UNLINK), so a stream of unlinks in one
@@ -14,7 +16,7 @@
  * mount has sent them and returned the delegation (PFS_NOTIFY_RECALL on
  * the notify channel, client/notify.h).
  *
- * Rules (fuse_ops.c calls in; RPCs go through cli_uq_ops, so this module
+ * Rules (fuse_ops.c calls in; RPCs go through cli_dd_ops, so this module
  * is testable without a server):
  * - Asking: the `streak`-th unlink in one directory by one credential
  *   within streak_ms of the one before sends DELEG_GET once, in the
@@ -27,13 +29,13 @@
  *   renewed it, GET or an UNLINK in dir, + lease_ms - margin_ms), the
  *   channel up, the caller's credential (uid, gid, groups) the one it was
  *   granted for, and name -> (ino, mode) known from an entry this mount
- *   gave the kernel in dir since the grant (cli_uq_note_entry), not a
+ *   gave the kernel in dir since the grant (cli_dd_note_entry), not a
  *   directory.  Otherwise the caller unlinks synchronously.  At most
  *   max_pending unlinks wait to be sent; one more waits for room.
  * - Sending: `threads` flushers send queued unlinks in order, several in
  *   flight, each once its hold_ms is over (see "Holding" below).  -ENOENT and -ESTALE (somebody else removed or replaced the
  *   name) are logged at debug level; any other error is logged, counted and
- *   kept on the directory: its next cli_uq_fsyncdir returns it.
+ *   kept on the directory: its next cli_dd_fsyncdir returns it.
  * - Batches (ops.unlink_batch set): the flusher that takes the first job
  *   not in flight takes with it every later queued job not in flight of
  *   the same directory and context (credential and job id), in queue
@@ -45,32 +47,32 @@
  *   life: its jobs go back in place and go singly.  Pending counts and the
  *   ordering waits are the same: a batch only changes how queued jobs are
  *   sent.
- * - Ordering on this mount: cli_uq_wait before an MDS request naming a
- *   directory with pending unlinks or an inode with one; cli_uq_wait_all
- *   before RENAME, RMDIR and LINK; cli_uq_pending_name says a LOOKUP must
+ * - Ordering on this mount: cli_dd_wait before an MDS request naming a
+ *   directory with pending unlinks or an inode with one; cli_dd_wait_all
+ *   before RENAME, RMDIR and LINK; cli_dd_pending_name says a LOOKUP must
  *   answer ENOENT.
- * - Recall (cli_uq_recall, from the notify thread, never blocks on an
+ * - Recall (cli_dd_recall, from the notify thread, never blocks on an
  *   RPC): no new asynchronous unlink in the directory, its names forgotten;
  *   a flusher sends DELEG_RETURN once its pending unlinks are answered.
  *   dir 0: every directory (the MDS restarted, the channel went down).
- * - cli_uq_quiesce / cli_uq_destroy send everything and return every
+ * - cli_dd_quiesce / cli_dd_destroy send everything and return every
  *   delegation.
  *
  * Negative lookups in a held directory (create storms; ops.list set, the
  * mount option neg_local):
  * - Asking: a create (CREATE, MKNOD, MKDIR, SYMLINK, LINK into dir) or a
  *   LOOKUP the MDS answered ENOENT counts towards the same streak as the
- *   unlinks (cli_uq_touch); the same DELEG_GET and back-off.
+ *   unlinks (cli_dd_touch); the same DELEG_GET and back-off.
  * - Complete: right after any grant, the granted thread lists dir with
  *   ops.list (LOOKUP_BULK from "" until eof), at most max_list names (more:
  *   not complete, the delegation stays).  Each name listed, each entry this
- *   mount gives the kernel in dir from the grant on (cli_uq_note_entry,
+ *   mount gives the kernel in dir from the grant on (cli_dd_note_entry,
  *   also during the listing: union) and each name its own successful
- *   mutations make (cli_uq_mutated add=1), minus what its own successful
+ *   mutations make (cli_dd_mutated add=1), minus what its own successful
  *   unlinks, rmdirs and renames remove, is dir's name set.  At most
  *   max_cnames names in all sets; over it the directory stops being
  *   complete.
- * - cli_uq_negative: a LOOKUP of a name not in the set of a complete,
+ * - cli_dd_negative: a LOOKUP of a name not in the set of a complete,
  *   held, valid (as for an asynchronous unlink: not recalled, not expired
  *   on this clock, channel up) directory, by the delegation's credential,
  *   is answered ENOENT without the MDS.  Anything else asks the MDS.
@@ -92,7 +94,7 @@
  *
  * Asynchronous create (ops.create and ops.create_slots set; the mount
  * option async_create):
- * - When: create(2) of name in dir by c (cli_uq_create_file) while dir is
+ * - When: create(2) of name in dir by c (cli_dd_create_file) while dir is
  *   held, usable as for an asynchronous unlink and complete (above), and
  *   name is not in its set: the name surely does not exist, so the create
  *   cannot fail for EEXIST, and only this mount can make it meanwhile.
@@ -111,26 +113,26 @@
  * - Holding: a queued create (as a queued unlink) is sent hold_ms after
  *   it was answered, or at once when any caller waits for the queue (an
  *   ordering wait, fsyncdir, room, quiesce) or its directory is being
- *   given back.  If its file was closed meanwhile (cli_uq_created_close) it
+ *   given back.  If its file was closed meanwhile (cli_dd_created_close) it
  *   goes with PFS_CREATE_CLOSED and no CLOSE is due.  A create storm then
  *   costs the MDS one CREATE_BATCH per 32 files and no CLOSEs; an unlink
  *   storm one UNLINK_BATCH per 32.
- * - Ordering: cli_uq_wait(ino) waits for the file's CREATE (an MDS request
- *   naming it, a capability it needs before its first I/O), cli_uq_wait(dir)
- *   and cli_uq_wait_all as for unlinks; cli_uq_pending_name waits for a
+ * - Ordering: cli_dd_wait(ino) waits for the file's CREATE (an MDS request
+ *   naming it, a capability it needs before its first I/O), cli_dd_wait(dir)
+ *   and cli_dd_wait_all as for unlinks; cli_dd_pending_name waits for a
  *   pending CREATE of the name before it answers.
  *
  * Thread-safe: one mutex, never held across an RPC. */
-#ifndef CLI_UNLINKQ_H
-#define CLI_UNLINKQ_H
+#ifndef CLI_DIRDELEG_H
+#define CLI_DIRDELEG_H
 
 #include <stdint.h>
 
 #include "client/mdc.h"
 
-typedef struct cli_uq cli_uq;
+typedef struct cli_dd cli_dd;
 
-typedef struct cli_uq_ops {
+typedef struct cli_dd_ops {
 	/* UNLINK of name in dir expecting ino, for c; the PADLL stage has
 	 * admitted it already (charge).  0 or -errno. */
 	int (*unlink)(void *arg, const cli_ctx *c, uint64_t dir, const char *name, uint64_t ino);
@@ -177,9 +179,9 @@ typedef struct cli_uq_ops {
 	/* Monotonic ms; NULL = pfs_clock_ms (tests inject a clock). */
 	uint64_t (*clock)(void *arg);
 	void *arg;
-} cli_uq_ops;
+} cli_dd_ops;
 
-typedef struct cli_uq_opts {
+typedef struct cli_dd_opts {
 	unsigned max_pending;    /* unlinks answered and not yet sent (async_unlink_max); 0 = 128 */
 	unsigned threads;        /* flushers; 0 = 8 */
 	unsigned streak;         /* unlinks in a row that ask for the delegation; 0 = 3 */
@@ -197,71 +199,71 @@ typedef struct cli_uq_opts {
 	unsigned hold_ms;        /* a queued unlink or create waits this long
 	                            before it is sent, unless something waits
 	                            for it (0 = none) */
-	cli_uq_ops ops;
-} cli_uq_opts;
+	cli_dd_ops ops;
+} cli_dd_opts;
 
 /* 0, -EINVAL (no unlink/deleg_get/deleg_return) or -ENOMEM.  The
  * flusher threads start with the first asynchronous unlink (after
  * mount.pfs daemonized); if none can, unlinks stay synchronous. */
-int cli_uq_create(const cli_uq_opts *o, cli_uq **out);
+int cli_dd_create(const cli_dd_opts *o, cli_dd **out);
 /* Sends every pending unlink, returns every delegation, joins the
  * flushers, frees.  NULL-safe. */
-void cli_uq_destroy(cli_uq *q);
+void cli_dd_destroy(cli_dd *q);
 /* Sends every pending unlink and returns every delegation; no new
  * asynchronous unlink until the next grant (unmount, before the notify
  * channel closes). */
-void cli_uq_quiesce(cli_uq *q);
+void cli_dd_quiesce(cli_dd *q);
 
 /* unlink(2) of name in dir by c: 1 = queued (reply success now; the
  * PADLL stage charged c's job), 0 = unlink synchronously, after the
  * name's pending CREATE (waited for here).  May send DELEG_GET; may wait
  * for room. */
-int cli_uq_unlink(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name);
+int cli_dd_unlink(cli_dd *q, const cli_ctx *c, uint64_t dir, const char *name);
 /* create(2) of name in dir by c with mode (S_IFREG | permissions, the
  * umask applied; the access mode does not matter: the file is new and
  * its creator may open it any way): 1 = queued, *attr and
  * *lay are the new file's (reply now; PADLL charged c's job); 0 = create
  * synchronously.  May send CREATE_SLOTS; may wait for room. */
-int cli_uq_create_file(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name,
+int cli_dd_create_file(cli_dd *q, const cli_ctx *c, uint64_t dir, const char *name,
 		       uint32_t mode, pfs_attr *attr, pfs_layout *lay);
 /* The last close of ino: 1 when its CREATE is still queued (it now goes
  * with PFS_CREATE_CLOSED: no CLOSE is due), else 0. */
-int cli_uq_created_close(cli_uq *q, uint64_t ino);
+int cli_dd_created_close(cli_dd *q, uint64_t ino);
 /* The kernel got the entry name -> (ino, mode) in dir (a LOOKUP answered,
  * from the MDS or the statahead; a create). */
-void cli_uq_note_entry(cli_uq *q, uint64_t dir, const char *name, uint64_t ino, uint32_t mode);
+void cli_dd_note_entry(cli_dd *q, uint64_t dir, const char *name, uint64_t ino, uint32_t mode);
 /* This mount changed name in dir (made, removed, renamed from or to). */
-void cli_uq_forget_name(cli_uq *q, uint64_t dir, const char *name);
+void cli_dd_forget_name(cli_dd *q, uint64_t dir, const char *name);
 /* 1 when name in dir has an unlink pending (a LOOKUP answers ENOENT); a
  * pending create of it is waited for first. */
-int cli_uq_pending_name(cli_uq *q, uint64_t dir, const char *name);
+int cli_dd_pending_name(cli_dd *q, uint64_t dir, const char *name);
 /* Wait until no pending unlink or create is in directory ino or of
  * inode ino. */
-void cli_uq_wait(cli_uq *q, uint64_t ino);
+void cli_dd_wait(cli_dd *q, uint64_t ino);
 /* Wait until no unlink is pending. */
-void cli_uq_wait_all(cli_uq *q);
+void cli_dd_wait_all(cli_dd *q);
 /* FSYNCDIR of dir: wait for its pending unlinks, then 0 or the first
  * error one of them got since the last call (cleared). */
-int cli_uq_fsyncdir(cli_uq *q, uint64_t dir);
+int cli_dd_fsyncdir(cli_dd *q, uint64_t dir);
 /* The MDS recalls dir's delegation (0: all of them).  Never blocks. */
-void cli_uq_recall(cli_uq *q, uint64_t dir);
+void cli_dd_recall(cli_dd *q, uint64_t dir);
 
-/* This clock (ms): the send time to give cli_uq_mutated. */
-uint64_t cli_uq_now(cli_uq *q);
+/* This clock (ms): the send time to give cli_dd_mutated. */
+uint64_t cli_dd_now(cli_dd *q);
 /* A create or a LOOKUP answered ENOENT by c in dir (after replying):
  * counts towards the streak; may send DELEG_GET and list dir. */
-void cli_uq_touch(cli_uq *q, const cli_ctx *c, uint64_t dir);
+void cli_dd_touch(cli_dd *q, const cli_ctx *c, uint64_t dir);
 /* This mount's own mutation of name in dir by c, sent at `sent`
- * (cli_uq_now; 0 = it renews nothing) and answered rc, before the kernel
+ * (cli_dd_now; 0 = it renews nothing) and answered rc, before the kernel
  * is answered: rc != 0 drops dir's completeness; else name joins (add 1:
  * made, renamed to) or leaves (add 0: unlinked, removed, renamed from)
  * dir's set, and the request renews the delegation held for c. */
-void cli_uq_mutated(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name, int add,
+void cli_dd_mutated(cli_dd *q, const cli_ctx *c, uint64_t dir, const char *name, int add,
 		    uint64_t sent, int rc);
 /* 1 when name surely is not in dir for c (reply ENOENT now), else 0. */
-int cli_uq_negative(cli_uq *q, const cli_ctx *c, uint64_t dir, const char *name);
+int cli_dd_negative(cli_dd *q, const cli_ctx *c, uint64_t dir, const char *name);
 
-typedef struct cli_uq_stats {
+typedef struct cli_dd_stats {
 	uint64_t async;        /* unlinks answered at once */
 	uint64_t sync;         /* unlinks sent synchronously (no usable delegation) */
 	uint64_t got;          /* delegations granted (renewals not counted) */
@@ -288,7 +290,7 @@ typedef struct cli_uq_stats {
 	uint64_t incomplete;   /* listings that failed, were too long or overflowed */
 	unsigned pending;      /* unlinks pending now */
 	unsigned held;         /* delegations held now */
-} cli_uq_stats;
-void cli_uq_get_stats(cli_uq *q, cli_uq_stats *st);
+} cli_dd_stats;
+void cli_dd_get_stats(cli_dd *q, cli_dd_stats *st);
 
 #endif
