@@ -2018,16 +2018,14 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	free(buf);
 }
 
-/* After the data of a write reached its OSSes: remember the high-water
- * mark (pushed to the MDS on flush/fsync/close) and answer the kernel.
+/* After the data of a write reached its OSSes (rc 0): remember the
+ * high-water mark (pushed to the MDS on flush/fsync/close) and the mtime.
  * A failed write-back WRITE (cached: nobody waits for it but the kernel's
- * flusher) is also kept in the inode for its next flush or fsync, so the
- * error reaches the application even if the kernel's own report of it
- * went to another descriptor. */
-static void write_done(fuse_req_t req, fh *h, off_t off, size_t size, int rc, int cached)
+ * flusher) is kept in the inode for its next flush or fsync, so the error
+ * reaches the application even if the kernel's own report of it went to
+ * another descriptor.  Nothing is answered: write_done does that. */
+static void write_noted(cli_fs *fs, fh *h, off_t off, size_t size, int rc, int cached)
 {
-	cli_fs *fs = fs_of(req);
-
 	if (rc) {
 		if (cached) {
 			pthread_mutex_lock(&fs->lock);
@@ -2038,7 +2036,6 @@ static void write_done(fuse_req_t req, fh *h, off_t off, size_t size, int rc, in
 				(unsigned long long)h->n->ino, (long long)off, size,
 				pfs_strerror(rc));
 		}
-		reply_err(req, rc);
 		return;
 	}
 	pthread_mutex_lock(&fs->lock);
@@ -2049,7 +2046,17 @@ static void write_done(fuse_req_t req, fh *h, off_t off, size_t size, int rc, in
 	h->n->unsynced = 1;
 	h->n->ra_gen++;
 	pthread_mutex_unlock(&fs->lock);
-	fuse_reply_write(req, size);
+}
+
+/* The answer to a WRITE, after write_noted.  Last use of h: once the
+ * kernel has it, the application may close and RELEASE frees h. */
+static void write_done(fuse_req_t req, fh *h, off_t off, size_t size, int rc, int cached)
+{
+	write_noted(fs_of(req), h, off, size, rc, cached);
+	if (rc)
+		reply_err(req, rc);
+	else
+		fuse_reply_write(req, size);
 }
 
 /* Drain the size bytes of a spliced WRITE from its pipe once the OSS has
@@ -2236,9 +2243,6 @@ static void wc_flush_ino(cli_fs *fs, uint64_t ino)
 	wc_unpin(fs, n);
 }
 
-static void write_through_at(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,
-			     off_t off, struct fuse_file_info *fi);
-
 /* WRITE into the cache: the data is gathered into memory (a spliced
  * pipe is read out: the cache needs a copy anyway) and the write answered
  * once it is cached; what the cache does not take (no grant, too large)
@@ -2303,6 +2307,25 @@ static int whole_stripes(const cli_fs *fs, const fh *h, off_t off, size_t size)
  * (and the kernel's own write-back), and whole stripes (whole_stripes),
  * which keep the direct path: after the cached bytes they overlap were
  * written back, and counted against the grants (wcache.h). */
+static int write_through(cli_fs *fs, fh *h, struct fuse_bufvec *bufv, off_t off, int *drain);
+
+/* A WRITE through h at off, not cached: the cache (wf, may be NULL)
+ * knows the range is being written through, and h's node notes it
+ * (write_noted).  0 or -errno; *drain as write_through's.  The caller
+ * answers, after its last use of h. */
+static int write_at(cli_fs *fs, fh *h, cli_wc_file *wf, struct fuse_bufvec *bufv, off_t off,
+		    int cached, int *drain)
+{
+	size_t size = fuse_buf_size(bufv);
+	int rc;
+
+	cli_wc_sync_begin(wf, (uint64_t)off, size);
+	rc = write_through(fs, h, bufv, off, drain);
+	cli_wc_sync_end(wf, (uint64_t)off, size);
+	write_noted(fs, h, off, size, rc, cached);
+	return rc;
+}
+
 static void write_buf_at(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv, off_t off,
 			 struct fuse_file_info *fi)
 {
@@ -2310,55 +2333,53 @@ static void write_buf_at(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 	fh *h = (fh *)(uintptr_t)fi->fh;
 	cli_wc_file *wf = off >= 0 ? node_wc(fs, h) : NULL;
 	size_t size = fuse_buf_size(bufv);
+	int drain, rc;
 
 	if (wf && !fi->writepage && !(fi->flags & (O_DIRECT | O_APPEND)) &&
 	    !whole_stripes(fs, h, off, size)) {
 		write_cached(req, h, wf, bufv, off);
 		return;
 	}
-	cli_wc_sync_begin(wf, (uint64_t)off, size);
-	write_through_at(req, ino, bufv, off, fi);
-	cli_wc_sync_end(wf, (uint64_t)off, size);
+	rc = write_at(fs, h, wf, bufv, off, fi->writepage, &drain);
+	if (rc)
+		reply_err(req, rc);
+	else
+		fuse_reply_write(req, size);
+	/* after the answer: the OSS has the bytes, and the drain only drops
+	 * our references to the pages */
+	if (drain)
+		drain_pipe(fs, bufv, size);
 }
 
-static void write_through_at(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,
-			     off_t off, struct fuse_file_info *fi)
+/* The bytes of a WRITE (bufv) through h at off, to the OSSes: 0 or
+ * -errno.  A spliced pipe goes as it is; *drain = 1 then, and the caller
+ * drains it (drain_pipe) once it has answered. */
+static int write_through(cli_fs *fs, fh *h, struct fuse_bufvec *bufv, off_t off, int *drain)
 {
-	cli_fs *fs = fs_of(req);
-	fh *h = (fh *)(uintptr_t)fi->fh;
 	pfs_rpc_tag tag = fh_tag(h);
 	size_t size = fuse_buf_size(bufv);
 	struct fuse_buf *b = &bufv->buf[bufv->idx];
 	struct fuse_bufvec mem = FUSE_BUFVEC_INIT(size);
+	ssize_t got;
 	int rc;
 
-	if (off < 0) {
-		fuse_reply_err(req, EINVAL);
-		return;
-	}
-	if (bufv->count == 1 && bufv->off == 0 && !(b->flags & FUSE_BUF_IS_FD)) {
-		rc = fh_write(fs, h, &tag, (uint64_t)off, size, b->mem, -1);
-		write_done(req, h, off, size, rc, fi->writepage);
-		return;
-	}
+	*drain = 0;
+	if (off < 0)
+		return -EINVAL;
+	if (bufv->count == 1 && bufv->off == 0 && !(b->flags & FUSE_BUF_IS_FD))
+		return fh_write(fs, h, &tag, (uint64_t)off, size, b->mem, -1);
 	if (bufv->count == 1 && bufv->off == 0 && (b->flags & FUSE_BUF_IS_FD) &&
 	    !(b->flags & FUSE_BUF_FD_SEEK)) {
 		rc = fh_write(fs, h, &tag, (uint64_t)off, size, NULL, b->fd);
 		if (rc != -EXDEV) {
-			/* Answer first: the OSS has the bytes, and the drain only
-			 * drops our references to the pages. */
-			write_done(req, h, off, size, rc, fi->writepage);
-			if (rc == 0)
-				drain_pipe(fs, bufv, size);
-			return;
+			*drain = rc == 0;
+			return rc;
 		}
 	}
 	mem.buf[0].mem = malloc(size ? size : 1);
-	if (!mem.buf[0].mem) {
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
-	ssize_t got = fuse_buf_copy(&mem, bufv, 0);
+	if (!mem.buf[0].mem)
+		return -ENOMEM;
+	got = fuse_buf_copy(&mem, bufv, 0);
 	if (got < 0)
 		rc = (int)got;
 	else if ((size_t)got != size)
@@ -2366,7 +2387,7 @@ static void write_through_at(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec 
 	else
 		rc = fh_write(fs, h, &tag, (uint64_t)off, size, mem.buf[0].mem, -1);
 	free(mem.buf[0].mem);
-	write_done(req, h, off, size, rc, fi->writepage);
+	return rc;
 }
 
 /* n's security.capability is known absent (nocap_known; fs->lock held). */
@@ -2437,7 +2458,7 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 	cli_wc_file *wf;
 	pfs_attr a;
 	cli_ctx c;
-	int rc;
+	int rc, prc, drain;
 
 	fh_settle(fs, h); /* kill_privs and the append path ask the MDS */
 	if (fs->kp2 && !fi->writepage) {
@@ -2471,12 +2492,20 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 	pthread_mutex_lock(&fs->lock);
 	end = h->n->dirty && h->n->hw > a.size ? h->n->hw : a.size;
 	pthread_mutex_unlock(&fs->lock);
-	write_buf_at(req, ino, bufv, (off_t)end, fi);
-	rc = push_size(fs, &c, h);
-	if (rc)
+	rc = write_at(fs, h, node_wc(fs, h), bufv, (off_t)end, 0, &drain);
+	prc = push_size(fs, &c, h);
+	if (prc)
 		pfs_log(PFS_LOG_WARNING, "append to ino %llu: size update failed: %s",
-			(unsigned long long)ino, pfs_strerror(rc));
+			(unsigned long long)ino, pfs_strerror(prc));
 	cli_locks_append_unlock(fs->locks, ino, token);
+	/* answered last: the application may close at once, and RELEASE
+	 * frees h */
+	if (rc)
+		reply_err(req, rc);
+	else
+		fuse_reply_write(req, fuse_buf_size(bufv));
+	if (drain)
+		drain_pipe(fs, bufv, fuse_buf_size(bufv));
 }
 
 /* OSS_SYNC of every object of h's file (objects never written are
