@@ -76,7 +76,9 @@ trap 'say interrupted; exit 130' INT TERM
 
 # --- 2. the package and the image -------------------------------------------------
 say "make deb"
-deb=$(make -s -C "$repo" deb 2>&1 | sed -n 's/^built //p' | tail -1)
+make -s -C "$repo" deb >"$RUN/systemd-deb.log" 2>&1 ||
+	{ tail -20 "$RUN/systemd-deb.log" >&2; die "make deb failed (log: $RUN/systemd-deb.log)"; }
+deb=$(sed -n 's/^built //p' "$RUN/systemd-deb.log" | tail -1)
 if [ -z "$deb" ] || [ ! -f "$repo/$deb" ]; then die "make deb built no package"; fi
 mkdir -p "$ctx"
 cp "$repo/$deb" "$ctx/pfs.deb"
