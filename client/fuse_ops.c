@@ -2303,54 +2303,6 @@ static int whole_stripes(const cli_fs *fs, const fh *h, off_t off, size_t size)
 	return !fs->opts.wcache_whole_stripes && ss && size >= ss && (uint64_t)off % ss == 0;
 }
 
-/* WRITE: into the cache when it is on, except O_DIRECT and O_APPEND
- * (and the kernel's own write-back), and whole stripes (whole_stripes),
- * which keep the direct path: after the cached bytes they overlap were
- * written back, and counted against the grants (wcache.h). */
-static int write_through(cli_fs *fs, fh *h, struct fuse_bufvec *bufv, off_t off, int *drain);
-
-/* A WRITE through h at off, not cached: the cache (wf, may be NULL)
- * knows the range is being written through, and h's node notes it
- * (write_noted).  0 or -errno; *drain as write_through's.  The caller
- * answers, after its last use of h. */
-static int write_at(cli_fs *fs, fh *h, cli_wc_file *wf, struct fuse_bufvec *bufv, off_t off,
-		    int cached, int *drain)
-{
-	size_t size = fuse_buf_size(bufv);
-	int rc;
-
-	cli_wc_sync_begin(wf, (uint64_t)off, size);
-	rc = write_through(fs, h, bufv, off, drain);
-	cli_wc_sync_end(wf, (uint64_t)off, size);
-	write_noted(fs, h, off, size, rc, cached);
-	return rc;
-}
-
-static void write_buf_at(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv, off_t off,
-			 struct fuse_file_info *fi)
-{
-	cli_fs *fs = fs_of(req);
-	fh *h = (fh *)(uintptr_t)fi->fh;
-	cli_wc_file *wf = off >= 0 ? node_wc(fs, h) : NULL;
-	size_t size = fuse_buf_size(bufv);
-	int drain, rc;
-
-	if (wf && !fi->writepage && !(fi->flags & (O_DIRECT | O_APPEND)) &&
-	    !whole_stripes(fs, h, off, size)) {
-		write_cached(req, h, wf, bufv, off);
-		return;
-	}
-	rc = write_at(fs, h, wf, bufv, off, fi->writepage, &drain);
-	if (rc)
-		reply_err(req, rc);
-	else
-		fuse_reply_write(req, size);
-	/* after the answer: the OSS has the bytes, and the drain only drops
-	 * our references to the pages */
-	if (drain)
-		drain_pipe(fs, bufv, size);
-}
-
 /* The bytes of a WRITE (bufv) through h at off, to the OSSes: 0 or
  * -errno.  A spliced pipe goes as it is; *drain = 1 then, and the caller
  * drains it (drain_pipe) once it has answered. */
@@ -2388,6 +2340,52 @@ static int write_through(cli_fs *fs, fh *h, struct fuse_bufvec *bufv, off_t off,
 		rc = fh_write(fs, h, &tag, (uint64_t)off, size, mem.buf[0].mem, -1);
 	free(mem.buf[0].mem);
 	return rc;
+}
+
+/* A WRITE through h at off, not cached: the cache (wf, may be NULL)
+ * knows the range is being written through, and h's node notes it
+ * (write_noted).  0 or -errno; *drain as write_through's.  The caller
+ * answers, after its last use of h. */
+static int write_at(cli_fs *fs, fh *h, cli_wc_file *wf, struct fuse_bufvec *bufv, off_t off,
+		    int cached, int *drain)
+{
+	size_t size = fuse_buf_size(bufv);
+	int rc;
+
+	cli_wc_sync_begin(wf, (uint64_t)off, size);
+	rc = write_through(fs, h, bufv, off, drain);
+	cli_wc_sync_end(wf, (uint64_t)off, size);
+	write_noted(fs, h, off, size, rc, cached);
+	return rc;
+}
+
+/* WRITE: into the cache when it is on, except O_DIRECT and O_APPEND
+ * (and the kernel's own write-back), and whole stripes (whole_stripes),
+ * which keep the direct path: after the cached bytes they overlap were
+ * written back, and counted against the grants (wcache.h). */
+static void write_buf_at(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv, off_t off,
+			 struct fuse_file_info *fi)
+{
+	cli_fs *fs = fs_of(req);
+	fh *h = (fh *)(uintptr_t)fi->fh;
+	cli_wc_file *wf = off >= 0 ? node_wc(fs, h) : NULL;
+	size_t size = fuse_buf_size(bufv);
+	int drain, rc;
+
+	if (wf && !fi->writepage && !(fi->flags & (O_DIRECT | O_APPEND)) &&
+	    !whole_stripes(fs, h, off, size)) {
+		write_cached(req, h, wf, bufv, off);
+		return;
+	}
+	rc = write_at(fs, h, wf, bufv, off, fi->writepage, &drain);
+	if (rc)
+		reply_err(req, rc);
+	else
+		fuse_reply_write(req, size);
+	/* after the answer: the OSS has the bytes, and the drain only drops
+	 * our references to the pages */
+	if (drain)
+		drain_pipe(fs, bufv, size);
 }
 
 /* n's security.capability is known absent (nocap_known; fs->lock held). */
