@@ -560,6 +560,16 @@ static void wait_done(cli_dd *q)
 	q->urgent--;
 }
 
+/* Until no CREATE of name in dir is queued or in flight: a request the
+ * caller sends naming it next must find it on the MDS (mu held). */
+static void create_wait(cli_dd *q, uint64_t dir, const char *name)
+{
+	while (job_named(q, dir, name, UQ_CREATE)) {
+		q->st.waits++;
+		wait_done(q);
+	}
+}
+
 /* ---- flushers ---- */
 
 /* j may be sent now: its hold is over, somebody waits for the queue, or
@@ -1079,12 +1089,9 @@ int cli_dd_unlink(cli_dd *q, const cli_ctx *c, uint64_t dir, const char *name)
 			q->o.ops.charge(q->o.ops.arg, c->job);
 		return 1;
 	}
-	/* the caller's UNLINK follows this name's queued CREATE (the
-	 * delegation that queued it may be gone: an MDS restart, a recall) */
-	while (job_named(q, dir, name, UQ_CREATE)) {
-		q->st.waits++;
-		wait_done(q);
-	}
+	/* the delegation that queued a CREATE of it may be gone (an MDS
+	 * restart, a recall): the caller's UNLINK follows it */
+	create_wait(q, dir, name);
 	q->st.sync++;
 	pthread_mutex_unlock(&q->mu);
 	return 0;
@@ -1258,11 +1265,7 @@ int cli_dd_pending_name(cli_dd *q, uint64_t dir, const char *name)
 	if (!__atomic_load_n(&q->npending, __ATOMIC_ACQUIRE))
 		return 0;
 	pthread_mutex_lock(&q->mu);
-	/* the MDS would not know the name yet */
-	while (job_named(q, dir, name, UQ_CREATE)) {
-		q->st.waits++;
-		wait_done(q);
-	}
+	create_wait(q, dir, name);
 	r = job_named(q, dir, name, UQ_UNLINK) != NULL;
 	pthread_mutex_unlock(&q->mu);
 	return r;

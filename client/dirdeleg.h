@@ -106,9 +106,9 @@
  *   forgotten when the delegation goes (recall, return, expiry, quiesce).
  * - Sending: as an unlink, by the flushers: one CREATE_BATCH of one
  *   directory's queued creates of one context (1 to 32, each naming its
- *   slot), in queue order.  No two jobs of one name are in flight at once (a create
- *   after an unlink of its name, or an unlink after its create, waits for
- *   the one before).  An error is logged, counted, kept for fsyncdir and
+ *   slot), in queue order.  No two jobs of one name are in flight at once
+ *   (a create after an unlink of its name, or an unlink after its create,
+ *   waits for the one before).  An error is logged, counted, kept for fsyncdir and
  *   drops dir's completeness; the file the kernel was given is then gone.
  * - Holding: a queued create (as a queued unlink) is sent hold_ms after
  *   it was answered, or at once when any caller waits for the queue (an
