@@ -2023,7 +2023,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
  * A failed write-back WRITE (cached: nobody waits for it but the kernel's
  * flusher) is kept in the inode for its next flush or fsync, so the error
  * reaches the application even if the kernel's own report of it went to
- * another descriptor.  Nothing is answered: write_done does that. */
+ * another descriptor.  Nothing is answered: write_answer does that. */
 static void write_noted(cli_fs *fs, fh *h, off_t off, size_t size, int rc, int cached)
 {
 	if (rc) {
@@ -2048,17 +2048,6 @@ static void write_noted(cli_fs *fs, fh *h, off_t off, size_t size, int rc, int c
 	pthread_mutex_unlock(&fs->lock);
 }
 
-/* The answer to a WRITE, after write_noted.  Last use of h: once the
- * kernel has it, the application may close and RELEASE frees h. */
-static void write_done(fuse_req_t req, fh *h, off_t off, size_t size, int rc, int cached)
-{
-	write_noted(fs_of(req), h, off, size, rc, cached);
-	if (rc)
-		reply_err(req, rc);
-	else
-		fuse_reply_write(req, size);
-}
-
 /* Drain the size bytes of a spliced WRITE from its pipe once the OSS has
  * them, through libfuse so that it knows the pipe is empty and keeps it for
  * the next request (a pipe left full is closed and replaced by libfuse).
@@ -2076,6 +2065,24 @@ static void drain_pipe(cli_fs *fs, struct fuse_bufvec *bufv, size_t size)
 	if (n < 0 || (size_t)n != size)
 		pfs_log(PFS_LOG_WARNING, "write: draining the FUSE pipe: %zd of %zu bytes",
 			n, size);
+}
+
+/* The answer to a WRITE of size bytes (rc: how it went), then, drain set,
+ * the drain of its spliced pipe (bufv): the OSS has the bytes already, the
+ * drain only drops our references to the pages.  The last step of every
+ * WRITE, after the last use of its handle: once the kernel has the answer
+ * the application may close, and RELEASE frees the handle. */
+static void write_answer(fuse_req_t req, struct fuse_bufvec *bufv, size_t size, int rc,
+			 int drain)
+{
+	cli_fs *fs = fs_of(req); /* req is gone once answered */
+
+	if (rc)
+		reply_err(req, rc);
+	else
+		fuse_reply_write(req, size);
+	if (drain)
+		drain_pipe(fs, bufv, size);
 }
 
 /* WRITE, as a buffer vector: with FUSE_CAP_SPLICE_READ the kernel's pages
@@ -2287,7 +2294,8 @@ static void write_cached(fuse_req_t req, fh *h, cli_wc_file *wf, struct fuse_buf
 		rc = 0;
 	}
 	free(own);
-	write_done(req, h, off, size, rc, 0);
+	write_noted(fs, h, off, size, rc, 0);
+	write_answer(req, bufv, size, rc, 0);
 }
 
 /* A write the cache would only slow down: one or more whole stripes from
@@ -2378,14 +2386,7 @@ static void write_buf_at(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 		return;
 	}
 	rc = write_at(fs, h, wf, bufv, off, fi->writepage, &drain);
-	if (rc)
-		reply_err(req, rc);
-	else
-		fuse_reply_write(req, size);
-	/* after the answer: the OSS has the bytes, and the drain only drops
-	 * our references to the pages */
-	if (drain)
-		drain_pipe(fs, bufv, size);
+	write_answer(req, bufv, size, rc, drain);
 }
 
 /* n's security.capability is known absent (nocap_known; fs->lock held). */
@@ -2496,14 +2497,7 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *buf
 		pfs_log(PFS_LOG_WARNING, "append to ino %llu: size update failed: %s",
 			(unsigned long long)ino, pfs_strerror(prc));
 	cli_locks_append_unlock(fs->locks, ino, token);
-	/* answered last: the application may close at once, and RELEASE
-	 * frees h */
-	if (rc)
-		reply_err(req, rc);
-	else
-		fuse_reply_write(req, fuse_buf_size(bufv));
-	if (drain)
-		drain_pipe(fs, bufv, fuse_buf_size(bufv));
+	write_answer(req, bufv, fuse_buf_size(bufv), rc, drain);
 }
 
 /* OSS_SYNC of every object of h's file (objects never written are
