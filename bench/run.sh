@@ -30,9 +30,9 @@
 # Settings (environment): REPS SEQ_SIZE RAND_SIZE RAND_OPS MD_FILES FIO=0|1
 # FIO_SIZE FIO_RUNTIME IOR=0|1 IOR_NP IOR_BLOCK PHASE_TIMEOUT BENCH_DIR RESDIR OUT
 # PLOT PAGE_REPORTING=hold|leave (a VM's free page reporting, held off for
-# the run by default: bench/page_reporting.sh says why).  A phase that fails or runs
-# past PHASE_TIMEOUT (180 s) is reported and left out of the medians (a hung
-# FUSE request cannot hang the run).
+# the run by default: bench/page_reporting.sh says why).  A phase that fails
+# or runs past PHASE_TIMEOUT (180 s) is reported and left out of the medians
+# (a hung FUSE request cannot hang the run).
 # Takes about 6 minutes with REPS=3 on the 2-vCPU development VM (IOR and
 # mdtest, when present, add about a minute per repetition).
 set -euo pipefail

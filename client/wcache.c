@@ -711,9 +711,8 @@ static void linger_expire(cli_wc *wc, uint64_t now)
  * flushers (a write making a new oldest chunk, a job starting to linger),
  * as does everything else that makes work: a ready chunk or pressure (a
  * write), a waiter, a drain or an urgent file, a flush ending while a
- * chunk waits for its job's share.  Polling instead
- * (10 ms) woke each flusher of an idle mount 100 times a second: noise on
- * a compute node. */
+ * chunk waits for its job's share.  Polling instead (10 ms) woke each
+ * flusher of an idle mount 100 times a second: noise on a compute node. */
 static uint64_t flusher_sleep_ms(const cli_wc *wc, uint64_t now)
 {
 	uint64_t due = now + WC_IDLE_MS;
