@@ -28,11 +28,8 @@ set -eu
 T0=$(date +%s)
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-ROOT=${PFS_CT_ROOT:-/var/lib/pfs-compose-test}
-RUN=${PFS_CT_RUN:-/run/pfs-compose-test}
 CONTEXT=${PFS_CT_CONTEXT:-$repo}
 TIMEOUT=${PFS_CT_TIMEOUT:-180}
-BASE=localhost/debian:12
 IMAGE=localhost/pfs:latest
 COMPOSE=$here/docker-compose.yml
 PROJECT=pfsct$$
@@ -43,14 +40,10 @@ say() { printf 'compose-test: %s\n' "$*" >&2; }
 die() { say "FAIL: $*"; exit 1; }
 elapsed() { echo $(($(date +%s) - T0)); }
 
-if [ "$(id -u)" != 0 ]; then
-	command -v sudo >/dev/null || die "needs root (FUSE in a container, a CNI bridge)"
-	exec sudo -E sh "$0" "$@"
-fi
-
-# --- 1. packages and podman's configuration (deploy/podman-env.sh) ------------
+# --- 1. root, packages and podman's configuration (deploy/podman-env.sh) ------
 # shellcheck source=deploy/podman-env.sh
 . "$here/podman-env.sh"
+pct_need_root "$@"
 pct_init
 
 # --- teardown, always ----------------------------------------------------------
@@ -98,7 +91,7 @@ trap teardown EXIT
 trap 'say interrupted; exit 130' INT TERM
 
 # --- 2. base image -------------------------------------------------------------
-pct_base_image "$BASE"
+pct_base_image
 
 # --- 3. the pfs image ---------------------------------------------------------
 say "building $IMAGE from $CONTEXT"

@@ -2,6 +2,8 @@
 # Install the Debian 12 packages pfs needs to build, test and run, if missing.
 # Used by `make`, `make test`, deploy/pfs-cluster and .ci/run; a no-op when all
 # packages are present. Needs root (or sudo) only when something is missing.
+# `install-deps.sh PKG...` installs those packages instead, the same way
+# (deploy/podman-env.sh: podman and its helpers for the container tests).
 #
 # prometheus, curl and jq serve tests/integration/t_prometheus.sh, which runs its
 # own Prometheus on a free loopback port with a temporary data directory.
@@ -15,6 +17,7 @@ set -e
 PKGS="build-essential pkg-config libfuse3-dev fuse3 libevent-dev liblmdb-dev lmdb-utils
 libglpk-dev zlib1g-dev libsodium-dev libcmocka-dev libinih-dev libjansson-dev clang libclang-rt-14-dev
 iproute2 psmisc procps util-linux attr coreutils diffutils curl jq prometheus"
+[ $# -gt 0 ] && PKGS="$*"
 # Packages whose service must not start when this script installs them.
 NOSTART="prometheus"
 missing=""

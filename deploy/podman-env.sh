@@ -1,12 +1,16 @@
 # deploy/podman-env.sh — podman for the container tests (deploy/compose-test.sh,
-# deploy/systemd-test.sh), sourced by them after they set ROOT and RUN and
-# define say and die.
+# deploy/systemd-test.sh), sourced by them after they set `here` and define
+# say and die.  It sets what both share: ROOT (PFS_CT_ROOT, the image store
+# and configuration, kept between runs), RUN (PFS_CT_RUN, podman's per-boot
+# state) and BASE (the base image).
 #
+#   pct_need_root "$@"  re-runs the script with sudo unless it runs as root;
 #   pct_init        installs what it misses from Debian (podman, podman-compose,
-#                   mmdebstrap, runc, the CNI plugins with dnsname, iptables),
-#                   writes podman's configuration and puts it in the environment;
-#   pct_base_image  makes the base image localhost/debian:12 with mmdebstrap
-#                   when absent (no image registry is needed, nor contacted).
+#                   mmdebstrap, runc, the CNI plugins with dnsname, iptables:
+#                   deploy/install-deps.sh), writes podman's configuration and
+#                   puts it in the environment;
+#   pct_base_image  makes the base image $BASE with mmdebstrap when absent (no
+#                   image registry is needed, nor contacted).
 #
 # Podman runs with its own configuration, never the system's: containers.conf,
 # storage.conf and registries.conf are written under $PFS_CT_ROOT/conf and
@@ -18,21 +22,20 @@
 #
 # shellcheck shell=sh
 
+ROOT=${PFS_CT_ROOT:-/var/lib/pfs-compose-test}
+RUN=${PFS_CT_RUN:-/run/pfs-compose-test}
+BASE=localhost/debian:12
+
+pct_need_root() {
+	[ "$(id -u)" = 0 ] && return 0
+	command -v sudo >/dev/null || die "needs root (podman, FUSE in a container)"
+	exec sudo -E sh "$0" "$@"
+}
+
 pct_init() {
-	PKGS="podman podman-compose mmdebstrap runc containernetworking-plugins
-	golang-github-containernetworking-plugin-dnsname iptables conmon"
-	missing=""
-	for p in $PKGS; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-			missing="$missing $p"
-	done
-	if [ -n "$missing" ]; then
-		say "installing$missing"
-		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -qq
-		# shellcheck disable=SC2086
-		apt-get install -y -qq --no-install-recommends $missing >/dev/null
-	fi
+	sh "${here:?}/install-deps.sh" podman podman-compose mmdebstrap runc \
+		containernetworking-plugins golang-github-containernetworking-plugin-dnsname \
+		iptables conmon || die "could not install podman and its helpers"
 	[ -e /dev/fuse ] || modprobe fuse 2>/dev/null || true
 	[ -c /dev/fuse ] || die "no /dev/fuse on this machine"
 
@@ -102,9 +105,9 @@ pct_init() {
 	say "podman $(podman version --format '{{.Client.Version}}'), storage $driver, state in $ROOT"
 }
 
-pct_base_image() { # pct_base_image IMAGE
-	if ! podman image exists "$1"; then
-		say "making $1 with mmdebstrap"
+pct_base_image() { # pct_base_image: $BASE, when absent
+	if ! podman image exists "$BASE"; then
+		say "making $BASE with mmdebstrap"
 		# The host's own Debian sources (its mirror), else mmdebstrap's default.
 		src=""
 		if [ -f /etc/apt/sources.list.d/debian.sources ]; then
@@ -122,7 +125,7 @@ pct_base_image() { # pct_base_image IMAGE
 			--dpkgopt='path-include=/usr/share/doc/*/copyright' \
 			--dpkgopt='path-exclude=/usr/share/info/*' \
 			bookworm "$tar" $src >&2
-		podman import --quiet --change 'CMD ["/bin/bash"]' "$tar" "$1" >/dev/null
+		podman import --quiet --change 'CMD ["/bin/bash"]' "$tar" "$BASE" >/dev/null
 		rm -f "$tar"
 	fi
 }

@@ -28,9 +28,6 @@ set -eu
 T0=$(date +%s)
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-ROOT=${PFS_CT_ROOT:-/var/lib/pfs-compose-test}
-RUN=${PFS_CT_RUN:-/run/pfs-compose-test}
-BASE=localhost/debian:12
 IMAGE=localhost/pfs-systemd:latest
 NAME=pfs-systemd-$$
 SIZE_MIB=16
@@ -39,16 +36,12 @@ elapsed() { echo $(($(date +%s) - T0)); }
 say() { printf 'systemd-test [%3s s]: %s\n' "$(elapsed)" "$*" >&2; }
 die() { say "FAIL: $*"; exit 1; }
 
-if [ "$(id -u)" != 0 ]; then
-	command -v sudo >/dev/null || die "needs root (podman, FUSE in a container)"
-	exec sudo -E sh "$0" "$@"
-fi
-
-# --- 1. podman and the base image (deploy/podman-env.sh) ------------------------
+# --- 1. root, podman and the base image (deploy/podman-env.sh) ------------------
 # shellcheck source=deploy/podman-env.sh
 . "$here/podman-env.sh"
+pct_need_root "$@"
 pct_init
-pct_base_image "$BASE"
+pct_base_image
 
 ctx=$RUN/systemd-ctx.$$
 started=0
@@ -128,6 +121,8 @@ until_ok() {
 		sleep 0.25
 	done
 }
+# Both OSTs are up in the MDS's list.
+BOTH_UP='[ "$(pfsadmin --json ost list | jq "[.osts[] | select(.state == \"up\")] | length")" = 2 ]'
 until_ok 60 'systemctl is-system-running | grep -Eq "^(running|degraded)$"'
 say "systemd $(cx systemctl --version | head -1 | cut -d' ' -f2) is PID 1 in $NAME"
 
@@ -153,7 +148,7 @@ csh 'cd /etc/pfs
 	mkdir -p /srv/pfs'
 cx systemctl enable --now pfs-mds.service pfs-oss.service pfs-oss@b.service >/dev/null 2>&1 ||
 	die "systemctl enable --now failed"
-until_ok 30 '[ "$(pfsadmin --json ost list | jq "[.osts[] | select(.state == \"up\")] | length")" = 2 ]'
+until_ok 30 "$BOTH_UP"
 cx pfsadmin ost list >&2
 [ "$(cx pfsadmin --json ost list | podman exec -i "$NAME" jq -r '[.osts[].oss] | sort | join(",")')" = a,b ] ||
 	die "the OSTs are not served by OSS a and OSS b"
@@ -195,7 +190,7 @@ say "$SIZE_MIB MiB written by a user over both OSSes, the same after the mount u
 pid=$(cx systemctl show -P MainPID pfs-oss.service)
 cx systemctl kill -s KILL --kill-whom=main pfs-oss.service
 until_ok 30 '[ "$(systemctl show -P NRestarts pfs-oss.service)" -ge 1 ] && systemctl is-active -q pfs-oss.service'
-until_ok 30 '[ "$(pfsadmin --json ost list | jq "[.osts[] | select(.state == \"up\")] | length")" = 2 ]'
+until_ok 30 "$BOTH_UP"
 got=$(sum)
 [ "$got" = "$want" ] || die "sha256 after the OSS's restart: $got, want $want"
 say "kill -9 of pfs-oss (pid $pid): systemd restarted it (pid $(cx systemctl show -P MainPID pfs-oss.service)), data intact"
